@@ -1,0 +1,14 @@
+// Package metrics holds what a countsim run measured and writes it out.
+//
+// Every number is a [Result]: the scenario, the strategy (design) it belongs
+// to, the metric's name, its value and unit, the plan (the closed-form value)
+// where one exists, and whether it was read off the wall clock. A [Series] is
+// the data behind a chart: a distribution, a curve or one bar per strategy,
+// with reference marks such as a bound.
+//
+// The writers render a []Result as a markdown table, CSV or JSON in a fixed
+// order, so the same results give the same bytes. Helpers compute the
+// statistics the runner needs: quantiles, top-K recall and precision.
+//
+// metrics imports no package of countsim; plots draws from it.
+package metrics

@@ -1,0 +1,53 @@
+package metrics
+
+// Result is one measured (or planned) number.
+type Result struct {
+	Scenario string   `json:"scenario"`
+	Strategy string   `json:"strategy"`
+	Metric   string   `json:"metric"`
+	Value    float64  `json:"value"`
+	Unit     string   `json:"unit"`
+	Plan     *float64 `json:"plan"`   // closed-form value at the simulated scale; nil where none
+	Timing   bool     `json:"timing"` // true for figures read off the wall clock
+	Note     string   `json:"note,omitempty"`
+}
+
+// PlanOf returns a pointer to v, for Result.Plan.
+func PlanOf(v float64) *float64 { return &v }
+
+// SeriesKind says how a Series is drawn.
+type SeriesKind string
+
+const (
+	// Distribution: Values are samples (one per key, trial…); drawn as a histogram.
+	Distribution SeriesKind = "distribution"
+	// Curve: Y against X, one line per strategy.
+	Curve SeriesKind = "curve"
+	// Bars: one bar per Label with height Y.
+	Bars SeriesKind = "bars"
+)
+
+// Mark is a reference line drawn on a chart: a bound, a limit, a target.
+type Mark struct {
+	Label string
+	Value float64
+	Axis  string // "x" (a vertical line) or "y" (a horizontal line)
+}
+
+// Series is the data behind one chart (or one line of it). Series with the
+// same Scenario and Name are drawn on one chart, one per Strategy.
+type Series struct {
+	Scenario string
+	Strategy string
+	Name     string // chart name, also the file stem: "overestimate", "topk_recall"
+	Title    string
+	Kind     SeriesKind
+	XLabel   string
+	YLabel   string
+	LogX     bool
+	LogY     bool
+	Values   []float64 // Distribution samples
+	X, Y     []float64 // Curve points; Bars use Y with Labels
+	Labels   []string  // Bars
+	Marks    []Mark
+}

@@ -1,0 +1,165 @@
+package strategies
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Params is a design's parameter struct. Its exported fields carry a
+// `param:"name"` tag (the YAML key) and a `doc:"..."` tag (meaning and
+// allowed values). Validate checks the values together and returns an error
+// naming the key and what is allowed.
+type Params interface {
+	Validate() error
+}
+
+// Assumptions are the real-world figures a scenario states, at full scale.
+// Plans use them; the simulated stream is usually smaller. Zero means unknown.
+type Assumptions struct {
+	Events       float64 // events over the period (2e9 searches a day)
+	Keys         float64 // distinct keys (4e8 phrases)
+	EntryBytes   float64 // bytes one sorted-set entry takes (100)
+	ServerBytes  float64 // memory of one server (64 GB)
+	DataFraction float64 // share of a server's memory for data (0.5)
+	CounterBytes float64 // bytes one sketch counter takes (4)
+	KthCount     float64 // count of the K-th heaviest key at full scale (1.4e7)
+}
+
+// Env is what a design is built for: the simulated stream's size and the
+// scenario's questions and assumptions.
+type Env struct {
+	Seed   uint64 // seeds hashes; the same seed builds the same design
+	Keys   uint64 // distinct keys the simulated stream can hold (a size hint)
+	Events int64  // events in the simulated stream
+	Top    int    // the K of the scenario's top-K question (0: none)
+	Full   Assumptions
+}
+
+// PlanLine is one closed-form number of a design's plan.
+type PlanLine struct {
+	Metric string  // same name as the measured metric where one matches
+	Value  float64 //
+	Unit   string  //
+	Full   bool    // true: at the scenario's full scale; false: at the simulated scale
+	Note   string  // the formula, in words: "w = ⌈e/ε⌉"
+}
+
+// Type is a registered design.
+type Type struct {
+	Name    string // the YAML `type`
+	Summary string // one line for `countsim list`
+
+	defaults func() Params
+	build    func(Params, Env) (Strategy, error)
+	plan     func(Params, Env) []PlanLine
+}
+
+var registry = map[string]*Type{}
+
+// define registers a design type. It panics on a duplicate name or a
+// parameter struct without tags: both are programming errors caught at init.
+func define[P Params](name, summary string, defaults func() P,
+	build func(P, Env) (Strategy, error), plan func(P, Env) []PlanLine) *Type {
+	if _, dup := registry[name]; dup {
+		panic("strategies: type " + name + " defined twice")
+	}
+	if reflect.TypeOf(defaults()).Kind() != reflect.Pointer {
+		panic("strategies: " + name + ": defaults must return a pointer to a struct")
+	}
+	t := &Type{
+		Name:     name,
+		Summary:  summary,
+		defaults: func() Params { return defaults() },
+		build:    func(p Params, e Env) (Strategy, error) { return build(p.(P), e) },
+		plan:     func(p Params, e Env) []PlanLine { return plan(p.(P), e) },
+	}
+	for _, f := range paramFields(reflect.TypeOf(defaults()).Elem()) {
+		if f.doc == "" {
+			panic("strategies: " + name + "." + f.key + " has no doc tag")
+		}
+	}
+	registry[name] = t
+	return t
+}
+
+// ErrUnknownType is returned by Lookup for a name no design registered.
+var ErrUnknownType = errors.New("strategies: unknown type")
+
+// Lookup returns the design registered under name.
+func Lookup(name string) (*Type, error) {
+	if t, ok := registry[name]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("%w %q (allowed: %s)", ErrUnknownType, name, strings.Join(TypeNames(), ", "))
+}
+
+// TypeNames lists the registered type names, sorted.
+func TypeNames() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Types lists the registered types sorted by name.
+func Types() []*Type {
+	ts := make([]*Type, 0, len(registry))
+	for _, n := range TypeNames() {
+		ts = append(ts, registry[n])
+	}
+	return ts
+}
+
+// Defaults returns a fresh parameter struct holding the type's defaults.
+func (t *Type) Defaults() Params { return t.defaults() }
+
+// Decode decodes raw parameters strictly over the defaults and validates
+// them. Errors are *ParamError.
+func (t *Type) Decode(raw []Param) (Params, error) {
+	p := t.defaults()
+	if err := decodeParams(t.Name, p, raw); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		var pe *ParamError
+		if errors.As(err, &pe) {
+			if pe.Type == "" {
+				pe.Type = t.Name
+			}
+			for _, r := range raw {
+				if r.Key == pe.Key {
+					pe.Line = r.Line
+				}
+			}
+			return nil, pe
+		}
+		return nil, &ParamError{Type: t.Name, Msg: err.Error()}
+	}
+	return p, nil
+}
+
+// Build constructs the design from validated parameters.
+func (t *Type) Build(p Params, env Env) (Strategy, error) { return t.build(p, env) }
+
+// Plan returns the design's closed-form numbers.
+func (t *Type) Plan(p Params, env Env) []PlanLine { return t.plan(p, env) }
+
+// ParamDocs describes the type's parameters for `countsim list`.
+func (t *Type) ParamDocs() []ParamDoc {
+	p := reflect.ValueOf(t.defaults()).Elem()
+	var docs []ParamDoc
+	for _, f := range paramFields(p.Type()) {
+		docs = append(docs, ParamDoc{Key: f.key, Kind: kindName(f.typ), Default: fmt.Sprint(p.FieldByIndex(f.index).Interface()), Doc: f.doc})
+	}
+	return docs
+}
+
+// ParamDoc describes one parameter.
+type ParamDoc struct {
+	Key, Kind, Default, Doc string
+}

@@ -1,0 +1,34 @@
+package strategies
+
+import "countsim/workload"
+
+// Strategy is one counting design.
+type Strategy interface {
+	// Observe consumes a batch of events in order. It must not allocate in
+	// the steady state nor make an interface call per event.
+	Observe(batch []workload.Event)
+	// Bytes is the memory the design holds, counted from its own arrays.
+	Bytes() int64
+}
+
+// PointCounter answers the count of one key.
+type PointCounter interface {
+	Strategy
+	Count(key uint64) uint64
+}
+
+// TopK answers the k heaviest keys, heaviest first.
+type TopK interface {
+	Strategy
+	// Top returns at most k items ordered by Count descending, ties by Key
+	// ascending. The slice is freshly allocated.
+	Top(k int) []Item
+}
+
+// Item is one key of a top-K answer: its (estimated) count and the most the
+// estimate may exceed the true count (0 for an exact design).
+type Item struct {
+	Key   uint64
+	Count uint64
+	Err   uint64
+}
