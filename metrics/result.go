@@ -7,10 +7,21 @@ type Result struct {
 	Metric   string   `json:"metric"`
 	Value    float64  `json:"value"`
 	Unit     string   `json:"unit"`
-	Plan     *float64 `json:"plan"`   // closed-form value at the simulated scale; nil where none
+	Plan     *float64 `json:"plan"`   // the closed-form value; nil where none
+	Scale    Scale    `json:"scale"`  // "sim": the simulated stream; "full": the scenario's real-world size (plan only)
 	Timing   bool     `json:"timing"` // true for figures read off the wall clock
 	Note     string   `json:"note,omitempty"`
 }
+
+// Scale says which size a number is for.
+type Scale string
+
+const (
+	// Sim is the simulated stream: measured values and the plan beside them.
+	Sim Scale = "sim"
+	// Full is the scenario's real-world size: closed-form numbers only.
+	Full Scale = "full"
+)
 
 // PlanOf returns a pointer to v, for Result.Plan.
 func PlanOf(v float64) *float64 { return &v }

@@ -7,6 +7,7 @@ import "fmt"
 type Error struct {
 	Pos Pos
 	Msg string
+	Err error // the underlying error (a file system error from Load), or nil
 }
 
 func (e *Error) Error() string {
@@ -15,6 +16,10 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("%s: %s", e.Pos.File, e.Msg)
 }
+
+// Unwrap returns the underlying error, so that errors.Is(err, fs.ErrNotExist)
+// works on what Load returns.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns an *Error at pos.
 func Errorf(pos Pos, format string, args ...any) *Error {

@@ -1,5 +1,7 @@
 package scenarios
 
+import "fmt"
+
 // Scenario is one loaded, validated scenario file. Positions (Pos) point
 // into the file so that later checks (a design's parameters) can name the
 // line too.
@@ -36,13 +38,13 @@ type Workload struct {
 	Scramble     bool    // `scramble`: map ranks to keys bijectively (default true)
 	Rate         float64 // `rate`: events per simulated second, > 0 (default 1e6)
 	Batch        int     // `batch`: events per batch, 1..1<<20 (default 4096)
-	Pos          Pos
+	Pos          Pos     // the `workload` key
 }
 
 // Questions are asked of every design that can answer them (`questions:`).
 type Questions struct {
 	Top int // `top`: K of the top-K question, 0..10000 (0: not asked)
-	Pos Pos
+	Pos Pos // the `questions` key; the document's start when absent
 }
 
 // Strategy is one design entry of `strategies:`.
@@ -50,20 +52,50 @@ type Strategy struct {
 	Name   string  // `name`: unique within the scenario
 	Type   string  // `type`: a registered design type (checked by sim, not here)
 	Params []Param // `params`: raw, decoded strictly by the design
-	Pos    Pos     // the entry's position
+	Pos    Pos     // the entry's position (its first key, after the "- ")
 }
 
 // Param is one raw design parameter. Value is an int64, float64, bool or
 // string, decided by the YAML scalar's tag (2.5 is a float64, 25 an int64).
+// A float64 is always finite.
 type Param struct {
 	Key   string
 	Value any
-	Pos   Pos
+	Pos   Pos // the key's position
 }
 
-// Pos is a position in a scenario file.
+// Pos is a position in a scenario file. Line and Col count from 1; 0 means
+// unknown.
 type Pos struct {
 	File string
 	Line int
 	Col  int
+}
+
+// String returns "file:line:col", "file:line" or "file" as far as known.
+func (p Pos) String() string {
+	switch {
+	case p.Line > 0 && p.Col > 0:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	case p.Line > 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return p.File
+}
+
+// ParamPos returns the position of parameter key of the strategy at index
+// strategy, or the strategy's own position if it has no such parameter (a
+// rule about a missing key or several keys), or Pos{File: s.File} if the index
+// is out of range. It maps a design's parameter errors back to the file.
+func (s *Scenario) ParamPos(strategy int, key string) Pos {
+	if strategy < 0 || strategy >= len(s.Strategies) {
+		return Pos{File: s.File}
+	}
+	st := &s.Strategies[strategy]
+	for _, p := range st.Params {
+		if p.Key == key {
+			return p.Pos
+		}
+	}
+	return st.Pos
 }

@@ -1,0 +1,113 @@
+package metrics
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+func sample() []Result {
+	return []Result{
+		{Scenario: "search", Strategy: "count-min", Metric: "bytes", Value: 543660, Unit: "B", Plan: PlanOf(543660), Scale: Sim},
+		{Scenario: "search", Strategy: "count-min", Metric: "ns_per_event", Value: 31.25, Unit: "ns", Scale: Sim, Timing: true, Note: "a|b"},
+		{Scenario: "search", Strategy: "count-min", Metric: "overestimate_bound", Value: 200000, Unit: "searches", Plan: PlanOf(200000), Scale: Full},
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sample()
+	if len(got) != len(want) {
+		t.Fatalf("got %d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.Metric != w.Metric || g.Value != w.Value || g.Timing != w.Timing || (g.Plan == nil) != (w.Plan == nil) {
+			t.Errorf("row %d: got %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+func TestJSONPlanNull(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, sample()[1:2]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"plan": null`) {
+		t.Errorf("absent plan not written as null:\n%s", buf.String())
+	}
+}
+
+func TestCSV(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	want := "scenario,strategy,metric,value,unit,plan,scale,timing,note\n" +
+		"search,count-min,bytes,543660,B,543660,sim,false,\n" +
+		"search,count-min,ns_per_event,31.25,ns,,sim,true,a|b\n" +
+		"search,count-min,overestimate_bound,200000,searches,200000,full,false,\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| count-min | bytes | 543,660 | 543,660 | B |", "ns_per_event ⏱", `a\|b`, "| overestimate_bound (full scale) |  | 200,000 |"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {999, "999"}, {1000, "1,000"}, {-1234567, "-1,234,567"}, {69480.25, "69,480.2"},
+		{0.0143, "0.0143"}, {1.5, "1.5"}, {1.2e-7, "1.20e-07"}, {math.NaN(), "NaN"}, {2e9, "2,000,000,000"},
+	} {
+		if got := Format(c.v); got != c.want {
+			t.Errorf("Format(%v): got %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3}
+	for _, c := range []struct{ q, want float64 }{{0, 1}, {0.5, 3}, {1, 5}, {0.25, 2}, {0.1, 1.4}} {
+		if got := Quantile(xs, c.q); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("Quantile(%v): got %v, want %v", c.q, got, c.want)
+		}
+	}
+	if !math.IsNaN(Quantile(nil, 0.5)) {
+		t.Error("Quantile of nothing is not NaN")
+	}
+}
+
+func TestRecallPrecision(t *testing.T) {
+	want := []uint64{1, 2, 3, 4}
+	got := []uint64{2, 4, 9, 9}
+	if r := Recall(got, want); r != 0.5 {
+		t.Errorf("recall: got %v, want 0.5", r)
+	}
+	if p := Precision(got, want); p != 0.5 {
+		t.Errorf("precision: got %v, want 0.5", p)
+	}
+	if r := Recall(nil, nil); r != 1 {
+		t.Errorf("recall of nothing: got %v, want 1", r)
+	}
+}

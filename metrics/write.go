@@ -1,0 +1,132 @@
+package metrics
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// WriteJSON writes results as an indented JSON array, in the given order.
+func WriteJSON(w io.Writer, results []Result) error {
+	if results == nil {
+		results = []Result{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(results)
+}
+
+// ReadJSON reads what WriteJSON wrote.
+func ReadJSON(r io.Reader) ([]Result, error) {
+	var rs []Result
+	if err := json.NewDecoder(r).Decode(&rs); err != nil {
+		return nil, fmt.Errorf("metrics: reading results: %w", err)
+	}
+	return rs, nil
+}
+
+// csvHeader is the first row WriteCSV writes.
+var csvHeader = []string{"scenario", "strategy", "metric", "value", "unit", "plan", "scale", "timing", "note"}
+
+// WriteCSV writes results with a header row. Numbers are written in full
+// precision ('g', shortest repr); an absent plan is an empty cell.
+func WriteCSV(w io.Writer, results []Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	for _, r := range results {
+		plan := ""
+		if r.Plan != nil {
+			plan = strconv.FormatFloat(*r.Plan, 'g', -1, 64)
+		}
+		row := []string{r.Scenario, r.Strategy, r.Metric, strconv.FormatFloat(r.Value, 'g', -1, 64),
+			r.Unit, plan, string(r.Scale), strconv.FormatBool(r.Timing), r.Note}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteMarkdown writes one table per scenario: strategy, metric, measured
+// value, plan and note. Figures read off the wall clock are marked with ⏱;
+// full-scale rows (plan only) are marked "(full scale)" and show no measure.
+func WriteMarkdown(w io.Writer, results []Result) error {
+	var b strings.Builder
+	scenario := "\x00"
+	for _, r := range results {
+		if r.Scenario != scenario {
+			if scenario != "\x00" {
+				b.WriteString("\n")
+			}
+			scenario = r.Scenario
+			fmt.Fprintf(&b, "| %s: design | metric | measured | plan | unit | note |\n", r.Scenario)
+			b.WriteString("|---|---|---:|---:|---|---|\n")
+		}
+		plan := ""
+		if r.Plan != nil {
+			plan = Format(*r.Plan)
+		}
+		metric, value := r.Metric, Format(r.Value)
+		if r.Timing {
+			metric += " ⏱"
+		}
+		if r.Scale == Full {
+			metric += " (full scale)"
+			value = ""
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", cell(r.Strategy), cell(metric),
+			value, plan, cell(r.Unit), cell(r.Note))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// Format renders a number for people: integers with thousands separators,
+// other values with four significant digits (1,234.5; 0.01234; 1.2e-07).
+func Format(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return group(strconv.FormatInt(int64(v), 10))
+	case math.Abs(v) >= 1000 && math.Abs(v) < 1e15:
+		s := strconv.FormatFloat(v, 'f', 1, 64)
+		i := strings.IndexByte(s, '.')
+		return group(s[:i]) + s[i:]
+	case math.Abs(v) >= 1e-4:
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return strconv.FormatFloat(v, 'e', 2, 64)
+}
+
+// group inserts thousands separators into an integer string.
+func group(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

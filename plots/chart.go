@@ -1,0 +1,257 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"countsim/metrics"
+)
+
+// ErrNoData is returned (wrapped) for a chart with nothing left to draw: no
+// series, or no finite value (no positive value on a log axis).
+var ErrNoData = errors.New("no data to draw")
+
+// Chart builds the *plot.Plot for one group, the series of one (Scenario,
+// Name), without writing it. Every series must have the group's Scenario,
+// Name and Kind; the chart is on a log axis if any series asks for it.
+//
+//   - Distribution: a histogram of Values per strategy, all on the same bins
+//     (Freedman–Diaconis, or √n when the quartiles coincide, at most 60;
+//     whole-number bins for integer data; log-spaced bins on a log X axis).
+//   - Curve: a line with points through (X[i], Y[i]) per strategy.
+//   - Bars: one bar per Label, grouped by strategy; every series must have
+//     the same Labels; the Y axis starts at 0 (or below, for negative bars).
+//
+// NaN, ±Inf and, on a log axis, values ≤ 0 are left out of a histogram or a
+// curve and counted in its legend entry; a series with nothing left is named
+// in the legend only, and a chart with nothing left is ErrNoData. Bars must
+// be finite and cannot be on a log axis. Marks are drawn as dashed lines,
+// named in the legend, inside the axis range.
+func Chart(group []metrics.Series) (*plot.Plot, error) {
+	c, err := newChart(group)
+	if err != nil {
+		return nil, err
+	}
+	return c.p, nil
+}
+
+// newChart is Chart, keeping what it fed to the plot for the tests.
+func newChart(group []metrics.Series) (*chart, error) {
+	if len(group) == 0 {
+		return nil, fmt.Errorf("plots: %w: empty group", ErrNoData)
+	}
+	first := group[0]
+	var logX, logY bool
+	for _, s := range group {
+		if s.Scenario != first.Scenario || s.Name != first.Name {
+			return nil, fmt.Errorf("plots: group mixes charts %q/%q and %q/%q",
+				first.Scenario, first.Name, s.Scenario, s.Name)
+		}
+		if s.Kind != first.Kind {
+			return nil, fmt.Errorf("plots: chart %q/%q mixes kinds %q and %q",
+				first.Scenario, first.Name, first.Kind, s.Kind)
+		}
+		logX = logX || s.LogX
+		logY = logY || s.LogY
+	}
+	c := &chart{p: plot.New(), group: group, logX: logX, logY: logY}
+	c.style()
+	c.p.Title.Text = title(group)
+	for _, s := range group {
+		if c.p.X.Label.Text == "" {
+			c.p.X.Label.Text = s.XLabel
+		}
+		if c.p.Y.Label.Text == "" {
+			c.p.Y.Label.Text = s.YLabel
+		}
+	}
+
+	var err error
+	switch first.Kind {
+	case metrics.Distribution:
+		if c.p.Y.Label.Text == "" {
+			c.p.Y.Label.Text = "count"
+		}
+		err = c.histograms()
+	case metrics.Curve:
+		err = c.curves()
+	case metrics.Bars:
+		err = c.bars()
+	default:
+		err = fmt.Errorf("unknown kind %q", first.Kind)
+	}
+	if err == nil {
+		err = c.marks()
+	}
+	if err == nil {
+		err = c.axes()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("plots: chart %q/%q: %w", first.Scenario, first.Name, err)
+	}
+	return c, nil
+}
+
+// chart is the state of one Chart call.
+type chart struct {
+	p          *plot.Plot
+	group      []metrics.Series
+	logX, logY bool
+	// for Bars: the Y range is fixed after the marks are known
+	barMin, barMax float64
+	isBars         bool
+	isHist         bool
+	// marks drawn, by axis, to keep them off the frame
+	markX, markY []float64
+	// what was fed to the plot, in order, for the tests
+	plotters []plot.Plotter
+	legend   []string
+}
+
+// add adds plotters to the plot.
+func (c *chart) add(ps ...plot.Plotter) {
+	c.p.Add(ps...)
+	c.plotters = append(c.plotters, ps...)
+}
+
+// name adds a legend entry.
+func (c *chart) name(text string, thumbs ...plot.Thumbnailer) {
+	c.p.Legend.Add(text, thumbs...)
+	c.legend = append(c.legend, text)
+}
+
+// Colours: fills from the soft palette, lines and marks from the dark one,
+// index-aligned (red, green, blue, orange, purple, …).
+func fill(i int, alpha uint8) color.Color {
+	r, g, b, _ := plotutil.SoftColors[i%len(plotutil.SoftColors)].RGBA()
+	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), alpha}
+}
+
+func dark(i int) color.Color { return plotutil.DarkColors[i%len(plotutil.DarkColors)] }
+
+// style sets a sans-serif face throughout and a legend in the top right.
+func (c *chart) style() {
+	sans := func(size vg.Length) font.Font {
+		return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
+	}
+	p := c.p
+	p.Title.TextStyle.Font = sans(13)
+	p.Title.Padding = vg.Points(6)
+	p.X.Label.TextStyle.Font = sans(11)
+	p.Y.Label.TextStyle.Font = sans(11)
+	p.X.Tick.Label.Font = sans(9)
+	p.Y.Tick.Label.Font = sans(9)
+	p.Legend.TextStyle.Font = sans(9)
+	p.Legend.Top = true
+	p.Legend.Padding = vg.Points(3)
+	p.Legend.XOffs = -vg.Points(4)
+	p.Legend.YOffs = -vg.Points(2)
+	p.X.Tick.Marker = formatTicks{plot.DefaultTicks{}}
+	p.Y.Tick.Marker = formatTicks{plot.DefaultTicks{}}
+}
+
+// formatTicks relabels the ticks of another Ticker with metrics.Format
+// (1,000,000 rather than 1e+06), the way the tables print numbers.
+type formatTicks struct{ plot.Ticker }
+
+func (t formatTicks) Ticks(min, max float64) []plot.Tick {
+	ts := t.Ticker.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = metrics.Format(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+// legendName is the legend entry of series i: its strategy, and how many
+// values were left out and why.
+func legendName(s metrics.Series, dropped, total int, why string) string {
+	name := s.Strategy
+	if total == 0 {
+		return strings.TrimSpace(name + " (no data)")
+	}
+	if dropped == 0 {
+		return name
+	}
+	note := fmt.Sprintf("%s of %s not shown: %s", metrics.Format(float64(dropped)), metrics.Format(float64(total)), why)
+	if dropped == total {
+		note = "none shown: " + why
+	}
+	if name == "" {
+		return note
+	}
+	return name + " (" + note + ")"
+}
+
+// keep reports whether v can be drawn on an axis.
+func keep(v float64, log bool) bool {
+	return !math.IsNaN(v) && !math.IsInf(v, 0) && (!log || v > 0)
+}
+
+// why says what keep refused.
+func why(log bool) string {
+	if log {
+		return "NaN, ±Inf or ≤ 0 on a log axis"
+	}
+	return "NaN or ±Inf"
+}
+
+// axes finishes both axes: log scales with two labelled decades, bar ranges, and
+// a last check that no log axis reaches 0 (gonum/plot panics there).
+func (c *chart) axes() error {
+	p := c.p
+	if c.isBars {
+		p.Y.Min = math.Min(0, c.barMin*1.08)
+		p.Y.Max = c.barMax * 1.08
+		switch {
+		case c.barMin == 0 && c.barMax == 0:
+			p.Y.Max = 1
+		case c.barMax <= 0:
+			p.Y.Max = -p.Y.Min * 0.05
+		}
+	}
+	for _, a := range []struct {
+		ax    *plot.Axis
+		log   bool
+		marks []float64
+	}{{&p.X, c.logX, c.markX}, {&p.Y, c.logY, c.markY}} {
+		ax := a.ax
+		if math.IsNaN(ax.Min) || math.IsNaN(ax.Max) || math.IsInf(ax.Min, 0) || math.IsInf(ax.Max, 0) {
+			return fmt.Errorf("%w: axis range [%v, %v]", ErrNoData, ax.Min, ax.Max)
+		}
+		if !a.log {
+			if c.isHist && ax == &p.Y {
+				ax.Max *= 1.05 // headroom over the tallest bin
+			}
+			if !(c.isBars && ax == &p.Y) {
+				pad(ax, a.marks, false)
+			}
+			continue
+		}
+		if ax.Min <= 0 || ax.Max <= 0 {
+			return fmt.Errorf("log axis range [%v, %v] reaches 0", ax.Min, ax.Max)
+		}
+		ax.Scale = plot.LogScale{}
+		ax.Tick.Marker = formatTicks{plot.LogTicks{Prec: -1}}
+		// LogTicks labels the powers of 10: widen the range to whole decades
+		// until it holds two of them.
+		lo, hi := math.Log10(ax.Min), math.Log10(ax.Max)
+		if math.Floor(hi)-math.Ceil(lo) < 1 {
+			ax.Min = math.Pow(10, math.Floor(lo))
+			if math.Floor(hi)-math.Floor(lo) < 1 {
+				ax.Max = math.Pow(10, math.Floor(lo)+1)
+			}
+		}
+		pad(ax, a.marks, true)
+	}
+	return nil
+}

@@ -1,0 +1,307 @@
+package plots
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"countsim/metrics"
+)
+
+// Size of every chart: 8 × 5 inches, 768 × 480 pixels in the PNG (96 dpi).
+const (
+	width  = 8 * vg.Inch
+	height = 5 * vg.Inch
+)
+
+// formats are the file formats Draw writes for every chart, in order.
+var formats = [...]string{"svg", "png"}
+
+// File is one chart written: its stem and the paths written.
+type File struct {
+	Name  string   // file stem, "<scenario>-<name>"
+	Paths []string // DIR/<stem>.svg, DIR/<stem>.png
+	Title string
+}
+
+// group is the series of one chart.
+type group struct {
+	scenario, name string
+	series         []metrics.Series
+}
+
+// groups splits series by (Scenario, Name), keeping the order of the series
+// within a group, and sorts the groups by scenario then name.
+func groups(series []metrics.Series) []group {
+	type key struct{ scenario, name string }
+	index := map[key]int{}
+	var gs []group
+	for _, s := range series {
+		k := key{s.Scenario, s.Name}
+		i, ok := index[k]
+		if !ok {
+			i = len(gs)
+			index[k] = i
+			gs = append(gs, group{scenario: s.Scenario, name: s.Name})
+		}
+		gs[i].series = append(gs[i].series, s)
+	}
+	slices.SortFunc(gs, func(a, b group) int {
+		return cmp.Or(cmp.Compare(a.scenario, b.scenario), cmp.Compare(a.name, b.name))
+	})
+	return gs
+}
+
+// fileStem returns the file stem of the chart of (scenario, name):
+// "<scenario>-<name>" with every character outside [A-Za-z0-9._-] replaced
+// by '_' and no leading dot. An empty scenario gives "<name>".
+func fileStem(scenario, name string) string {
+	s := name
+	if scenario != "" {
+		s = scenario + "-" + name
+	}
+	b := []byte(s)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '-' || c == '_' || c == '.' && i > 0
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// Draw groups the series by (Scenario, Name), draws one chart per group (one
+// line, histogram or bar set per Strategy, in the order the series come), and
+// writes DIR/<scenario>-<name>.svg and .png. It returns the files sorted by
+// scenario then name.
+//
+// Draw creates dir if needed. Before it draws anything it refuses, writing
+// nothing, a series without a Name, two groups whose stems collide, and any
+// target that already exists (the error wraps fs.ErrExist). A group that
+// cannot be charted (no drawable data, mixed kinds…) is skipped: Draw writes
+// the others and returns them with the joined errors of the skipped ones.
+// Each file is written to a temporary file in dir and linked into place, so
+// a reader never sees half a file and an existing file is never replaced.
+//
+// Charts are 8 × 5 inches (the PNG 768 × 480 pixels). Draw puts the legend
+// outside the data, right of it or, when an entry is long, under it; the
+// SVG names the Liberation fonts, with Arial (same metrics) as fallback.
+func Draw(dir string, series []metrics.Series) ([]File, error) {
+	gs := groups(series)
+	if len(gs) == 0 {
+		return nil, nil
+	}
+	stems := map[string]group{}
+	for _, g := range gs {
+		if g.name == "" {
+			return nil, fmt.Errorf("plots: scenario %q: a series has no Name", g.scenario)
+		}
+		stem := fileStem(g.scenario, g.name)
+		if o, ok := stems[stem]; ok {
+			return nil, fmt.Errorf("plots: charts %q/%q and %q/%q share the file stem %q",
+				o.scenario, o.name, g.scenario, g.name, stem)
+		}
+		stems[stem] = g
+		for _, ext := range formats {
+			path := filepath.Join(dir, stem+"."+ext)
+			if _, err := os.Lstat(path); err == nil {
+				return nil, fmt.Errorf("plots: %s: %w", path, fs.ErrExist)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("plots: %w", err)
+			}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+
+	var files []File
+	var errs []error
+	for _, g := range gs {
+		stem := fileStem(g.scenario, g.name)
+		p, err := Chart(g.series)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f := File{Name: stem, Title: p.Title.Text}
+		for _, ext := range formats {
+			path := filepath.Join(dir, stem+"."+ext)
+			if err := save(p, ext, path); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			f.Paths = append(f.Paths, path)
+		}
+		if len(f.Paths) > 0 {
+			files = append(files, f)
+		}
+	}
+	return files, errors.Join(errs...)
+}
+
+// save renders p in format ("svg", "png") to a temporary file beside path,
+// then links it to path, which must not exist.
+func save(p *plot.Plot, format, path string) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+		}
+		os.Remove(tmp.Name())
+	}()
+	if err := render(p, format, tmp); err != nil {
+		return fmt.Errorf("plots: %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	return place(tmp.Name(), path)
+}
+
+// render draws p into w. gonum/plot reports some bad data by panicking; Chart
+// guards against every case we know, and render turns any other into an
+// error rather than crash a run at its last step.
+func render(p *plot.Plot, format string, w io.Writer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing %s: %v", format, r)
+		}
+	}()
+	c, err := draw.NewFormattedCanvas(width, height, format)
+	if err != nil {
+		return err
+	}
+	layout(p, draw.New(c))
+	if format != "svg" {
+		_, err = c.WriteTo(w)
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return err
+	}
+	_, err = w.Write(svgFallback(buf.Bytes()))
+	return err
+}
+
+// svgFallback names fallbacks after the Liberation fonts in an SVG, which
+// does not embed them: Liberation Sans has the metrics of Arial, so text
+// laid out for one fits the other.
+func svgFallback(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"),
+		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
+}
+
+// Where layout puts the legend.
+const (
+	legendNone  = "none"
+	legendRight = "right"
+	legendBelow = "below"
+)
+
+// legendPlace says where layout puts p's legend on a chart of the standard
+// size: in a strip right of the chart when its widest entry takes at most
+// 30% of the width, else under the chart.
+func legendPlace(p *plot.Plot, dc draw.Canvas) (place string, size vg.Length) {
+	r := p.Legend.Rectangle(dc)
+	w, h := r.Size().X, r.Size().Y
+	switch {
+	case w <= 0:
+		return legendNone, 0
+	case w <= 0.3*dc.Size().X:
+		return legendRight, w
+	}
+	return legendBelow, h
+}
+
+// layout draws p on dc with its legend outside the data area, so that the
+// legend never hides a bar or a mark line. p itself is left as it is (its
+// legend sits inside, as gonum/plot draws it): layout draws a shallow copy
+// without a legend, then the legend in the space it kept free.
+func layout(p *plot.Plot, dc draw.Canvas) {
+	place, size := legendPlace(p, dc)
+	if place == legendNone {
+		p.Draw(dc)
+		return
+	}
+	if p.BackgroundColor != nil {
+		dc.SetColor(p.BackgroundColor)
+		dc.Fill(dc.Rectangle.Path())
+	}
+	q := *p
+	q.Legend = plot.NewLegend()
+	leg := p.Legend
+	leg.Left, leg.Top = true, true
+	leg.XOffs, leg.YOffs = 0, 0
+	margin := vg.Points(10)
+	var top vg.Length
+	if p.Title.Text != "" {
+		top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + margin/2
+	}
+	full := dc.Size()
+	if place == legendRight {
+		strip := size + 2*margin
+		q.Draw(draw.Crop(dc, 0, -strip, 0, 0))
+		leg.Draw(draw.Crop(dc, full.X-strip+margin, -margin, 0, -top))
+		return
+	}
+	strip := size + margin
+	q.Draw(draw.Crop(dc, 0, 0, strip, 0))
+	leg.Draw(draw.Crop(dc, margin, -margin, margin/2, -(full.Y - strip)))
+}
+
+// place moves the finished file tmp to path without replacing an existing
+// path: a hard link fails atomically if path exists. Where the file system
+// has no hard links, it checks and renames.
+func place(tmp, path string) error {
+	err := os.Link(tmp, path)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("plots: %s: %w", path, fs.ErrExist)
+	}
+	if _, serr := os.Lstat(path); serr == nil {
+		return fmt.Errorf("plots: %s: %w", path, fs.ErrExist)
+	}
+	if rerr := os.Rename(tmp, path); rerr != nil {
+		return fmt.Errorf("plots: %w", errors.Join(err, rerr))
+	}
+	return nil
+}
+
+// title is the chart title: the first Title of the group, else "scenario: name".
+func title(group []metrics.Series) string {
+	for _, s := range group {
+		if s.Title != "" {
+			return s.Title
+		}
+	}
+	return strings.TrimPrefix(group[0].Scenario+": "+group[0].Name, ": ")
+}

@@ -1,0 +1,817 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits and defaults of a scenario file.
+const (
+	maxFileBytes = 1 << 20 // a scenario file is small; a larger one is a mistake
+
+	maxEvents  = 10_000_000_000
+	maxKeys    = 1_000_000_000
+	maxBatch   = 1 << 20
+	maxTop     = 10_000
+	maxNameLen = 64 // names end up in file names and table columns
+
+	defaultSeed         = 1
+	defaultDistribution = "zipf"
+	defaultS            = 1.0
+	defaultScramble     = true
+	defaultRate         = 1e6
+	defaultBatch        = 4096
+)
+
+// Distributions a workload may name.
+var distributions = []string{"zipf", "uniform"}
+
+// Load reads and parses the scenario file at path. The Scenario's File and
+// every error's Pos.File are path. A file larger than 1 MiB is refused.
+func Load(path string) (*Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	return Parse(path, data)
+}
+
+// fileError turns a file system error into an *Error that names path once.
+func fileError(path string, err error) error {
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Err.Error()
+	}
+	e := Errorf(Pos{File: path}, "%s", msg)
+	e.Err = err
+	return e
+}
+
+// Parse parses and validates one scenario. file is the name used in the
+// Scenario's File and in errors; data is the YAML text. Every error is an
+// *Error at the line of the offending key or value.
+//
+// The rules, beyond the schema on [Scenario]:
+//   - one YAML document, a mapping; at most 1 MiB;
+//   - unknown keys, repeated keys, anchors and aliases (&x, *x, <<) and tags
+//     other than the standard !!str, !!int, !!float, !!bool, !!null, !!map and
+//     !!seq are refused;
+//   - an integer field takes a YAML integer (10000000, 10_000_000, 0x10,
+//     0o17) or an integer-valued float (1e7, 1.0e7); 2.5 and "10" are
+//     refused, and so is 010, which YAML 1.1 reads as octal 8;
+//   - a number field takes an integer or a float, finite;
+//   - a string field takes a string: 12, true or 2024-01-02 must be quoted;
+//   - a key given with no value (`seed:`) is refused, except for the
+//     mappings assumptions, questions, workload and params, where it is an
+//     empty mapping, and strategies, where it is an empty list;
+//   - title and description lose surrounding white space; title is one line.
+//
+// Design types and their parameters are not checked here: package strategies
+// owns them, and [Scenario.ParamPos] maps its errors back to the file.
+func Parse(file string, data []byte) (*Scenario, error) {
+	if len(data) > maxFileBytes {
+		return nil, Errorf(Pos{File: file}, "file is larger than %d bytes (allowed: a scenario of at most 1 MiB)", maxFileBytes)
+	}
+	root, err := parseDocument(file, data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{file: file}
+	return d.scenario(root)
+}
+
+// parseDocument returns the root mapping of the one document in data.
+func parseDocument(file string, data []byte) (root *yaml.Node, err error) {
+	defer func() {
+		// The YAML library reports errors by panicking internally and
+		// recovers them itself; anything it lets escape is its bug, but a
+		// bad file must still give an error, not a crash.
+		if r := recover(); r != nil {
+			root, err = nil, Errorf(Pos{File: file}, "YAML parser failed: %v", r)
+		}
+	}()
+	want := "want a mapping with keys " + keyList(topKeys)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			return nil, Errorf(Pos{File: file, Line: 1, Col: 1}, "empty file (%s)", want)
+		}
+		return nil, syntaxError(file, data, err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return nil, syntaxError(file, data, err)
+	default:
+		return nil, Errorf(Pos{File: file, Line: next.Line, Col: next.Column},
+			"a second YAML document starts here (allowed: one document per file)")
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, Errorf(Pos{File: file, Line: 1, Col: 1}, "no YAML document (%s)", want)
+	}
+	root = doc.Content[0]
+	if isNull(root) {
+		return nil, Errorf(Pos{File: file, Line: doc.Line, Col: doc.Column}, "empty document (%s)", want)
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, Errorf(Pos{File: file, Line: root.Line, Col: root.Column}, "the document is %s, not a mapping (%s)", describe(root), want)
+	}
+	return root, nil
+}
+
+var (
+	yamlLine      = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
+	unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+)
+
+// syntaxError turns the YAML library's "yaml: line N: msg" into an *Error.
+// The library leaves the line out when it is line 1, and for errors of its
+// reader (bad UTF-8, control characters) and of aliases; those lines are
+// found here.
+func syntaxError(file string, data []byte, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		if parserError(m[2]) {
+			// The library prints a parser error's 0-based line: that of
+			// the construct being parsed (a block mapping, a flow list),
+			// or of the problem when the construct starts on line 1.
+			line++
+		}
+		return Errorf(Pos{File: file, Line: line}, "YAML syntax: %s", m[2])
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	line := 1
+	if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
+			line = lineAt(data, i)
+		}
+	} else if i := badCharAt(data); i >= 0 {
+		line = lineAt(data, i)
+	}
+	return Errorf(Pos{File: file, Line: line}, "YAML syntax: %s", msg)
+}
+
+// parserError reports whether msg comes from the YAML library's parser (as
+// opposed to its scanner or reader); the list is that of its parserc.go.
+func parserError(msg string) bool {
+	switch msg {
+	case "found undefined tag handle", "found duplicate %YAML directive",
+		"found incompatible YAML document", "found duplicate %TAG directive":
+		return true
+	}
+	return strings.HasPrefix(msg, "did not find expected ")
+}
+
+// lineAt returns the 1-based line of byte offset i, counting line breaks
+// as the YAML library does: \r\n, \r, \n, U+0085, U+2028 and U+2029.
+func lineAt(data []byte, i int) int {
+	line := 1
+	for j := 0; j < i && j < len(data); {
+		r, size := utf8.DecodeRune(data[j:])
+		switch r {
+		case '\r':
+			if j+1 < len(data) && data[j+1] == '\n' {
+				size++
+			}
+			line++
+		case '\n', 0x85, 0x2028, 0x2029:
+			line++
+		}
+		j += size
+	}
+	return line
+}
+
+// badCharAt returns the offset of the first byte that is not valid UTF-8 or
+// is a character YAML does not allow in a file, or -1.
+func badCharAt(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		ok := r == '\t' || r == '\n' || r == '\r' || r == 0x85 ||
+			0x20 <= r && r <= 0x7e || 0xa0 <= r && r <= 0xd7ff ||
+			0xe000 <= r && r <= 0xfffd || 0x10000 <= r && r <= 0x10ffff
+		if r == utf8.RuneError && size <= 1 || !ok {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// The keys of the document and of a strategy, for messages given before
+// their mappings are walked (the other lists come from the field tables).
+var (
+	topKeys      = []string{"name", "title", "description", "seed", "assumptions", "workload", "questions", "strategies"}
+	strategyKeys = []string{"name", "type", "params"}
+)
+
+func keyList(keys []string) string { return strings.Join(keys, ", ") }
+
+// decoder walks the node tree of one file.
+type decoder struct {
+	file string
+}
+
+// field is one known key of a mapping. decode gets the key node, the value
+// node and the value's path ("workload.events").
+type field struct {
+	key      string
+	required bool
+	decode   func(k, v *yaml.Node, path string) error
+}
+
+func (d *decoder) pos(n *yaml.Node) Pos {
+	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+// fail returns an *Error at n whose message starts with path.
+func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	return Errorf(d.pos(n), "%s", msg)
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
+	start := d.pos(root)
+	s := &Scenario{
+		File:      d.file,
+		Seed:      defaultSeed,
+		Questions: Questions{Pos: start},
+	}
+	fields := []field{
+		{key: "name", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
+			s.Name, err = d.name(v, path)
+			return err
+		}},
+		{key: "title", decode: func(_, v *yaml.Node, path string) error {
+			t, err := d.str(v, path, "one line of text")
+			if err != nil {
+				return err
+			}
+			t = strings.TrimSpace(t)
+			if strings.ContainsAny(t, "\r\n") {
+				return d.fail(v, path, "more than one line (allowed: one line of text; use description for more)")
+			}
+			s.Title = t
+			return nil
+		}},
+		{key: "description", decode: func(_, v *yaml.Node, path string) error {
+			t, err := d.str(v, path, "text")
+			s.Description = strings.TrimSpace(t)
+			return err
+		}},
+		{key: "seed", decode: func(_, v *yaml.Node, path string) (err error) {
+			s.Seed, err = d.unsigned(v, path, 0, math.MaxUint64, "a non-negative integer", "0..18446744073709551615")
+			return err
+		}},
+		{key: "assumptions", decode: func(k, v *yaml.Node, path string) error {
+			return d.assumptions(k, v, path, &s.Assumptions)
+		}},
+		{key: "workload", required: true, decode: func(k, v *yaml.Node, path string) error {
+			return d.workload(k, v, path, &s.Workload)
+		}},
+		{key: "questions", decode: func(k, v *yaml.Node, path string) error {
+			s.Questions.Pos = d.pos(k)
+			return d.mapping(k, v, path, []field{
+				{key: "top", decode: func(_, v *yaml.Node, path string) error {
+					top, err := d.unsigned(v, path, 0, maxTop, "an integer", "0..10000")
+					s.Questions.Top = int(top)
+					return err
+				}},
+			})
+		}},
+		{key: "strategies", required: true, decode: func(k, v *yaml.Node, path string) (err error) {
+			s.Strategies, err = d.strategies(k, v, path)
+			return err
+		}},
+	}
+	if err := d.mapping(root, root, "", fields); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (d *decoder) assumptions(k, v *yaml.Node, path string, a *Assumptions) error {
+	positive := func(dst *float64) func(_, v *yaml.Node, path string) error {
+		return func(_, v *yaml.Node, path string) (err error) {
+			*dst, err = d.number(v, path, func(x float64) bool { return x > 0 }, "a number > 0")
+			return err
+		}
+	}
+	return d.mapping(k, v, path, []field{
+		{key: "events", decode: positive(&a.Events)},
+		{key: "keys", decode: positive(&a.Keys)},
+		{key: "entry_bytes", decode: positive(&a.EntryBytes)},
+		{key: "server_bytes", decode: positive(&a.ServerBytes)},
+		{key: "data_fraction", decode: func(_, v *yaml.Node, path string) (err error) {
+			a.DataFraction, err = d.number(v, path, func(x float64) bool { return x > 0 && x <= 1 }, "a number in (0,1]")
+			return err
+		}},
+		{key: "counter_bytes", decode: positive(&a.CounterBytes)},
+		{key: "kth_count", decode: positive(&a.KthCount)},
+	})
+}
+
+func (d *decoder) workload(k, v *yaml.Node, path string, w *Workload) error {
+	*w = Workload{
+		Distribution: defaultDistribution,
+		S:            defaultS,
+		Scramble:     defaultScramble,
+		Rate:         defaultRate,
+		Batch:        defaultBatch,
+		Pos:          d.pos(k),
+	}
+	var sNode *yaml.Node
+	err := d.mapping(k, v, path, []field{
+		{key: "events", required: true, decode: func(_, v *yaml.Node, path string) error {
+			n, err := d.unsigned(v, path, 1, maxEvents, "an integer", "1..1e10")
+			w.Events = int64(n)
+			return err
+		}},
+		{key: "keys", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
+			w.Keys, err = d.unsigned(v, path, 1, maxKeys, "an integer", "1..1e9")
+			return err
+		}},
+		{key: "distribution", decode: func(_, v *yaml.Node, path string) (err error) {
+			w.Distribution, err = d.oneOf(v, path, distributions)
+			return err
+		}},
+		{key: "s", decode: func(_, v *yaml.Node, path string) (err error) {
+			sNode = v
+			w.S, err = d.number(v, path, func(x float64) bool { return x >= 0 }, "a number >= 0")
+			return err
+		}},
+		{key: "scramble", decode: func(_, v *yaml.Node, path string) (err error) {
+			w.Scramble, err = d.boolean(v, path)
+			return err
+		}},
+		{key: "rate", decode: func(_, v *yaml.Node, path string) (err error) {
+			w.Rate, err = d.number(v, path, func(x float64) bool { return x > 0 }, "a number > 0 (events per simulated second)")
+			return err
+		}},
+		{key: "batch", decode: func(_, v *yaml.Node, path string) error {
+			n, err := d.unsigned(v, path, 1, maxBatch, "an integer", "1..1048576")
+			w.Batch = int(n)
+			return err
+		}},
+	})
+	if err != nil {
+		return err
+	}
+	if sNode != nil && w.Distribution != "zipf" {
+		// An ignored setting would read as if it mattered.
+		return d.fail(sNode, join(path, "s"), "applies only to distribution zipf (allowed: remove s, or set distribution: zipf)")
+	}
+	return nil
+}
+
+func (d *decoder) strategies(k, v *yaml.Node, path string) ([]Strategy, error) {
+	const want = "a list of mappings with keys name, type, params"
+	if err := d.plain(v, path); err != nil {
+		return nil, err
+	}
+	if isNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0) {
+		return nil, d.fail(k, path, "at least one strategy is required (allowed: %s)", want)
+	}
+	if v.Kind != yaml.SequenceNode {
+		return nil, d.fail(v, path, "%s is not a list (allowed: %s)", describe(v), want)
+	}
+	var out []Strategy
+	first := map[string]int{} // strategy name -> line of its first use
+	for i, item := range v.Content {
+		ipath := fmt.Sprintf("%s[%d]", path, i)
+		st := Strategy{Pos: d.pos(item)}
+		if err := d.plain(item, ipath); err != nil {
+			return nil, err
+		}
+		if item.Kind != yaml.MappingNode && !isNull(item) {
+			return nil, d.fail(item, ipath, "%s is not a mapping (allowed: a mapping with keys %s)", describe(item), keyList(strategyKeys))
+		}
+		err := d.mapping(item, item, ipath, []field{
+			{key: "name", required: true, decode: func(_, v *yaml.Node, _ string) (err error) {
+				if st.Name, err = d.name(v, ipath+".name"); err != nil {
+					return err
+				}
+				if line, dup := first[st.Name]; dup {
+					return d.fail(v, ipath, "name %q used twice (first at line %d; allowed: a name unique in the file)", st.Name, line)
+				}
+				first[st.Name] = v.Line
+				return nil
+			}},
+			{key: "type", required: true, decode: func(_, v *yaml.Node, path string) error {
+				t, err := d.str(v, path, "a design type such as count-min")
+				if err == nil && t == "" {
+					err = d.fail(v, path, "empty (allowed: a design type such as count-min)")
+				}
+				st.Type = t
+				return err
+			}},
+			{key: "params", decode: func(_, v *yaml.Node, path string) (err error) {
+				st.Params, err = d.params(v, path)
+				return err
+			}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// params decodes a mapping of scalars, keeping file order.
+func (d *decoder) params(v *yaml.Node, path string) ([]Param, error) {
+	const want = "key: value pairs whose values are numbers, bools or strings"
+	if err := d.plain(v, path); err != nil {
+		return nil, err
+	}
+	if isNull(v) {
+		return nil, nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, d.fail(v, path, "%s is not a mapping (allowed: %s)", describe(v), want)
+	}
+	var out []Param
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		key, err := d.key(k, path, seen)
+		if err != nil {
+			return nil, err
+		}
+		if key == "" {
+			return nil, d.fail(k, path, "empty key (allowed: a parameter name)")
+		}
+		value, err := d.param(val, join(path, key))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Param{Key: key, Value: value, Pos: d.pos(k)})
+	}
+	return out, nil
+}
+
+// param decodes one parameter value: int64, finite float64, bool or string.
+func (d *decoder) param(v *yaml.Node, path string) (any, error) {
+	const allowed = "an integer, a number, true, false or a string"
+	if err := d.plain(v, path); err != nil {
+		return nil, err
+	}
+	if v.Kind != yaml.ScalarNode {
+		return nil, d.fail(v, path, "%s is not allowed (allowed: %s)", describe(v), allowed)
+	}
+	if isNull(v) {
+		return nil, d.fail(v, path, "missing value (allowed: %s)", allowed)
+	}
+	x, err := d.value(v, path)
+	if err != nil {
+		return nil, err
+	}
+	switch x := x.(type) {
+	case int:
+		return int64(x), nil
+	case int64:
+		return x, nil
+	case uint64:
+		return nil, d.fail(v, path, "%s is out of range (allowed: integers up to 9223372036854775807)", describe(v))
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, d.fail(v, path, "%s is not allowed (allowed: finite numbers)", describe(v))
+		}
+		return x, nil
+	case bool, string:
+		return x, nil
+	}
+	return nil, d.fail(v, path, "%s is not a number, bool or string (allowed: %s; quote it to make it a string)", describe(v), allowed)
+}
+
+// mapping decodes the mapping v with the given fields, in file order. k is
+// where a missing required key is reported (the mapping's own key, or the
+// mapping itself); a null v is an empty mapping.
+func (d *decoder) mapping(k, v *yaml.Node, path string, fields []field) error {
+	keys := make([]string, len(fields))
+	for i, f := range fields {
+		keys[i] = f.key
+	}
+	if err := d.plain(v, path); err != nil {
+		return err
+	}
+	if v.Kind != yaml.MappingNode && !isNull(v) {
+		return d.fail(v, path, "%s is not a mapping (allowed: a mapping with keys %s)", describe(v), keyList(keys))
+	}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		kn, vn := v.Content[i], v.Content[i+1]
+		key, err := d.key(kn, path, seen)
+		if err != nil {
+			return err
+		}
+		var f *field
+		for j := range fields {
+			if fields[j].key == key {
+				f = &fields[j]
+			}
+		}
+		if f == nil {
+			return d.fail(kn, path, "unknown key %q (allowed: %s)", key, keyList(keys))
+		}
+		if err := f.decode(kn, vn, join(path, key)); err != nil {
+			return err
+		}
+	}
+	for _, f := range fields {
+		if f.required && seen[f.key] == nil {
+			return d.fail(k, path, "missing required key %q", f.key)
+		}
+	}
+	return nil
+}
+
+// key checks one mapping key and records it in seen, refusing repeats.
+func (d *decoder) key(k *yaml.Node, path string, seen map[string]*yaml.Node) (string, error) {
+	if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+		return "", d.fail(k, path, "merge keys (<<) are not allowed (write the keys out)")
+	}
+	if err := d.plain(k, path); err != nil {
+		return "", err
+	}
+	if k.Kind != yaml.ScalarNode {
+		return "", d.fail(k, path, "%s as a key is not allowed (allowed: a plain name)", describe(k))
+	}
+	if prev := seen[k.Value]; prev != nil {
+		return "", d.fail(k, path, "key %q given twice (first at line %d)", k.Value, prev.Line)
+	}
+	seen[k.Value] = k
+	return k.Value, nil
+}
+
+// standardTags are the tags a node may carry explicitly.
+var standardTags = map[string]bool{
+	"!!str": true, "!!int": true, "!!float": true, "!!bool": true,
+	"!!null": true, "!!map": true, "!!seq": true,
+}
+
+// plain refuses anchors, aliases and non-standard explicit tags on n.
+func (d *decoder) plain(n *yaml.Node, path string) error {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return d.fail(n, path, "anchors and aliases are not allowed (write the value out)")
+	}
+	if n.Style&yaml.TaggedStyle != 0 && !standardTags[n.Tag] {
+		return d.fail(n, path, "tag %s is not allowed (allowed: no tag, or one of !!str, !!int, !!float, !!bool)", n.Tag)
+	}
+	return nil
+}
+
+var octalLooking = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
+
+// value decodes the scalar n as the YAML library types it: int, int64,
+// uint64, float64, bool, string, time.Time or nil.
+func (d *decoder) value(n *yaml.Node, path string) (any, error) {
+	tag := n.ShortTag()
+	if tag == "!!int" && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 && octalLooking.MatchString(n.Value) {
+		sign, digits := "", strings.TrimLeft(n.Value, "+-0_")
+		if n.Value[0] == '-' {
+			sign = "-"
+		}
+		if digits == "" {
+			digits = "0"
+		}
+		return nil, d.fail(n, path, "%s has a leading zero, which YAML reads as octal (allowed: %s%s, or %s0o%s for octal)",
+			n.Value, sign, digits, sign, digits)
+	}
+	var x any
+	if err := n.Decode(&x); err != nil {
+		return nil, d.fail(n, path, "%s is not a valid %s", strconv.Quote(truncate(n.Value)), tag)
+	}
+	return x, nil
+}
+
+// unsigned decodes an integer field in lo..hi. desc names the type
+// ("an integer") and allowed the range, for messages.
+func (d *decoder) unsigned(n *yaml.Node, path string, lo, hi uint64, desc, allowed string) (uint64, error) {
+	if err := d.plain(n, path); err != nil {
+		return 0, err
+	}
+	if isNull(n) {
+		return 0, d.fail(n, path, "missing value (allowed: %s)", allowed)
+	}
+	wrongType := func() error { return d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), desc, allowed) }
+	outOfRange := func() error { return d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), allowed) }
+	if n.Kind != yaml.ScalarNode {
+		return 0, wrongType()
+	}
+	if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" {
+		return 0, wrongType()
+	}
+	x, err := d.value(n, path)
+	if err != nil {
+		return 0, err
+	}
+	var u uint64
+	switch x := x.(type) {
+	case int:
+		if x < 0 {
+			return 0, outOfRange()
+		}
+		u = uint64(x)
+	case int64:
+		if x < 0 {
+			return 0, outOfRange()
+		}
+		u = uint64(x)
+	case uint64:
+		u = x
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) || x != math.Trunc(x) {
+			return 0, wrongType()
+		}
+		if x < 0 || x >= 1<<64 {
+			return 0, outOfRange()
+		}
+		u = uint64(x)
+	default:
+		return 0, wrongType()
+	}
+	if u < lo || u > hi {
+		return 0, outOfRange()
+	}
+	return u, nil
+}
+
+// number decodes a finite number field for which ok holds.
+func (d *decoder) number(n *yaml.Node, path string, ok func(float64) bool, allowed string) (float64, error) {
+	if err := d.plain(n, path); err != nil {
+		return 0, err
+	}
+	if isNull(n) {
+		return 0, d.fail(n, path, "missing value (allowed: %s)", allowed)
+	}
+	wrongType := func() error { return d.fail(n, path, "%s is not a number (allowed: %s)", describe(n), allowed) }
+	if n.Kind != yaml.ScalarNode {
+		return 0, wrongType()
+	}
+	if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" {
+		return 0, wrongType()
+	}
+	x, err := d.value(n, path)
+	if err != nil {
+		return 0, err
+	}
+	var f float64
+	switch x := x.(type) {
+	case int:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case uint64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		return 0, wrongType()
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || !ok(f) {
+		return 0, d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), allowed)
+	}
+	return f, nil
+}
+
+func (d *decoder) boolean(n *yaml.Node, path string) (bool, error) {
+	const allowed = "true, false"
+	if err := d.plain(n, path); err != nil {
+		return false, err
+	}
+	if isNull(n) {
+		return false, d.fail(n, path, "missing value (allowed: %s)", allowed)
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
+		if x, err := d.value(n, path); err != nil {
+			return false, err
+		} else if b, ok := x.(bool); ok {
+			return b, nil
+		}
+	}
+	return false, d.fail(n, path, "%s is not a bool (allowed: %s)", describe(n), allowed)
+}
+
+// str decodes a string field; allowed describes what may go there.
+func (d *decoder) str(n *yaml.Node, path, allowed string) (string, error) {
+	if err := d.plain(n, path); err != nil {
+		return "", err
+	}
+	if isNull(n) {
+		return "", d.fail(n, path, "missing value (allowed: %s)", allowed)
+	}
+	if n.Kind != yaml.ScalarNode {
+		return "", d.fail(n, path, "%s is not a string (allowed: %s)", describe(n), allowed)
+	}
+	if n.ShortTag() != "!!str" {
+		return "", d.fail(n, path, "%s is not a string (allowed: %s; put it in quotes to make it one)", describe(n), allowed)
+	}
+	return n.Value, nil
+}
+
+// oneOf decodes a string field that must be one of allowed.
+func (d *decoder) oneOf(n *yaml.Node, path string, allowed []string) (string, error) {
+	s, err := d.str(n, path, keyList(allowed))
+	if err != nil {
+		return "", err
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s, nil
+		}
+	}
+	return "", d.fail(n, path, "%q is not allowed (allowed: %s)", s, keyList(allowed))
+}
+
+const nameRule = "lower-case letters, digits and '-', starting with a letter or digit, at most 64 characters"
+
+// name decodes a scenario or strategy name: [a-z0-9][a-z0-9-]*.
+func (d *decoder) name(n *yaml.Node, path string) (string, error) {
+	s, err := d.str(n, path, nameRule)
+	if err != nil {
+		return "", err
+	}
+	if !validName(s) {
+		return "", d.fail(n, path, "%s is not allowed (allowed: %s)", describe(n), nameRule)
+	}
+	return s, nil
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > maxNameLen || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// describe shows a node in a message: a scalar as written (quoted if it is
+// a string), a collection by its kind.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		if isNull(n) {
+			return "an empty value"
+		}
+		v := truncate(n.Value)
+		if n.ShortTag() == "!!str" {
+			return strconv.Quote(v)
+		}
+		return v
+	}
+	return "a document"
+}
+
+// truncate shortens s to 40 characters for a message.
+func truncate(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
