@@ -1,0 +1,186 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// DefaultChunkSize is the number of events in a chunk when
+// StreamConfig.ChunkSize is 0.
+const DefaultChunkSize = 65536
+
+// StreamConfig describes a Zipf stream of writes. Every field is checked by
+// NewStream.
+type StreamConfig struct {
+	// Seed makes the stream reproducible: the same config gives the same
+	// events byte for byte.
+	Seed uint64
+	// Label names the stream. Streams with different labels draw
+	// independent ranks; the rank→key map depends on Seed alone, so two
+	// labelled streams of one seed agree on which key is hot.
+	Label string
+	// Events is the total number of events; it must be at least 1.
+	Events int64
+	// Keys is the number of distinct ranks n; it must be in [1, 10^9].
+	Keys uint64
+	// S is the Zipf exponent; it must be finite and ≥ 0 (0 is uniform).
+	S float64
+	// Scramble maps rank r to NewScrambler(Seed).Key(r); otherwise the key
+	// is the rank itself (1 the hottest).
+	Scramble bool
+	// Rate is the number of events per simulated second; it must be finite
+	// and > 0. Event i (from 0) happens at round(i·10^9/Rate) ns.
+	Rate float64
+	// ChunkSize is the number of events per chunk; it must be ≥ 0, and 0
+	// means DefaultChunkSize. It is part of the stream's identity: the same
+	// seed with another chunk size gives other events.
+	ChunkSize int
+}
+
+// A Stream is a deterministic sequence of Config().Events write events cut
+// into Chunks() chunks. Chunk i is a pure function of (Seed, Label, i) and
+// the config: chunks may be built in any order, by any number of goroutines,
+// and the stream is the same whatever GOMAXPROCS or the worker count.
+//
+// Every event has Op Write, Delta 1, Actor 0, ID = its global index + 1
+// (unique, from 1) and a Key drawn from Zipf(Keys, S), scrambled if asked.
+type Stream struct {
+	cfg       StreamConfig
+	zipf      *Zipf
+	scr       Scrambler
+	chunks    int
+	labelHash uint64
+	gens      sync.Pool // of *chunkGen, reseeded on every use
+}
+
+// chunkGen is a generator that Chunk reuses through a pool so that building
+// a chunk allocates nothing in the steady state. Its state is reset by
+// Seed before every use, so reuse cannot leak randomness between chunks.
+type chunkGen struct {
+	pcg rand.PCG
+	r   *rand.Rand // rand.New(&pcg)
+}
+
+// NewStream validates cfg and returns its stream. Set-up is O(1).
+func NewStream(cfg StreamConfig) (*Stream, error) {
+	if cfg.Events < 1 {
+		return nil, fmt.Errorf("workload: stream events %d not >= 1", cfg.Events)
+	}
+	if cfg.Keys < 1 || cfg.Keys > MaxZipfN {
+		return nil, fmt.Errorf("workload: stream keys %d not in [1, 1e9]", cfg.Keys)
+	}
+	if math.IsNaN(cfg.S) || math.IsInf(cfg.S, 0) || cfg.S < 0 {
+		return nil, fmt.Errorf("workload: stream exponent s %v not a finite number >= 0", cfg.S)
+	}
+	if math.IsNaN(cfg.Rate) || math.IsInf(cfg.Rate, 0) || cfg.Rate <= 0 {
+		return nil, fmt.Errorf("workload: stream rate %v events/s not a finite number > 0", cfg.Rate)
+	}
+	if last := float64(cfg.Events-1) * 1e9 / cfg.Rate; last >= math.MaxInt64 {
+		return nil, fmt.Errorf("workload: stream of %d events at %v events/s lasts %.3g ns, beyond int64 time (%.3g ns)",
+			cfg.Events, cfg.Rate, last, float64(math.MaxInt64))
+	}
+	switch {
+	case cfg.ChunkSize < 0:
+		return nil, fmt.Errorf("workload: stream chunk size %d not >= 0 (0 means %d)", cfg.ChunkSize, DefaultChunkSize)
+	case cfg.ChunkSize == 0:
+		cfg.ChunkSize = DefaultChunkSize
+	}
+	chunks := (cfg.Events-1)/int64(cfg.ChunkSize) + 1
+	if chunks > math.MaxInt {
+		return nil, fmt.Errorf("workload: stream of %d events in chunks of %d has more chunks than an int holds",
+			cfg.Events, cfg.ChunkSize)
+	}
+	z, err := NewZipf(cfg.Keys, cfg.S)
+	if err != nil {
+		return nil, err // unreachable: Keys and S were checked above
+	}
+	s := &Stream{
+		cfg:       cfg,
+		zipf:      z,
+		scr:       NewScrambler(cfg.Seed),
+		chunks:    int(chunks),
+		labelHash: xxhash.Sum64String(cfg.Label),
+	}
+	s.gens.New = func() any {
+		g := new(chunkGen)
+		g.r = rand.New(&g.pcg)
+		return g
+	}
+	return s, nil
+}
+
+// Config returns the stream's config, with ChunkSize resolved (never 0).
+func (s *Stream) Config() StreamConfig { return s.cfg }
+
+// Chunks returns the number of chunks, ⌈Events/ChunkSize⌉.
+func (s *Stream) Chunks() int { return s.chunks }
+
+// Chunk fills buf[:0] with the events of chunk i, in [0, Chunks()), and
+// returns it. It grows buf only when cap(buf) is below the chunk's length
+// (ChunkSize, or less for the last chunk) and otherwise allocates nothing.
+// Chunk may be called from many goroutines at once, each with its own buf.
+// It panics if i is out of range, as indexing a slice would.
+func (s *Stream) Chunk(i int, buf []Event) []Event {
+	if i < 0 || i >= s.chunks {
+		panic(fmt.Sprintf("workload: chunk %d not in [0, %d)", i, s.chunks))
+	}
+	size := int64(s.cfg.ChunkSize)
+	start := int64(i) * size
+	n := int(min(size, s.cfg.Events-start))
+	buf = slices.Grow(buf[:0], n)[:n]
+
+	g := s.gens.Get().(*chunkGen)
+	g.pcg.Seed(chunkSeed(s.cfg.Seed, s.labelHash, i))
+	for j := range buf {
+		index := start + int64(j)
+		rank := s.zipf.Rank(g.r)
+		buf[j] = Event{
+			At:    int64(math.Round(float64(index) * 1e9 / s.cfg.Rate)),
+			Key:   s.KeyOf(rank),
+			Delta: 1,
+			ID:    uint64(index) + 1,
+			Op:    Write,
+		}
+	}
+	s.gens.Put(g)
+	return buf
+}
+
+// KeyOf returns the key of a rank: NewScrambler(Seed).Key(rank) when the
+// stream scrambles, else rank.
+func (s *Stream) KeyOf(rank uint64) uint64 {
+	if s.cfg.Scramble {
+		return s.scr.Key(rank)
+	}
+	return rank
+}
+
+// Prob returns the probability that an event of the stream has this rank:
+// rank^−S / H(Keys, S), and 0 outside 1..Keys.
+func (s *Stream) Prob(rank uint64) float64 { return s.zipf.Prob(rank) }
+
+// ChunkRand returns the generator of chunk i of the stream (seed, label): a
+// PCG seeded from a mix of the seed, the xxhash of the label and the chunk
+// index, and of nothing else (never a worker id). A Stream draws chunk i's
+// ranks from exactly this generator, by Zipf.Rank.
+func ChunkRand(seed uint64, label string, chunk int) *rand.Rand {
+	return rand.New(rand.NewPCG(chunkSeed(seed, xxhash.Sum64String(label), chunk)))
+}
+
+// chunkSeed mixes (seed, label hash, chunk) into a PCG seed. Each step is
+// splitmix64 of an xor, so for a fixed seed and label distinct chunks get
+// distinct seeds; the tag keeps these seeds apart from NewScrambler(seed)'s
+// constants.
+func chunkSeed(seed, labelHash uint64, chunk int) (hi, lo uint64) {
+	const tag = 0x636f756e7473696d // "countsim"
+	a := splitmix64(seed ^ tag)
+	a = splitmix64(a ^ labelHash)
+	hi = splitmix64(a ^ uint64(chunk))
+	lo = splitmix64(hi)
+	return hi, lo
+}
