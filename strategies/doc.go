@@ -6,6 +6,9 @@
 // [PointCounter] (the count of one key), [TopK] (the k heaviest keys). The
 // runner finds a family by type assertion. Observe is the hot path: it
 // allocates nothing in the steady state and makes no interface call per event.
+// The frequency and top-K designs are [CountMin] (type "count-min"; with a
+// heap, [CountMinTopK]), [SpaceSaving] ("space-saving") and [Exact] ("exact",
+// optionally sharded), one file each, citing its algorithm and bounds.
 //
 // Each design registers once as a [Type]: a name, a parameter struct whose
 // exported fields carry `param` tags (the YAML keys), strict decoding of raw

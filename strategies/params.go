@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -174,4 +175,15 @@ func describe(val any) string {
 		return "an empty value"
 	}
 	return fmt.Sprint(val)
+}
+
+// typed names the design in a *ParamError that a Validate method returned,
+// so that constructors called without the registry (tests, benchmarks) give
+// the same message as Decode: "count-min: parameter epsilon: 1.5 not in (0,1)".
+func typed(typeName string, err error) error {
+	var pe *ParamError
+	if errors.As(err, &pe) && pe.Type == "" {
+		pe.Type = typeName
+	}
+	return err
 }

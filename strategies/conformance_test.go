@@ -1,0 +1,230 @@
+package strategies
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"countsim/workload"
+)
+
+// The conformance suite every PointCounter and TopK design runs: fed the
+// same seeded streams in batches, its answers are compared with an exact Go
+// map of the same stream, and its own check() invariants hold after every
+// batch.
+
+// checker is a design that validates its internal invariants.
+type checker interface{ check() error }
+
+// conformanceDesign builds one design for the suite.
+type conformanceDesign struct {
+	name  string
+	build func(t *testing.T, keys int) Strategy
+	// exact designs must answer every count exactly; the others never
+	// below the truth.
+	exact bool
+	// topAll: Top(k) holds the true top k on skewed streams (exact designs,
+	// or sketches sized generously).
+	topAll bool
+	// capacity caps the length of a Top answer (0: no cap).
+	capacity int
+}
+
+func conformanceDesigns() []conformanceDesign {
+	must := func(t *testing.T, s Strategy, err error) Strategy {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	return []conformanceDesign{
+		{name: "count-min", build: func(t *testing.T, _ int) Strategy {
+			s, err := NewCountMin(CountMinParams{Epsilon: 0.001, Delta: 0.01}, 1)
+			return must(t, s, err)
+		}},
+		{name: "count-min/conservative", build: func(t *testing.T, _ int) Strategy {
+			s, err := NewCountMin(CountMinParams{Epsilon: 0.001, Delta: 0.01, Conservative: true}, 1)
+			return must(t, s, err)
+		}},
+		{name: "count-min/top=20", topAll: true, build: func(t *testing.T, _ int) Strategy {
+			s, err := NewCountMinTopK(CountMinParams{Epsilon: 0.0005, Delta: 0.01, Top: 20}, 1)
+			return must(t, s, err)
+		}},
+		{name: "space-saving/m=500", topAll: true, build: func(t *testing.T, _ int) Strategy {
+			s, err := NewSpaceSaving(SpaceSavingParams{Counters: 500}, 1)
+			return must(t, s, err)
+		}},
+		{name: "space-saving/m=7", capacity: 7, build: func(t *testing.T, _ int) Strategy {
+			s, err := NewSpaceSaving(SpaceSavingParams{Counters: 7}, 1)
+			return must(t, s, err)
+		}},
+		{name: "exact", exact: true, topAll: true, build: func(t *testing.T, keys int) Strategy {
+			s, err := NewExact(ExactParams{Shards: 1}, uint64(keys), 1)
+			return must(t, s, err)
+		}},
+		{name: "exact/shards=5/small-hint", exact: true, topAll: true, build: func(t *testing.T, _ int) Strategy {
+			s, err := NewExact(ExactParams{Shards: 5}, 10, 1)
+			return must(t, s, err)
+		}},
+	}
+}
+
+type conformanceStream struct {
+	name   string
+	ev     []workload.Event
+	skewed bool // the true top 10 stands out (Zipf s ≥ 1)
+}
+
+// conformanceStreams are the streams of the suite; reads and non-positive
+// deltas are mixed in and must be ignored.
+func conformanceStreams() []conformanceStream {
+	var streams []conformanceStream
+	for _, sp := range []streamSpec{
+		{seed: 1, keys: 20000, s: 1, events: 200000, scramble: true},
+		{seed: 2, keys: 5000, s: 1.5, events: 100000},
+		{seed: 3, keys: 10000, s: 0, events: 100000, scramble: true},
+	} {
+		ev := sp.gen()
+		for i := range ev {
+			switch i % 97 {
+			case 0:
+				ev[i].Op = workload.Read
+			case 1:
+				ev[i].Delta = 0
+			case 2:
+				ev[i].Delta = -5
+			case 3:
+				ev[i].Delta = 3
+			}
+		}
+		streams = append(streams, conformanceStream{fmt.Sprintf("s=%g/keys=%d", sp.s, sp.keys), ev, sp.s >= 1})
+	}
+	return streams
+}
+
+func TestConformance(t *testing.T) {
+	streams := conformanceStreams()
+	for _, d := range conformanceDesigns() {
+		for _, st := range streams {
+			t.Run(d.name+"/"+st.name, func(t *testing.T) {
+				ev := st.ev
+				truth, _ := exactCounts(ev)
+				s := d.build(t, len(truth))
+				const batches = 8
+				for b := range batches {
+					s.Observe(ev[b*len(ev)/batches : (b+1)*len(ev)/batches])
+					checkInvariants(t, s)
+				}
+				if pc, ok := s.(PointCounter); ok {
+					checkPointCounter(t, pc, truth, d.exact)
+				}
+				if tk, ok := s.(TopK); ok {
+					checkTopK(t, tk, truth, 10, d.capacity, d.topAll && st.skewed)
+				}
+			})
+		}
+	}
+}
+
+// checkInvariants calls the design's check method.
+func checkInvariants(t *testing.T, s Strategy) {
+	t.Helper()
+	c, ok := s.(checker)
+	if !ok {
+		t.Fatalf("%T has no check method", s)
+	}
+	if err := c.check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkPointCounter compares Count with the truth for every key seen and for
+// keys never seen: never below it, and equal to it for an exact design.
+func checkPointCounter(t *testing.T, pc PointCounter, truth map[uint64]uint64, exact bool) {
+	t.Helper()
+	keys := sortedKeys(truth)
+	for i := range uint64(1000) { // keys never seen (almost surely)
+		keys = append(keys, mix64(i^0xdeadbeef)|1<<63)
+	}
+	bad := 0
+	for _, k := range keys {
+		got, want := pc.Count(k), truth[k]
+		if got < want || exact && got != want {
+			if bad++; bad <= 5 {
+				t.Errorf("Count(%d): got %d, want %s%d", k, got, map[bool]string{false: "≥ ", true: ""}[exact], want)
+			}
+		}
+	}
+	if bad > 5 {
+		t.Errorf("… %d keys wrong in all", bad)
+	}
+}
+
+// checkTopK checks the form of Top answers (order, size, no duplicates,
+// fresh slices) and each item against the truth: Count − Err ≤ true ≤
+// Count. Answers hold min(k, keys seen, capacity) items (capacity 0: no
+// cap). With topAll it also wants the true top k, by count.
+func checkTopK(t *testing.T, tk TopK, truth map[uint64]uint64, k, capacity int, topAll bool) {
+	t.Helper()
+	for _, bad := range []int{0, -1} {
+		if got := tk.Top(bad); len(got) != 0 {
+			t.Errorf("Top(%d): got %d items, want none", bad, len(got))
+		}
+	}
+	got := tk.Top(k)
+	want := min(k, len(truth))
+	if capacity > 0 {
+		want = min(want, capacity)
+	}
+	if len(got) != want {
+		t.Errorf("Top(%d): got %d items, want %d", k, len(got), want)
+	}
+	seen := map[uint64]bool{}
+	for i, it := range got {
+		if i > 0 && (it.Count > got[i-1].Count || it.Count == got[i-1].Count && it.Key <= got[i-1].Key) {
+			t.Errorf("Top(%d): item %d %+v out of order after %+v", k, i, it, got[i-1])
+		}
+		if seen[it.Key] {
+			t.Errorf("Top(%d): key %d twice", k, it.Key)
+		}
+		seen[it.Key] = true
+		if tr := truth[it.Key]; tr > it.Count || it.Count > tr+it.Err {
+			t.Errorf("Top(%d): item %+v, true count %d not in [Count − Err, Count]", k, it, tr)
+		}
+	}
+	if topAll {
+		want := trueTop(truth, k)
+		for i := range min(len(got), len(want)) {
+			// Compare true counts rank by rank: equal counts may tie in any order.
+			if g := truth[got[i].Key]; g != want[i].Count {
+				t.Errorf("Top(%d): rank %d has key %d of true count %d, want true count %d", k, i+1, got[i].Key, g, want[i].Count)
+			}
+		}
+	}
+	if len(got) > 0 {
+		got[0].Count++ // the answer is the caller's
+		if again := tk.Top(k); again[0].Count == got[0].Count {
+			t.Errorf("Top returned a slice it keeps")
+		}
+	}
+}
+
+func sortedKeys(m map[uint64]uint64) []uint64 {
+	ks := make([]uint64, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// trueTop is the exact top k, count descending then key ascending.
+func trueTop(truth map[uint64]uint64, k int) []Item {
+	all := make([]Item, 0, len(truth))
+	for key, c := range truth {
+		all = append(all, Item{Key: key, Count: c})
+	}
+	sortItems(all)
+	return all[:min(k, len(all))]
+}

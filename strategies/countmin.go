@@ -1,0 +1,386 @@
+package strategies
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"countsim/workload"
+)
+
+// Count-Min sketch: G. Cormode and S. Muthukrishnan, "An improved data stream
+// summary: the count-min sketch and its applications", J. Algorithms 55(1),
+// 2005.
+//
+// d rows of w counters; row i has its own hash h_i. Adding c to key x adds c
+// to the counter h_i(x) of every row; the estimate of x is the minimum of its
+// d counters. With w = ⌈e/ε⌉ and d = ⌈ln 1/δ⌉ the estimate â of a key whose
+// true count is a satisfies
+//
+//	a ≤ â   always (counts only grow), and
+//	â ≤ a + εN   with probability at least 1 − δ,
+//
+// where N is the sum of all counts added (Theorem 1 of the paper: each row
+// overcounts by more than εN with probability at most 1/e, by Markov's
+// inequality, and the d rows are independent). The bound is per key: over a
+// stream of many keys some key may exceed it.
+//
+// Conservative update (C. Estan and G. Varghese, "New directions in traffic
+// measurement and accounting", SIGCOMM 2002) raises each of the key's
+// counters only as far as the new estimate min + c needs: estimates stay
+// upper bounds and are never larger than with the plain update, but rows no
+// longer sum to N and two sketches no longer merge into the sketch of the
+// joined stream (their sum is still an upper bound).
+
+// CountMinParams are the parameters of a count-min sketch: either Epsilon and
+// Delta, or Width and Depth.
+type CountMinParams struct {
+	// Epsilon is the error bound as a share of N, in (0,1); width = ⌈e/ε⌉.
+	Epsilon float64 `param:"epsilon" doc:"error bound ε as a share of all counts N, in (0,1), with delta; width = ⌈e/ε⌉ ≤ 268435456"`
+	// Delta is the probability that one key's estimate exceeds the bound,
+	// in (0,1); depth = ⌈ln 1/δ⌉ must be ≤ 32.
+	Delta float64 `param:"delta" doc:"failure probability δ per key, in (0,1), with epsilon; depth = ⌈ln 1/δ⌉ ≤ 32 (δ ≥ 1.3e-14)"`
+	// Width is the counters per row, 1..268435456, given with Depth instead
+	// of Epsilon and Delta; then ε = e/w.
+	Width int `param:"width" doc:"counters per row w, 1..268435456, with depth instead of epsilon and delta (ε = e/w)"`
+	// Depth is the number of rows, 1..32, given with Width; then δ = e^-d.
+	Depth int `param:"depth" doc:"rows d, 1..32, with width (δ = e^-d)"`
+	// Conservative selects the conservative update of Estan & Varghese.
+	Conservative bool `param:"conservative" doc:"conservative update (Estan & Varghese): raise a key's counters only up to its new estimate; true or false"`
+	// Top is the number of keys kept in a min-heap for top-K answers,
+	// 0..100000; 0 keeps none.
+	Top int `param:"top" doc:"keys kept in a min-heap by estimate for top-K answers, 0..100000 (0: no heap)"`
+}
+
+const (
+	countMinMaxWidth = 1 << 28 // 1 GiB of counters a row
+	countMinMaxDepth = 32
+	countMinMaxTop   = 100_000
+	// countMinCounterBytes is the size of one counter: a uint32.
+	countMinCounterBytes = 4
+)
+
+// Validate checks that exactly one of the pairs (epsilon, delta) and (width,
+// depth) is given, both of it, in range. The zero value of a field means "not
+// given".
+func (p CountMinParams) Validate() error {
+	probs := p.Epsilon != 0 || p.Delta != 0
+	dims := p.Width != 0 || p.Depth != 0
+	switch {
+	case probs && dims:
+		key := "width"
+		if p.Width == 0 {
+			key = "depth"
+		}
+		return paramErr(key, "give either epsilon and delta or width and depth, not both")
+	case probs:
+		if p.Epsilon == 0 {
+			return paramErr("delta", "given without epsilon: give both")
+		}
+		if p.Delta == 0 {
+			return paramErr("epsilon", "given without delta: give both")
+		}
+		if !(p.Epsilon > 0 && p.Epsilon < 1) {
+			return paramErr("epsilon", "%v not in (0,1)", p.Epsilon)
+		}
+		if !(p.Delta > 0 && p.Delta < 1) {
+			return paramErr("delta", "%v not in (0,1)", p.Delta)
+		}
+		if w := ceilTidy(math.E / p.Epsilon); w > countMinMaxWidth {
+			return paramErr("epsilon", "%v needs width ⌈e/ε⌉ = %.0f, more than %d", p.Epsilon, w, countMinMaxWidth)
+		}
+		if d := ceilTidy(-math.Log(p.Delta)); d > countMinMaxDepth {
+			return paramErr("delta", "%v needs depth ⌈ln 1/δ⌉ = %.0f, more than %d", p.Delta, d, countMinMaxDepth)
+		}
+	case dims:
+		if p.Width == 0 {
+			return paramErr("depth", "given without width: give both")
+		}
+		if p.Depth == 0 {
+			return paramErr("width", "given without depth: give both")
+		}
+		if p.Width < 1 || p.Width > countMinMaxWidth {
+			return paramErr("width", "%d not in 1..%d", p.Width, countMinMaxWidth)
+		}
+		if p.Depth < 1 || p.Depth > countMinMaxDepth {
+			return paramErr("depth", "%d not in 1..%d", p.Depth, countMinMaxDepth)
+		}
+	default:
+		return paramErr("", "give epsilon and delta, or width and depth")
+	}
+	if p.Top < 0 || p.Top > countMinMaxTop {
+		return paramErr("top", "%d not in 0..%d", p.Top, countMinMaxTop)
+	}
+	return nil
+}
+
+// shape returns the sketch's dimensions and the (ε, δ) it guarantees; p must
+// be valid. For the width/depth form ε = e/w and δ = e^-d.
+func (p CountMinParams) shape() (width, depth int, eps, delta float64) {
+	if p.Width != 0 {
+		return p.Width, p.Depth, math.E / float64(p.Width), math.Exp(-float64(p.Depth))
+	}
+	return int(ceilTidy(math.E / p.Epsilon)), int(ceilTidy(-math.Log(p.Delta))), p.Epsilon, p.Delta
+}
+
+// ceilTidy is ⌈x⌉, except that x within a relative 1e-12 of an integer n
+// gives n: ln(1/e^-5) computes as 5.000000000000001, and must give depth 5.
+func ceilTidy(x float64) float64 {
+	if r := math.Round(x); math.Abs(x-r) <= 1e-12*math.Max(1, math.Abs(r)) {
+		return r
+	}
+	return math.Ceil(x)
+}
+
+// tidy rounds x to an integer when it is within a relative 1e-12 of one, so
+// that ε·N = 0.0001 · 1e7 reads 1,000, not 1,000.0000000000001.
+func tidy(x float64) float64 {
+	if r := math.Round(x); math.Abs(x-r) <= 1e-12*math.Max(1, math.Abs(r)) {
+		return r
+	}
+	return x
+}
+
+// CountMin is a count-min sketch of d rows of w uint32 counters in one flat
+// array. Counters saturate at 2^32−1 rather than wrap, so an estimate is
+// never below the truth. Add and Count cost O(d): d hashes and d counters.
+// A CountMin is not safe for concurrent use.
+type CountMin struct {
+	width, depth int
+	eps, delta   float64
+	conservative bool
+	seed         uint64
+	rows         [countMinMaxDepth]uint64 // rowState of each row's seed
+	cells        []uint32                 // row i is cells[i*width : (i+1)*width]
+	n            uint64                   // sum of the counts added
+}
+
+// NewCountMin returns an empty sketch with the parameters p (validated; Top is
+// ignored: see NewCountMinTopK), hashing with seed. Row i's hash is XXH64 of
+// (s_i, key) where s_i is the i-th output of SplitMix64 seeded with seed:
+// the rows are independent hash functions, and sketches merge only when
+// built with the same seed.
+func NewCountMin(p CountMinParams, seed uint64) (*CountMin, error) {
+	if err := p.Validate(); err != nil {
+		return nil, typed("count-min", err)
+	}
+	w, d, eps, delta := p.shape()
+	s := &CountMin{
+		width: w, depth: d, eps: eps, delta: delta,
+		conservative: p.Conservative,
+		seed:         seed,
+		cells:        make([]uint32, w*d),
+	}
+	st := seed
+	for i := range d {
+		s.rows[i] = rowState(splitmix64(&st))
+	}
+	return s, nil
+}
+
+// Width returns w, the counters per row.
+func (s *CountMin) Width() int { return s.width }
+
+// Depth returns d, the number of rows.
+func (s *CountMin) Depth() int { return s.depth }
+
+// Epsilon returns the ε the sketch guarantees (e/w in the width/depth form).
+func (s *CountMin) Epsilon() float64 { return s.eps }
+
+// Delta returns the δ the sketch guarantees (e^-d in the width/depth form).
+func (s *CountMin) Delta() float64 { return s.delta }
+
+// N returns the sum of all counts added.
+func (s *CountMin) N() uint64 { return s.n }
+
+// Bound returns ⌈εN⌉: with probability 1 − δ a key's estimate exceeds its
+// true count by at most this.
+func (s *CountMin) Bound() uint64 { return uint64(math.Ceil(tidy(s.eps * float64(s.n)))) }
+
+// Bytes returns the memory of the counters: 4·d·w.
+func (s *CountMin) Bytes() int64 { return int64(len(s.cells)) * countMinCounterBytes }
+
+// Observe adds every write event's Delta to its key; reads and writes with
+// Delta ≤ 0 are ignored (a count-min sketch only counts up).
+func (s *CountMin) Observe(batch []workload.Event) {
+	for i := range batch {
+		e := &batch[i]
+		if e.Op == workload.Write && e.Delta > 0 {
+			s.add(e.Key, uint64(e.Delta))
+		}
+	}
+}
+
+// Add adds delta to the count of key.
+func (s *CountMin) Add(key, delta uint64) { s.add(key, delta) }
+
+// add adds delta to key and returns the key's estimate afterwards.
+func (s *CountMin) add(key, delta uint64) uint64 {
+	s.n += delta
+	lane := keyLane(key)
+	w := uint64(s.width)
+	if !s.conservative {
+		est := uint64(math.MaxUint32)
+		for i, st := range s.rows[:s.depth] {
+			j := uint64(i)*w + reduce(rowHash(st, lane), w)
+			c := satAdd(s.cells[j], delta)
+			s.cells[j] = c
+			est = min(est, uint64(c))
+		}
+		return est
+	}
+	var at [countMinMaxDepth]uint64
+	est := uint64(math.MaxUint32)
+	for i, st := range s.rows[:s.depth] {
+		j := uint64(i)*w + reduce(rowHash(st, lane), w)
+		at[i] = j
+		est = min(est, uint64(s.cells[j]))
+	}
+	c := satAdd(uint32(est), delta)
+	for _, j := range at[:s.depth] {
+		s.cells[j] = max(s.cells[j], c)
+	}
+	return uint64(c)
+}
+
+// satAdd returns c + delta, or 2^32−1 if that does not fit.
+func satAdd(c uint32, delta uint64) uint32 {
+	if delta >= uint64(math.MaxUint32-c) {
+		return math.MaxUint32
+	}
+	return c + uint32(delta)
+}
+
+// Count returns the estimate of key: the least of its d counters. It is never
+// below the true count.
+func (s *CountMin) Count(key uint64) uint64 {
+	lane := keyLane(key)
+	w := uint64(s.width)
+	est := uint32(math.MaxUint32)
+	for i, st := range s.rows[:s.depth] {
+		est = min(est, s.cells[uint64(i)*w+reduce(rowHash(st, lane), w)])
+	}
+	return uint64(est)
+}
+
+// Errors of Merge, shared by every sketch that merges.
+var (
+	// ErrMergeParams: the sketches differ in shape or update rule.
+	ErrMergeParams = errors.New("strategies: cannot merge sketches with different parameters")
+	// ErrMergeSeed: the sketches hash with different seeds.
+	ErrMergeSeed = errors.New("strategies: cannot merge sketches built with different seeds")
+)
+
+// Merge adds other's counters to s, so that s becomes the sketch of both
+// streams (for the plain update, exactly the sketch of the concatenated
+// stream). It refuses, leaving s unchanged, a sketch of another width, depth
+// or update rule (ErrMergeParams) or another seed (ErrMergeSeed). O(d·w).
+func (s *CountMin) Merge(other *CountMin) error {
+	if other.width != s.width || other.depth != s.depth {
+		return fmt.Errorf("count-min: %w: %d×%d and %d×%d", ErrMergeParams, s.depth, s.width, other.depth, other.width)
+	}
+	if other.conservative != s.conservative {
+		return fmt.Errorf("count-min: %w: conservative update %v and %v", ErrMergeParams, s.conservative, other.conservative)
+	}
+	if other.seed != s.seed {
+		return fmt.Errorf("count-min: %w: %d and %d", ErrMergeSeed, s.seed, other.seed)
+	}
+	for i, c := range other.cells {
+		s.cells[i] = satAdd(s.cells[i], uint64(c))
+	}
+	s.n += other.n
+	return nil
+}
+
+// check validates the invariants: the array is d·w counters; no counter
+// exceeds N; with the plain update and no saturated counter every row sums to
+// N; with the conservative update every row sums to at most N.
+func (s *CountMin) check() error {
+	if s.depth < 1 || s.depth > countMinMaxDepth || s.width < 1 || len(s.cells) != s.width*s.depth {
+		return fmt.Errorf("count-min: %d counters for %d×%d", len(s.cells), s.depth, s.width)
+	}
+	saturated := slices.Contains(s.cells, math.MaxUint32)
+	for i := range s.depth {
+		var sum, top uint64
+		for _, c := range s.cells[i*s.width : (i+1)*s.width] {
+			sum += uint64(c)
+			top = max(top, uint64(c))
+		}
+		if top > s.n {
+			return fmt.Errorf("count-min: row %d has a counter %d above N = %d", i, top, s.n)
+		}
+		switch {
+		case !s.conservative && !saturated && sum != s.n:
+			return fmt.Errorf("count-min: row %d sums to %d, want N = %d", i, sum, s.n)
+		case s.conservative && sum > s.n:
+			return fmt.Errorf("count-min: conservative row %d sums to %d, more than N = %d", i, sum, s.n)
+		}
+	}
+	return nil
+}
+
+func init() {
+	define("count-min", "count-min sketch (Cormode & Muthukrishnan): estimates ≤ true + εN with probability 1 − δ; with top > 0 also a heap for top-K",
+		func() *CountMinParams { return &CountMinParams{} },
+		func(p *CountMinParams, env Env) (Strategy, error) {
+			if p.Top > 0 {
+				s, err := NewCountMinTopK(*p, env.Seed)
+				if err != nil {
+					return nil, err
+				}
+				return s, nil
+			}
+			s, err := NewCountMin(*p, env.Seed)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+		countMinPlan)
+}
+
+// countMinPlan: the dimensions, the memory, and the bound εN at the simulated
+// and the full scale.
+func countMinPlan(p *CountMinParams, env Env) []PlanLine {
+	w, d, eps, delta := p.shape()
+	wNote, dNote, deltaNote := "w = ⌈e/ε⌉", "d = ⌈ln 1/δ⌉", "δ"
+	if p.Width != 0 {
+		wNote, dNote, deltaNote = "given; ε = e/w", "given", "δ = e^-d"
+	}
+	cb := env.Full.CounterBytes
+	if cb == 0 {
+		cb = countMinCounterBytes
+	}
+	counters := float64(w) * float64(d)
+	sketch := counters * cb
+	lines := []PlanLine{
+		{Metric: "width", Value: float64(w), Unit: "counters", Note: wNote},
+		{Metric: "depth", Value: float64(d), Unit: "rows", Note: dNote},
+		{Metric: "counters", Value: counters, Unit: "counters", Note: "d·w"},
+	}
+	bytesNote := fmt.Sprintf("d·w·%v B; the same at any scale", cb)
+	if p.Top > 0 {
+		heap := float64(topHeapBytes(p.Top))
+		lines = append(lines,
+			PlanLine{Metric: "sketch_bytes", Value: sketch, Unit: "B", Note: bytesNote},
+			PlanLine{Metric: "heap_bytes", Value: heap, Unit: "B", Note: "top·36 B (key, count, slot, heap position) + key index of 12 B × the power of two ≥ 2·top"},
+			PlanLine{Metric: "bytes", Value: sketch + heap, Unit: "B", Note: "sketch + heap"})
+	} else {
+		lines = append(lines, PlanLine{Metric: "bytes", Value: sketch, Unit: "B", Note: bytesNote})
+	}
+	const boundNote = "εN with probability 1−δ (per key)"
+	if env.Events > 0 {
+		lines = append(lines, PlanLine{Metric: "overestimate_bound", Value: tidy(eps * float64(env.Events)), Unit: "events", Note: boundNote})
+	}
+	if n := env.Full.Events; n > 0 {
+		bound := tidy(eps * n)
+		lines = append(lines, PlanLine{Metric: "overestimate_bound", Value: bound, Unit: "events", Full: true, Note: boundNote})
+		if k := env.Full.KthCount; k > 0 {
+			lines = append(lines, PlanLine{Metric: "bound_share_of_kth", Value: 100 * bound / k, Unit: "%", Full: true,
+				Note: "εN / count of the K-th key"})
+		}
+	}
+	lines = append(lines, PlanLine{Metric: "failure_probability", Value: delta, Unit: "probability", Note: deltaNote + " per key"})
+	return lines
+}

@@ -1,0 +1,369 @@
+package strategies
+
+import (
+	"fmt"
+	"math"
+
+	"countsim/workload"
+)
+
+// Exact counting, optionally sharded by key hash: the "exact sorted set" and
+// "sharded exact" designs of a top-K review. Every key's count is kept; at
+// full scale that is one sorted-set entry a key, which is what the plan
+// models (keys × bytes per entry, against a server's data budget).
+//
+// Each shard is an open-addressing hash table of its own — keys []uint64,
+// counts []uint64, linear probing, doubling when 3/4 full — so Bytes is
+// measured from arrays, not guessed from a Go map. The table is pre-sized
+// from the expected number of keys, so Observe allocates nothing unless the
+// stream holds more keys than announced. A key lives on the shard chosen by
+// the high bits of its hash (its slot comes from the low bits), so each
+// shard's local top k holds every key of the global top k that lives there:
+// merging the S local lists of k gives the exact global top k from S·k
+// candidates.
+
+// ExactParams are the parameters of exact counting.
+type ExactParams struct {
+	// Shards is S, the tables the keys are split over by hash, 1..1024.
+	Shards int `param:"shards" doc:"tables the keys are split over by a hash of the key, 1..1024 (default 1); top-K merges S local top-K lists"`
+}
+
+const exactMaxShards = 1024
+
+// Validate checks 1 ≤ shards ≤ 1024.
+func (p ExactParams) Validate() error {
+	if p.Shards < 1 || p.Shards > exactMaxShards {
+		return paramErr("shards", "%d not in 1..%d", p.Shards, exactMaxShards)
+	}
+	return nil
+}
+
+// Exact holds the exact count of every key, over S shard tables. It is a
+// PointCounter and a TopK with Err = 0. Not safe for concurrent use.
+type Exact struct {
+	shards []exactShard
+	seed   uint64
+	n      uint64
+}
+
+// exactShard is one open-addressing table.
+type exactShard struct {
+	keys   []uint64
+	counts []uint64 // 0 marks an empty slot: only positive deltas are counted
+	mask   uint64
+	n      int    // keys held
+	grow   int    // n at which the table doubles: 3/4 of its length
+	seed   uint64 // the Exact's hash seed, for rehashing
+}
+
+// exactSlotBytes is one table slot: a key and a count.
+const exactSlotBytes = 16
+
+// exactTableLen is the table length for a shard expected to hold keys: a
+// power of two at least 4/3 of it, so the load stays ≤ 3/4, and at least 8.
+func exactTableLen(keys uint64) uint64 {
+	return max(8, nextPow2(keys+keys/3+1))
+}
+
+// exactShardKeys is the keys one of S shards is sized for when the stream
+// holds about keys keys: its share plus four standard deviations of the
+// binomial spread of a hash split, so that a shard rarely has to grow.
+func exactShardKeys(keys uint64, shards int) uint64 {
+	if shards == 1 {
+		return keys
+	}
+	share := float64(keys) / float64(shards)
+	return uint64(math.Ceil(share + 4*math.Sqrt(share)))
+}
+
+// exactBytes is the memory of an Exact sized for keys keys over S shards.
+func exactBytes(keys uint64, shards int) int64 {
+	return int64(shards) * int64(exactTableLen(exactShardKeys(keys, shards))) * exactSlotBytes
+}
+
+// NewExact returns an empty exact counter of p.Shards shards sized for about
+// keysHint distinct keys (it grows past that); seed seeds the hash that
+// places keys on shards and slots.
+func NewExact(p ExactParams, keysHint uint64, seed uint64) (*Exact, error) {
+	if err := p.Validate(); err != nil {
+		return nil, typed("exact", err)
+	}
+	st := seed ^ 0x6578616374686173
+	x := &Exact{shards: make([]exactShard, p.Shards), seed: splitmix64(&st)}
+	size := exactTableLen(exactShardKeys(keysHint, p.Shards))
+	for i := range x.shards {
+		x.shards[i].seed = x.seed
+		x.shards[i].init(size)
+	}
+	return x, nil
+}
+
+func (sh *exactShard) init(size uint64) {
+	sh.keys = make([]uint64, size)
+	sh.counts = make([]uint64, size)
+	sh.mask = size - 1
+	sh.n = 0
+	sh.grow = int(size / 4 * 3)
+}
+
+// Shards returns S.
+func (x *Exact) Shards() int { return len(x.shards) }
+
+// N returns the sum of all deltas counted.
+func (x *Exact) N() uint64 { return x.n }
+
+// Len returns the number of distinct keys counted.
+func (x *Exact) Len() int {
+	n := 0
+	for i := range x.shards {
+		n += x.shards[i].n
+	}
+	return n
+}
+
+// Bytes returns the memory of all shard tables.
+func (x *Exact) Bytes() int64 {
+	var b int64
+	for i := range x.shards {
+		b += x.shards[i].bytes()
+	}
+	return b
+}
+
+// ShardBytes returns the memory of each shard's table.
+func (x *Exact) ShardBytes() []int64 {
+	bs := make([]int64, len(x.shards))
+	for i := range x.shards {
+		bs[i] = x.shards[i].bytes()
+	}
+	return bs
+}
+
+func (sh *exactShard) bytes() int64 { return int64(len(sh.keys))*8 + int64(len(sh.counts))*8 }
+
+// hash places a key: the high bits choose the shard, the low bits the slot.
+func (x *Exact) hash(key uint64) (*exactShard, uint64) {
+	h := mix64(key ^ x.seed)
+	return &x.shards[reduce(h, uint64(len(x.shards)))], h
+}
+
+// Observe counts every write event's positive Delta; other events are
+// ignored.
+func (x *Exact) Observe(batch []workload.Event) {
+	for i := range batch {
+		e := &batch[i]
+		if e.Op == workload.Write && e.Delta > 0 {
+			x.Add(e.Key, uint64(e.Delta))
+		}
+	}
+}
+
+// Add adds delta (> 0) to key's count. O(1) expected; the table doubles when
+// 3/4 full.
+func (x *Exact) Add(key, delta uint64) {
+	if delta == 0 {
+		return
+	}
+	x.n += delta
+	sh, h := x.hash(key)
+	sh.add(h, key, delta)
+}
+
+func (sh *exactShard) add(h, key, delta uint64) {
+	for i := h & sh.mask; ; i = (i + 1) & sh.mask {
+		c := sh.counts[i]
+		if c == 0 {
+			if sh.n >= sh.grow {
+				sh.resize()
+				sh.add(h, key, delta)
+				return
+			}
+			sh.keys[i], sh.counts[i] = key, delta
+			sh.n++
+			return
+		}
+		if sh.keys[i] == key {
+			sh.counts[i] = c + delta
+			return
+		}
+	}
+}
+
+// resize doubles the table, rehashing every key.
+func (sh *exactShard) resize() {
+	keys, counts := sh.keys, sh.counts
+	sh.init(2 * uint64(len(keys)))
+	for i, c := range counts {
+		if c != 0 {
+			sh.place(keys[i], c)
+		}
+	}
+}
+
+// place inserts a key known to be absent into a table with room.
+func (sh *exactShard) place(key, count uint64) {
+	h := mix64(key ^ sh.seed)
+	for i := h & sh.mask; ; i = (i + 1) & sh.mask {
+		if sh.counts[i] == 0 {
+			sh.keys[i], sh.counts[i] = key, count
+			sh.n++
+			return
+		}
+	}
+}
+
+// Count returns key's exact count.
+func (x *Exact) Count(key uint64) uint64 {
+	sh, h := x.hash(key)
+	for i := h & sh.mask; ; i = (i + 1) & sh.mask {
+		c := sh.counts[i]
+		if c == 0 || sh.keys[i] == key {
+			return c
+		}
+	}
+}
+
+// Top returns the k heaviest keys with their exact counts, count descending
+// then key ascending: the merge of each shard's local top k, S·k candidates.
+// O(n log k) for n keys.
+func (x *Exact) Top(k int) []Item {
+	if k <= 0 {
+		return []Item{}
+	}
+	var cands []Item
+	for i := range x.shards {
+		cands = append(cands, x.shards[i].top(k)...)
+	}
+	sortItems(cands)
+	return cands[:min(k, len(cands))]
+}
+
+// top returns the shard's k heaviest keys, unordered: a bounded min-heap
+// whose root is the worst item kept.
+func (sh *exactShard) top(k int) []Item {
+	h := make([]Item, 0, min(k, sh.n))
+	for i, c := range sh.counts {
+		if c == 0 {
+			continue
+		}
+		it := Item{Key: sh.keys[i], Count: c}
+		switch {
+		case len(h) < k:
+			h = append(h, it)
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !worse(&h[j], &h[p]) {
+					break
+				}
+				h[j], h[p] = h[p], h[j]
+				j = p
+			}
+		case worse(&h[0], &it):
+			h[0] = it
+			for j := 0; ; {
+				c := 2*j + 1
+				if c >= len(h) {
+					break
+				}
+				if r := c + 1; r < len(h) && worse(&h[r], &h[c]) {
+					c = r
+				}
+				if !worse(&h[c], &h[j]) {
+					break
+				}
+				h[j], h[c] = h[c], h[j]
+				j = c
+			}
+		}
+	}
+	return h
+}
+
+// check validates every shard: the table shape, the key count, the load,
+// that every key is reachable from its slot and lives on its shard, and that
+// the counts sum to N.
+func (x *Exact) check() error {
+	var sum uint64
+	for s := range x.shards {
+		sh := &x.shards[s]
+		if len(sh.keys) != len(sh.counts) || uint64(len(sh.keys)) != sh.mask+1 || len(sh.keys)&(len(sh.keys)-1) != 0 {
+			return fmt.Errorf("exact: shard %d: bad table shape %d/%d/%#x", s, len(sh.keys), len(sh.counts), sh.mask)
+		}
+		n := 0
+		for i, c := range sh.counts {
+			if c == 0 {
+				continue
+			}
+			n++
+			sum += c
+			key := sh.keys[i]
+			if got, _ := x.hash(key); got != sh {
+				return fmt.Errorf("exact: key %d on shard %d, its hash says another", key, s)
+			}
+			if got := x.Count(key); got != c {
+				return fmt.Errorf("exact: key %d at slot %d has %d, lookup gives %d", key, i, c, got)
+			}
+		}
+		if n != sh.n || n > sh.grow {
+			return fmt.Errorf("exact: shard %d holds %d keys, n = %d, grows at %d", s, n, sh.n, sh.grow)
+		}
+	}
+	if sum != x.n {
+		return fmt.Errorf("exact: counts sum to %d, want N = %d", sum, x.n)
+	}
+	return nil
+}
+
+func init() {
+	define("exact", "exact count of every key, optionally split over shards by key hash; top-K merges the shards' local top-K exactly",
+		func() *ExactParams { return &ExactParams{Shards: 1} },
+		func(p *ExactParams, env Env) (Strategy, error) {
+			x, err := NewExact(*p, env.Keys, env.Seed)
+			if err != nil {
+				return nil, err
+			}
+			return x, nil
+		},
+		exactPlan)
+}
+
+// exactPlan models the exact design at full scale as a sorted set (keys ×
+// bytes per entry) against one server's data budget, and gives the shards
+// needed, the bytes per shard and the merge's candidates; at the simulated
+// scale, the bytes of the hash tables.
+func exactPlan(p *ExactParams, env Env) []PlanLine {
+	s := float64(p.Shards)
+	lines := []PlanLine{
+		{Metric: "bytes", Value: float64(exactBytes(env.Keys, p.Shards)), Unit: "B",
+			Note: "S tables of 16 B × the power of two ≥ 4/3 of the keys per shard (keys/S + 4√(keys/S))"},
+		{Metric: "shards", Value: s, Unit: "shards", Note: "S, the same at any scale"},
+	}
+	if env.Top > 0 {
+		lines = append(lines, PlanLine{Metric: "merge_candidates", Value: s * float64(env.Top), Unit: "keys",
+			Note: "S × K local top-K entries; the merge is exact since a key lives on one shard"})
+	}
+	f := env.Full
+	if f.Keys <= 0 || f.EntryBytes <= 0 {
+		return lines
+	}
+	mem := f.Keys * f.EntryBytes
+	lines = append(lines,
+		PlanLine{Metric: "bytes_full", Value: mem, Unit: "B", Full: true, Note: "keys × bytes per sorted-set entry"},
+		PlanLine{Metric: "bytes_per_shard", Value: mem / s, Unit: "B", Full: true, Note: "keys × entry bytes / S"})
+	if f.ServerBytes <= 0 {
+		return lines
+	}
+	frac, fracNote := f.DataFraction, "server memory × data fraction"
+	if frac <= 0 {
+		frac, fracNote = 1, "server memory (data fraction not given: all of it)"
+	}
+	budget := f.ServerBytes * frac
+	fits := 0.0
+	if mem <= budget {
+		fits = 1
+	}
+	return append(lines,
+		PlanLine{Metric: "server_data_bytes", Value: budget, Unit: "B", Full: true, Note: fracNote},
+		PlanLine{Metric: "fits_one_server", Value: fits, Unit: "bool", Full: true, Note: "1 if keys × entry bytes ≤ the data budget"},
+		PlanLine{Metric: "shards_needed", Value: ceilTidy(mem / budget), Unit: "shards", Full: true, Note: "⌈keys × entry bytes / data budget⌉"})
+}

@@ -1,0 +1,86 @@
+package strategies
+
+import "math/bits"
+
+// Hashing shared by the designs. Every hash is seeded from Env.Seed, so the
+// same seed builds the same design and a different seed an independent one.
+
+// splitmix64 advances *state and returns the next output of Vigna's
+// SplitMix64 generator. Designs derive their per-row and per-table seeds
+// from Env.Seed with it, so nearby seeds still give unrelated hashes.
+func splitmix64(state *uint64) uint64 {
+	*state += 0x9e3779b97f4a7c15
+	return mix64(*state)
+}
+
+// mix64 is the SplitMix64 finaliser (Stafford's "variant 13"): a bijection
+// of 64-bit words with full avalanche. Hash tables index with
+// mix64(key ^ seed).
+func mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// reduce maps a uniform 64-bit hash to [0, n) by Lemire's fast range
+// reduction: the high word of h·n. It uses the hash's high bits, with a
+// bias below n/2^64.
+func reduce(h, n uint64) uint64 {
+	hi, _ := bits.Mul64(h, n)
+	return hi
+}
+
+// The XXH64 constants (Collet, xxHash).
+const (
+	xxPrime1 uint64 = 11400714785074694791
+	xxPrime2 uint64 = 14029467366897019727
+	xxPrime3 uint64 = 1609587929392839161
+	xxPrime4 uint64 = 9650029242287828579
+	xxPrime5 uint64 = 2870177450012600261
+)
+
+// XXH64 of the 16 bytes rowSeed‖key (both little-endian, hash seed 0) is the
+// count-min row hash: each row has its own seed, so each row is its own hash
+// function. It is computed in three steps so that nothing is recomputed per
+// event that does not depend on the event:
+//
+//	rowState(rowSeed)  once per row, when the sketch is built
+//	keyLane(key)       once per event
+//	rowHash(st, lane)  once per row and event
+//
+// rowHash(rowState(s), keyLane(k)) == xxhash.Sum64(le(s)‖le(k)) exactly; a
+// test pins it against github.com/cespare/xxhash/v2.
+
+// xxRound0 is XXH64's round(0, v).
+func xxRound0(v uint64) uint64 { return bits.RotateLeft64(v*xxPrime2, 31) * xxPrime1 }
+
+// rowState is XXH64's state after the first 8-byte lane, rowSeed, of a
+// 16-byte input.
+func rowState(rowSeed uint64) uint64 {
+	h := xxPrime5 + 16
+	h ^= xxRound0(rowSeed)
+	return bits.RotateLeft64(h, 27)*xxPrime1 + xxPrime4
+}
+
+// keyLane is XXH64's processing of the second lane, the key.
+func keyLane(key uint64) uint64 { return xxRound0(key) }
+
+// rowHash finishes XXH64: the second lane, then the avalanche.
+func rowHash(state, lane uint64) uint64 {
+	h := state ^ lane
+	h = bits.RotateLeft64(h, 27)*xxPrime1 + xxPrime4
+	h ^= h >> 33
+	h *= xxPrime2
+	h ^= h >> 29
+	h *= xxPrime3
+	h ^= h >> 32
+	return h
+}
+
+// nextPow2 returns the least power of two ≥ n (1 for n ≤ 1).
+func nextPow2(n uint64) uint64 {
+	if n <= 1 {
+		return 1
+	}
+	return 1 << bits.Len64(n-1)
+}

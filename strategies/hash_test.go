@@ -1,0 +1,209 @@
+package strategies
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The count-min row hash is XXH64 of rowSeed‖key, computed in pieces; it
+// must equal the reference implementation bit for bit.
+func TestRowHashIsXXH64(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		seed, key := r.Uint64(), r.Uint64()
+		if r.IntN(10) == 0 {
+			key = uint64(r.IntN(100)) // small keys too
+		}
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[:8], seed)
+		binary.LittleEndian.PutUint64(b[8:], key)
+		if got, want := rowHash(rowState(seed), keyLane(key)), xxhash.Sum64(b[:]); got != want {
+			t.Fatalf("rowHash(%#x, %#x): got %#x, want xxhash.Sum64 %#x", seed, key, got, want)
+		}
+	}
+}
+
+// rowIndex is one row's bucket of a key: how a sketch (or a deliberately
+// broken variant of it) spreads keys over a row of w counters.
+type rowIndex func(row int, key uint64) uint64
+
+func sketchIndex(s *CountMin) rowIndex {
+	return func(row int, key uint64) uint64 {
+		return reduce(rowHash(s.rows[row], keyLane(key)), uint64(s.width))
+	}
+}
+
+// keySets are the key sets every row hash must spread evenly: sequential
+// ids (unscrambled ranks), ids with only high bits set, and random keys.
+func keySets(n int) map[string][]uint64 {
+	seq, high, rnd := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range n {
+		seq[i] = uint64(i)
+		high[i] = uint64(i) << 40
+		rnd[i] = r.Uint64()
+	}
+	return map[string][]uint64{"sequential": seq, "high-bits": high, "random": rnd}
+}
+
+// rowUniformityP returns, over the rows, the smallest two-sided p-value of
+// Pearson's chi-square test that the keys fall uniformly in the w buckets of
+// the row (w−1 degrees of freedom). Too even is as suspicious as too
+// uneven: sequential keys modulo w would be perfectly even.
+func rowUniformityP(idx rowIndex, depth, w int, keys []uint64) float64 {
+	worst := 1.0
+	counts := make([]float64, w)
+	want := float64(len(keys)) / float64(w)
+	chi := distuv.ChiSquared{K: float64(w - 1)}
+	for row := range depth {
+		clear(counts)
+		for _, k := range keys {
+			counts[idx(row, k)]++
+		}
+		var x2 float64
+		for _, c := range counts {
+			x2 += (c - want) * (c - want) / want
+		}
+		p := 2 * math.Min(chi.Survival(x2), chi.CDF(x2))
+		worst = math.Min(worst, p)
+	}
+	return worst
+}
+
+// rowPairZ returns, over the pairs of rows (i, j), the largest |z| of the
+// number of key pairs that share a bucket in both rows. With independent
+// uniform row hashes a pair collides in both with probability p = 1/w², the
+// pair indicators are pairwise independent, so the count has mean P·p and
+// variance P·p·(1−p) for P key pairs; with one hash reused the count is
+// about P/w, w times more.
+func rowPairZ(idx rowIndex, depth, w int, keys []uint64) float64 {
+	pairs := float64(len(keys)) * float64(len(keys)-1) / 2
+	p := 1 / float64(w*w)
+	mean, sd := pairs*p, math.Sqrt(pairs*p*(1-p))
+	cells := make([]uint32, w*w)
+	worst := 0.0
+	for i := range depth {
+		for j := i + 1; j < depth; j++ {
+			clear(cells)
+			for _, k := range keys {
+				cells[idx(i, k)*uint64(w)+idx(j, k)]++
+			}
+			var both float64
+			for _, c := range cells {
+				both += float64(c) * float64(c-1) / 2
+			}
+			worst = math.Max(worst, math.Abs(both-mean)/sd)
+		}
+	}
+	return worst
+}
+
+// Thresholds of the row-hash tests. About 3 key sets × 2 widths × (5 rows + 10
+// row pairs) statistics are taken; at p < 1e-9 each (|z| > 6.1 is p ≈ 1e-9
+// two-sided) a correct hash fails a run less than once in ten million.
+const (
+	uniformityMinP = 1e-9
+	pairMaxZ       = 6.1
+)
+
+func TestRowHashQuality(t *testing.T) {
+	for _, w := range []int{61, 1000} { // a prime, and a width ⌈e/ε⌉ would give
+		s, err := NewCountMin(CountMinParams{Width: w, Depth: 5}, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// About 60 keys a bucket in the uniformity test; 64·w keys in the
+		// pair test, for about 2,048 pairs expected in both rows, enough for
+		// the normal approximation of the count far into its tails.
+		uniKeys := keySets(60 * w)
+		pairKeys := keySets(64 * w)
+		for name := range uniKeys {
+			t.Run(fmt.Sprintf("w=%d/%s", w, name), func(t *testing.T) {
+				if p := rowUniformityP(sketchIndex(s), 5, w, uniKeys[name]); p < uniformityMinP {
+					t.Errorf("row uniformity: got p = %.3g, want ≥ %g", p, uniformityMinP)
+				}
+				if z := rowPairZ(sketchIndex(s), 5, w, pairKeys[name]); z > pairMaxZ {
+					t.Errorf("row independence: got |z| = %.2f for pairs colliding in two rows, want ≤ %g", z, pairMaxZ)
+				}
+			})
+		}
+	}
+}
+
+// The same statistics reject the realistic ways of getting row hashes
+// wrong, so their passing above means something.
+func TestRowHashQualityCatchesBrokenHashes(t *testing.T) {
+	const w, depth = 61, 5
+	s, err := NewCountMin(CountMinParams{Width: w, Depth: depth}, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := sketchIndex(s)
+	broken := map[string]rowIndex{
+		// one hash for every row: the seeds were not applied per row
+		"shared": func(_ int, key uint64) uint64 { return good(0, key) },
+		// a row shifted from another: row i = (row 0 + i) mod w
+		"shifted": func(row int, key uint64) uint64 { return (good(0, key) + uint64(row)) % w },
+		// the key reduced without mixing: keys differing in low bits collide
+		"unmixed": func(row int, key uint64) uint64 { return reduce(key^uint64(row)<<60, w) },
+		// the key modulo w: sequential ids spread perfectly evenly, too evenly
+		"modulo": func(row int, key uint64) uint64 { return (key + uint64(row)) % w },
+	}
+	keys := keySets(60 * w)["sequential"]
+	pairKeys := keySets(64 * w)["random"]
+	for name, idx := range broken {
+		t.Run(name, func(t *testing.T) {
+			p := rowUniformityP(idx, depth, w, keys)
+			z := rowPairZ(idx, depth, w, pairKeys)
+			if p >= uniformityMinP && z <= pairMaxZ {
+				t.Errorf("a %s row hash passed: uniformity p = %.3g, pair |z| = %.2f", name, p, z)
+			}
+		})
+	}
+}
+
+// keyIndex against a Go map under random puts and deletes, with check after
+// every operation.
+func TestKeyIndex(t *testing.T) {
+	for _, capacity := range []int{1, 5, 64, 1000} {
+		t.Run(fmt.Sprintf("cap=%d", capacity), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(capacity), 9))
+			x := newKeyIndex(capacity, 7)
+			want := map[uint64]int32{}
+			universe := uint64(2 * capacity)
+			for op := range 20 * capacity {
+				key := r.Uint64N(universe) << 3 // clustered keys, key 0 included
+				if _, ok := want[key]; ok && r.IntN(2) == 0 {
+					if !x.del(key) {
+						t.Fatalf("op %d: del(%d) found nothing", op, key)
+					}
+					delete(want, key)
+				} else if ok || len(want) < capacity {
+					v := int32(r.IntN(1 << 20))
+					x.put(key, v)
+					want[key] = v
+				}
+				if x.del(universe << 4) {
+					t.Fatalf("op %d: deleted a key never put", op)
+				}
+				if err := x.check(); err != nil {
+					t.Fatalf("op %d: %v", op, err)
+				}
+				if x.len() != len(want) {
+					t.Fatalf("op %d: got len %d, want %d", op, x.len(), len(want))
+				}
+			}
+			for k, v := range want {
+				if got, ok := x.get(k); !ok || got != v {
+					t.Errorf("get(%d): got %d, %v, want %d", k, got, ok, v)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,395 @@
+package strategies
+
+import (
+	"fmt"
+	"unsafe"
+
+	"countsim/workload"
+)
+
+// Space-Saving: A. Metwally, D. Agrawal and A. El Abbadi, "Efficient
+// computation of frequent and top-k elements in data streams", ICDT 2005.
+//
+// m counters, each monitoring one key with a count and an error. A
+// monitored key's count grows by its deltas. An unmonitored key, once all m
+// counters are taken, replaces the key with the smallest count, min: it
+// inherits the counter as min + delta and records err = min, the most it
+// may have been overcounted. With N the sum of all deltas this gives
+// (the paper's properties, which carry over to weighted deltas):
+//
+//	count − err ≤ true ≤ count      for every monitored key,
+//	Σ counts = N,                   so the minimum counter is ≤ N/m,
+//	true > N/m ⇒ monitored          a key heavier than N/m is never evicted.
+//
+// The counters live in the paper's stream-summary: a list of buckets in
+// increasing count order, each holding the ring of counters that share its
+// count (here as int32 links in arrays, not pointers). A unit increment
+// moves a counter to the next bucket or renames its bucket: O(1). A delta
+// d > 1 walks past the buckets whose counts lie in between, at most
+// min(d, buckets) steps. Among counters of the smallest count the one that
+// reached it first is evicted.
+
+// SpaceSavingParams are the parameters of Space-Saving.
+type SpaceSavingParams struct {
+	// Counters is m, the number of keys monitored, 1..10,000,000. Every key
+	// with a true count above N/m is among them.
+	Counters int `param:"counters" doc:"monitored keys m, 1..10000000 (required); every key counted more than N/m times is monitored"`
+}
+
+const spaceSavingMaxCounters = 10_000_000
+
+// Validate checks 1 ≤ counters ≤ 10,000,000.
+func (p SpaceSavingParams) Validate() error {
+	if p.Counters < 1 || p.Counters > spaceSavingMaxCounters {
+		return paramErr("counters", "%d not in 1..%d", p.Counters, spaceSavingMaxCounters)
+	}
+	return nil
+}
+
+// SpaceSaving is the Space-Saving summary of m counters. It is a
+// PointCounter (Count is an upper bound) and a TopK (Item.Err is the
+// counter's error). Not safe for concurrent use.
+type SpaceSaving struct {
+	counters []ssCounter // len grows to m; a counter keeps its id
+	buckets  []ssBucket  // live buckets form a list by count; the rest are free
+	head     int32       // the bucket of the smallest count, or -1
+	free     int32       // first free bucket (linked through next), or -1
+	index    keyIndex    // key → counter id
+	m        int
+	n        uint64
+}
+
+// ssCounter is one monitored key; prev and next link the ring of its bucket.
+type ssCounter struct {
+	key        uint64
+	err        uint64
+	bucket     int32
+	prev, next int32
+}
+
+// ssBucket holds the counters of one count; prev and next link the buckets
+// in increasing count order (-1 at the ends).
+type ssBucket struct {
+	count      uint64
+	first      int32 // the counter that reached this count first
+	prev, next int32
+}
+
+// NewSpaceSaving returns an empty summary of p.Counters counters; seed
+// seeds the key index's hash (results do not depend on it).
+func NewSpaceSaving(p SpaceSavingParams, seed uint64) (*SpaceSaving, error) {
+	if err := p.Validate(); err != nil {
+		return nil, typed("space-saving", err)
+	}
+	st := seed ^ 0x7370616365736176
+	return &SpaceSaving{
+		counters: make([]ssCounter, 0, p.Counters),
+		buckets:  make([]ssBucket, 0, p.Counters),
+		head:     -1,
+		free:     -1,
+		index:    newKeyIndex(p.Counters, splitmix64(&st)),
+		m:        p.Counters,
+	}, nil
+}
+
+// spaceSavingBytes is the memory of m counters: a counter (key, error, three
+// links: 32 B), a bucket (count, three links: 24 B) and the key index, 12 B
+// a slot of a power-of-two table ≥ 2m.
+func spaceSavingBytes(m int) int64 {
+	return int64(m)*int64(unsafe.Sizeof(ssCounter{})+unsafe.Sizeof(ssBucket{})) + keyIndexBytes(m)
+}
+
+// Counters returns m.
+func (s *SpaceSaving) Counters() int { return s.m }
+
+// N returns the sum of all deltas observed.
+func (s *SpaceSaving) N() uint64 { return s.n }
+
+// Bytes returns the memory of the counters, the buckets and the key index,
+// measured from their arrays.
+func (s *SpaceSaving) Bytes() int64 {
+	return int64(cap(s.counters))*int64(unsafe.Sizeof(ssCounter{})) +
+		int64(cap(s.buckets))*int64(unsafe.Sizeof(ssBucket{})) + s.index.bytes()
+}
+
+// Observe counts every write event's positive Delta; other events are
+// ignored.
+func (s *SpaceSaving) Observe(batch []workload.Event) {
+	for i := range batch {
+		e := &batch[i]
+		if e.Op == workload.Write && e.Delta > 0 {
+			s.Add(e.Key, uint64(e.Delta))
+		}
+	}
+}
+
+// Add counts delta (> 0) for key: O(1) for a unit delta.
+func (s *SpaceSaving) Add(key, delta uint64) {
+	if delta == 0 {
+		return
+	}
+	s.n += delta
+	if c, ok := s.index.get(key); ok {
+		s.raise(c, delta)
+		return
+	}
+	if len(s.counters) < s.m {
+		c := int32(len(s.counters))
+		s.counters = append(s.counters, ssCounter{key: key, bucket: -1})
+		s.index.put(key, c)
+		s.link(c, delta, -1, s.head)
+		return
+	}
+	// Evict the first counter of the smallest count; the new key inherits it.
+	b := s.head
+	c := s.buckets[b].first
+	min := s.buckets[b].count
+	s.index.del(s.counters[c].key)
+	s.index.put(key, c)
+	s.counters[c].key = key
+	s.counters[c].err = min
+	s.raise(c, delta)
+}
+
+// raise adds delta to counter c's count, moving it to the bucket of its new
+// count.
+func (s *SpaceSaving) raise(c int32, delta uint64) {
+	b := s.counters[c].bucket
+	v := s.buckets[b].count + delta
+	after, at := b, s.buckets[b].next
+	if s.counters[c].next == c && (at < 0 || s.buckets[at].count > v) {
+		s.buckets[b].count = v // alone in its bucket, and no bucket in the way
+		return
+	}
+	if s.unlink(c) {
+		after = s.buckets[b].prev
+		s.freeBucket(b)
+	}
+	s.link(c, v, after, at)
+}
+
+// unlink takes counter c out of its bucket's ring and reports whether the
+// bucket is now empty (the caller frees it once done with its links).
+func (s *SpaceSaving) unlink(c int32) (empty bool) {
+	ct := &s.counters[c]
+	b := &s.buckets[ct.bucket]
+	if ct.next == c {
+		b.first = -1
+		return true
+	}
+	s.counters[ct.prev].next = ct.next
+	s.counters[ct.next].prev = ct.prev
+	if b.first == c {
+		b.first = ct.next
+	}
+	return false
+}
+
+// freeBucket takes empty bucket b out of the list and onto the free list.
+func (s *SpaceSaving) freeBucket(b int32) {
+	bk := &s.buckets[b]
+	if bk.prev >= 0 {
+		s.buckets[bk.prev].next = bk.next
+	} else {
+		s.head = bk.next
+	}
+	if bk.next >= 0 {
+		s.buckets[bk.next].prev = bk.prev
+	}
+	bk.next = s.free
+	s.free = b
+}
+
+// link puts counter c (in no bucket) with count v into the list: into the
+// bucket of count v, or a new one, searching forward from bucket at, where
+// after is the bucket before at (-1 for none) and every bucket up to after
+// has a count below v.
+func (s *SpaceSaving) link(c int32, v uint64, after, at int32) {
+	for at >= 0 && s.buckets[at].count < v {
+		after, at = at, s.buckets[at].next
+	}
+	if at < 0 || s.buckets[at].count != v {
+		nb := s.free
+		if nb >= 0 {
+			s.free = s.buckets[nb].next
+		} else {
+			nb = int32(len(s.buckets))
+			s.buckets = append(s.buckets, ssBucket{}) // within capacity: buckets ≤ counters ≤ m
+		}
+		s.buckets[nb] = ssBucket{count: v, first: -1, prev: after, next: at}
+		if after >= 0 {
+			s.buckets[after].next = nb
+		} else {
+			s.head = nb
+		}
+		if at >= 0 {
+			s.buckets[at].prev = nb
+		}
+		at = nb
+	}
+	// Append c at the end of the ring: the bucket's first stays the oldest.
+	bk := &s.buckets[at]
+	ct := &s.counters[c]
+	ct.bucket = at
+	if bk.first < 0 {
+		bk.first, ct.prev, ct.next = c, c, c
+		return
+	}
+	first := &s.counters[bk.first]
+	ct.prev, ct.next = first.prev, bk.first
+	s.counters[first.prev].next = c
+	first.prev = c
+}
+
+// Min returns the smallest counter: 0 while fewer than m keys have been seen,
+// and never more than N/m.
+func (s *SpaceSaving) Min() uint64 {
+	if len(s.counters) < s.m {
+		return 0
+	}
+	return s.buckets[s.head].count
+}
+
+// Count returns an upper bound of key's true count: its counter if the key
+// is monitored, otherwise the smallest counter (Min), which no unmonitored
+// key can exceed — 0 while the counters are not all taken, since then every
+// key seen is monitored.
+func (s *SpaceSaving) Count(key uint64) uint64 {
+	if c, ok := s.index.get(key); ok {
+		return s.buckets[s.counters[c].bucket].count
+	}
+	return s.Min()
+}
+
+// items returns every monitored key in answer order.
+func (s *SpaceSaving) items() []Item {
+	items := make([]Item, len(s.counters))
+	for i, c := range s.counters {
+		items[i] = Item{Key: c.key, Count: s.buckets[c.bucket].count, Err: c.err}
+	}
+	sortItems(items)
+	return items
+}
+
+// Top returns up to k monitored keys, count descending then key ascending.
+// Err is each counter's error: the true count is in [Count − Err, Count].
+// O(m log m).
+func (s *SpaceSaving) Top(k int) []Item {
+	items := s.items()
+	return items[:min(max(k, 0), len(items))]
+}
+
+// Guaranteed reports whether Top(k) is certainly the set of the k heaviest
+// keys (ties aside): each of the k first counts less its error is at least
+// the (k+1)-th count, which bounds every key outside the answer (the paper's
+// guaranteed top-k test). O(m log m).
+func (s *SpaceSaving) Guaranteed(k int) bool {
+	items := s.items()
+	if k <= 0 || k > len(items) {
+		return false
+	}
+	next := s.Min() // bounds the true count of every unmonitored key
+	if k < len(items) {
+		next = items[k].Count
+	}
+	for _, it := range items[:k] {
+		if it.Count-it.Err < next {
+			return false
+		}
+	}
+	return true
+}
+
+// check validates the stream-summary: buckets in strictly increasing count
+// order with consistent links, each a non-empty consistent ring of counters
+// that name it; every counter in exactly one bucket; free and live buckets
+// accounting for all; the index mapping exactly the monitored keys; and
+// Σ counts = N, 0 ≤ err < count, err ≤ the minimum counter (an error is a
+// past minimum and the minimum never decreases).
+func (s *SpaceSaving) check() error {
+	seen := make([]bool, len(s.counters))
+	live, prev := 0, int32(-1)
+	var sum uint64
+	minC := s.Min()
+	for b := s.head; b >= 0; prev, b = b, s.buckets[b].next {
+		bk := &s.buckets[b]
+		if live++; live > len(s.buckets) {
+			return fmt.Errorf("space-saving: bucket list has a cycle")
+		}
+		if bk.prev != prev || prev >= 0 && s.buckets[prev].count >= bk.count {
+			return fmt.Errorf("space-saving: bucket %d (count %d) badly linked after %d", b, bk.count, prev)
+		}
+		if bk.first < 0 {
+			return fmt.Errorf("space-saving: bucket %d (count %d) is empty", b, bk.count)
+		}
+		c := bk.first
+		for {
+			ct := &s.counters[c]
+			if seen[c] || ct.bucket != b || s.counters[ct.next].prev != c {
+				return fmt.Errorf("space-saving: counter %d badly linked in bucket %d", c, b)
+			}
+			seen[c] = true
+			sum += bk.count
+			if ct.err >= bk.count || ct.err > minC {
+				return fmt.Errorf("space-saving: key %d has count %d and error %d (minimum %d)", ct.key, bk.count, ct.err, minC)
+			}
+			if i, ok := s.index.get(ct.key); !ok || i != c {
+				return fmt.Errorf("space-saving: index gives key %d counter %d (found %v), want %d", ct.key, i, ok, c)
+			}
+			if c = ct.next; c == bk.first {
+				break
+			}
+		}
+	}
+	if sum != s.n {
+		return fmt.Errorf("space-saving: counters sum to %d, want N = %d", sum, s.n)
+	}
+	for c, ok := range seen {
+		if !ok {
+			return fmt.Errorf("space-saving: counter %d in no bucket", c)
+		}
+	}
+	nfree := 0
+	for b := s.free; b >= 0; b = s.buckets[b].next {
+		if nfree++; nfree > len(s.buckets) {
+			return fmt.Errorf("space-saving: free list has a cycle")
+		}
+	}
+	if live+nfree != len(s.buckets) || s.index.len() != len(s.counters) {
+		return fmt.Errorf("space-saving: %d live and %d free of %d buckets; %d keys indexed for %d counters",
+			live, nfree, len(s.buckets), s.index.len(), len(s.counters))
+	}
+	return s.index.check()
+}
+
+func init() {
+	define("space-saving", "Space-Saving (Metwally et al.): m counters, every key above N/m monitored, count − err ≤ true ≤ count",
+		func() *SpaceSavingParams { return &SpaceSavingParams{} },
+		func(p *SpaceSavingParams, env Env) (Strategy, error) {
+			s, err := NewSpaceSaving(*p, env.Seed)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+		spaceSavingPlan)
+}
+
+// spaceSavingPlan: memory, and the threshold N/m above which a key is
+// guaranteed to be monitored, at both scales.
+func spaceSavingPlan(p *SpaceSavingParams, env Env) []PlanLine {
+	m := float64(p.Counters)
+	lines := []PlanLine{
+		{Metric: "counters", Value: m, Unit: "counters", Note: "m"},
+		{Metric: "bytes", Value: float64(spaceSavingBytes(p.Counters)), Unit: "B",
+			Note: "m·(32 B counter + 24 B bucket) + key index of 12 B × the power of two ≥ 2m"},
+	}
+	const note = "N/m: a key counted more often is always monitored"
+	if env.Events > 0 {
+		lines = append(lines, PlanLine{Metric: "guarantee_threshold", Value: tidy(float64(env.Events) / m), Unit: "events", Note: note})
+	}
+	if env.Full.Events > 0 {
+		lines = append(lines, PlanLine{Metric: "guarantee_threshold", Value: tidy(env.Full.Events / m), Unit: "events", Full: true, Note: note})
+	}
+	return lines
+}
