@@ -5,7 +5,7 @@
 // set per strategy in the order the series come, and each Mark (a bound, a
 // limit) as a dashed reference line named in the legend. [Chart] builds the
 // *plot.Plot of one group without writing it, so tests can check the data
-// fed to it. [TopKRecall] turns "topk_recall" results into bar series.
+// fed to it.
 //
 // Bad data never panics: empty series, NaN and ±Inf, and values ≤ 0 on a
 // log axis are dropped (and counted in the legend) or refused with an

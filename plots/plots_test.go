@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,65 +231,6 @@ func TestDrawConcurrent(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func TestTopKRecall(t *testing.T) {
-	r := func(sc, st, metric string, v float64, note string) metrics.Result {
-		return metrics.Result{Scenario: sc, Strategy: st, Metric: metric, Value: v, Unit: "share", Note: note}
-	}
-	results := []metrics.Result{
-		r("trending", "exact", "topk_recall", 0.5, "true top 10 found"),
-		r("trending", "exact", "topk_precision", 0.1, ""),
-		r("leaderboard", "space-saving", "topk_recall", 0.8, "true top 100 found"),
-		r("trending", "count-min+heap", "topk_recall", 0.9, "true top 10 found"),
-		r("trending", "exact", "topk_recall", 1, "true top 10 found"), // later checkpoint wins
-		r("trending", "split-count", "topk_recall", math.NaN(), "true top 10 found"),
-		r("leaderboard", "misra-gries", "topk_recall", 0.7, "true top 50 found"),
-	}
-	got := TopKRecall(results)
-	if len(got) != 2 {
-		t.Fatalf("got %d series, want 2", len(got))
-	}
-	tr, lb := got[0], got[1]
-	if tr.Scenario != "trending" || lb.Scenario != "leaderboard" {
-		t.Errorf("scenarios %q, %q, want trending, leaderboard (first appearance)", tr.Scenario, lb.Scenario)
-	}
-	if !slices.Equal(tr.Labels, []string{"exact", "count-min+heap"}) || !slices.Equal(tr.Y, []float64{1, 0.9}) {
-		t.Errorf("trending: %q %v", tr.Labels, tr.Y)
-	}
-	if !slices.Equal(lb.Labels, []string{"space-saving", "misra-gries"}) || !slices.Equal(lb.Y, []float64{0.8, 0.7}) {
-		t.Errorf("leaderboard: %q %v", lb.Labels, lb.Y)
-	}
-	for _, s := range got {
-		if s.Name != "topk_recall" || s.Kind != metrics.Bars || s.Strategy != "" {
-			t.Errorf("series %+v", s)
-		}
-	}
-	if tr.Title != "top-10 recall of each design" || lb.Title != "top-K recall of each design" {
-		t.Errorf("titles %q, %q", tr.Title, lb.Title)
-	}
-	if TopKRecall(nil) == nil || len(TopKRecall(nil)) != 0 {
-		t.Error("TopKRecall(nil) should be an empty slice")
-	}
-	files, err := Draw(t.TempDir(), got)
-	if err != nil || len(files) != 2 {
-		t.Fatalf("Draw: %v, %v", files, err)
-	}
-}
-
-func ExampleTopKRecall() {
-	results := []metrics.Result{
-		{Scenario: "trending", Strategy: "exact", Metric: "topk_recall", Value: 1, Note: "true top 10 found"},
-		{Scenario: "trending", Strategy: "split-count", Metric: "topk_recall", Value: 0.7, Note: "true top 10 found"},
-		{Scenario: "trending", Strategy: "exact", Metric: "topk_precision", Value: 1},
-	}
-	for _, s := range TopKRecall(results) {
-		fmt.Println(s.Scenario, s.Name, s.Kind, s.Title)
-		fmt.Println(s.Labels, s.Y)
-	}
-	// Output:
-	// trending topk_recall bars top-10 recall of each design
-	// [exact split-count] [1 0.7]
 }
 
 // BenchmarkDraw times one chart written as SVG and PNG: a histogram of

@@ -363,9 +363,9 @@ func countMinPlan(p *CountMinParams, env Env) []PlanLine {
 	if p.Top > 0 {
 		heap := float64(topHeapBytes(p.Top))
 		lines = append(lines,
-			PlanLine{Metric: "sketch_bytes", Value: sketch, Unit: "B", Note: bytesNote},
+			PlanLine{Metric: "bytes", Value: sketch, Unit: "B", Note: bytesNote + " (the sketch)"},
 			PlanLine{Metric: "heap_bytes", Value: heap, Unit: "B", Note: "top·36 B (key, count, slot, heap position) + key index of 12 B × the power of two ≥ 2·top"},
-			PlanLine{Metric: "bytes", Value: sketch + heap, Unit: "B", Note: "sketch + heap"})
+			PlanLine{Metric: "total_bytes", Value: sketch + heap, Unit: "B", Note: "sketch + heap"})
 	} else {
 		lines = append(lines, PlanLine{Metric: "bytes", Value: sketch, Unit: "B", Note: bytesNote})
 	}

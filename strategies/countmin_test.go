@@ -375,9 +375,9 @@ func TestCountMinPlan(t *testing.T) {
 			{Metric: "failure_probability", Value: 0.01},
 		}},
 		{"eps=0.0001/delta=0.01/top=10", []Param{{Key: "epsilon", Value: 0.0001}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}}, []PlanLine{
-			{Metric: "sketch_bytes", Value: 543660},
+			{Metric: "bytes", Value: 543660},
 			{Metric: "heap_bytes", Value: 10*36 + 32*12},
-			{Metric: "bytes", Value: 543660 + 10*36 + 32*12},
+			{Metric: "total_bytes", Value: 543660 + 10*36 + 32*12},
 		}},
 		{"width=100000/depth=4", []Param{{Key: "width", Value: int64(100000)}, {Key: "depth", Value: int64(4)}}, []PlanLine{
 			{Metric: "bytes", Value: 1.6e6},
@@ -427,17 +427,39 @@ func checkPlan(t *testing.T, got, want []PlanLine) {
 	}
 }
 
-// checkPlannedBytes: the sim-scale "bytes" plan line is what Bytes measures
-// on the built design (sim uses it to refuse runs that would not fit).
+// checkPlannedBytes: the sim-scale "total_bytes" plan line (or "bytes" for a
+// design of one part) is what Bytes measures on the built design — sim uses
+// it to refuse runs that would not fit — and each Part is planned too.
 func checkPlannedBytes(t *testing.T, plan []PlanLine, s Strategy) {
 	t.Helper()
-	for _, l := range plan {
-		if l.Metric == "bytes" && !l.Full {
-			if int64(l.Value) != s.Bytes() {
-				t.Errorf("planned bytes %v, measured %d", l.Value, s.Bytes())
+	planned := func(metric string) (float64, bool) {
+		for _, l := range plan {
+			if l.Metric == metric && !l.Full {
+				return l.Value, true
 			}
-			return
+		}
+		return 0, false
+	}
+	total, ok := planned("total_bytes")
+	if !ok {
+		total, ok = planned("bytes")
+	}
+	if !ok {
+		t.Fatalf("no sim-scale bytes line in the plan")
+	}
+	if int64(total) != s.Bytes() {
+		t.Errorf("planned bytes %v, measured %d", total, s.Bytes())
+	}
+	if p, ok := s.(Parted); ok {
+		var sum int64
+		for _, part := range p.Parts() {
+			sum += part.Bytes
+			if v, ok := planned(part.Metric); !ok || int64(v) != part.Bytes {
+				t.Errorf("part %s: planned %v (found %v), measured %d", part.Metric, v, ok, part.Bytes)
+			}
+		}
+		if sum != s.Bytes() {
+			t.Errorf("parts sum to %d, Bytes() is %d", sum, s.Bytes())
 		}
 	}
-	t.Errorf("no sim-scale bytes line in the plan")
 }

@@ -47,6 +47,12 @@ func (s *CountMinTopK) Sketch() *CountMin { return s.sketch }
 // Bytes returns the sketch's counters plus the heap and its key index.
 func (s *CountMinTopK) Bytes() int64 { return s.sketch.Bytes() + s.heap.bytes() }
 
+// Parts reports the sketch ("bytes", the memory the (ε, δ) plan fixes) and
+// the heap ("heap_bytes") apart.
+func (s *CountMinTopK) Parts() []Part {
+	return []Part{{Metric: "bytes", Bytes: s.sketch.Bytes()}, {Metric: "heap_bytes", Bytes: s.heap.bytes()}}
+}
+
 // Observe adds every write event's positive Delta to its key and keeps the
 // heap up to date; other events are ignored.
 func (s *CountMinTopK) Observe(batch []workload.Event) {

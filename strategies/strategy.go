@@ -32,3 +32,18 @@ type Item struct {
 	Count uint64
 	Err   uint64
 }
+
+// Parted is implemented by a design built of parts whose sizes are planned
+// separately, such as a sketch with a top-K heap riding on it. The runner
+// reports each part's bytes under the part's metric name and the sum,
+// Bytes(), as "total_bytes"; a design that is not Parted has one "bytes" row.
+type Parted interface {
+	Strategy
+	Parts() []Part
+}
+
+// Part is the memory of one part of a design.
+type Part struct {
+	Metric string // "bytes" for the principal structure, "heap_bytes"…
+	Bytes  int64
+}

@@ -1,0 +1,37 @@
+# countsim — the two commands of the README, and the checks around them.
+GO      ?= go
+BIN     := bin/countsim
+OUT     ?= reports
+PKGS    := ./...
+
+.PHONY: run test check fmt-check vet bench build clean
+
+## build: the countsim binary in bin/
+build:
+	$(GO) build -o $(BIN) ./cmd/countsim
+
+## run: every built-in scenario at default scale; a report folder under $(OUT)/
+run: build
+	./$(BIN) run -out $(OUT)
+
+## test: formatting, vet, and the whole test suite with the race detector
+test: fmt-check vet
+	$(GO) test -race -shuffle=on -count=1 $(PKGS)
+
+## check: test, plus the build and the full (non-short) suite without -race
+check: test build
+	$(GO) test -count=1 $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+## bench: every benchmark, ns/event and allocations
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim"
+	"countsim/strategies"
+)
+
+var cmdRun = &command{
+	Name:      "run",
+	UsageLine: "run [-out DIR] [-mem GiB] [SCENARIO...]",
+	Short:     "simulate scenarios, print the table and write a report folder",
+	Long: `
+Run simulates each scenario (a YAML file, or a built-in name; none means every
+built-in scenario), scores every design against exact ground truth, prints the
+results as a markdown table, and writes a fresh folder under DIR holding
+report.md, results.csv, results.json, manifest.json and plots/.
+
+Every scenario is checked before anything runs or is written: bad input exits
+with status 2 and writes nothing. Ctrl-C stops the run; what was measured is
+written, marked partial, and the exit status is 1.`,
+	SetFlags: func(fs *flag.FlagSet, env *cmdEnv) {
+		fs.StringVar(&env.out, "out", "reports", "write the report folder under `DIR`")
+		memFlag(fs, env)
+	},
+	Run: runRun,
+}
+
+var cmdPlan = &command{
+	Name:      "plan",
+	UsageLine: "plan [-mem GiB] SCENARIO...",
+	Short:     "print the closed-form numbers of each design, instantly",
+	Long: `
+Plan prints every design's closed-form numbers — at the scenario's full,
+real-world scale and at the simulated scale — without simulating anything.`,
+	SetFlags: memFlag,
+	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
+		if len(args) == 0 {
+			return &usageError{"plan: name at least one scenario (countsim list shows the built-in ones)"}
+		}
+		setups, err := prepareAll(args, env)
+		if err != nil {
+			return err
+		}
+		for i, st := range setups {
+			if i > 0 {
+				fmt.Fprintln(env.stdout)
+			}
+			fmt.Fprintf(env.stdout, "# %s — plan\n\n", st.Scenario.Title)
+			if err := writePlan(env, st.Plan()); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
+
+var cmdValidate = &command{
+	Name:      "validate",
+	UsageLine: "validate [-mem GiB] SCENARIO...",
+	Short:     "check scenario files strictly and write nothing",
+	Long: `
+Validate loads each scenario strictly — unknown keys, wrong types, values out
+of range, unknown design types and parameters are errors naming the file and
+line — and checks that the run would fit the memory limit.`,
+	SetFlags: memFlag,
+	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
+		if len(args) == 0 {
+			return &usageError{"validate: name at least one scenario file"}
+		}
+		setups, err := prepareAll(args, env)
+		if err != nil {
+			return err
+		}
+		for _, st := range setups {
+			fmt.Fprintf(env.stdout, "ok: %s (%s, %d designs)\n", st.Scenario.File, st.Scenario.Name, len(st.Scenario.Strategies))
+		}
+		return nil
+	},
+}
+
+var cmdList = &command{
+	Name:      "list",
+	UsageLine: "list",
+	Short:     "list the built-in scenarios and the design types with their parameters",
+	Long: `
+List prints the built-in scenarios (run them by name) and every registered
+design type with its parameters, their defaults and allowed values.`,
+	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
+		if len(args) > 0 {
+			return &usageError{"list takes no arguments"}
+		}
+		w := env.stdout
+		fmt.Fprintln(w, "Built-in scenarios:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, name := range scenarios.BuiltinNames() {
+			scn, err := scenarios.Builtin(name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", name, scn.Title)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "\nDesign types:")
+		for _, t := range strategies.Types() {
+			fmt.Fprintf(w, "  %s — %s\n", t.Name, t.Summary)
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			for _, p := range t.ParamDocs() {
+				fmt.Fprintf(tw, "      %s\t%s\tdefault %s\t%s\n", p.Key, p.Kind, p.Default, p.Doc)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
+
+// prepareAll resolves and prepares every scenario before any is run, so bad
+// input anywhere stops the command before it writes anything.
+func prepareAll(args []string, env *cmdEnv) ([]*sim.Setup, error) {
+	var setups []*sim.Setup
+	seen := map[string]string{}
+	for _, arg := range args {
+		scn, err := scenarios.Resolve(arg)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[scn.Name]; dup {
+			return nil, &usageError{fmt.Sprintf("scenario name %q given twice (%s and %s)", scn.Name, prev, scn.File)}
+		}
+		seen[scn.Name] = scn.File
+		st, err := sim.Prepare(scn, sim.Options{MemoryLimit: env.memLimit})
+		if err != nil {
+			return nil, err
+		}
+		setups = append(setups, st)
+	}
+	return setups, nil
+}
+
+// writePlan prints plan rows as an aligned table.
+func writePlan(env *cmdEnv, rows []metrics.Result) error {
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "design\tmetric\tplan\tunit\tscale\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n", r.Strategy, r.Metric, metrics.Format(r.Value), r.Unit, r.Scale, r.Note)
+	}
+	return tw.Flush()
+}
+
+// scenarioArgs returns the scenarios to run: the arguments, or every built-in.
+func scenarioArgs(args []string) []string {
+	if len(args) > 0 {
+		return args
+	}
+	return scenarios.BuiltinNames()
+}

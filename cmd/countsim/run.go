@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"countsim/metrics"
+	"countsim/plots"
+	"countsim/sim"
+)
+
+// runRun is `countsim run`.
+func runRun(ctx context.Context, env *cmdEnv, args []string) error {
+	setups, err := prepareAll(scenarioArgs(args), env)
+	if err != nil {
+		return err
+	}
+	started := time.Now().UTC()
+	var results []metrics.Result
+	var series []metrics.Series
+	var runErr error
+	partial := false
+	for _, st := range setups {
+		fmt.Fprintf(env.stderr, "countsim: running %s (%s events over %s keys)\n", st.Scenario.Name,
+			metrics.Format(float64(st.Scenario.Workload.Events)), metrics.Format(float64(st.Scenario.Workload.Keys)))
+		rep, err := st.Run(ctx)
+		if rep != nil {
+			results = append(results, rep.Results...)
+			series = append(series, rep.Series...)
+			partial = partial || rep.Partial
+		}
+		if err != nil {
+			runErr = err
+			break
+		}
+	}
+	if runErr != nil && !partial {
+		return runErr // failed before measuring anything
+	}
+	dir, err := freshDir(env.out, setups, started)
+	if err != nil {
+		return err
+	}
+	if err := writeReport(dir, env, setups, results, series, started, partial); err != nil {
+		return fmt.Errorf("writing %s: %w", dir, err)
+	}
+	if err := metrics.WriteMarkdown(env.stdout, results); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "\nreport: %s\n", dir)
+	if partial {
+		return fmt.Errorf("run stopped (%v): the report in %s is partial", runErr, dir)
+	}
+	return nil
+}
+
+// freshDir makes a new folder under out named after the scenarios and the
+// start time, adding -2, -3… rather than reuse a folder that exists.
+func freshDir(out string, setups []*sim.Setup, started time.Time) (string, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	name := "run"
+	if len(setups) == 1 {
+		name = setups[0].Scenario.Name
+	}
+	base := filepath.Join(out, name+"-"+started.Format("20060102-150405"))
+	for i := 1; ; i++ {
+		dir := base
+		if i > 1 {
+			dir = fmt.Sprintf("%s-%d", base, i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, os.ErrExist) || i >= 1000 {
+			return "", err
+		}
+	}
+}
+
+// writeReport writes every file of the report folder, each atomically.
+func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics.Result, series []metrics.Series,
+	started time.Time, partial bool) error {
+	var files []plots.File
+	if len(series) > 0 {
+		plotDir := filepath.Join(dir, "plots")
+		if err := os.Mkdir(plotDir, 0o755); err != nil {
+			return err
+		}
+		var err error
+		if files, err = plots.Draw(plotDir, series); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := metrics.WriteCSV(&buf, results); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
+		return err
+	}
+	buf.Reset()
+	if err := metrics.WriteJSON(&buf, results); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, "results.json"), buf.Bytes()); err != nil {
+		return err
+	}
+	man, err := json.MarshalIndent(manifest(setups, started, partial), "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, "manifest.json"), append(man, '\n')); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "report.md"), reportMarkdown(dir, setups, results, files, partial))
+}
+
+// reportMarkdown is report.md: per scenario its assumptions, the table of
+// measured values beside the plan, and the charts.
+func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, files []plots.File, partial bool) []byte {
+	var b bytes.Buffer
+	b.WriteString("# countsim report\n\n")
+	if partial {
+		b.WriteString("**PARTIAL: the run was stopped before the end; the figures cover the events fed so far.**\n\n")
+	}
+	for _, st := range setups {
+		scn := st.Scenario
+		fmt.Fprintf(&b, "## %s\n\n", scn.Title)
+		if d := strings.TrimSpace(scn.Description); d != "" {
+			b.WriteString(d + "\n\n")
+		}
+		w := scn.Workload
+		fmt.Fprintf(&b, "Scenario `%s` (%s), seed %d. Simulated stream: %s events over %s keys, %s s = %g, batches of %d.\n\n",
+			scn.Name, scn.File, scn.Seed, metrics.Format(float64(w.Events)), metrics.Format(float64(w.Keys)), w.Distribution, w.S, w.Batch)
+		var rows []metrics.Result
+		for _, r := range results {
+			if r.Scenario == scn.Name {
+				rows = append(rows, r)
+			}
+		}
+		_ = metrics.WriteMarkdown(&b, rows)
+		b.WriteString("\n")
+		for _, f := range files {
+			if !strings.HasPrefix(filepath.Base(f.Paths[0]), scn.Name+"-") {
+				continue
+			}
+			for _, p := range f.Paths {
+				if strings.HasSuffix(p, ".svg") {
+					rel, _ := filepath.Rel(dir, p)
+					fmt.Fprintf(&b, "![%s](%s)\n\n", f.Title, filepath.ToSlash(rel))
+				}
+			}
+		}
+	}
+	b.WriteString("Rows marked ⏱ are read off the wall clock and vary between runs; every other figure is the same for the same seed.\n")
+	return b.Bytes()
+}
+
+// manifest records what produced a report.
+func manifest(setups []*sim.Setup, started time.Time, partial bool) any {
+	type scen struct {
+		Name  string `json:"name"`
+		File  string `json:"file"`
+		Title string `json:"title"`
+		Seed  uint64 `json:"seed"`
+	}
+	type module struct {
+		Path    string `json:"path"`
+		Version string `json:"version"`
+	}
+	m := struct {
+		Scenarios []scen   `json:"scenarios"`
+		Started   string   `json:"started"`
+		Finished  string   `json:"finished"`
+		Partial   bool     `json:"partial"`
+		GoVersion string   `json:"go_version"`
+		Modules   []module `json:"modules"`
+		Machine   any      `json:"machine"`
+		Countsim  string   `json:"countsim"`
+	}{
+		Started:   started.Format(time.RFC3339),
+		Finished:  time.Now().UTC().Format(time.RFC3339),
+		Partial:   partial,
+		GoVersion: runtime.Version(),
+		Machine: map[string]any{
+			"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+			"hostname": hostname(),
+		},
+		Countsim: "(devel)",
+	}
+	for _, st := range setups {
+		m.Scenarios = append(m.Scenarios, scen{st.Scenario.Name, st.Scenario.File, st.Scenario.Title, st.Scenario.Seed})
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		m.Countsim = bi.Main.Version
+		for _, d := range bi.Deps {
+			m.Modules = append(m.Modules, module{d.Path, d.Version})
+		}
+	}
+	return m
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// writeFile writes data to a temporary file beside path and renames it into
+// place, refusing to replace a file that exists.
+func writeFile(path string, data []byte) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s exists: not overwriting it", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+// DefaultMemoryLimit is the memory a run may plan to use unless Options say
+// otherwise: well inside the 24 GiB of the machines this project runs on.
+const DefaultMemoryLimit = 12 << 30
+
+// Options tune a run without changing its results.
+type Options struct {
+	// MemoryLimit refuses a scenario whose truth and designs would need more
+	// bytes than this; 0 means DefaultMemoryLimit.
+	MemoryLimit int64
+	// Workers generate chunks of the stream; 0 means GOMAXPROCS. The results
+	// do not depend on it.
+	Workers int
+}
+
+// design is one strategy entry of the scenario, decoded and planned.
+type design struct {
+	spec   scenarios.Strategy
+	typ    *strategies.Type
+	params strategies.Params
+	plan   []strategies.PlanLine
+}
+
+// Setup is a scenario ready to run: every parameter checked, every plan
+// worked out, nothing large allocated yet.
+type Setup struct {
+	Scenario *scenarios.Scenario
+	stream   *workload.Stream
+	env      strategies.Env
+	designs  []design
+	opts     Options
+}
+
+// streamLabel names the scenario's event stream in the chunk seeds.
+const streamLabel = "events"
+
+// Prepare checks a loaded scenario against the registry and the memory
+// limit. Every error is a *scenarios.Error naming the file and line.
+func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
+	w := scn.Workload
+	s := w.S
+	if w.Distribution == "uniform" {
+		s = 0
+	}
+	stream, err := workload.NewStream(workload.StreamConfig{
+		Seed: scn.Seed, Label: streamLabel, Events: w.Events, Keys: w.Keys,
+		S: s, Scramble: w.Scramble, Rate: w.Rate,
+	})
+	if err != nil {
+		return nil, scenarios.Errorf(w.Pos, "workload: %v", err)
+	}
+	st := &Setup{
+		Scenario: scn,
+		stream:   stream,
+		opts:     opts,
+		env: strategies.Env{
+			Seed:   scn.Seed,
+			Keys:   min(w.Keys, uint64(w.Events)),
+			Events: w.Events,
+			Top:    scn.Questions.Top,
+			Full:   strategies.Assumptions(scn.Assumptions),
+		},
+	}
+	for i, spec := range scn.Strategies {
+		typ, err := strategies.Lookup(spec.Type)
+		if err != nil {
+			return nil, scenarios.Errorf(spec.Pos, "strategies[%d] %s: %v", i, spec.Name, err)
+		}
+		raw := make([]strategies.Param, len(spec.Params))
+		for j, p := range spec.Params {
+			raw[j] = strategies.Param{Key: p.Key, Value: p.Value, Line: p.Pos.Line}
+		}
+		params, err := typ.Decode(raw)
+		if err != nil {
+			pos := spec.Pos
+			var pe *strategies.ParamError
+			if errors.As(err, &pe) && pe.Key != "" {
+				pos = scn.ParamPos(i, pe.Key)
+			}
+			return nil, scenarios.Errorf(pos, "strategies[%d] %s: %v", i, spec.Name, err)
+		}
+		st.designs = append(st.designs, design{spec: spec, typ: typ, params: params, plan: typ.Plan(params, st.env)})
+	}
+	if need := st.memoryNeeded(); need > opts.MemoryLimit {
+		return nil, scenarios.Errorf(w.Pos, "the run would need about %s bytes (truth and designs), more than the limit of %s bytes: lower workload.keys or workload.events, or the designs' sizes",
+			metrics.Format(float64(need)), metrics.Format(float64(opts.MemoryLimit)))
+	}
+	return st, nil
+}
+
+// truthBytesPerKey is what the ground truth costs a distinct key: the map
+// entry with its overhead, and the sorted copies made when scoring.
+const truthBytesPerKey = 64
+
+// memoryNeeded estimates the bytes a run holds at its peak: the truth, every
+// design's planned simulated-scale bytes, and the stream's chunk buffers.
+func (st *Setup) memoryNeeded() int64 {
+	need := int64(st.env.Keys) * truthBytesPerKey
+	for _, d := range st.designs {
+		bytes, total := 0.0, 0.0
+		for _, l := range d.plan {
+			switch {
+			case l.Full:
+			case l.Metric == "bytes":
+				bytes = l.Value
+			case l.Metric == "total_bytes":
+				total = l.Value
+			}
+		}
+		need += int64(max(bytes, total))
+	}
+	return need
+}
+
+// Plan returns every design's closed-form numbers and the workload's own
+// (the expected count of the K-th key), without simulating anything.
+func (st *Setup) Plan() []metrics.Result {
+	var rs []metrics.Result
+	if k := st.Scenario.Questions.Top; k > 0 && uint64(k) <= st.Scenario.Workload.Keys {
+		rs = append(rs, st.result(truthName, "kth_true_count", st.expectedCount(uint64(k)), "events", metrics.Sim,
+			fmt.Sprintf("N·P(rank %d) = N·k^-s/H(n,s)", k)))
+	}
+	for _, d := range st.designs {
+		for _, l := range d.plan {
+			scale := metrics.Sim
+			if l.Full {
+				scale = metrics.Full
+			}
+			rs = append(rs, st.result(d.spec.Name, l.Metric, l.Value, l.Unit, scale, l.Note))
+		}
+	}
+	return rs
+}
+
+// result is a plan-only row: its value is the closed-form number.
+func (st *Setup) result(strategy, metric string, v float64, unit string, scale metrics.Scale, note string) metrics.Result {
+	return metrics.Result{Scenario: st.Scenario.Name, Strategy: strategy, Metric: metric, Value: v, Unit: unit,
+		Plan: metrics.PlanOf(v), Scale: scale, Note: note}
+}
+
+// expectedCount is the expected count of the key of the given rank.
+func (st *Setup) expectedCount(rank uint64) float64 {
+	return float64(st.Scenario.Workload.Events) * st.stream.Prob(rank)
+}
+
+// Run simulates the scenario and scores every design. If ctx ends first,
+// the report holds what was measured so far, Partial is set and the
+// context's error is returned with it.
+func (st *Setup) Run(ctx context.Context) (*Report, error) {
+	built := make([]strategies.Strategy, len(st.designs))
+	for i, d := range st.designs {
+		s, err := d.typ.Build(d.params, st.env)
+		if err != nil {
+			return nil, scenarios.Errorf(d.spec.Pos, "strategies[%d] %s: %v", i, d.spec.Name, err)
+		}
+		built[i] = s
+	}
+	tr := newTruth(int(st.env.Keys))
+	elapsed := make([]int64, len(built))
+	events, err := st.feed(ctx, tr, built, elapsed)
+	rep := st.score(tr, built, elapsed, events)
+	if err != nil {
+		rep.Partial = true
+		return rep, err
+	}
+	return rep, nil
+}
+
+// Report is what a run measured.
+type Report struct {
+	Results []metrics.Result
+	Series  []metrics.Series
+	Partial bool // the run was stopped before the stream ended
+}

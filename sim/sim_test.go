@@ -1,0 +1,202 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+const smallYAML = `name: small
+seed: 3
+workload:
+  events: 200000
+  keys: 20000
+  s: 1.1
+  batch: 999
+questions:
+  top: 10
+strategies:
+  - name: exact
+    type: exact
+  - name: cm
+    type: count-min
+    params: {epsilon: 0.001, delta: 0.01, top: 10}
+  - name: ss
+    type: space-saving
+    params: {counters: 100}
+`
+
+func prepare(t *testing.T, yaml string, opts Options) *Setup {
+	t.Helper()
+	scn, err := scenarios.Parse("small.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Prepare(scn, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// find returns the value of one result row, failing if it is absent.
+func find(t *testing.T, rs []metrics.Result, strategy, metric string) metrics.Result {
+	t.Helper()
+	for _, r := range rs {
+		if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Sim {
+			return r
+		}
+	}
+	t.Fatalf("no %s row for %s", metric, strategy)
+	return metrics.Result{}
+}
+
+func untimed(rs []metrics.Result) []metrics.Result {
+	var out []metrics.Result
+	for _, r := range rs {
+		if !r.Timing {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestRunScoresAgainstTruth(t *testing.T) {
+	rep, err := prepare(t, smallYAML, Options{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := rep.Results
+	if got := find(t, rs, "truth", "events").Value; got != 200000 {
+		t.Errorf("events: got %v, want 200000", got)
+	}
+	for _, c := range []struct {
+		strategy, metric string
+		want             float64
+	}{
+		{"exact", "undercounts", 0}, {"exact", "max_overestimate", 0}, {"exact", "topk_recall", 1},
+		{"cm", "undercounts", 0}, {"cm", "topk_recall", 1}, {"ss", "topk_recall", 1},
+	} {
+		if got := find(t, rs, c.strategy, c.metric).Value; got != c.want {
+			t.Errorf("%s %s: got %v, want %v", c.strategy, c.metric, got, c.want)
+		}
+	}
+	// The exact design's estimate of the 10th key is its true count.
+	kth := find(t, rs, "truth", "kth_true_count")
+	if got := find(t, rs, "exact", "kth_estimate").Value; got != kth.Value {
+		t.Errorf("exact kth_estimate: got %v, want the true %v", got, kth.Value)
+	}
+	// The 10th key's count is Binomial(N, p10); 6σ covers it with room.
+	p := *kth.Plan / 200000
+	if sd := math.Sqrt(200000 * p * (1 - p)); math.Abs(kth.Value-*kth.Plan) > 6*sd {
+		t.Errorf("kth_true_count %v too far from the theory %v (σ %.1f)", kth.Value, *kth.Plan, sd)
+	}
+	bound := find(t, rs, "cm", "max_overestimate")
+	if bound.Plan == nil || *bound.Plan != 200 {
+		t.Errorf("cm max_overestimate plan: got %v, want εN = 200", bound.Plan)
+	}
+	if len(rep.Series) == 0 {
+		t.Error("no series for the charts")
+	}
+}
+
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	var runs [][]metrics.Result
+	for _, w := range []int{1, 3, 8} {
+		rep, err := prepare(t, smallYAML, Options{Workers: w}).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, untimed(rep.Results))
+	}
+	for i := 1; i < len(runs); i++ {
+		if !reflect.DeepEqual(runs[0], runs[i]) {
+			t.Errorf("results with different worker counts differ")
+		}
+	}
+}
+
+func TestCancelGivesPartialReport(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := prepare(t, smallYAML, Options{}).Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got error %v, want context.Canceled", err)
+	}
+	if rep == nil || !rep.Partial {
+		t.Fatalf("got report %+v, want a partial one", rep)
+	}
+	if got := find(t, rep.Results, "truth", "events"); got.Plan != nil || got.Value >= 200000 {
+		t.Errorf("a stopped run claims the whole stream: %+v", got)
+	}
+}
+
+func TestPrepareErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, old, new, want string
+	}{
+		{"param line", "epsilon: 0.001", "epsilon: 1.5", "small.yaml:15:"},
+		{"unknown type", "type: space-saving", "type: nope", "small.yaml:16:"},
+		{"unknown param", "counters: 100", "counterz: 100", "small.yaml:18:"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			yaml := strings.Replace(smallYAML, c.old, c.new, 1)
+			scn, err := scenarios.Parse("small.yaml", []byte(yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Prepare(scn, Options{})
+			var se *scenarios.Error
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want a scenarios.Error at %s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestMemoryLimitRefusedBeforeAllocating(t *testing.T) {
+	scn, err := scenarios.Parse("small.yaml", []byte(smallYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Prepare(scn, Options{MemoryLimit: 1 << 20})
+	if err == nil || !strings.Contains(err.Error(), "limit of 1,048,576 bytes") {
+		t.Errorf("got %v, want the memory limit refused with both numbers", err)
+	}
+}
+
+// liar undercounts one key and answers a wrong top list: the scoring must see it.
+type liar struct{ victim uint64 }
+
+func (l *liar) Observe([]workload.Event) {}
+func (l *liar) Bytes() int64             { return 8 }
+func (l *liar) Count(key uint64) uint64 {
+	if key == l.victim {
+		return 0
+	}
+	return 1 << 40
+}
+func (l *liar) Top(k int) []strategies.Item { return []strategies.Item{{Key: l.victim, Count: 1}} }
+
+func TestScoringCatchesAWrongDesign(t *testing.T) {
+	st := prepare(t, smallYAML, Options{})
+	tr := newTruth(16)
+	tr.observe([]workload.Event{{Key: 5, Delta: 3}, {Key: 6, Delta: 1}, {Key: 7, Delta: 2}})
+	st.Scenario.Questions.Top = 2
+	st.designs = st.designs[:1]
+	rep := st.score(tr, []strategies.Strategy{&liar{victim: 5}}, []int64{0}, 6)
+	if got := find(t, rep.Results, "exact", "undercounts").Value; got != 1 {
+		t.Errorf("undercounts: got %v, want 1", got)
+	}
+	if got := find(t, rep.Results, "exact", "topk_recall").Value; got != 0.5 {
+		t.Errorf("topk_recall: got %v, want 0.5", got)
+	}
+}
