@@ -68,7 +68,7 @@ func (st *Setup) score(tr *truth, built []strategies.Strategy, elapsed []int64, 
 		} else {
 			addM("bytes", float64(s.Bytes()), "B", plan("bytes"), "measured from the design's arrays")
 		}
-		if events > 0 {
+		if events > 0 && elapsed[i] > 0 {
 			ns := float64(elapsed[i]) / float64(events)
 			rep.Results = append(rep.Results,
 				metrics.Result{Scenario: scn.Name, Strategy: name, Metric: "ns_per_event", Value: round(ns, 2), Unit: "ns",
@@ -137,8 +137,10 @@ func (st *Setup) scorePoints(pc strategies.PointCounter, tr *truth, keys []uint6
 		mean = float64(sumOver) / float64(len(keys))
 	}
 	addM("mean_overestimate", round(mean, 3), "events", plan("mean_overestimate"), "")
-	p99 := metrics.Quantile(append([]float64(nil), over...), 0.99)
-	addM("p99_overestimate", p99, "events", nil, "over keys")
+	if len(keys) > 0 {
+		p99 := metrics.Quantile(append([]float64(nil), over...), 0.99)
+		addM("p99_overestimate", p99, "events", nil, "over keys")
+	}
 	if bound != nil {
 		addM("overestimate_bound", *bound, "events", bound, "εN: exceeded with probability at most δ per key")
 		addM("keys_over_bound", float64(overBound), "keys", nil, "keys whose overestimate passes the bound")

@@ -137,6 +137,11 @@ func TestCancelGivesPartialReport(t *testing.T) {
 	if got := find(t, rep.Results, "truth", "events"); got.Plan != nil || got.Value >= 200000 {
 		t.Errorf("a stopped run claims the whole stream: %+v", got)
 	}
+	for _, r := range rep.Results {
+		if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) {
+			t.Errorf("%s %s: %v is not a number JSON can hold", r.Strategy, r.Metric, r.Value)
+		}
+	}
 }
 
 func TestPrepareErrors(t *testing.T) {

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,7 +13,10 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from this build's results")
 
 // cli runs the CLI in-process and returns stdout, stderr and the exit code.
 func cli(t *testing.T, args ...string) (string, string, int) {
@@ -62,15 +68,15 @@ func TestPlanSearch(t *testing.T) {
 	}
 }
 
-// badScenario writes a copy of testdata/small.yaml with one line replaced.
+// badScenario writes a copy of the built-in search.yaml with one line replaced.
 func badScenario(t *testing.T, old, new string) string {
 	t.Helper()
-	src, err := os.ReadFile("testdata/small.yaml")
+	src, err := scenarios.BuiltinSource("search")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(src, []byte(old)) {
-		t.Fatalf("testdata/small.yaml has no %q", old)
+		t.Fatalf("search.yaml has no %q", old)
 	}
 	p := filepath.Join(t.TempDir(), "bad.yaml")
 	if err := os.WriteFile(p, bytes.Replace(src, []byte(old), []byte(new), 1), 0o644); err != nil {
@@ -83,10 +89,11 @@ func TestBadInputExits2AndWritesNothing(t *testing.T) {
 	for _, c := range []struct {
 		name, old, new, want string
 	}{
-		{"unknown top-level key", "seed: 7", "seed: 7\nsede: 8", "sede"},
-		{"unknown param", "      shards: 4", "      shards: 4\n      shrads: 2", "shrads"},
-		{"epsilon out of range", "epsilon: 0.001", "epsilon: 1.5", "epsilon"},
-		{"float for integer", "counters: 200", "counters: 2.5", "counters"},
+		{"unknown top-level key", "seed: 1", "seed: 1\nsede: 8", "bad.yaml:18: unknown key \"sede\""},
+		{"unknown workload key", "  batch: 4096", "  batch: 4096\n  bacth: 1", "bad.yaml:41: workload: unknown key \"bacth\""},
+		{"unknown param", "      shards: 4", "      shards: 4\n      shrads: 2", "bad.yaml:53: strategies[0] exact: exact: parameter shrads: unknown parameter"},
+		{"epsilon out of range", "epsilon: 0.0001", "epsilon: 1.5", "bad.yaml:61: strategies[1] count-min: count-min: parameter epsilon: 1.5 not in (0,1)"},
+		{"float for integer", "counters: 1000", "counters: 2.5", "bad.yaml:71: strategies[2] space-saving: space-saving: parameter counters: 2.5 is not an integer"},
 		{"unknown type", "type: space-saving", "type: space-savings", "space-savings"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,7 +108,7 @@ func TestBadInputExits2AndWritesNothing(t *testing.T) {
 				if code != 2 {
 					t.Errorf("%s: got exit %d, want 2 (%s)", cmd, code, errOut)
 				}
-				if !strings.Contains(errOut, "bad.yaml:") || !strings.Contains(errOut, c.want) {
+				if !strings.Contains(errOut, "bad.yaml:") || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") > 1 {
 					t.Errorf("%s: message %q does not name the file, line and %q", cmd, errOut, c.want)
 				}
 			}
@@ -116,7 +123,15 @@ func TestBadInputExits2AndWritesNothing(t *testing.T) {
 // rows of results.json that are not timing figures.
 func runResults(t *testing.T, out string) []metrics.Result {
 	t.Helper()
-	stdout, errOut, code := cli(t, "run", "-out", out, "testdata/small.yaml")
+	return runResultsOf(t, out, "testdata/small.yaml")
+}
+
+// runResultsOf runs one scenario into a fresh folder under out, checks the
+// folder's files, and returns the rows of results.json that are not timing
+// figures.
+func runResultsOf(t *testing.T, out, scenario string) []metrics.Result {
+	t.Helper()
+	stdout, errOut, code := cli(t, "run", "-out", out, scenario)
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}
@@ -175,5 +190,100 @@ func TestRunIsDeterministicAndNeverOverwrites(t *testing.T) {
 	}
 	if len(a) < 20 {
 		t.Errorf("only %d result rows", len(a))
+	}
+}
+
+func TestGolden(t *testing.T) {
+	got, err := json.MarshalIndent(runResults(t, t.TempDir()), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	const golden = "testdata/small.golden.json"
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("results of testdata/small.yaml differ from %s; if the change is on purpose, rerun with -update:\n%s", golden, got)
+	}
+}
+
+func TestStoppedRunWritesPartialReport(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, &stdout, &stderr, []string{"run", "-out", out, "testdata/small.yaml"})
+	if code := exitCode(err, &stderr); code != 1 {
+		t.Fatalf("got exit %d, want 1 (%v)", code, err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "small-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("got folders %v, want one", dirs)
+	}
+	man, err := os.ReadFile(filepath.Join(dirs[0], "manifest.json"))
+	if err != nil || !bytes.Contains(man, []byte(`"partial": true`)) {
+		t.Errorf("manifest not marked partial (%v):\n%s", err, man)
+	}
+	if rep, _ := os.ReadFile(filepath.Join(dirs[0], "report.md")); !bytes.Contains(rep, []byte("PARTIAL")) {
+		t.Errorf("report.md not marked partial")
+	}
+}
+
+// TestSearchRun is the foundation issue's acceptance check: the seed's own
+// count-min experiment, run from the built-in scenario.
+func TestSearchRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000,000 events")
+	}
+	rs := runResultsOf(t, t.TempDir(), "search")
+	get := func(strategy, metric string) metrics.Result {
+		t.Helper()
+		for _, r := range rs {
+			if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Sim {
+				return r
+			}
+		}
+		t.Fatalf("no %s %s row", strategy, metric)
+		return metrics.Result{}
+	}
+	if v := get("count-min", "undercounts").Value; v != 0 {
+		t.Errorf("count-min undercounts: got %v, want 0", v)
+	}
+	// The per-key bound εN = 1,000 holds with probability 1−δ per key; the
+	// seed saw a largest overestimate of 365 and this seed gives far less
+	// than the bound, so passing it here would mean a broken sketch.
+	if v := get("count-min", "max_overestimate"); v.Value > 1000 || v.Plan == nil || *v.Plan != 1000 {
+		t.Errorf("count-min max_overestimate: got %v (plan %v), want ≤ 1,000", v.Value, v.Plan)
+	}
+	if v := get("count-min", "overestimate_bound").Value; v != 1000 {
+		t.Errorf("overestimate_bound: got %v, want 1,000", v)
+	}
+	for _, s := range []string{"exact", "count-min", "space-saving"} {
+		if v := get(s, "topk_recall").Value; v != 1 {
+			t.Errorf("%s topk_recall: got %v, want 1", s, v)
+		}
+	}
+	if v := get("count-min", "bytes"); v.Value != 543660 || v.Plan == nil || *v.Plan != 543660 {
+		t.Errorf("count-min bytes: got %v (plan %v), want 543,660 both", v.Value, v.Plan)
+	}
+	// The 10th phrase's count is Binomial(N, p10) around N·p10 ≈ 69,480;
+	// 6σ (σ ≈ 261) is a 1e-9 tail.
+	kth := get("truth", "kth_true_count")
+	if math.Abs(*kth.Plan-69480) > 1 {
+		t.Errorf("kth_true_count plan: got %v, want 69,480 (10^7 / (10·H(10^6)))", *kth.Plan)
+	}
+	p := *kth.Plan / 1e7
+	if sd := math.Sqrt(1e7 * p * (1 - p)); math.Abs(kth.Value-*kth.Plan) > 6*sd {
+		t.Errorf("kth_true_count %v is more than 6σ from %v", kth.Value, *kth.Plan)
+	}
+	if est := get("count-min", "kth_estimate").Value; est < kth.Value || est > kth.Value+1000 {
+		t.Errorf("count-min kth_estimate %v not within [true, true+εN] = [%v, %v]", est, kth.Value, kth.Value+1000)
 	}
 }

@@ -99,8 +99,14 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 			return err
 		}
 		var err error
-		if files, err = plots.Draw(plotDir, series); err != nil {
+		files, err = plots.Draw(plotDir, series)
+		if err != nil && len(files) == 0 && !partial {
 			return err
+		}
+		if err != nil {
+			// Charts that could not be drawn (a stopped run may leave a
+			// chart with no data) are skipped; the tables are what counts.
+			fmt.Fprintf(env.stderr, "countsim: some charts were not drawn: %v\n", err)
 		}
 	}
 	var buf bytes.Buffer
