@@ -15,6 +15,8 @@ type Scenario struct {
 	Assumptions Assumptions // full-scale figures for the plan
 	Workload    Workload    // the simulated stream
 	Questions   Questions   // what is asked of every design
+	Cluster     Cluster     // the simulated store cluster, for designs on servers
+	Faults      []Fault     // `faults`: injected at simulated times, in time order
 	Strategies  []Strategy  // the designs to compare, in file order
 }
 
@@ -27,6 +29,12 @@ type Assumptions struct {
 	DataFraction float64 `yaml:"data_fraction"` // share of server memory for data, in (0,1]
 	CounterBytes float64 `yaml:"counter_bytes"` // bytes of one sketch counter, > 0
 	KthCount     float64 `yaml:"kth_count"`     // count of the K-th heaviest key, > 0
+
+	PeakRate    float64 `yaml:"peak_rate"`    // writes a second at the peak, > 0
+	ReadRate    float64 `yaml:"read_rate"`    // reads a second of the counter, > 0
+	KeyCapacity float64 `yaml:"key_capacity"` // operations a second one key takes, > 0
+	Headroom    float64 `yaml:"headroom"`     // share of key_capacity to plan for, in (0,1]
+	AppServers  float64 `yaml:"app_servers"`  // app servers in front of the store, whole number ≥ 1
 }
 
 // Workload is the simulated stream (`workload:`).
@@ -39,6 +47,47 @@ type Workload struct {
 	Rate         float64 // `rate`: events per simulated second, > 0 (default 1e6)
 	Batch        int     // `batch`: events per batch, 1..1<<20 (default 4096)
 	Pos          Pos     // the `workload` key
+
+	// A timed stream gives `phases` instead of `events`/`rate` (exactly one
+	// of `events` and `phases`): it lasts the phases' total duration.
+	Arrivals    string  // `arrivals`: "even" (default) or "poisson"
+	Phases      []Phase // `phases`: the write rate over simulated time, 1..1000 phases, total ≤ 24h
+	Reads       float64 // `reads`: read events a second, ≥ 0 (default 0); timed streams only
+	Resend      float64 // `resend`: share of writes sent a second time with the same id, in [0,1) (default 0)
+	ResendDelay int64   // `resend_delay`: ns between a write and its resend, ≥ 0 (default 100ms)
+}
+
+// Phase is one stretch of a timed stream (`phases:` entries). The write
+// rate goes linearly from Rate to To over Duration (a ramp), or stays at
+// Rate when `to` is absent. Durations are written as Go durations ("60s",
+// "250ms", "1m30s") or as a number of seconds.
+type Phase struct {
+	Name     string  // `name`: optional label, e.g. "wicket"
+	Duration int64   // `duration`: ns, > 0
+	Rate     float64 // `rate`: writes a second at the phase's start, ≥ 0
+	To       float64 // `to`: writes a second at its end, ≥ 0 (default: Rate)
+	Pos      Pos     // the entry's position
+}
+
+// Cluster is the simulated store (`cluster:`): keys placed on nodes by
+// hash, each key serving at most KeyCapacity operations a second; more
+// queues. Given is false when the scenario has no `cluster:`.
+type Cluster struct {
+	Given        bool
+	Nodes        int     // `nodes`: 1..4096 (default 1)
+	KeyCapacity  float64 // `key_capacity`: operations a second one key serves, > 0 (required)
+	NodeCapacity float64 // `node_capacity`: operations a second one node serves, ≥ 0; 0 = no limit (default)
+	Pos          Pos     // the `cluster` key
+}
+
+// Fault is one `faults:` entry: at simulated time At, an app server
+// crashes (kind "app-crash", target `server`: 0..) or a store node loses
+// its data (kind "node-loss", target `node`: 0..nodes-1).
+type Fault struct {
+	At     int64  // `at`: ns from the start, a duration as for phases; within the stream
+	Kind   string // `kind`: "app-crash" or "node-loss"
+	Target int    // `server` (app-crash) or `node` (node-loss), ≥ 0
+	Pos    Pos    // the entry's position
 }
 
 // Questions are asked of every design that can answer them (`questions:`).

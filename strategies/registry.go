@@ -26,6 +26,12 @@ type Assumptions struct {
 	DataFraction float64 // share of a server's memory for data (0.5)
 	CounterBytes float64 // bytes one sketch counter takes (4)
 	KthCount     float64 // count of the K-th heaviest key at full scale (1.4e7)
+
+	PeakRate    float64 // writes a second at the peak, on the hot key (200,000 views/s)
+	ReadRate    float64 // reads a second of the counter (5,000 page reads/s)
+	KeyCapacity float64 // operations a second one key takes (10,000 increments/s)
+	Headroom    float64 // share of KeyCapacity to plan for, in (0,1] (0.7)
+	AppServers  float64 // app servers in front of the store (200)
 }
 
 // Env is what a design is built for: the simulated stream's size and the
@@ -36,6 +42,13 @@ type Env struct {
 	Events int64  // events in the simulated stream
 	Top    int    // the K of the scenario's top-K question (0: none)
 	Full   Assumptions
+
+	// Store is the design's own store (a fresh simulated cluster for each
+	// design), or nil where the scenario has no cluster. Designs that live
+	// on servers refuse to build without one.
+	Store Store
+	// Duration is the simulated stream's length in ns (0: not timed).
+	Duration int64
 }
 
 // PlanLine is one closed-form number of a design's plan.
