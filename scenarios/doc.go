@@ -5,7 +5,9 @@
 // with an [*Error] that names the file, the line, the key and what is allowed.
 //
 // [Scenario] is the central type: [Assumptions] (full-scale figures for the
-// plan), [Workload] (the stream to simulate), [Questions] and one [Strategy]
+// plan), [Workload] (the stream to simulate: a count of events, or timed
+// [Phase]s with reads and resends), [Questions], the simulated store
+// [Cluster], the [Fault]s injected during a timed stream, and one [Strategy]
 // per design, whose [Param] values stay raw (int64, float64, bool or string)
 // because the design's registry decodes them. Every part carries a [Pos], so
 // a later check can still point at the line ([Scenario.ParamPos]). [Load]

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -26,16 +27,30 @@ const (
 	maxTop     = 10_000
 	maxNameLen = 64 // names end up in file names and table columns
 
+	maxPhases      = 1000
+	maxDuration    = int64(24 * time.Hour) // of a timed stream, and of any one duration
+	maxNodes       = 4096
+	maxAppServers  = 1_000_000_000
+	maxPhaseLabel  = 64
+	maxTimedEvents = maxEvents // expected writes and reads of a timed stream
+
 	defaultSeed         = 1
 	defaultDistribution = "zipf"
 	defaultS            = 1.0
 	defaultScramble     = true
 	defaultRate         = 1e6
 	defaultBatch        = 4096
+	defaultArrivals     = "even"
+	defaultResendDelay  = int64(100 * time.Millisecond)
+	defaultNodes        = 1
 )
 
-// Distributions a workload may name.
-var distributions = []string{"zipf", "uniform"}
+// Values a workload or a fault may name.
+var (
+	distributions = []string{"zipf", "uniform"}
+	arrivals      = []string{"even", "poisson"}
+	faultKinds    = []string{"app-crash", "node-loss"}
+)
 
 // Load reads and parses the scenario file at path. The Scenario's File and
 // every error's Pos.File are path. A file larger than 1 MiB is refused.
@@ -69,7 +84,9 @@ func fileError(path string, err error) error {
 // *Error at the line of the offending key or value.
 //
 // The rules, beyond the schema on [Scenario]:
-//   - one YAML document, a mapping; at most 1 MiB;
+//   - one YAML document, a mapping; at most 1 MiB of UTF-8 text. A UTF-16
+//     file (YAML allows it, some Windows tools write it) is refused with a
+//     hint to save it as UTF-8, so that every line found here is the file's;
 //   - unknown keys, repeated keys, anchors and aliases (&x, *x, <<) and tags
 //     other than the standard !!str, !!int, !!float, !!bool, !!null, !!map and
 //     !!seq are refused;
@@ -79,15 +96,37 @@ func fileError(path string, err error) error {
 //   - a number field takes an integer or a float, finite;
 //   - a string field takes a string: 12, true or 2024-01-02 must be quoted;
 //   - a key given with no value (`seed:`) is refused, except for the
-//     mappings assumptions, questions, workload and params, where it is an
-//     empty mapping, and strategies, where it is an empty list;
-//   - title and description lose surrounding white space; title is one line.
+//     mappings assumptions, questions, workload, cluster, params and a list
+//     entry, where it is an empty mapping, and the lists strategies, phases
+//     and faults, where it is an empty list;
+//   - title and description lose surrounding white space; title is one line;
+//   - a duration (a phase's duration, a fault's at, resend_delay) is a Go
+//     duration ("60s", "250ms", "1m30s", as time.ParseDuration reads it) or
+//     a number of seconds (60, 0.25), at most 24h; it is kept in ns, a
+//     number of seconds rounded to the nearest ns;
+//   - the workload gives exactly one of events (a count stream) and phases
+//     (a timed stream). rate belongs to a count stream only; arrivals,
+//     reads, resend and resend_delay to a timed stream only;
+//   - a timed stream has 1..1000 phases lasting at most 24h in all, at least
+//     one of them with a rate (or to) above 0, and at most 1e10 expected
+//     events: Σ (rate+to)/2 · duration of its writes plus reads · its
+//     duration (resends are not counted);
+//   - cluster needs key_capacity; nodes defaults to 1 and node_capacity to
+//     0 (no limit);
+//   - faults need a timed stream, each at a time before its end, and must be
+//     listed in time order (equal times keep their order): a fault earlier
+//     than the one before it is refused, not sorted. An app-crash names
+//     its server (below assumptions.app_servers when that is given), a
+//     node-loss its node (below cluster.nodes; it needs a cluster).
 //
 // Design types and their parameters are not checked here: package strategies
 // owns them, and [Scenario.ParamPos] maps its errors back to the file.
 func Parse(file string, data []byte) (*Scenario, error) {
 	if len(data) > maxFileBytes {
 		return nil, Errorf(Pos{File: file}, "file is larger than %d bytes (allowed: a scenario of at most 1 MiB)", maxFileBytes)
+	}
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return nil, Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is UTF-16 text (allowed: UTF-8 text; save the file as UTF-8)")
 	}
 	root, err := parseDocument(file, data)
 	if err != nil {
@@ -221,8 +260,10 @@ func badCharAt(data []byte) int {
 // The keys of the document and of a strategy, for messages given before
 // their mappings are walked (the other lists come from the field tables).
 var (
-	topKeys      = []string{"name", "title", "description", "seed", "assumptions", "workload", "questions", "strategies"}
+	topKeys      = []string{"name", "title", "description", "seed", "assumptions", "workload", "questions", "cluster", "faults", "strategies"}
 	strategyKeys = []string{"name", "type", "params"}
+	phaseKeys    = []string{"name", "duration", "rate", "to"}
+	faultKeys    = []string{"at", "kind", "server", "node"}
 )
 
 func keyList(keys []string) string { return strings.Join(keys, ", ") }
@@ -267,6 +308,12 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 		Seed:      defaultSeed,
 		Questions: Questions{Pos: start},
 	}
+	// Faults are checked against the workload, the cluster and the
+	// assumptions once the whole file is read, as those may come after.
+	var (
+		faultsKey  *yaml.Node
+		faultNodes []faultNode
+	)
 	fields := []field{
 		{key: "name", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
 			s.Name, err = d.name(v, path)
@@ -309,12 +356,23 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 				}},
 			})
 		}},
+		{key: "cluster", decode: func(k, v *yaml.Node, path string) error {
+			return d.cluster(k, v, path, &s.Cluster)
+		}},
+		{key: "faults", decode: func(k, v *yaml.Node, path string) (err error) {
+			faultsKey = k
+			s.Faults, faultNodes, err = d.faults(v, path)
+			return err
+		}},
 		{key: "strategies", required: true, decode: func(k, v *yaml.Node, path string) (err error) {
 			s.Strategies, err = d.strategies(k, v, path)
 			return err
 		}},
 	}
 	if err := d.mapping(root, root, "", fields); err != nil {
+		return nil, err
+	}
+	if err := d.checkFaults(s, faultsKey, faultNodes); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -338,6 +396,18 @@ func (d *decoder) assumptions(k, v *yaml.Node, path string, a *Assumptions) erro
 		}},
 		{key: "counter_bytes", decode: positive(&a.CounterBytes)},
 		{key: "kth_count", decode: positive(&a.KthCount)},
+		{key: "peak_rate", decode: positive(&a.PeakRate)},
+		{key: "read_rate", decode: positive(&a.ReadRate)},
+		{key: "key_capacity", decode: positive(&a.KeyCapacity)},
+		{key: "headroom", decode: func(_, v *yaml.Node, path string) (err error) {
+			a.Headroom, err = d.number(v, path, func(x float64) bool { return x > 0 && x <= 1 }, "a number in (0,1]")
+			return err
+		}},
+		{key: "app_servers", decode: func(_, v *yaml.Node, path string) error {
+			n, err := d.unsigned(v, path, 1, maxAppServers, "a whole number", "a whole number, 1..1e9")
+			a.AppServers = float64(n)
+			return err
+		}},
 	})
 }
 
@@ -349,10 +419,35 @@ func (d *decoder) workload(k, v *yaml.Node, path string, w *Workload) error {
 		Rate:         defaultRate,
 		Batch:        defaultBatch,
 		Pos:          d.pos(k),
+		Arrivals:     defaultArrivals,
+		ResendDelay:  defaultResendDelay,
 	}
-	var sNode *yaml.Node
+	var (
+		sNode, rateKey       *yaml.Node
+		eventsKey, phasesKey *yaml.Node
+		timedOnly            []*yaml.Node // keys of a timed stream only, in file order
+	)
+	// stream records the key of events or phases, refusing the second of
+	// the two.
+	stream := func(kn *yaml.Node, key string, mine, other **yaml.Node, otherKey string) error {
+		if *other != nil {
+			return d.fail(kn, join(path, key), "%s is given too, at line %d (allowed: events for a count stream or phases for a timed stream, not both)",
+				otherKey, (*other).Line)
+		}
+		*mine = kn
+		return nil
+	}
+	timed := func(key string, decode func(v *yaml.Node, path string) error) field {
+		return field{key: key, decode: func(kn, v *yaml.Node, path string) error {
+			timedOnly = append(timedOnly, kn)
+			return decode(v, path)
+		}}
+	}
 	err := d.mapping(k, v, path, []field{
-		{key: "events", required: true, decode: func(_, v *yaml.Node, path string) error {
+		{key: "events", decode: func(kn, v *yaml.Node, path string) error {
+			if err := stream(kn, "events", &eventsKey, &phasesKey, "phases"); err != nil {
+				return err
+			}
 			n, err := d.unsigned(v, path, 1, maxEvents, "an integer", "1..1e10")
 			w.Events = int64(n)
 			return err
@@ -374,7 +469,8 @@ func (d *decoder) workload(k, v *yaml.Node, path string, w *Workload) error {
 			w.Scramble, err = d.boolean(v, path)
 			return err
 		}},
-		{key: "rate", decode: func(_, v *yaml.Node, path string) (err error) {
+		{key: "rate", decode: func(kn, v *yaml.Node, path string) (err error) {
+			rateKey = kn
 			w.Rate, err = d.number(v, path, func(x float64) bool { return x > 0 }, "a number > 0 (events per simulated second)")
 			return err
 		}},
@@ -383,6 +479,29 @@ func (d *decoder) workload(k, v *yaml.Node, path string, w *Workload) error {
 			w.Batch = int(n)
 			return err
 		}},
+		{key: "phases", decode: func(kn, v *yaml.Node, path string) (err error) {
+			if err := stream(kn, "phases", &phasesKey, &eventsKey, "events"); err != nil {
+				return err
+			}
+			w.Phases, err = d.phases(kn, v, path)
+			return err
+		}},
+		timed("arrivals", func(v *yaml.Node, path string) (err error) {
+			w.Arrivals, err = d.oneOf(v, path, arrivals)
+			return err
+		}),
+		timed("reads", func(v *yaml.Node, path string) (err error) {
+			w.Reads, err = d.number(v, path, func(x float64) bool { return x >= 0 }, "a number >= 0 (reads per simulated second)")
+			return err
+		}),
+		timed("resend", func(v *yaml.Node, path string) (err error) {
+			w.Resend, err = d.number(v, path, func(x float64) bool { return x >= 0 && x < 1 }, "a number in [0,1) (the share of writes sent twice)")
+			return err
+		}),
+		timed("resend_delay", func(v *yaml.Node, path string) (err error) {
+			w.ResendDelay, err = d.duration(v, path, 0)
+			return err
+		}),
 	})
 	if err != nil {
 		return err
@@ -390,6 +509,236 @@ func (d *decoder) workload(k, v *yaml.Node, path string, w *Workload) error {
 	if sNode != nil && w.Distribution != "zipf" {
 		// An ignored setting would read as if it mattered.
 		return d.fail(sNode, join(path, "s"), "applies only to distribution zipf (allowed: remove s, or set distribution: zipf)")
+	}
+	switch {
+	case eventsKey == nil && phasesKey == nil:
+		return d.fail(k, "", "workload needs events (a count) or phases (a timed stream) (allowed: events: 1..1e10, or phases: a list of mappings with keys %s)",
+			keyList(phaseKeys))
+	case eventsKey != nil:
+		if len(timedOnly) > 0 {
+			kn := timedOnly[0]
+			return d.fail(kn, join(path, kn.Value), "needs phases, a timed stream (allowed: remove %s, or give phases instead of events)", kn.Value)
+		}
+		return nil
+	}
+	if rateKey != nil {
+		return d.fail(rateKey, join(path, "rate"), "a timed stream takes its rates from phases (allowed: remove rate, or give events instead of phases)")
+	}
+	w.Rate = 0
+	return d.checkTimed(phasesKey, join(path, "phases"), w)
+}
+
+// checkTimed checks a timed stream's totals. k is the phases key.
+func (d *decoder) checkTimed(k *yaml.Node, path string, w *Workload) error {
+	if total := w.Duration(); total > maxDuration {
+		return d.fail(k, path, "the phases last %v in all (allowed: at most 24h in all)", time.Duration(total))
+	}
+	positive := false
+	for _, p := range w.Phases {
+		positive = positive || p.Rate > 0 || p.To > 0
+	}
+	if !positive {
+		return d.fail(k, path, "no phase has a rate above 0 (allowed: at least one phase with rate or to > 0)")
+	}
+	writes := w.ExpectedWrites()
+	reads := w.Reads * float64(w.Duration()) / 1e9
+	if !(writes+reads <= maxTimedEvents) {
+		return d.fail(k, path, "the stream would hold about %.4g events (%.4g writes + %.4g reads), more than 1e10 (allowed: at most 1e10 events; lower the rates or shorten the phases)",
+			writes+reads, writes, reads)
+	}
+	return nil
+}
+
+// phases decodes the phases of a timed stream; k is the phases key.
+func (d *decoder) phases(k, v *yaml.Node, path string) ([]Phase, error) {
+	if err := d.plain(v, path); err != nil {
+		return nil, err
+	}
+	if isNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0) {
+		return nil, d.fail(k, path, "at least one phase is required (allowed: a list of 1..1000 mappings with keys %s)", keyList(phaseKeys))
+	}
+	var out []Phase
+	err := d.list(v, path, phaseKeys, func(i int, item *yaml.Node, ipath string) error {
+		if i == maxPhases {
+			return d.fail(item, path, "more than 1000 phases (allowed: 1..1000 phases)")
+		}
+		p := Phase{Pos: d.pos(item)}
+		toGiven := false
+		err := d.mapping(item, item, ipath, []field{
+			{key: "name", decode: func(_, v *yaml.Node, path string) (err error) {
+				p.Name, err = d.label(v, path)
+				return err
+			}},
+			{key: "duration", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
+				p.Duration, err = d.duration(v, path, 1)
+				return err
+			}},
+			{key: "rate", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
+				p.Rate, err = d.number(v, path, func(x float64) bool { return x >= 0 }, "a number >= 0 (writes per simulated second at the phase's start)")
+				return err
+			}},
+			{key: "to", decode: func(_, v *yaml.Node, path string) (err error) {
+				toGiven = true
+				p.To, err = d.number(v, path, func(x float64) bool { return x >= 0 }, "a number >= 0 (writes per simulated second at the phase's end)")
+				return err
+			}},
+		})
+		if !toGiven {
+			p.To = p.Rate
+		}
+		out = append(out, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+const labelRule = "one line of text, at most 64 characters"
+
+// label decodes a phase's name: one line of text, trimmed, not empty.
+func (d *decoder) label(n *yaml.Node, path string) (string, error) {
+	s, err := d.str(n, path, labelRule)
+	if err != nil {
+		return "", err
+	}
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s, "\r\n") || utf8.RuneCountInString(s) > maxPhaseLabel {
+		return "", d.fail(n, path, "%s is not allowed (allowed: %s)", describe(n), labelRule)
+	}
+	return s, nil
+}
+
+// cluster decodes the simulated store cluster; k is the cluster key.
+func (d *decoder) cluster(k, v *yaml.Node, path string, c *Cluster) error {
+	*c = Cluster{Given: true, Nodes: defaultNodes, Pos: d.pos(k)}
+	return d.mapping(k, v, path, []field{
+		{key: "nodes", decode: func(_, v *yaml.Node, path string) error {
+			n, err := d.unsigned(v, path, 1, maxNodes, "an integer", "1..4096")
+			c.Nodes = int(n)
+			return err
+		}},
+		{key: "key_capacity", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
+			c.KeyCapacity, err = d.number(v, path, func(x float64) bool { return x > 0 }, "a number > 0 (operations a second one key serves)")
+			return err
+		}},
+		{key: "node_capacity", decode: func(_, v *yaml.Node, path string) (err error) {
+			c.NodeCapacity, err = d.number(v, path, func(x float64) bool { return x >= 0 }, "a number >= 0 (operations a second one node serves; 0: no limit)")
+			return err
+		}},
+	})
+}
+
+// faultNode keeps where a fault's values are, for the checks made once the
+// whole file is read.
+type faultNode struct {
+	at, kind, target *yaml.Node
+}
+
+// faults decodes the faults list, checking each entry on its own.
+func (d *decoder) faults(v *yaml.Node, path string) ([]Fault, []faultNode, error) {
+	var (
+		out   []Fault
+		nodes []faultNode
+	)
+	err := d.list(v, path, faultKeys, func(_ int, item *yaml.Node, ipath string) error {
+		f := Fault{Pos: d.pos(item)}
+		var fn faultNode
+		var serverKey, nodeKey, serverVal, nodeVal *yaml.Node
+		var server, node int
+		err := d.mapping(item, item, ipath, []field{
+			{key: "at", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
+				fn.at = v
+				f.At, err = d.duration(v, path, 0)
+				return err
+			}},
+			{key: "kind", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
+				fn.kind = v
+				f.Kind, err = d.oneOf(v, path, faultKinds)
+				return err
+			}},
+			{key: "server", decode: func(kn, v *yaml.Node, path string) error {
+				serverKey, serverVal = kn, v
+				n, err := d.unsigned(v, path, 0, maxAppServers-1, "an integer", "0..999999999, an app server's number")
+				server = int(n)
+				return err
+			}},
+			{key: "node", decode: func(kn, v *yaml.Node, path string) error {
+				nodeKey, nodeVal = kn, v
+				n, err := d.unsigned(v, path, 0, maxNodes-1, "an integer", "0..4095, a cluster node's number")
+				node = int(n)
+				return err
+			}},
+		})
+		if err != nil {
+			return err
+		}
+		switch f.Kind {
+		case "app-crash":
+			if nodeKey != nil {
+				return d.fail(nodeKey, join(ipath, "node"), "kind app-crash targets an app server (allowed: server, not node)")
+			}
+			if serverKey == nil {
+				return d.fail(item, ipath, "kind app-crash needs key \"server\" (allowed: server: the crashed app server's number, from 0)")
+			}
+			f.Target, fn.target = server, serverVal
+		case "node-loss":
+			if serverKey != nil {
+				return d.fail(serverKey, join(ipath, "server"), "kind node-loss targets a cluster node (allowed: node, not server)")
+			}
+			if nodeKey == nil {
+				return d.fail(item, ipath, "kind node-loss needs key \"node\" (allowed: node: the lost cluster node's number, from 0)")
+			}
+			f.Target, fn.target = node, nodeVal
+		}
+		out = append(out, f)
+		nodes = append(nodes, fn)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, nodes, nil
+}
+
+// checkFaults checks the faults against the rest of the scenario: they need
+// a timed stream, fall within it in time order, and name a server or node
+// that exists. k is the faults key, nodes where each fault's values are.
+func (d *decoder) checkFaults(s *Scenario, k *yaml.Node, nodes []faultNode) error {
+	if len(s.Faults) == 0 {
+		return nil
+	}
+	if !s.Workload.Timed() {
+		return d.fail(k, "faults", "faults need a timed stream (allowed: workload phases instead of events, or no faults)")
+	}
+	total := s.Workload.Duration()
+	for i, f := range s.Faults {
+		n, path := nodes[i], fmt.Sprintf("faults[%d]", i)
+		if f.At >= total {
+			return d.fail(n.at, join(path, "at"), "%v is not within the stream (allowed: a time before %v, the phases' total duration)",
+				time.Duration(f.At), time.Duration(total))
+		}
+		if i > 0 && f.At < s.Faults[i-1].At {
+			return d.fail(n.at, join(path, "at"), "%v is before %v of faults[%d] at line %d (allowed: faults in time order)",
+				time.Duration(f.At), time.Duration(s.Faults[i-1].At), i-1, nodes[i-1].at.Line)
+		}
+		switch f.Kind {
+		case "app-crash":
+			if a := s.Assumptions.AppServers; a > 0 && float64(f.Target) >= a {
+				return d.fail(n.target, join(path, "server"), "%d is out of range (allowed: 0..%d, as assumptions.app_servers is %d)",
+					f.Target, int64(a)-1, int64(a))
+			}
+		case "node-loss":
+			c := s.Cluster
+			if !c.Given {
+				return d.fail(n.kind, join(path, "kind"), "node-loss needs a cluster (allowed: add cluster: with key_capacity, or kind app-crash)")
+			}
+			if f.Target >= c.Nodes {
+				return d.fail(n.target, join(path, "node"), "%d is out of range (allowed: 0..%d, as cluster.nodes is %d)",
+					f.Target, c.Nodes-1, c.Nodes)
+			}
+		}
 	}
 	return nil
 }
@@ -402,20 +751,10 @@ func (d *decoder) strategies(k, v *yaml.Node, path string) ([]Strategy, error) {
 	if isNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0) {
 		return nil, d.fail(k, path, "at least one strategy is required (allowed: %s)", want)
 	}
-	if v.Kind != yaml.SequenceNode {
-		return nil, d.fail(v, path, "%s is not a list (allowed: %s)", describe(v), want)
-	}
 	var out []Strategy
 	first := map[string]int{} // strategy name -> line of its first use
-	for i, item := range v.Content {
-		ipath := fmt.Sprintf("%s[%d]", path, i)
+	err := d.list(v, path, strategyKeys, func(_ int, item *yaml.Node, ipath string) error {
 		st := Strategy{Pos: d.pos(item)}
-		if err := d.plain(item, ipath); err != nil {
-			return nil, err
-		}
-		if item.Kind != yaml.MappingNode && !isNull(item) {
-			return nil, d.fail(item, ipath, "%s is not a mapping (allowed: a mapping with keys %s)", describe(item), keyList(strategyKeys))
-		}
 		err := d.mapping(item, item, ipath, []field{
 			{key: "name", required: true, decode: func(_, v *yaml.Node, _ string) (err error) {
 				if st.Name, err = d.name(v, ipath+".name"); err != nil {
@@ -440,12 +779,41 @@ func (d *decoder) strategies(k, v *yaml.Node, path string) ([]Strategy, error) {
 				return err
 			}},
 		})
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, st)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// list walks the list v whose entries are mappings with the given keys,
+// calling each with every entry's index and path ("faults[2]"). A null v
+// has no entries; whether none is allowed is for the caller to say.
+func (d *decoder) list(v *yaml.Node, path string, keys []string, each func(i int, item *yaml.Node, path string) error) error {
+	if err := d.plain(v, path); err != nil {
+		return err
+	}
+	if isNull(v) {
+		return nil
+	}
+	if v.Kind != yaml.SequenceNode {
+		return d.fail(v, path, "%s is not a list (allowed: a list of mappings with keys %s)", describe(v), keyList(keys))
+	}
+	for i, item := range v.Content {
+		ipath := fmt.Sprintf("%s[%d]", path, i)
+		if err := d.plain(item, ipath); err != nil {
+			return err
+		}
+		if item.Kind != yaml.MappingNode && !isNull(item) {
+			return d.fail(item, ipath, "%s is not a mapping (allowed: a mapping with keys %s)", describe(item), keyList(keys))
+		}
+		if err := each(i, item, ipath); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // params decodes a mapping of scalars, keeping file order.
@@ -703,6 +1071,67 @@ func (d *decoder) number(n *yaml.Node, path string, ok func(float64) bool, allow
 		return 0, d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), allowed)
 	}
 	return f, nil
+}
+
+// durationRule names the forms of a duration, for messages.
+const durationRule = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25`
+
+// duration decodes a duration field in ns, lo..24h (lo is 0 or 1): a
+// string that time.ParseDuration reads, or a number of seconds (rounded to
+// the ns).
+func (d *decoder) duration(n *yaml.Node, path string, lo int64) (int64, error) {
+	allowed := "a duration from 0 to 24h, " + durationRule
+	if lo > 0 {
+		allowed = "a duration above 0 and at most 24h, " + durationRule
+	}
+	if err := d.plain(n, path); err != nil {
+		return 0, err
+	}
+	if isNull(n) {
+		return 0, d.fail(n, path, "missing value (allowed: %s)", allowed)
+	}
+	wrongType := func() error { return d.fail(n, path, "%s is not a duration (allowed: %s)", describe(n), allowed) }
+	outOfRange := func() error { return d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), allowed) }
+	if n.Kind != yaml.ScalarNode {
+		return 0, wrongType()
+	}
+	var ns int64
+	switch n.ShortTag() {
+	case "!!str":
+		x, err := time.ParseDuration(n.Value)
+		if err != nil {
+			return 0, wrongType()
+		}
+		ns = int64(x)
+	case "!!int", "!!float":
+		x, err := d.value(n, path)
+		if err != nil {
+			return 0, err
+		}
+		var sec float64
+		switch x := x.(type) {
+		case int:
+			sec = float64(x)
+		case int64:
+			sec = float64(x)
+		case uint64:
+			sec = float64(x)
+		case float64:
+			sec = x
+		default:
+			return 0, wrongType()
+		}
+		if math.IsNaN(sec) || sec < 0 || sec > float64(maxDuration)/1e9 {
+			return 0, outOfRange()
+		}
+		ns = int64(math.Round(sec * 1e9))
+	default:
+		return 0, wrongType()
+	}
+	if ns < lo || ns > maxDuration {
+		return 0, outOfRange()
+	}
+	return ns, nil
 }
 
 func (d *decoder) boolean(n *yaml.Node, path string) (bool, error) {

@@ -53,6 +53,57 @@ func cut(from, to int, repl ...string) string {
 // plus returns valid followed by more lines (the first is line 9).
 func plus(more ...string) string { return doc(append(slices.Clone(valid), more...)...) }
 
+// timed is a small good timed scenario: 70 s of phases, 13,250,000
+// expected writes. Its lines:
+//
+//	 1 name: t
+//	 2 workload:
+//	 3   keys: 100
+//	 4   phases:
+//	 5     - name: ramp
+//	 6       duration: 10s
+//	 7       rate: 50000
+//	 8       to: 200000
+//	 9     - duration: 60
+//	10       rate: 200000
+//	11 strategies:
+//	12   - name: a
+//	13     type: exact
+var timed = []string{
+	"name: t",
+	"workload:",
+	"  keys: 100",
+	"  phases:",
+	"    - name: ramp",
+	"      duration: 10s",
+	"      rate: 50000",
+	"      to: 200000",
+	"    - duration: 60",
+	"      rate: 200000",
+	"strategies:",
+	"  - name: a",
+	"    type: exact",
+}
+
+// twith, tcut and tplus are with, cut and plus for timed (tplus's first
+// line is line 14).
+func twith(n int, repl ...string) string { return tcut(n, n, repl...) }
+
+func tcut(from, to int, repl ...string) string {
+	return doc(slices.Replace(slices.Clone(timed), from-1, to, repl...)...)
+}
+
+func tplus(more ...string) string { return doc(append(slices.Clone(timed), more...)...) }
+
+// manyPhases returns n phase entries of 1 s at rate 1.
+func manyPhases(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = "    - {duration: 1s, rate: 1}"
+	}
+	return lines
+}
+
 // mustError checks that err is an *Error in file at line whose message
 // holds every one of want.
 func mustError(t *testing.T, err error, file string, line int, want ...string) {
@@ -84,8 +135,14 @@ func mustError(t *testing.T, err error, file string, line int, want ...string) {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch)"
-		topKeys      = "name, title, description, seed, assumptions, workload, questions, strategies"
+		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay)"
+		topKeys      = "name, title, description, seed, assumptions, workload, questions, cluster, faults, strategies"
+		phaseKeys    = "name, duration, rate, to"
+		faultKeys    = "at, kind, server, node"
+		durations    = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25)`
+		positiveDur  = "(allowed: a duration above 0 and at most 24h, " + durations
+		anyDur       = "(allowed: a duration from 0 to 24h, " + durations
+		timedOnly    = "needs phases, a timed stream (allowed: remove "
 	)
 	cases := []struct {
 		name string
@@ -104,13 +161,15 @@ func TestParseErrors(t *testing.T) {
 		{"syntax line 1", "name: a: b\n", 1, []string{"YAML syntax: mapping values are not allowed"}},
 		{"control character", with(5, "  keys: 1\x01"), 5, []string{"YAML syntax: control characters"}},
 		{"bad utf-8", with(7, "  - name: \xff"), 7, []string{"YAML syntax", "UTF-8"}},
+		{"utf-16 little-endian", "\xff\xfen\x00a\x00m\x00e\x00:\x00 \x00t\x00\n\x00", 1, []string{"the file is UTF-16 text (allowed: UTF-8 text; save the file as UTF-8)"}},
+		{"utf-16 big-endian", "\xfe\xff\x20\x28\x20\x28", 1, []string{"the file is UTF-16 text"}},
 		{"undefined alias", with(5, "  keys: *n"), 5, []string{"unknown anchor 'n'"}},
 
 		// Unknown and repeated keys.
 		{"unknown top key", plus("evnets: 5"), 9, []string{`unknown key "evnets"`, "(allowed: " + topKeys + ")"}},
 		{"unknown workload key", with(4, "  evnets: 1000"), 4, []string{`workload: unknown key "evnets" ` + workloadKeys}},
 		{"unknown strategy key", plus("    parms: {}"), 9, []string{`strategies[0]: unknown key "parms" (allowed: name, type, params)`}},
-		{"unknown assumption", plus("assumptions:", "  event: 5"), 10, []string{`assumptions: unknown key "event" (allowed: events, keys, entry_bytes, server_bytes, data_fraction, counter_bytes, kth_count)`}},
+		{"unknown assumption", plus("assumptions:", "  event: 5"), 10, []string{`assumptions: unknown key "event" (allowed: events, keys, entry_bytes, server_bytes, data_fraction, counter_bytes, kth_count, peak_rate, read_rate, key_capacity, headroom, app_servers)`}},
 		{"unknown question", plus("questions: {top: 1, bottom: 2}"), 9, []string{`questions: unknown key "bottom" (allowed: top)`}},
 		{"merge key", plus("questions:", "  <<: {top: 1}"), 10, []string{"questions: merge keys (<<) are not allowed"}},
 		{"repeated top key", plus("name: u"), 9, []string{`key "name" given twice (first at line 2)`}},
@@ -121,9 +180,11 @@ func TestParseErrors(t *testing.T) {
 		// Missing keys name the enclosing mapping.
 		{"missing name", with(2), 2, []string{`missing required key "name"`}},
 		{"missing workload", cut(3, 5, "seed: 1"), 2, []string{`missing required key "workload"`}},
-		{"missing events", with(4), 3, []string{`workload: missing required key "events"`}},
+		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count) or phases (a timed stream) (allowed: events: 1..1e10, or phases: a list of mappings with keys " + phaseKeys + ")"}},
 		{"missing keys", with(5), 3, []string{`workload: missing required key "keys"`}},
-		{"null workload", cut(3, 5, "workload:"), 3, []string{`workload: missing required key "events"`}},
+		{"missing keys of a timed stream", twith(3), 2, []string{`workload: missing required key "keys"`}},
+		{"null workload", cut(3, 5, "workload:"), 3, []string{`workload: missing required key "keys"`}},
+		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count) or phases (a timed stream)"}},
 		{"missing strategies", doc("name: t", "workload: {events: 1, keys: 1}"), 1, []string{`missing required key "strategies"`}},
 		{"null strategies", cut(7, 8), 6, []string{"strategies: at least one strategy is required", "name, type, params"}},
 		{"empty strategies", cut(6, 8, "strategies: []"), 6, []string{"strategies: at least one strategy is required"}},
@@ -216,6 +277,144 @@ func TestParseErrors(t *testing.T) {
 		{"anchored mapping", with(3, "workload: &w"), 3, []string{"workload: anchors and aliases are not allowed"}},
 		{"custom tag", with(4, "  events: !big 1000"), 4, []string{"workload.events: tag !big is not allowed", "!!int"}},
 		{"binary tag", plus("    params: {blob: !!binary aGVsbG8=}"), 9, []string{"strategies[0].params.blob: tag !!binary is not allowed"}},
+		// Assumptions of hot counters.
+		{"peak rate zero", plus("assumptions:", "  peak_rate: 0"), 10, []string{"assumptions.peak_rate: 0 is out of range (allowed: a number > 0)"}},
+		{"read rate negative", plus("assumptions: {read_rate: -5000}"), 9, []string{"assumptions.read_rate: -5000 is out of range (allowed: a number > 0)"}},
+		{"key capacity string", plus("assumptions:", "  key_capacity: 10k"), 10, []string{`assumptions.key_capacity: "10k" is not a number (allowed: a number > 0)`}},
+		{"headroom zero", plus("assumptions:", "  headroom: 0"), 10, []string{"assumptions.headroom: 0 is out of range (allowed: a number in (0,1])"}},
+		{"headroom percent", plus("assumptions:", "  headroom: 70"), 10, []string{"assumptions.headroom: 70 is out of range (allowed: a number in (0,1])"}},
+		{"app servers fraction", plus("assumptions:", "  app_servers: 2.5"), 10, []string{"assumptions.app_servers: 2.5 is not a whole number (allowed: a whole number, 1..1e9)"}},
+		{"app servers zero", plus("assumptions:", "  app_servers: 0"), 10, []string{"assumptions.app_servers: 0 is out of range (allowed: a whole number, 1..1e9)"}},
+		{"app servers too many", plus("assumptions:", "  app_servers: 2e9"), 10, []string{"assumptions.app_servers: 2e9 is out of range (allowed: a whole number, 1..1e9)"}},
+		{"app servers string", plus("assumptions:", `  app_servers: "200"`), 10, []string{`assumptions.app_servers: "200" is not a whole number`}},
+		{"app servers null", plus("assumptions:", "  app_servers:"), 10, []string{"assumptions.app_servers: missing value (allowed: a whole number, 1..1e9)"}},
+
+		// A count stream or a timed stream.
+		{"events then phases", with(5, "  keys: 100", "  phases:", "    - {duration: 1s, rate: 1}"), 6, []string{"workload.phases: events is given too, at line 4 (allowed: events for a count stream or phases for a timed stream, not both)"}},
+		{"phases then events", twith(10, "      rate: 200000", "  events: 1000"), 11, []string{"workload.events: phases is given too, at line 4 (allowed: events for a count stream or phases for a timed stream, not both)"}},
+		{"phases then bad events", twith(10, "      rate: 200000", "  events: -5"), 11, []string{"workload.events: phases is given too, at line 4"}},
+		{"reads with events", with(5, "  keys: 100", "  reads: 5000"), 6, []string{"workload.reads: " + timedOnly + "reads, or give phases instead of events)"}},
+		{"resend with events", with(5, "  keys: 100", "  resend: 0.1"), 6, []string{"workload.resend: " + timedOnly + "resend, or give phases"}},
+		{"resend delay with events", with(5, "  keys: 100", "  resend_delay: 1s"), 6, []string{"workload.resend_delay: " + timedOnly + "resend_delay, or give phases"}},
+		{"arrivals with events", with(5, "  keys: 100", "  arrivals: even"), 6, []string{"workload.arrivals: " + timedOnly + "arrivals, or give phases"}},
+		{"first timed key with events", with(5, "  keys: 100", "  resend: 0.1", "  reads: 1"), 6, []string{"workload.resend: " + timedOnly + "resend"}},
+		{"rate with phases", twith(3, "  keys: 100", "  rate: 1e6"), 4, []string{"workload.rate: a timed stream takes its rates from phases (allowed: remove rate, or give events instead of phases)"}},
+		{"rate after phases", twith(10, "      rate: 200000", "  rate: 5"), 11, []string{"workload.rate: a timed stream takes its rates from phases"}},
+
+		// Phases.
+		{"phases null", tcut(4, 10, "  phases:"), 4, []string{"workload.phases: at least one phase is required (allowed: a list of 1..1000 mappings with keys " + phaseKeys + ")"}},
+		{"phases empty", tcut(4, 10, "  phases: []"), 4, []string{"workload.phases: at least one phase is required"}},
+		{"phases mapping", tcut(5, 10, "    ramp: {duration: 1s, rate: 1}"), 5, []string{"workload.phases: a mapping is not a list (allowed: a list of mappings with keys " + phaseKeys + ")"}},
+		{"phases scalar", tcut(4, 10, "  phases: ramp"), 4, []string{`workload.phases: "ramp" is not a list`}},
+		{"phase scalar", tcut(9, 10, "    - 60s"), 9, []string{`workload.phases[1]: "60s" is not a mapping (allowed: a mapping with keys ` + phaseKeys + ")"}},
+		{"phase list", tcut(9, 10, "    - [60s, 1]"), 9, []string{"workload.phases[1]: a list is not a mapping"}},
+		{"phase null", tcut(9, 10, "    - ~"), 9, []string{`workload.phases[1]: missing required key "duration"`}},
+		{"phase unknown key", twith(8, "      too: 200000"), 8, []string{`workload.phases[0]: unknown key "too" (allowed: ` + phaseKeys + ")"}},
+		{"phase repeated key", twith(8, "      rate: 1"), 8, []string{`workload.phases[0]: key "rate" given twice (first at line 7)`}},
+		{"phase missing duration", tcut(9, 10, "    - rate: 200000"), 9, []string{`workload.phases[1]: missing required key "duration"`}},
+		{"phase missing rate", tcut(9, 10, "    - duration: 60"), 9, []string{`workload.phases[1]: missing required key "rate"`}},
+		{"phases anchored", twith(4, "  phases: &p"), 4, []string{"workload.phases: anchors and aliases are not allowed"}},
+		{"phase anchored", twith(9, "    - &p", "      duration: 60"), 9, []string{"workload.phases[1]: anchors and aliases are not allowed"}},
+		{"too many phases", tcut(4, 10, append([]string{"  phases:"}, manyPhases(1001)...)...), 1005, []string{"workload.phases: more than 1000 phases (allowed: 1..1000 phases)"}},
+		{"phase name empty", twith(5, `    - name: ""`), 5, []string{`workload.phases[0].name: "" is not allowed (allowed: one line of text, at most 64 characters)`}},
+		{"phase name blank", twith(5, `    - name: "  "`), 5, []string{`workload.phases[0].name: "  " is not allowed`}},
+		{"phase name number", twith(5, "    - name: 12"), 5, []string{"workload.phases[0].name: 12 is not a string (allowed: one line of text, at most 64 characters; put it in quotes"}},
+		{"phase name two lines", twith(5, `    - name: "a\nb"`), 5, []string{`workload.phases[0].name: "a\nb" is not allowed`}},
+		{"phase name too long", twith(5, "    - name: "+strings.Repeat("é", 65)), 5, []string{"workload.phases[0].name:", "is not allowed (allowed: one line of text, at most 64 characters)"}},
+		{"phase rate negative", twith(7, "      rate: -1"), 7, []string{"workload.phases[0].rate: -1 is out of range (allowed: a number >= 0 (writes per simulated second at the phase's start))"}},
+		{"phase rate string", twith(7, "      rate: fast"), 7, []string{`workload.phases[0].rate: "fast" is not a number (allowed: a number >= 0`}},
+		{"phase rate inf", twith(7, "      rate: .inf"), 7, []string{"workload.phases[0].rate: .inf is out of range"}},
+		{"phase rate null", twith(7, "      rate:"), 7, []string{"workload.phases[0].rate: missing value (allowed: a number >= 0"}},
+		{"phase to negative", twith(8, "      to: -200000"), 8, []string{"workload.phases[0].to: -200000 is out of range (allowed: a number >= 0 (writes per simulated second at the phase's end))"}},
+
+		// Durations.
+		{"duration zero", twith(6, "      duration: 0"), 6, []string{"workload.phases[0].duration: 0 is out of range " + positiveDur}},
+		{"duration 0s", twith(6, "      duration: 0s"), 6, []string{`workload.phases[0].duration: "0s" is out of range ` + positiveDur}},
+		{"duration negative", twith(6, "      duration: -5s"), 6, []string{`workload.phases[0].duration: "-5s" is out of range`}},
+		{"duration negative seconds", twith(6, "      duration: -1"), 6, []string{"workload.phases[0].duration: -1 is out of range"}},
+		{"duration unit", twith(6, "      duration: 5 sec"), 6, []string{`workload.phases[0].duration: "5 sec" is not a duration ` + positiveDur}},
+		{"duration no unit", twith(6, "      duration: 1m30"), 6, []string{`workload.phases[0].duration: "1m30" is not a duration`}},
+		{"duration quoted number", twith(6, `      duration: "60"`), 6, []string{`workload.phases[0].duration: "60" is not a duration`}},
+		{"duration empty string", twith(6, `      duration: ""`), 6, []string{`workload.phases[0].duration: "" is not a duration`}},
+		{"duration bool", twith(6, "      duration: true"), 6, []string{"workload.phases[0].duration: true is not a duration"}},
+		{"duration list", twith(6, "      duration: [10s]"), 6, []string{"workload.phases[0].duration: a list is not a duration"}},
+		{"duration null", twith(6, "      duration:"), 6, []string{"workload.phases[0].duration: missing value " + positiveDur}},
+		{"duration date", twith(6, "      duration: 2024-01-02"), 6, []string{"workload.phases[0].duration: 2024-01-02 is not a duration"}},
+		{"duration inf", twith(6, "      duration: .inf"), 6, []string{"workload.phases[0].duration: .inf is out of range"}},
+		{"duration nan", twith(6, "      duration: .nan"), 6, []string{"workload.phases[0].duration: .nan is out of range"}},
+		{"duration over 24h", twith(6, "      duration: 25h"), 6, []string{`workload.phases[0].duration: "25h" is out of range`}},
+		{"duration seconds over 24h", twith(6, "      duration: 86401"), 6, []string{"workload.phases[0].duration: 86401 is out of range"}},
+		{"duration huge", twith(6, "      duration: 1e300"), 6, []string{"workload.phases[0].duration: 1e300 is out of range"}},
+		{"duration beyond int64", twith(6, "      duration: 99999999999999999999"), 6, []string{"workload.phases[0].duration: 99999999999999999999 is out of range"}},
+		{"duration overflows", twith(6, "      duration: 9999999999h"), 6, []string{`workload.phases[0].duration: "9999999999h" is not a duration`}},
+		{"duration below a ns", twith(6, "      duration: 1e-12"), 6, []string{"workload.phases[0].duration: 1e-12 is out of range"}},
+		{"duration octal", twith(6, "      duration: 010"), 6, []string{"workload.phases[0].duration: 010 has a leading zero", "(allowed: 10, or 0o10 for octal)"}},
+		{"duration tag", twith(6, "      duration: !secs 10"), 6, []string{"workload.phases[0].duration: tag !secs is not allowed"}},
+		{"resend delay negative", twith(3, "  keys: 100", "  resend_delay: -1ms"), 4, []string{`workload.resend_delay: "-1ms" is out of range ` + anyDur}},
+		{"resend delay word", twith(3, "  keys: 100", "  resend_delay: soon"), 4, []string{`workload.resend_delay: "soon" is not a duration ` + anyDur}},
+
+		// The totals of a timed stream.
+		{"phases over 24h", tcut(4, 10, "  phases:", "    - {duration: 13h, rate: 1}", "    - {duration: 13h, rate: 1}"), 4, []string{"workload.phases: the phases last 26h0m0s in all (allowed: at most 24h in all)"}},
+		{"no phase with a rate", tcut(5, 10, "    - {duration: 10s, rate: 0}", "    - {duration: 10s, rate: 0, to: 0}"), 4, []string{"workload.phases: no phase has a rate above 0 (allowed: at least one phase with rate or to > 0)"}},
+		{"too many writes", tcut(5, 10, "    - {duration: 24h, rate: 1e6}"), 4, []string{"workload.phases: the stream would hold about 8.64e+10 events (8.64e+10 writes + 0 reads), more than 1e10 (allowed: at most 1e10 events"}},
+		{"too many reads", tcut(3, 10, "  keys: 100", "  reads: 2e5", "  phases:", "    - {duration: 24h, rate: 1}"), 5, []string{"workload.phases: the stream would hold about 1.728e+10 events (8.64e+04 writes + 1.728e+10 reads), more than 1e10"}},
+		{"one read over 1e10", tcut(3, 10, "  keys: 100", "  reads: 500_000.000_1", "  phases:", "    - {duration: 10000, rate: 0, to: 1e6}"), 5, []string{"workload.phases: the stream would hold about 1e+10 events (5e+09 writes + 5e+09 reads), more than 1e10"}},
+		{"writes overflow", tcut(5, 10, "    - {duration: 24h, rate: 1.7e308, to: 1.7e308}"), 4, []string{"workload.phases: the stream would hold about +Inf events"}},
+
+		// The other keys of a timed stream.
+		{"arrivals", twith(3, "  keys: 100", "  arrivals: burst"), 4, []string{`workload.arrivals: "burst" is not allowed (allowed: even, poisson)`}},
+		{"arrivals number", twith(3, "  keys: 100", "  arrivals: 1"), 4, []string{"workload.arrivals: 1 is not a string (allowed: even, poisson"}},
+		{"resend 1", twith(3, "  keys: 100", "  resend: 1"), 4, []string{"workload.resend: 1 is out of range (allowed: a number in [0,1) (the share of writes sent twice))"}},
+		{"resend negative", twith(3, "  keys: 100", "  resend: -0.1"), 4, []string{"workload.resend: -0.1 is out of range (allowed: a number in [0,1)"}},
+		{"resend percent", twith(3, "  keys: 100", "  resend: 5%"), 4, []string{`workload.resend: "5%" is not a number (allowed: a number in [0,1)`}},
+		{"reads negative", twith(3, "  keys: 100", "  reads: -1"), 4, []string{"workload.reads: -1 is out of range (allowed: a number >= 0 (reads per simulated second))"}},
+		{"reads inf", twith(3, "  keys: 100", "  reads: .inf"), 4, []string{"workload.reads: .inf is out of range (allowed: a number >= 0"}},
+		{"reads null", twith(3, "  keys: 100", "  reads:"), 4, []string{"workload.reads: missing value (allowed: a number >= 0"}},
+
+		// The cluster.
+		{"cluster null", plus("cluster:"), 9, []string{`cluster: missing required key "key_capacity"`}},
+		{"cluster without key capacity", plus("cluster:", "  nodes: 8"), 9, []string{`cluster: missing required key "key_capacity"`}},
+		{"cluster unknown key", plus("cluster:", "  key_capacity: 1", "  shards: 8"), 11, []string{`cluster: unknown key "shards" (allowed: nodes, key_capacity, node_capacity)`}},
+		{"cluster list", plus("cluster: [8]"), 9, []string{"cluster: a list is not a mapping (allowed: a mapping with keys nodes, key_capacity, node_capacity)"}},
+		{"cluster nodes zero", plus("cluster: {key_capacity: 1, nodes: 0}"), 9, []string{"cluster.nodes: 0 is out of range (allowed: 1..4096)"}},
+		{"cluster nodes too many", plus("cluster:", "  nodes: 4097", "  key_capacity: 1"), 10, []string{"cluster.nodes: 4097 is out of range (allowed: 1..4096)"}},
+		{"cluster nodes fraction", plus("cluster:", "  nodes: 2.5"), 10, []string{"cluster.nodes: 2.5 is not an integer (allowed: 1..4096)"}},
+		{"cluster key capacity zero", plus("cluster:", "  key_capacity: 0"), 10, []string{"cluster.key_capacity: 0 is out of range (allowed: a number > 0 (operations a second one key serves))"}},
+		{"cluster key capacity null", plus("cluster:", "  key_capacity:"), 10, []string{"cluster.key_capacity: missing value (allowed: a number > 0"}},
+		{"cluster node capacity negative", plus("cluster:", "  key_capacity: 1", "  node_capacity: -1"), 11, []string{"cluster.node_capacity: -1 is out of range (allowed: a number >= 0 (operations a second one node serves; 0: no limit))"}},
+		{"cluster repeated", plus("cluster: {key_capacity: 1}", "cluster: {key_capacity: 2}"), 10, []string{`key "cluster" given twice (first at line 9)`}},
+
+		// Faults, each on its own.
+		{"faults mapping", tplus("faults:", "  crash: {at: 1s}"), 15, []string{"faults: a mapping is not a list (allowed: a list of mappings with keys " + faultKeys + ")"}},
+		{"faults scalar", tplus("faults: crash"), 14, []string{`faults: "crash" is not a list`}},
+		{"fault scalar", tplus("faults: [crash]"), 14, []string{`faults[0]: "crash" is not a mapping (allowed: a mapping with keys ` + faultKeys + ")"}},
+		{"fault null", tplus("faults:", "  - ~"), 15, []string{`faults[0]: missing required key "at"`}},
+		{"fault unknown key", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    target: 7"), 17, []string{`faults[0]: unknown key "target" (allowed: ` + faultKeys + ")"}},
+		{"fault missing at", tplus("faults:", "  - kind: app-crash", "    server: 7"), 15, []string{`faults[0]: missing required key "at"`}},
+		{"fault missing kind", tplus("faults:", "  - at: 30s", "    server: 7"), 15, []string{`faults[0]: missing required key "kind"`}},
+		{"fault kind", tplus("faults:", "  - at: 30s", "    kind: crash", "    server: 7"), 16, []string{`faults[0].kind: "crash" is not allowed (allowed: app-crash, node-loss)`}},
+		{"fault at negative", tplus("faults:", "  - at: -1s", "    kind: app-crash", "    server: 7"), 15, []string{`faults[0].at: "-1s" is out of range ` + anyDur}},
+		{"fault at word", tplus("faults:", "  - at: soon", "    kind: app-crash", "    server: 7"), 15, []string{`faults[0].at: "soon" is not a duration ` + anyDur}},
+		{"app crash with node", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    node: 7"), 17, []string{"faults[0].node: kind app-crash targets an app server (allowed: server, not node)"}},
+		{"app crash with both", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: 7", "    node: 7"), 18, []string{"faults[0].node: kind app-crash targets an app server (allowed: server, not node)"}},
+		{"node loss with server", tplus("cluster: {key_capacity: 1e4}", "faults:", "  - at: 30s", "    kind: node-loss", "    server: 7"), 18, []string{"faults[0].server: kind node-loss targets a cluster node (allowed: node, not server)"}},
+		{"app crash without server", tplus("faults:", "  - at: 30s", "    kind: app-crash"), 15, []string{`faults[0]: kind app-crash needs key "server" (allowed: server: the crashed app server's number, from 0)`}},
+		{"node loss without node", tplus("faults:", "  - {at: 30s, kind: node-loss}"), 15, []string{`faults[0]: kind node-loss needs key "node" (allowed: node: the lost cluster node's number, from 0)`}},
+		{"server negative", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: -1"), 17, []string{"faults[0].server: -1 is out of range (allowed: 0..999999999, an app server's number)"}},
+		{"server fraction", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: 7.5"), 17, []string{"faults[0].server: 7.5 is not an integer (allowed: 0..999999999"}},
+		{"server too big", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: 1e9"), 17, []string{"faults[0].server: 1e9 is out of range (allowed: 0..999999999"}},
+		{"node too big", tplus("faults:", "  - at: 30s", "    kind: node-loss", "    node: 4096"), 17, []string{"faults[0].node: 4096 is out of range (allowed: 0..4095, a cluster node's number)"}},
+
+		// Faults against the rest of the scenario.
+		{"faults on a count stream", plus("faults:", "  - at: 1s", "    kind: app-crash", "    server: 0"), 9, []string{"faults: faults need a timed stream (allowed: workload phases instead of events, or no faults)"}},
+		{"fault at the end", tplus("faults:", "  - at: 70s", "    kind: app-crash", "    server: 7"), 15, []string{"faults[0].at: 1m10s is not within the stream (allowed: a time before 1m10s, the phases' total duration)"}},
+		{"fault after the end", tplus("faults:", "  - {at: 1h, kind: app-crash, server: 7}"), 15, []string{"faults[0].at: 1h0m0s is not within the stream (allowed: a time before 1m10s"}},
+		{"faults out of order", tplus("faults:", "  - {at: 30s, kind: app-crash, server: 1}", "  - {at: 30s, kind: app-crash, server: 2}", "  - {at: 20s, kind: app-crash, server: 3}"), 17, []string{"faults[2].at: 20s is before 30s of faults[1] at line 16 (allowed: faults in time order)"}},
+		{"server beyond app servers", tplus("assumptions: {app_servers: 200}", "faults:", "  - {at: 30s, kind: app-crash, server: 200}"), 16, []string{"faults[0].server: 200 is out of range (allowed: 0..199, as assumptions.app_servers is 200)"}},
+		{"app servers after faults", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: 200", "assumptions: {app_servers: 200}"), 17, []string{"faults[0].server: 200 is out of range (allowed: 0..199, as assumptions.app_servers is 200)"}},
+		{"node loss without cluster", tplus("faults:", "  - at: 30s", "    kind: node-loss", "    node: 0"), 16, []string{"faults[0].kind: node-loss needs a cluster (allowed: add cluster: with key_capacity, or kind app-crash)"}},
+		{"node beyond cluster", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - at: 30s", "    kind: node-loss", "    node: 8"), 18, []string{"faults[0].node: 8 is out of range (allowed: 0..7, as cluster.nodes is 8)"}},
+		{"node beyond one node", tplus("faults:", "  - {at: 30s, kind: node-loss, node: 1}", "cluster: {key_capacity: 1e4}"), 15, []string{"faults[0].node: 1 is out of range (allowed: 0..0, as cluster.nodes is 1)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -247,7 +446,8 @@ func TestParseValid(t *testing.T) {
 			w := s.Workload
 			w.Pos = Pos{}
 			return []any{s.Seed, w, s.Questions.Top, s.Title, s.Assumptions.Events},
-				[]any{uint64(1), Workload{Events: 1000, Keys: 100, Distribution: "zipf", S: 1, Scramble: true, Rate: 1e6, Batch: 4096}, 0, "", 0.0}
+				[]any{uint64(1), Workload{Events: 1000, Keys: 100, Distribution: "zipf", S: 1, Scramble: true, Rate: 1e6, Batch: 4096,
+					Arrivals: "even", ResendDelay: 100_000_000}, 0, "", 0.0}
 		}},
 		{"underscores", with(4, "  events: 2_000_000_000"), func(s *Scenario) (any, any) { return s.Workload.Events, int64(2e9) }},
 		{"integer-valued float", with(4, "  events: 1e7"), func(s *Scenario) (any, any) { return s.Workload.Events, int64(1e7) }},
@@ -283,6 +483,114 @@ func TestParseValid(t *testing.T) {
 		{"explicit document markers", "---\n" + doc(valid...) + "...\n", func(s *Scenario) (any, any) { return s.Name, "t" }},
 		{"data fraction 1", plus("assumptions: {data_fraction: 1}"), func(s *Scenario) (any, any) { return s.Assumptions.DataFraction, 1.0 }},
 		{"digit name", with(2, "name: 2024-final"), func(s *Scenario) (any, any) { return s.Name, "2024-final" }},
+
+		// Assumptions of hot counters.
+		{"hot counter assumptions", plus("assumptions: {peak_rate: 2e5, read_rate: 5000, key_capacity: 10_000, headroom: 0.7, app_servers: 2e2}"), func(s *Scenario) (any, any) {
+			a := s.Assumptions
+			return []float64{a.PeakRate, a.ReadRate, a.KeyCapacity, a.Headroom, a.AppServers}, []float64{2e5, 5000, 1e4, 0.7, 200}
+		}},
+		{"headroom 1 and one app server", plus("assumptions: {headroom: 1, app_servers: 1}"), func(s *Scenario) (any, any) {
+			return []float64{s.Assumptions.Headroom, s.Assumptions.AppServers}, []float64{1, 1}
+		}},
+		{"most app servers", plus("assumptions: {app_servers: 1e9}"), func(s *Scenario) (any, any) { return s.Assumptions.AppServers, 1e9 }},
+
+		// Count and timed streams.
+		{"count stream", doc(valid...), func(s *Scenario) (any, any) {
+			w := s.Workload
+			return []any{w.Timed(), w.Duration(), w.ExpectedWrites(), w.Phases}, []any{false, int64(0), 1000.0, []Phase(nil)}
+		}},
+		{"timed stream", doc(timed...), func(s *Scenario) (any, any) {
+			w := s.Workload
+			return []any{w.Events, w.Rate, w.Keys, w.Timed(), w.Duration(), w.ExpectedWrites(), w.Arrivals, w.Reads, w.Resend, w.ResendDelay, w.Batch, w.Phases},
+				[]any{int64(0), 0.0, uint64(100), true, int64(70e9), 13_250_000.0, "even", 0.0, 0.0, int64(100e6), 4096, []Phase{
+					{Name: "ramp", Duration: 10e9, Rate: 50_000, To: 200_000, Pos: Pos{"x.yaml", 5, 7}},
+					{Duration: 60e9, Rate: 200_000, To: 200_000, Pos: Pos{"x.yaml", 9, 7}},
+				}}
+		}},
+		{"timed stream keys", twith(3, "  keys: 100", "  arrivals: poisson", "  reads: 0", "  resend: 0", "  resend_delay: 0", "  distribution: uniform", "  scramble: false", "  batch: 1"), func(s *Scenario) (any, any) {
+			w := s.Workload
+			return []any{w.Arrivals, w.Reads, w.Resend, w.ResendDelay, w.Distribution, w.Scramble, w.Batch}, []any{"poisson", 0.0, 0.0, int64(0), "uniform", false, 1}
+		}},
+		{"timed stream reads and resends", twith(3, "  keys: 100", "  reads: 5000", "  resend: 0.5", "  resend_delay: 2s", "  arrivals: even"), func(s *Scenario) (any, any) {
+			w := s.Workload
+			return []any{w.Reads, w.Resend, w.ResendDelay, w.Arrivals}, []any{5000.0, 0.5, int64(2e9), "even"}
+		}},
+		{"phases first", doc("name: t", "workload:", "  phases: [{duration: 1s, rate: 7}]", "  keys: 1", "strategies: [{name: a, type: exact}]"), func(s *Scenario) (any, any) {
+			return []any{s.Workload.ExpectedWrites(), s.Workload.Phases[0].Pos}, []any{7.0, Pos{"x.yaml", 3, 12}}
+		}},
+		{"phase without a name, in flow style", tcut(5, 10, "    - {rate: 0, to: 100, duration: 10s}"), func(s *Scenario) (any, any) {
+			return []any{s.Workload.Phases[0], s.Workload.ExpectedWrites()}, []any{Phase{Duration: 10e9, Rate: 0, To: 100, Pos: Pos{"x.yaml", 5, 7}}, 500.0}
+		}},
+		{"phase to zero", tcut(5, 10, "    - {duration: 10s, rate: 100, to: 0}"), func(s *Scenario) (any, any) {
+			return []any{s.Workload.Phases[0].To, s.Workload.ExpectedWrites()}, []any{0.0, 500.0}
+		}},
+		{"phase with rate 0 among others", twith(9, "    - name: quiet", "      duration: 5s", "      rate: 0", "    - duration: 60"), func(s *Scenario) (any, any) {
+			return []any{len(s.Workload.Phases), s.Workload.Phases[1].Name, s.Workload.Duration()}, []any{3, "quiet", int64(75e9)}
+		}},
+		{"phase name trimmed", twith(5, `    - name: " after the wicket "`), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Name, "after the wicket" }},
+		{"phase name of 64 characters", twith(5, "    - name: "+strings.Repeat("é", 64)), func(s *Scenario) (any, any) {
+			return s.Workload.Phases[0].Name, strings.Repeat("é", 64)
+		}},
+		{"a day of phases", tcut(5, 10, "    - {duration: 86400, rate: 1}"), func(s *Scenario) (any, any) { return s.Workload.Duration(), int64(24 * 3600e9) }},
+		{"a day in two phases", tcut(5, 10, "    - {duration: 23h, rate: 1}", "    - {duration: 1h, rate: 1}"), func(s *Scenario) (any, any) { return s.Workload.Duration(), int64(24 * 3600e9) }},
+		{"1000 phases", tcut(4, 10, append([]string{"  phases:"}, manyPhases(1000)...)...), func(s *Scenario) (any, any) {
+			return []any{len(s.Workload.Phases), s.Workload.Duration(), s.Workload.Phases[999].Pos.Line}, []any{1000, int64(1000e9), 1004}
+		}},
+		{"1e10 events exactly", tcut(3, 10, "  keys: 100", "  reads: 500_000", "  phases:", "    - {duration: 10000, rate: 0, to: 1e6}"), func(s *Scenario) (any, any) {
+			w := s.Workload // 5e9 writes and 5e9 reads: at the limit, allowed
+			return []any{w.ExpectedWrites(), w.Reads * float64(w.Duration()) / 1e9}, []any{5e9, 5e9}
+		}},
+
+		// Durations: Go durations and numbers of seconds, in ns.
+		{"duration ms", twith(6, "      duration: 250ms"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(250e6) }},
+		{"duration m s", twith(6, "      duration: 1m30s"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(90e9) }},
+		{"duration fractional hours", twith(6, "      duration: 1.5h"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(5400e9) }},
+		{"duration us", twith(6, "      duration: 1µs"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(1000) }},
+		{"duration ns", twith(6, "      duration: 1ns"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(1) }},
+		{"duration quoted", twith(6, `      duration: "10s"`), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(10e9) }},
+		{"duration seconds", twith(6, "      duration: 60"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(60e9) }},
+		{"duration fractional seconds", twith(6, "      duration: 0.25"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(250e6) }},
+		{"duration rounded to the ns", twith(6, "      duration: 0.1"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(100e6) }},
+		{"duration a ns in seconds", twith(6, "      duration: 1e-9"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(1) }},
+		{"duration exponent", twith(6, "      duration: 1e1"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(10e9) }},
+		{"duration hex seconds", twith(6, "      duration: 0x3c"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(60e9) }},
+		{"duration tagged float", twith(6, "      duration: !!float 2"), func(s *Scenario) (any, any) { return s.Workload.Phases[0].Duration, int64(2e9) }},
+
+		// The cluster.
+		{"no cluster", doc(valid...), func(s *Scenario) (any, any) { return s.Cluster, Cluster{} }},
+		{"cluster defaults", plus("cluster: {key_capacity: 1e4}"), func(s *Scenario) (any, any) {
+			return s.Cluster, Cluster{Given: true, Nodes: 1, KeyCapacity: 1e4, Pos: Pos{"x.yaml", 9, 1}}
+		}},
+		{"cluster", plus("cluster:", "  nodes: 4096", "  key_capacity: 10_000", "  node_capacity: 50_000"), func(s *Scenario) (any, any) {
+			return s.Cluster, Cluster{Given: true, Nodes: 4096, KeyCapacity: 1e4, NodeCapacity: 5e4, Pos: Pos{"x.yaml", 9, 1}}
+		}},
+		{"cluster node capacity zero", plus("cluster: {key_capacity: 1, node_capacity: 0, nodes: 1}"), func(s *Scenario) (any, any) {
+			return []any{s.Cluster.NodeCapacity, s.Cluster.Nodes}, []any{0.0, 1}
+		}},
+
+		// Faults.
+		{"faults null", tplus("faults:"), func(s *Scenario) (any, any) { return s.Faults, []Fault(nil) }},
+		{"faults empty", tplus("faults: []"), func(s *Scenario) (any, any) { return s.Faults, []Fault(nil) }},
+		{"no faults on a count stream", plus("faults: []"), func(s *Scenario) (any, any) { return s.Faults, []Fault(nil) }},
+		{"faults", tplus(
+			"assumptions: {app_servers: 200}",              // 14
+			"cluster: {key_capacity: 1e4, nodes: 8}",       // 15
+			"faults:",                                      // 16
+			"  - {at: 0, kind: app-crash, server: 199}",    // 17
+			"  - at: 0s",                                   // 18
+			"    node: 7",                                  // 19
+			"    kind: node-loss",                          // 20
+			"  - {kind: app-crash, at: 69.999, server: 0}", // 21
+		), func(s *Scenario) (any, any) {
+			return s.Faults, []Fault{
+				{At: 0, Kind: "app-crash", Target: 199, Pos: Pos{"x.yaml", 17, 5}},
+				{At: 0, Kind: "node-loss", Target: 7, Pos: Pos{"x.yaml", 18, 5}},
+				{At: 69_999e6, Kind: "app-crash", Target: 0, Pos: Pos{"x.yaml", 21, 5}},
+			}
+		}},
+		{"fault server without app servers", tplus("faults: [{at: 1m9s, kind: app-crash, server: 999_999_999}]"), func(s *Scenario) (any, any) {
+			return []any{s.Faults[0].At, s.Faults[0].Target}, []any{int64(69e9), 999_999_999}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -393,6 +701,8 @@ func TestSearch(t *testing.T) {
 			Scramble:     true,
 			Rate:         1e6,
 			Batch:        4096,
+			Arrivals:     "even",
+			ResendDelay:  100_000_000,
 		},
 		Questions: Questions{Top: 10},
 		Strategies: []Strategy{
@@ -405,6 +715,65 @@ func TestSearch(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// TestTimedScenario pins a cricket-like timed scenario, with a cluster and
+// faults, value by value and position by position.
+func TestTimedScenario(t *testing.T) {
+	const file = "testdata/cricket-timed.yaml"
+	s, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(line, col int) Pos { return Pos{file, line, col} }
+	want := &Scenario{
+		File:  file,
+		Name:  "cricket-timed",
+		Title: "One hot view counter through a ramp, the peak and a wicket",
+		Seed:  7,
+		Assumptions: Assumptions{
+			PeakRate:    200_000,
+			ReadRate:    5_000,
+			KeyCapacity: 10_000,
+			Headroom:    0.7,
+			AppServers:  200,
+		},
+		Workload: Workload{
+			Keys:         1,
+			Distribution: "zipf",
+			S:            1,
+			Scramble:     true,
+			Batch:        8192,
+			Pos:          p(15, 1),
+			Arrivals:     "poisson",
+			Phases: []Phase{
+				{Name: "ramp", Duration: 10e9, Rate: 50_000, To: 200_000, Pos: p(19, 7)},
+				{Name: "peak", Duration: 60e9, Rate: 200_000, To: 200_000, Pos: p(23, 7)},
+				{Name: "wicket", Duration: 5e9, Rate: 400_000, To: 400_000, Pos: p(26, 7)},
+			},
+			Reads:       5000,
+			Resend:      0.001,
+			ResendDelay: 250e6,
+		},
+		Questions: Questions{Pos: p(4, 1)},
+		Cluster:   Cluster{Given: true, Nodes: 8, KeyCapacity: 10_000, Pos: p(34, 1)},
+		Faults: []Fault{
+			{At: 30e9, Kind: "app-crash", Target: 7, Pos: p(39, 5)},
+			{At: 50e9, Kind: "node-loss", Target: 2, Pos: p(42, 5)},
+		},
+		Strategies: []Strategy{
+			{Name: "single", Type: "single", Pos: p(47, 5)},
+			{Name: "striped", Type: "striped", Params: []Param{{Key: "stripes", Value: int64(32), Pos: p(52, 7)}}, Pos: p(49, 5)},
+		},
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", s, want)
+	}
+	// 10 s ramping 50,000 → 200,000, 60 s at 200,000, 5 s at 400,000.
+	w := s.Workload
+	if !w.Timed() || w.Duration() != 75e9 || w.ExpectedWrites() != 1_250_000+12_000_000+2_000_000 {
+		t.Errorf("got Timed %v, Duration %d, ExpectedWrites %v; want true, 75e9, 15,250,000", w.Timed(), w.Duration(), w.ExpectedWrites())
 	}
 }
 
@@ -440,6 +809,33 @@ func TestBuiltins(t *testing.T) {
 				}
 			}
 			at(s.Workload.Pos, "workload")
+			if s.Cluster.Given {
+				at(s.Cluster.Pos, "cluster")
+			}
+			// A list entry's position is that of its first key, or of the
+			// "{" of a flow mapping.
+			entry := func(p Pos, keys []string) {
+				t.Helper()
+				if p.Line < 1 || p.Line > len(lines) || p.Col < 1 || p.Col > len(lines[p.Line-1]) {
+					t.Errorf("position %v is outside the file", p)
+					return
+				}
+				rest := lines[p.Line-1][p.Col-1:]
+				for _, k := range keys {
+					if strings.HasPrefix(rest, k+":") {
+						return
+					}
+				}
+				if !strings.HasPrefix(rest, "{") {
+					t.Errorf("position %v does not point at an entry with keys %v", p, keys)
+				}
+			}
+			for _, ph := range s.Workload.Phases {
+				entry(ph.Pos, phaseKeys)
+			}
+			for _, f := range s.Faults {
+				entry(f.Pos, faultKeys)
+			}
 			for _, st := range s.Strategies {
 				at(st.Pos, "name")
 				for _, p := range st.Params {
@@ -543,6 +939,17 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(src)
 	}
+	fixtures, err := filepath.Glob("testdata/*.yaml")
+	if err != nil || len(fixtures) == 0 {
+		f.Fatalf("no fixtures in testdata (%v)", err)
+	}
+	for _, name := range fixtures {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
 	for _, s := range []string{
 		doc(valid...),
 		"",
@@ -560,6 +967,10 @@ func FuzzParse(f *testing.F) {
 		"\xff\xfe",
 		"{{{{{{{{{{{{{{{{{{{{",
 		"name: t\n\t- x\n",
+		doc(timed...),
+		tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults: [{at: 1s, kind: node-loss, node: 7}, {at: 1s, kind: app-crash, server: 0}]"),
+		tcut(5, 10, "    - {duration: 1e-9, rate: 1e18}", "    - {duration: 23h59m59.999999999s, rate: 0, to: 1}"),
+		twith(3, "  keys: 1", "  reads: 1", "  resend: 0.999", "  resend_delay: 24h", "  arrivals: poisson"),
 	} {
 		f.Add([]byte(s))
 	}
@@ -582,10 +993,50 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted name %q with %d strategies", s.Name, len(s.Strategies))
 		}
 		w := s.Workload
-		if w.Events < 1 || w.Events > maxEvents || w.Keys < 1 || w.Keys > maxKeys ||
-			w.Batch < 1 || w.Batch > maxBatch || !(w.Rate > 0) || math.IsInf(w.Rate, 0) ||
-			!(w.S >= 0) || math.IsInf(w.S, 0) || !slices.Contains(distributions, w.Distribution) {
+		if w.Keys < 1 || w.Keys > maxKeys || w.Batch < 1 || w.Batch > maxBatch ||
+			!(w.S >= 0) || math.IsInf(w.S, 0) || !slices.Contains(distributions, w.Distribution) ||
+			!slices.Contains(arrivals, w.Arrivals) || w.ResendDelay < 0 || w.ResendDelay > maxDuration {
 			t.Fatalf("accepted workload %+v", w)
+		}
+		if !w.Timed() {
+			if w.Events < 1 || w.Events > maxEvents || !(w.Rate > 0) || math.IsInf(w.Rate, 0) ||
+				w.Reads != 0 || w.Resend != 0 || len(s.Faults) > 0 {
+				t.Fatalf("accepted count stream %+v with faults %+v", w, s.Faults)
+			}
+		} else {
+			reads := w.Reads * float64(w.Duration()) / 1e9
+			if w.Events != 0 || w.Rate != 0 || len(w.Phases) > maxPhases || w.Duration() > maxDuration ||
+				!(w.ExpectedWrites() > 0) || !(w.ExpectedWrites()+reads <= maxTimedEvents) ||
+				!(w.Reads >= 0) || !(w.Resend >= 0 && w.Resend < 1) {
+				t.Fatalf("accepted timed stream %+v", w)
+			}
+			for _, p := range w.Phases {
+				if p.Duration < 1 || !(p.Rate >= 0) || !(p.To >= 0) || p.Pos.Line < 1 {
+					t.Fatalf("accepted phase %+v", p)
+				}
+			}
+		}
+		c := s.Cluster
+		if c.Given && (c.Nodes < 1 || c.Nodes > maxNodes || !(c.KeyCapacity > 0) || math.IsInf(c.KeyCapacity, 0) ||
+			!(c.NodeCapacity >= 0) || math.IsInf(c.NodeCapacity, 0)) || !c.Given && c != (Cluster{}) {
+			t.Fatalf("accepted cluster %+v", c)
+		}
+		for i, fl := range s.Faults {
+			ok := fl.At >= 0 && fl.At < w.Duration() && (i == 0 || fl.At >= s.Faults[i-1].At) && fl.Target >= 0
+			switch fl.Kind {
+			case "app-crash":
+				ok = ok && (s.Assumptions.AppServers == 0 || float64(fl.Target) < s.Assumptions.AppServers)
+			case "node-loss":
+				ok = ok && c.Given && fl.Target < c.Nodes
+			default:
+				ok = false
+			}
+			if !ok {
+				t.Fatalf("accepted fault %d %+v", i, fl)
+			}
+		}
+		if a := s.Assumptions; !(a.Headroom >= 0 && a.Headroom <= 1) || a.AppServers != math.Trunc(a.AppServers) || a.AppServers < 0 {
+			t.Fatalf("accepted assumptions %+v", a)
 		}
 		if s.Questions.Top < 0 || s.Questions.Top > maxTop {
 			t.Fatalf("accepted top %d", s.Questions.Top)

@@ -44,7 +44,7 @@ type Workload struct {
 	Distribution string  // `distribution`: "zipf" (default) or "uniform"
 	S            float64 // `s`: Zipf exponent, >= 0 (default 1)
 	Scramble     bool    // `scramble`: map ranks to keys bijectively (default true)
-	Rate         float64 // `rate`: events per simulated second, > 0 (default 1e6)
+	Rate         float64 // `rate`: events per simulated second, > 0 (default 1e6); 0 in a timed stream
 	Batch        int     // `batch`: events per batch, 1..1<<20 (default 4096)
 	Pos          Pos     // the `workload` key
 
@@ -55,6 +55,35 @@ type Workload struct {
 	Reads       float64 // `reads`: read events a second, ≥ 0 (default 0); timed streams only
 	Resend      float64 // `resend`: share of writes sent a second time with the same id, in [0,1) (default 0)
 	ResendDelay int64   // `resend_delay`: ns between a write and its resend, ≥ 0 (default 100ms)
+}
+
+// Timed reports whether the stream is timed (it gives phases) rather than
+// a count of events.
+func (w Workload) Timed() bool { return len(w.Phases) > 0 }
+
+// Duration is the timed stream's length in ns, the sum of its phases'
+// durations (at most 24h); 0 for a count stream.
+func (w Workload) Duration() int64 {
+	var total int64
+	for _, p := range w.Phases {
+		total += p.Duration
+	}
+	return total
+}
+
+// ExpectedWrites is the number of writes the stream holds: Events for a
+// count stream; for a timed stream the expected number, the sum over its
+// phases of (Rate+To)/2 × Duration in seconds (resends and reads not
+// counted).
+func (w Workload) ExpectedWrites() float64 {
+	if !w.Timed() {
+		return float64(w.Events)
+	}
+	var n float64
+	for _, p := range w.Phases {
+		n += (p.Rate/2 + p.To/2) * (float64(p.Duration) / 1e9)
+	}
+	return n
 }
 
 // Phase is one stretch of a timed stream (`phases:` entries). The write
