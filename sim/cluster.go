@@ -1,0 +1,896 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+
+	"countsim/strategies"
+)
+
+// ClusterConfig describes a simulated store cluster.
+type ClusterConfig struct {
+	// Nodes is the number of store nodes; it must be at least 1.
+	Nodes int
+	// KeyCapacity is the operations a second one key serves (10,000
+	// increments/s for a hot counter); it must be finite and greater than 0.
+	KeyCapacity float64
+	// NodeCapacity is the operations a second one node serves across all
+	// its keys; 0 means no node limit, otherwise it must be finite and > 0.
+	NodeCapacity float64
+	// Seed places keys on nodes: node = mix(key ⊕ mix(Seed)) mod Nodes.
+	Seed uint64
+	// GetsQueue makes a Get take a service slot on its key (and node) like
+	// a write: it waits behind the key's queued writes and reads their sum.
+	// By default (false) a Get is answered at once from what has been
+	// served by its time; it is counted as read load but takes no capacity.
+	GetsQueue bool
+}
+
+// Cluster is the simulated store behind the designs that live on servers:
+// it implements [strategies.Store]. Each key lives on one node, chosen by
+// hashing the key with the seed; every operation is accounted per key and
+// per node per simulated second, and what a key cannot serve in time queues.
+//
+// The queueing model, the heart of "one key lives on one server":
+//
+//   - Each key is a FIFO single server with service time s = 1/KeyCapacity.
+//     A write (IncrBy) arriving at time a on key k, whose server is next
+//     free at f_k, completes at c = max(a, f_k) + s, and f_k becomes c.
+//     On one key at 200,000 increments/s against 10,000/s the queue grows
+//     by exactly arrivals − capacity = 190,000 each second.
+//   - With NodeCapacity > 0 the node is a second FIFO server with service
+//     time s_n = 1/NodeCapacity, fed in arrival order by all its keys. The
+//     two servers work independently (a backlogged key does not block the
+//     other keys of its node): the op takes f_k = max(a, f_k) + s and
+//     f_n = max(a, f_n) + s_n, and completes at max(f_k, f_n).
+//   - A write becomes visible at its completion time, inclusive: a Get at
+//     time t reads every write of its key completed at or before t. By
+//     default a Get is answered at once and takes no service (GetsQueue
+//     false): it is read load, reported apart from the writes. With
+//     GetsQueue it queues like a write and reads every write sent before it.
+//   - The queueing delay of an op is c − a − max(s, s_n): the time it waited
+//     beyond its own service, so an idle cluster shows 0. It is recorded
+//     when the op arrives (its completion is known then), so an op later
+//     dropped by [Cluster.LoseNode] keeps the delay it would have had.
+//   - [Cluster.Final] is the key's value once every op sent has been
+//     served: the sum of every delta sent since the key's last loss.
+//   - Ops whose At goes backwards (against the Store contract) are taken as
+//     arriving at the latest time seen — a server receives an op when it is
+//     sent — and counted in [ClusterStats.Reordered].
+//
+// Time is exact integer arithmetic in ticks of 1/D ns, with D the least
+// integer ≤ 4096 that makes both service times whole ticks (D = 1 for
+// 10,000 ops/s: s = 100,000 ns; D = 7 for 7,000 ops/s). A capacity with no
+// such D has its service time rounded to a whole tick of 1/4096 ns, and
+// [ClusterStats.KeyCapacity] reports the capacity simulated. Times are
+// limited to 2^62/D ns (13 days at worst; 146 years for D = 1), which leaves
+// as much room again for the completions of a backlog.
+//
+// Pending writes are stored run-length encoded: consecutive ops of one key
+// with the same delta whose completions form an arithmetic series (always
+// the case while the key is backlogged, step s) are one run {first
+// completion, count, step, delta}, so a key with millions of queued
+// increments holds a few runs. With a node limit that interleaves keys,
+// runs can be shorter (down to one op each when hot keys alternate at
+// random on a saturated node).
+//
+// Accounting memory: 12 B per key and second in which the key had ops
+// (sparse), 8 B per node and second of the stream (dense), 8 B per second
+// of backlog series, about 150 B per key, and a fixed 15 KB delay
+// histogram.
+//
+// Do costs O(1) amortised per op; it allocates only when a key or a
+// simulated second appears for the first time (the per-second counters
+// and, rarely, a run queue growing). A Cluster is not safe for concurrent
+// use.
+type Cluster struct {
+	cfg       ClusterConfig
+	ticksPerN int64 // D: ticks per ns
+	keySvc    int64 // ticks
+	nodeSvc   int64 // ticks; 0 = no node limit
+	minResp   int64 // max(keySvc, nodeSvc): an op's response time on an idle cluster
+	maxAt     int64 // the last representable time, ns
+	nodeSeed  uint64
+
+	index   map[uint64]int32
+	keys    []clusterKey
+	lastKey uint64 // a one-entry cache in front of index
+	lastIdx int32
+	nodes   []clusterNode
+	nodeSec []clusterCount // [second·Nodes + node]
+
+	clock   int64   // the latest time seen (op or node loss), ns
+	lastAt  int64   // the latest op time, ns
+	started bool    // an op has been seen
+	nextSec int64   // the next second whose end-of-second backlog is to be recorded
+	busy    []int32 // keys that may have queued ops
+	backlog []float64
+
+	writes, reads int64
+	reordered     int64
+	lost          int64
+	delay         clusterHist
+	lagN          int64 // Gets answered at once
+	lagMax        int64
+	lagSum        float64
+}
+
+// clusterKey is one key's server, its pending writes and its counters.
+type clusterKey struct {
+	key      uint64
+	idx      int32 // its index in Cluster.keys
+	node     int32
+	busy     bool  // in Cluster.busy
+	free     int64 // ticks: when the key's server is next free
+	lastDone int64 // ticks: completion of the latest op still to be served or served
+	value    int64 // the served (visible) value
+	sent     int64 // value + the deltas pending: Final
+	queued   int64 // ops arrived and not completed
+	runs     []clusterRun
+	head     int // runs[head:] are pending
+	secs     []clusterKeySecond
+	writes   int64
+	reads    int64
+}
+
+// clusterRun is count ops with one delta completing at first, first+step, …
+type clusterRun struct {
+	first int64 // ticks
+	count int64
+	step  int64 // ticks; meaningful when count > 1
+	delta int64
+}
+
+// clusterKeySecond counts one key's ops in one simulated second.
+type clusterKeySecond struct {
+	sec    uint32
+	writes uint32
+	reads  uint32
+}
+
+// clusterCount counts one node's ops in one simulated second.
+type clusterCount struct {
+	writes uint32
+	reads  uint32
+}
+
+type clusterNode struct {
+	free int64 // ticks: when the node's server is next free
+}
+
+const (
+	clusterMaxD   = 4096
+	clusterSecond = int64(1e9)
+)
+
+// NewCluster validates cfg and returns an empty cluster.
+func NewCluster(cfg ClusterConfig) (*Cluster, error) {
+	if cfg.Nodes < 1 {
+		return nil, fmt.Errorf("sim: cluster nodes %d, want at least 1", cfg.Nodes)
+	}
+	if math.IsNaN(cfg.KeyCapacity) || math.IsInf(cfg.KeyCapacity, 0) || cfg.KeyCapacity <= 0 {
+		return nil, fmt.Errorf("sim: cluster key capacity %v ops/s not a finite number > 0", cfg.KeyCapacity)
+	}
+	if math.IsNaN(cfg.NodeCapacity) || math.IsInf(cfg.NodeCapacity, 0) || cfg.NodeCapacity < 0 {
+		return nil, fmt.Errorf("sim: cluster node capacity %v ops/s not a finite number ≥ 0 (0: no limit)", cfg.NodeCapacity)
+	}
+	d, keySvc, nodeSvc := clusterTicks(cfg.KeyCapacity, cfg.NodeCapacity)
+	if keySvc < 1 || (cfg.NodeCapacity > 0 && nodeSvc < 1) {
+		return nil, fmt.Errorf("sim: cluster capacity %v ops/s too large: a service time under %v ns",
+			max(cfg.KeyCapacity, cfg.NodeCapacity), 1.0/clusterMaxD)
+	}
+	c := &Cluster{
+		cfg:       cfg,
+		ticksPerN: d,
+		keySvc:    keySvc,
+		nodeSvc:   nodeSvc,
+		minResp:   max(keySvc, nodeSvc),
+		maxAt:     math.MaxInt64 / d / 2,
+		nodeSeed:  clusterMix(cfg.Seed + 0x9e3779b97f4a7c15),
+		index:     make(map[uint64]int32),
+		nodes:     make([]clusterNode, cfg.Nodes),
+	}
+	return c, nil
+}
+
+// clusterTicks picks the tick (1/d ns) that makes both service times whole,
+// and returns d and the service times in ticks (nodeSvc 0 without a node
+// limit). Without an exact d ≤ clusterMaxD the times are rounded.
+func clusterTicks(keyCap, nodeCap float64) (d, keySvc, nodeSvc int64) {
+	whole := func(x float64) bool { return math.Abs(x-math.Round(x)) <= 1e-9*math.Max(1, x) }
+	for d = 1; d <= clusterMaxD; d++ {
+		k := 1e9 * float64(d) / keyCap
+		if !whole(k) {
+			continue
+		}
+		if nodeCap == 0 {
+			return d, int64(math.Round(k)), 0
+		}
+		if n := 1e9 * float64(d) / nodeCap; whole(n) {
+			return d, int64(math.Round(k)), int64(math.Round(n))
+		}
+	}
+	d = clusterMaxD
+	keySvc = int64(math.Round(1e9 * float64(d) / keyCap))
+	if nodeCap > 0 {
+		nodeSvc = int64(math.Round(1e9 * float64(d) / nodeCap))
+	}
+	return d, keySvc, nodeSvc
+}
+
+// clusterMix is the SplitMix64 finaliser: a bijection with full avalanche.
+func clusterMix(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// NodeOf returns the node that holds key: mix(key ⊕ mix(Seed)) mod Nodes.
+func (c *Cluster) NodeOf(key uint64) int {
+	return int(clusterMix(key^c.nodeSeed) % uint64(c.cfg.Nodes))
+}
+
+// Do applies ops in order (see [strategies.Store]). For a Get, vals[i]
+// receives the key's value served by ops[i].At (or, with GetsQueue, the sum
+// of every write sent to it before).
+func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
+	for i := range ops {
+		op := &ops[i]
+		at := op.At
+		if at < c.clock {
+			at = c.clock
+			c.reordered++
+		}
+		if at > c.maxAt {
+			panic(fmt.Sprintf("sim: cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
+		}
+		c.clock, c.lastAt, c.started = at, at, true
+		if at >= (c.nextSec+1)*clusterSecond {
+			c.cross(at)
+		}
+		k := c.key(op.Key)
+		sec := at / clusterSecond
+		ks := c.keySecond(k, sec)
+		ns := c.nodeSecond(int(k.node), sec)
+		t := at * c.ticksPerN
+		switch op.Kind {
+		case strategies.IncrBy:
+			ks.writes++
+			ns.writes++
+			k.writes++
+			c.writes++
+			c.enqueue(k, t, op.Delta)
+		case strategies.Get:
+			ks.reads++
+			ns.reads++
+			k.reads++
+			c.reads++
+			if c.cfg.GetsQueue {
+				c.enqueue(k, t, 0)
+				vals[i] = k.sent
+				continue
+			}
+			c.advance(k, t)
+			vals[i] = k.value
+			lag := k.sent - k.value
+			c.lagN++
+			c.lagSum += float64(lag)
+			c.lagMax = max(c.lagMax, lag)
+		default:
+			panic(fmt.Sprintf("sim: cluster: unknown store op kind %d", op.Kind))
+		}
+	}
+}
+
+// key returns the state of key, creating it on first use.
+func (c *Cluster) key(key uint64) *clusterKey {
+	if key == c.lastKey && len(c.keys) > 0 {
+		return &c.keys[c.lastIdx]
+	}
+	i, ok := c.index[key]
+	if !ok {
+		if len(c.keys) >= math.MaxInt32 {
+			panic("sim: cluster: too many keys")
+		}
+		i = int32(len(c.keys))
+		c.index[key] = i
+		c.keys = append(c.keys, clusterKey{key: key, idx: i, node: int32(c.NodeOf(key))})
+	}
+	c.lastKey, c.lastIdx = key, i
+	return &c.keys[i]
+}
+
+// keySecond returns k's counters for second sec, the latest one it has.
+func (c *Cluster) keySecond(k *clusterKey, sec int64) *clusterKeySecond {
+	n := len(k.secs)
+	if n == 0 || int64(k.secs[n-1].sec) != sec {
+		k.secs = append(k.secs, clusterKeySecond{sec: uint32(sec)})
+		n++
+	}
+	return &k.secs[n-1]
+}
+
+// nodeSecond returns node's counters for second sec, growing the table.
+func (c *Cluster) nodeSecond(node int, sec int64) *clusterCount {
+	i := int(sec)*c.cfg.Nodes + node
+	if i >= len(c.nodeSec) {
+		need := (int(sec) + 1) * c.cfg.Nodes
+		c.nodeSec = slices.Grow(c.nodeSec, need-len(c.nodeSec))[:need]
+	}
+	return &c.nodeSec[i]
+}
+
+// enqueue sends one op with delta arriving at tick t to k's server (and its
+// node's), records its delay and appends its completion to k's runs.
+func (c *Cluster) enqueue(k *clusterKey, t, delta int64) {
+	// Drop the runs wholly served by t, so that the queue of a key that
+	// keeps up stays short; a partly served run is left for advance.
+	for k.head < len(k.runs) {
+		r := &k.runs[k.head]
+		if r.first+(r.count-1)*r.step > t {
+			break
+		}
+		k.value += r.count * r.delta
+		k.queued -= r.count
+		k.head++
+	}
+	if k.head == len(k.runs) {
+		k.runs, k.head = k.runs[:0], 0
+	}
+	done := max(t, k.free) + c.keySvc
+	k.free = done
+	if c.nodeSvc > 0 {
+		n := &c.nodes[k.node]
+		n.free = max(t, n.free) + c.nodeSvc
+		done = max(done, n.free)
+	}
+	c.delay.add(done - t - c.minResp)
+	k.lastDone = done
+	k.sent += delta
+	k.queued++
+	if !k.busy {
+		k.busy = true
+		c.busy = append(c.busy, k.idx)
+	}
+	if k.head < len(k.runs) {
+		r := &k.runs[len(k.runs)-1]
+		if r.delta == delta {
+			if r.count == 1 {
+				r.step, r.count = done-r.first, 2
+				return
+			}
+			if done == r.first+r.count*r.step {
+				r.count++
+				return
+			}
+		}
+	}
+	if len(k.runs) == cap(k.runs) && k.head > 0 {
+		k.runs = k.runs[:copy(k.runs, k.runs[k.head:])]
+		k.head = 0
+	}
+	k.runs = append(k.runs, clusterRun{first: done, count: 1, delta: delta})
+}
+
+// advance applies to k's value every pending op completed by tick t.
+func (c *Cluster) advance(k *clusterKey, t int64) {
+	for k.head < len(k.runs) {
+		r := &k.runs[k.head]
+		if r.first > t {
+			break
+		}
+		n := int64(1)
+		if r.count > 1 {
+			n = min(r.count, (t-r.first)/r.step+1)
+		}
+		k.value += n * r.delta
+		k.queued -= n
+		if n == r.count {
+			k.head++
+			continue
+		}
+		r.first += n * r.step
+		r.count -= n
+		break
+	}
+	if k.head == len(k.runs) {
+		k.runs, k.head = k.runs[:0], 0
+	}
+}
+
+// cross records the backlog at the end of every second that ends at or
+// before at (ns).
+func (c *Cluster) cross(at int64) {
+	for end := (c.nextSec + 1) * clusterSecond; end <= at; end += clusterSecond {
+		c.backlog = append(c.backlog, float64(c.queuedAt(end)))
+		c.nextSec++
+	}
+}
+
+// queuedAt advances every busy key to time at (ns) and returns the ops
+// still queued, summed over keys; keys left idle leave the busy list.
+func (c *Cluster) queuedAt(at int64) int64 {
+	t := at * c.ticksPerN
+	var sum int64
+	for j := 0; j < len(c.busy); {
+		k := &c.keys[c.busy[j]]
+		c.advance(k, t)
+		if k.queued == 0 {
+			k.busy = false
+			c.busy[j] = c.busy[len(c.busy)-1]
+			c.busy = c.busy[:len(c.busy)-1]
+			continue
+		}
+		sum += k.queued
+		j++
+	}
+	return sum
+}
+
+// Final is the value of key once every op sent to it has been served: the
+// sum of the deltas sent since its node last lost its data. An unknown key
+// is 0.
+func (c *Cluster) Final(key uint64) int64 {
+	i, ok := c.index[key]
+	if !ok {
+		return 0
+	}
+	return c.keys[i].sent
+}
+
+// LoseNode makes node lose its data at time at (ns; raised to the latest op
+// time if earlier): every key on it resets to 0 and its queued ops are
+// dropped, the ones in service included, so its servers are free at at. It
+// returns the count lost: the sum over those keys of the served values and
+// the queued deltas dropped. A node outside 0..Nodes-1 loses nothing.
+func (c *Cluster) LoseNode(node int, at int64) int64 {
+	if node < 0 || node >= c.cfg.Nodes {
+		return 0
+	}
+	at = max(at, c.clock, 0)
+	if at > c.maxAt {
+		panic(fmt.Sprintf("sim: cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
+	}
+	c.clock = at
+	c.cross(at)
+	t := at * c.ticksPerN
+	var lost int64
+	for i := range c.keys {
+		k := &c.keys[i]
+		if int(k.node) != node {
+			continue
+		}
+		c.advance(k, t)
+		lost += k.sent
+		k.value, k.sent, k.queued = 0, 0, 0
+		k.runs, k.head = k.runs[:0], 0
+		k.free = min(k.free, t)
+		k.lastDone = min(k.lastDone, t)
+	}
+	n := &c.nodes[node]
+	n.free = min(n.free, t)
+	c.lost += lost
+	return lost
+}
+
+// ClusterLoad summarises a count of ops per unit (key or node) and
+// simulated second, over every unit and every second of the stream; unit
+// seconds without ops count as 0.
+type ClusterLoad struct {
+	Max       float64 // the busiest unit-second
+	MaxUnit   uint64  // its key, or its node
+	MaxSecond int     // and its second (from 0); on ties the earliest, then the first unit
+	Mean      float64 // total ops / (units × seconds)
+	P99       float64 // the 0.99 quantile over units × seconds (type 7, as metrics.Quantile)
+}
+
+// ClusterStats is what a cluster measured over a stream.
+type ClusterStats struct {
+	Keys     int     // keys that received at least one op
+	Nodes    int     // nodes of the cluster
+	Seconds  int     // simulated seconds: ⌈end / 1 s⌉
+	Duration float64 // end, in seconds
+
+	KeyCapacity  float64 // ops/s a key serves as simulated (the configured one unless rounded)
+	NodeCapacity float64 // ops/s a node serves as simulated; 0: no limit
+
+	Writes    int64   // IncrBy ops
+	Reads     int64   // Get ops
+	ReadsPerS float64 // Reads / Duration: read ops a second, mean over the stream
+
+	KeyWrites  ClusterLoad // IncrBy ops per key-second (MaxUnit: the key)
+	KeyReads   ClusterLoad // Get ops per key-second
+	NodeWrites ClusterLoad // IncrBy ops per node-second (MaxUnit: the node)
+	NodeReads  ClusterLoad // Get ops per node-second
+	NodeOps    ClusterLoad // all ops per node-second
+
+	// Utilisation is the served ops (writes, plus reads with GetsQueue) per
+	// key-second over KeyCapacity: the max over key-seconds and the mean
+	// over all keys × seconds. Above 1, the key queues.
+	UtilMax, UtilMean float64
+	// NodeUtilMax and NodeUtilMean are the same per node-second against
+	// NodeCapacity (all ops of the node that take service); 0 without a
+	// node limit.
+	NodeUtilMax, NodeUtilMean float64
+
+	// Backlog[i] is the number of ops queued (arrived, not completed) summed
+	// over keys at the end of second i: at min((i+1) s, end). Ops arriving
+	// exactly at a second's end belong to the next second. The op in
+	// service counts, so a key under its capacity can show 1.
+	Backlog    []float64
+	BacklogMax float64 // the largest of Backlog
+	BacklogEnd float64 // Backlog at end (the last entry)
+	// BacklogGrowthPerS is the least-squares slope of Backlog against the
+	// times it was taken (ops/s): 190,000 for one key fed 200,000/s against
+	// 10,000/s. With one point it is BacklogEnd / Duration.
+	BacklogGrowthPerS float64
+	// DrainedAt is when every op sent (and not dropped by a node loss) is
+	// served, ns, rounded up: the time the Final values are reached.
+	DrainedAt int64
+
+	// Queueing delay of the ops that take service (see the Cluster doc),
+	// ns. The quantiles come from a log-bucketed histogram (32 buckets per
+	// power of two, values below 64 ticks exact): each is the upper bound of
+	// its bucket, at most 1/32 above the exact quantile, and never above
+	// DelayMax. DelayMax and DelayMean are exact.
+	DelayOps                                int64
+	DelayMax, DelayMean, DelayP50, DelayP99 float64
+
+	// GetLag is, for the Gets answered at once, how many counts had been
+	// sent to the key but were still queued: what a reader misses.
+	GetLagMax, GetLagMean float64
+
+	// The busiest key (most writes; ties: most reads, then the first seen)
+	// and its ops in each second, for a plot.
+	BusiestKey    uint64
+	BusiestWrites []float64
+	BusiestReads  []float64
+
+	Lost      int64 // counts lost by LoseNode, summed over calls
+	Reordered int64 // ops whose At went backwards, taken at the latest time seen
+}
+
+// Stats summarises the stream, which ended at end (ns; the stream's
+// duration). An end at or before the latest op is raised to just after it,
+// and an end before a node loss to the loss.
+// Stats records the backlog of the seconds up to end, so later ops must not
+// be earlier than end; calling it again with the same end gives the same
+// result.
+func (c *Cluster) Stats(end int64) ClusterStats {
+	if c.started && end <= c.lastAt {
+		end = c.lastAt + 1
+	}
+	end = max(end, c.clock)
+	seconds := int((end + clusterSecond - 1) / clusterSecond)
+	st := ClusterStats{
+		Keys:        len(c.keys),
+		Nodes:       c.cfg.Nodes,
+		Seconds:     seconds,
+		Duration:    float64(end) / 1e9,
+		KeyCapacity: 1e9 * float64(c.ticksPerN) / float64(c.keySvc),
+		Writes:      c.writes,
+		Reads:       c.reads,
+		DelayOps:    c.delay.n,
+		Lost:        c.lost,
+		Reordered:   c.reordered,
+		GetLagMax:   float64(c.lagMax),
+	}
+	if c.nodeSvc > 0 {
+		st.NodeCapacity = 1e9 * float64(c.ticksPerN) / float64(c.nodeSvc)
+	}
+	if st.Duration > 0 {
+		st.ReadsPerS = float64(c.reads) / st.Duration
+	}
+	if c.lagN > 0 {
+		st.GetLagMean = c.lagSum / float64(c.lagN)
+	}
+
+	// Backlog: the seconds before the last are recorded for good; the last
+	// one, at end, is computed without being recorded.
+	if seconds > 0 {
+		c.cross((int64(seconds) - 1) * clusterSecond)
+		st.Backlog = append(slices.Clip(c.backlog[:seconds-1]), float64(c.queuedAt(end)))
+		st.BacklogEnd = st.Backlog[len(st.Backlog)-1]
+		st.BacklogMax = slices.Max(st.Backlog)
+		st.BacklogGrowthPerS = clusterSlope(st.Backlog, end)
+	}
+	var lastDone int64
+	for i := range c.keys {
+		lastDone = max(lastDone, c.keys[i].lastDone)
+	}
+	st.DrainedAt = (lastDone + c.ticksPerN - 1) / c.ticksPerN
+
+	tick := 1 / float64(c.ticksPerN)
+	if c.delay.n > 0 {
+		st.DelayMax = float64(c.delay.max) * tick
+		st.DelayMean = c.delay.sum / float64(c.delay.n) * tick
+		st.DelayP50 = float64(c.delay.quantile(0.5)) * tick
+		st.DelayP99 = float64(c.delay.quantile(0.99)) * tick
+	}
+
+	served := func(s clusterKeySecond) float64 {
+		if c.cfg.GetsQueue {
+			return float64(s.writes) + float64(s.reads)
+		}
+		return float64(s.writes)
+	}
+	st.KeyWrites = c.keyLoad(seconds, func(s clusterKeySecond) float64 { return float64(s.writes) })
+	st.KeyReads = c.keyLoad(seconds, func(s clusterKeySecond) float64 { return float64(s.reads) })
+	util := c.keyLoad(seconds, served)
+	st.UtilMax = util.Max / st.KeyCapacity
+	st.UtilMean = util.Mean / st.KeyCapacity
+
+	st.NodeWrites = c.nodeLoad(seconds, func(n clusterCount) float64 { return float64(n.writes) })
+	st.NodeReads = c.nodeLoad(seconds, func(n clusterCount) float64 { return float64(n.reads) })
+	st.NodeOps = c.nodeLoad(seconds, func(n clusterCount) float64 { return float64(n.writes) + float64(n.reads) })
+	if c.nodeSvc > 0 {
+		nodeServed := st.NodeWrites
+		if c.cfg.GetsQueue {
+			nodeServed = st.NodeOps
+		}
+		st.NodeUtilMax = nodeServed.Max / st.NodeCapacity
+		st.NodeUtilMean = nodeServed.Mean / st.NodeCapacity
+	}
+
+	if len(c.keys) > 0 {
+		b := 0
+		for i := 1; i < len(c.keys); i++ {
+			k, kb := &c.keys[i], &c.keys[b]
+			if k.writes > kb.writes || (k.writes == kb.writes && k.reads > kb.reads) {
+				b = i
+			}
+		}
+		k := &c.keys[b]
+		st.BusiestKey = k.key
+		st.BusiestWrites = make([]float64, seconds)
+		st.BusiestReads = make([]float64, seconds)
+		for _, s := range k.secs {
+			if int(s.sec) < seconds {
+				st.BusiestWrites[s.sec] = float64(s.writes)
+				st.BusiestReads[s.sec] = float64(s.reads)
+			}
+		}
+	}
+	return st
+}
+
+// clusterSlope is the least-squares slope of the backlog series against the
+// times it was taken (the end of each second, the last at end), per second.
+func clusterSlope(backlog []float64, end int64) float64 {
+	n := len(backlog)
+	at := func(i int) float64 {
+		if i == n-1 {
+			return float64(end) / 1e9
+		}
+		return float64(i + 1)
+	}
+	if n == 1 {
+		if x := at(0); x > 0 {
+			return backlog[0] / x
+		}
+		return 0
+	}
+	var mx, my float64
+	for i, y := range backlog {
+		mx += at(i)
+		my += y
+	}
+	mx /= float64(n)
+	my /= float64(n)
+	var sxy, sxx float64
+	for i, y := range backlog {
+		dx := at(i) - mx
+		sxy += dx * (y - my)
+		sxx += dx * dx
+	}
+	if sxx == 0 {
+		return 0
+	}
+	return sxy / sxx
+}
+
+// keyLoad summarises f of every key-second over keys × seconds.
+func (c *Cluster) keyLoad(seconds int, f func(clusterKeySecond) float64) ClusterLoad {
+	var vals []float64
+	var l ClusterLoad
+	var sum float64
+	first := true
+	for i := range c.keys {
+		k := &c.keys[i]
+		for _, s := range k.secs {
+			v := f(s)
+			if v == 0 {
+				continue
+			}
+			vals = append(vals, v)
+			sum += v
+			if first || v > l.Max || (v == l.Max && int(s.sec) < l.MaxSecond) {
+				l.Max, l.MaxUnit, l.MaxSecond, first = v, k.key, int(s.sec), false
+			}
+		}
+	}
+	return clusterLoadOf(l, vals, sum, len(c.keys)*seconds)
+}
+
+// nodeLoad summarises f of every node-second over nodes × seconds.
+func (c *Cluster) nodeLoad(seconds int, f func(clusterCount) float64) ClusterLoad {
+	var vals []float64
+	var l ClusterLoad
+	var sum float64
+	first := true
+	for sec := range min(seconds, len(c.nodeSec)/c.cfg.Nodes) {
+		for node := range c.cfg.Nodes {
+			v := f(c.nodeSec[sec*c.cfg.Nodes+node])
+			if v == 0 {
+				continue
+			}
+			vals = append(vals, v)
+			sum += v
+			if first || v > l.Max {
+				l.Max, l.MaxUnit, l.MaxSecond, first = v, uint64(node), sec, false
+			}
+		}
+	}
+	return clusterLoadOf(l, vals, sum, c.cfg.Nodes*seconds)
+}
+
+// clusterLoadOf fills the mean and p99 of l from the nonzero values and
+// their sum, over cells unit-seconds in all (the others are 0).
+func clusterLoadOf(l ClusterLoad, nonzero []float64, sum float64, cells int) ClusterLoad {
+	if cells <= 0 {
+		return l
+	}
+	cells = max(cells, len(nonzero))
+	l.Mean = sum / float64(cells)
+	slices.Sort(nonzero)
+	l.P99 = clusterQuantile(nonzero, cells-len(nonzero), 0.99)
+	return l
+}
+
+// clusterQuantile is the q-quantile, by linear interpolation between order
+// statistics (type 7, as metrics.Quantile), of zeros zeros followed by the
+// sorted positive values.
+func clusterQuantile(sorted []float64, zeros int, q float64) float64 {
+	n := zeros + len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	at := func(i int) float64 {
+		if i < zeros {
+			return 0
+		}
+		return sorted[i-zeros]
+	}
+	h := q * float64(n-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= n {
+		return at(n - 1)
+	}
+	return at(lo) + (h-float64(lo))*(at(lo+1)-at(lo))
+}
+
+// clusterHist is a log-bucketed histogram of non-negative int64 values:
+// values below 64 have a bucket each; above, 32 buckets per power of two
+// (relative width 1/32), as in HdrHistogram. It allocates nothing.
+type clusterHist struct {
+	n      int64
+	sum    float64
+	max    int64
+	counts [64 + 58*32]int64
+}
+
+func clusterBucket(v int64) int {
+	if v < 64 {
+		return int(v)
+	}
+	e := bits.Len64(uint64(v)) - 6 // v >> e is in [32, 64)
+	return 64 + (e-1)*32 + int(v>>e) - 32
+}
+
+// clusterBucketTop is the largest value of bucket i.
+func clusterBucketTop(i int) int64 {
+	if i < 64 {
+		return int64(i)
+	}
+	e := (i-64)/32 + 1
+	m := int64((i-64)%32 + 32)
+	return (m+1)<<e - 1
+}
+
+func (h *clusterHist) add(v int64) {
+	v = max(v, 0)
+	h.n++
+	h.sum += float64(v)
+	h.max = max(h.max, v)
+	h.counts[clusterBucket(v)]++
+}
+
+// quantile returns the top of the bucket holding the ⌈q·n⌉-th smallest
+// value (nearest rank), capped at the maximum.
+func (h *clusterHist) quantile(q float64) int64 {
+	if h.n == 0 {
+		return 0
+	}
+	x := q * float64(h.n)
+	rank := int64(x)
+	if float64(rank) < x*(1-1e-12) { // ⌈x⌉, not fooled by 0.99·100 = 99.00000000000001
+		rank++
+	}
+	rank = max(rank, 1)
+	var seen int64
+	for i, n := range h.counts {
+		if seen += n; seen >= rank {
+			return min(clusterBucketTop(i), h.max)
+		}
+	}
+	return h.max
+}
+
+// check validates the cluster's invariants: for every key, the pending
+// runs hold queued ops whose deltas bring value to sent, their completions
+// strictly increase and end at lastDone; busy lists every key with queued
+// ops; the per-second counters add up to the op totals.
+func (c *Cluster) check() error {
+	var writes, reads int64
+	inBusy := make(map[int32]bool, len(c.busy))
+	for _, i := range c.busy {
+		if inBusy[i] || !c.keys[i].busy {
+			return fmt.Errorf("sim: cluster: busy list entry %d repeated or unflagged", i)
+		}
+		inBusy[i] = true
+	}
+	for i := range c.keys {
+		k := &c.keys[i]
+		if j, ok := c.index[k.key]; !ok || int(j) != i {
+			return fmt.Errorf("sim: cluster: key %d at %d not indexed", k.key, i)
+		}
+		if int(k.node) != c.NodeOf(k.key) {
+			return fmt.Errorf("sim: cluster: key %d on node %d, hash says %d", k.key, k.node, c.NodeOf(k.key))
+		}
+		if k.busy != inBusy[int32(i)] || (k.queued > 0 && !k.busy) {
+			return fmt.Errorf("sim: cluster: key %d busy flag %v, queued %d", k.key, k.busy, k.queued)
+		}
+		var ops, deltas int64
+		prev := int64(math.MinInt64)
+		for _, r := range k.runs[k.head:] {
+			if r.count < 1 || (r.count > 1 && r.step <= 0) || r.first <= prev {
+				return fmt.Errorf("sim: cluster: key %d bad run %+v after %d", k.key, r, prev)
+			}
+			ops += r.count
+			deltas += r.count * r.delta
+			prev = r.first + (r.count-1)*r.step
+		}
+		if ops != k.queued || k.value+deltas != k.sent {
+			return fmt.Errorf("sim: cluster: key %d: runs hold %d ops, Δ%d; queued %d, value %d, sent %d",
+				k.key, ops, deltas, k.queued, k.value, k.sent)
+		}
+		if ops > 0 && prev != k.lastDone {
+			return fmt.Errorf("sim: cluster: key %d: last run ends at %d, lastDone %d", k.key, prev, k.lastDone)
+		}
+		var w, r int64
+		for j, s := range k.secs {
+			if j > 0 && s.sec <= k.secs[j-1].sec {
+				return errors.New("sim: cluster: key seconds out of order")
+			}
+			w += int64(s.writes)
+			r += int64(s.reads)
+		}
+		if w != k.writes || r != k.reads {
+			return fmt.Errorf("sim: cluster: key %d: seconds count %d writes %d reads, totals %d and %d", k.key, w, r, k.writes, k.reads)
+		}
+		writes += w
+		reads += r
+	}
+	var nw, nr int64
+	for _, s := range c.nodeSec {
+		nw += int64(s.writes)
+		nr += int64(s.reads)
+	}
+	if writes != c.writes || reads != c.reads || nw != c.writes || nr != c.reads {
+		return fmt.Errorf("sim: cluster: writes %d/%d/%d, reads %d/%d/%d (keys/nodes/total)", writes, nw, c.writes, reads, nr, c.reads)
+	}
+	return nil
+}
