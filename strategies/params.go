@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Param is one raw parameter as a scenario file gave it. Value is an int64,
@@ -57,7 +58,14 @@ func paramFields(t reflect.Type) []paramField {
 	return fs
 }
 
+// durationType is the type of duration parameters: written as a Go
+// duration ("1s", "250ms") or a number of seconds.
+var durationType = reflect.TypeFor[time.Duration]()
+
 func kindName(t reflect.Type) string {
+	if t == durationType {
+		return "duration"
+	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
 		return "integer"
@@ -108,6 +116,14 @@ func decodeParams(typeName string, p Params, raw []Param) error {
 
 func setParam(dst reflect.Value, val any) error {
 	want := kindName(dst.Type())
+	if dst.Type() == durationType {
+		d, err := parseDuration(val)
+		if err != nil {
+			return err
+		}
+		dst.SetInt(int64(d))
+		return nil
+	}
 	switch dst.Kind() {
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		n, ok := wholeNumber(val)
@@ -186,4 +202,29 @@ func typed(typeName string, err error) error {
 		pe.Type = typeName
 	}
 	return err
+}
+
+// parseDuration reads a duration parameter: a Go duration string ("1s",
+// "1m30s") or a number of seconds (1, 0.25).
+func parseDuration(val any) (time.Duration, error) {
+	const allowed = `a Go duration such as "1s" or "250ms", or a number of seconds`
+	var secs float64
+	switch x := val.(type) {
+	case string:
+		d, err := time.ParseDuration(x)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration (allowed: %s)", x, allowed)
+		}
+		return d, nil
+	case int64:
+		secs = float64(x)
+	case float64:
+		secs = x
+	default:
+		return 0, fmt.Errorf("%v is not a duration (allowed: %s)", describe(val), allowed)
+	}
+	if math.IsNaN(secs) || math.Abs(secs) > float64(math.MaxInt64)/1e9 {
+		return 0, fmt.Errorf("%v seconds is out of range", secs)
+	}
+	return time.Duration(math.Round(secs * 1e9)), nil
 }

@@ -2,8 +2,10 @@ package strategies
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Strict decoding through the registry: every refusal is a *ParamError that
@@ -149,5 +151,34 @@ func TestRegistry(t *testing.T) {
 				t.Errorf("%s.%s: doc %q, kind %q", name, d.Key, d.Doc, d.Kind)
 			}
 		}
+	}
+}
+
+func TestDurationParams(t *testing.T) {
+	type p struct {
+		D time.Duration `param:"d" doc:"a duration"`
+	}
+	for _, c := range []struct {
+		val     any
+		want    time.Duration
+		wantErr string
+	}{
+		{"1s", time.Second, ""}, {"250ms", 250 * time.Millisecond, ""}, {int64(2), 2 * time.Second, ""},
+		{0.5, 500 * time.Millisecond, ""}, {"1x", 0, `"1x" is not a duration`}, {true, 0, "is not a duration"},
+	} {
+		var dst p
+		err := setParam(reflect.ValueOf(&dst).Elem().Field(0), c.val)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%v: got error %v, want %q", c.val, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || dst.D != c.want {
+			t.Errorf("%v: got %v (%v), want %v", c.val, dst.D, err, c.want)
+		}
+	}
+	if k := kindName(reflect.TypeFor[time.Duration]()); k != "duration" {
+		t.Errorf("kindName: got %q, want duration", k)
 	}
 }
