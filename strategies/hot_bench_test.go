@@ -1,0 +1,134 @@
+package strategies
+
+import (
+	"testing"
+
+	"countsim/workload"
+)
+
+// hotBenchDesigns are the hot-counter designs benchmarked and checked for
+// allocations, built through the registry as sim builds them.
+var hotBenchDesigns = []struct {
+	name   string
+	typ    string
+	params []Param
+}{
+	{"single-key", "single-key", nil},
+	{"single-key/cache=1s", "single-key", []Param{{Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}}},
+	{"striped/k=32/random", "striped", []Param{{Key: "stripes", Value: int64(32)}}},
+	{"striped/k=32/round-robin", "striped", []Param{{Key: "stripes", Value: int64(32)}, {Key: "select", Value: "round-robin"}}},
+	{"striped/k=32/hash", "striped", []Param{{Key: "stripes", Value: int64(32)}, {Key: "select", Value: "hash"}}},
+	{"striped/k=32/least-loaded", "striped", []Param{{Key: "stripes", Value: int64(32)}, {Key: "select", Value: "least-loaded"}}},
+	{"striped/k=32/cache=1s", "striped", []Param{{Key: "stripes", Value: int64(32)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}}},
+	{"striped/k=32/dedup=1s", "striped", []Param{{Key: "stripes", Value: int64(32)}, {Key: "dedup", Value: "1s"}}},
+	{"striped/adaptive", "striped", []Param{{Key: "stripes", Value: int64(1)}, {Key: "grow_above", Value: int64(7000)}, {Key: "shrink_below", Value: int64(2000)}}},
+	{"batched/a=200/t=1s", "batched", []Param{{Key: "servers", Value: int64(200)}}},
+	{"batched/a=200/t=1s/jitter", "batched", []Param{{Key: "servers", Value: int64(200)}, {Key: "jitter", Value: true}}},
+	{"batched/a=200/t=1s/cache=1s/dedup=1s", "batched", []Param{{Key: "servers", Value: int64(200)}, {Key: "read", Value: "cache"},
+		{Key: "ttl", Value: "1s"}, {Key: "dedup", Value: "1s"}}},
+}
+
+// resetShown forgets what a hot-counter design showed readers, so that a
+// measurement does not count the growth of that record.
+func resetShown(s Strategy) {
+	switch d := s.(type) {
+	case *SingleKey:
+		d.s.io.resetShown()
+	case *Striped:
+		d.io.resetShown()
+	case *Batched:
+		d.io.resetShown()
+	}
+}
+
+// Observe allocates nothing once warmed up: writes, reads (sum and cached),
+// resends through the dedup window, adaptive K and flushes.
+func TestHotObserveAllocs(t *testing.T) {
+	sp := hotSpec{seed: 21, perSec: []int{20000, 20000, 20000, 20000, 20000, 20000, 20000, 20000, 20000, 20000},
+		keys: 5, reads: 200, resend: 0.05, delay: 10e6}
+	ev := sp.gen()
+	warm := len(ev) / 2
+	for _, d := range hotBenchDesigns {
+		t.Run(d.name, func(t *testing.T) {
+			st := newMemStore(t)
+			st.load = nil
+			s := buildDesign(t, d.typ, d.params, Env{Seed: 1, Store: st})
+			s.Observe(ev[:warm])
+			lo := warm
+			allocs := testing.AllocsPerRun(20, func() {
+				resetShown(s)
+				hi := min(lo+1000, len(ev))
+				s.Observe(ev[lo:hi])
+				lo = hi
+			})
+			if lo >= len(ev) {
+				t.Fatal("ran out of events")
+			}
+			if allocs != 0 {
+				t.Errorf("Observe of a batch: got %v allocations, want 0", allocs)
+			}
+		})
+	}
+}
+
+// countStore counts the ops it is sent and keeps nothing: the benchmarks
+// measure the design's own cost.
+type countStore struct{ ops int64 }
+
+func (c *countStore) Do(ops []StoreOp, vals []int64) {
+	c.ops += int64(len(ops))
+	for i := range ops {
+		if ops[i].Kind == Get {
+			vals[i] = 0
+		}
+	}
+}
+
+func (c *countStore) Final(uint64) int64 { return 0 }
+
+// Observe on the cricket final's hot key: 200,000 writes a second and 5,000
+// reads, 2 s of simulated time a loop (each loop moves the stream on in
+// time, so windows expire and servers flush as in a long run). ns/event is
+// the design's own cost, store ops/event what it sends.
+func BenchmarkHotObserve(b *testing.B) {
+	const secs = 2
+	sp := hotSpec{seed: 22, perSec: []int{200000, 200000}, keys: 1, reads: 5000}
+	base := sp.gen()
+	var maxID uint64
+	for _, e := range base {
+		maxID = max(maxID, e.ID)
+	}
+	for _, d := range hotBenchDesigns {
+		b.Run(d.name, func(b *testing.B) {
+			ev := make([]workload.Event, len(base))
+			copy(ev, base)
+			cs := &countStore{}
+			s := buildDesign(b, d.typ, d.params, Env{Seed: 1, Store: cs})
+			shift := func() {
+				for i := range ev {
+					ev[i].At += secs * 1e9
+					if ev[i].Op == workload.Write {
+						ev[i].ID += maxID
+					}
+				}
+				resetShown(s)
+			}
+			s.Observe(ev)
+			shift()
+			cs.ops = 0
+			b.ReportAllocs()
+			loops := 0
+			for b.Loop() {
+				s.Observe(ev)
+				b.StopTimer()
+				shift()
+				loops++
+				b.StartTimer()
+			}
+			events := float64(loops) * float64(len(ev))
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/events, "ns/event")
+			b.ReportMetric(float64(cs.ops)/events, "storeops/event")
+			b.ReportMetric(float64(s.Bytes()), "bytes")
+		})
+	}
+}
