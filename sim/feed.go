@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -15,16 +16,80 @@ type chunk struct {
 	events []workload.Event
 }
 
+// run is what one simulation holds while the stream is fed.
+type run struct {
+	truth    *truth
+	designs  []strategies.Strategy
+	clusters []*Cluster // each design's own cluster; nil entries without one
+	elapsed  []int64    // wall-clock ns each design spent in Observe
+	faults   []strategies.Fault
+	next     int // the next fault to deliver
+}
+
+// observe hands one batch to the truth and every design, delivering each
+// fault between the last event before its time and the first at or after.
+func (r *run) observe(b []workload.Event) {
+	for len(b) > 0 {
+		cut := len(b)
+		if r.next < len(r.faults) {
+			at := r.faults[r.next].At
+			cut = sort.Search(len(b), func(i int) bool { return b[i].At >= at })
+		}
+		if cut > 0 {
+			part := b[:cut]
+			r.truth.observe(part)
+			for i, d := range r.designs {
+				t0 := time.Now()
+				d.Observe(part)
+				r.elapsed[i] += time.Since(t0).Nanoseconds()
+			}
+		}
+		if b = b[cut:]; len(b) > 0 {
+			r.fault()
+		}
+	}
+}
+
+// fault delivers the next fault: a crash to the designs that hold counts in
+// app servers, a node loss to every design's cluster.
+func (r *run) fault() {
+	f := r.faults[r.next]
+	r.next++
+	for i, d := range r.designs {
+		switch f.Kind {
+		case strategies.NodeLoss:
+			if c := r.clusters[i]; c != nil {
+				c.LoseNode(f.Target, f.At)
+			}
+		default:
+			if fd, ok := d.(strategies.Faultable); ok {
+				fd.Fault(f)
+			}
+		}
+	}
+}
+
+// finish delivers the faults after the last event and flushes what designs
+// hold back, at the stream's end.
+func (r *run) finish(end int64) {
+	for r.next < len(r.faults) {
+		r.fault()
+	}
+	for _, d := range r.designs {
+		if f, ok := d.(strategies.Flusher); ok {
+			f.Flush(end)
+		}
+	}
+}
+
 // feed generates the stream with several workers and hands its batches, in
-// stream order, to the truth and to every design. elapsed[i] accumulates the
-// wall-clock nanoseconds design i spent in Observe. It returns the number of
-// events fed.
-func (st *Setup) feed(ctx context.Context, tr *truth, designs []strategies.Strategy, elapsed []int64) (int64, error) {
+// stream order, to r. It returns the number of events fed.
+func (st *Setup) feed(ctx context.Context, r *run) (int64, error) {
 	workers := st.opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	nChunks := st.stream.Chunks()
+	nChunks := st.src.Chunks()
 	// Buffers are handed out in chunk order before the chunk's job is sent,
 	// so the chunk the consumer waits for always has a buffer: no deadlock
 	// however the workers are scheduled.
@@ -41,7 +106,7 @@ func (st *Setup) feed(ctx context.Context, tr *truth, designs []strategies.Strat
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				j.events = st.stream.Chunk(j.index, j.events)
+				j.events = st.src.Chunk(j.index, j.events)
 				done <- j
 			}
 		}()
@@ -87,13 +152,7 @@ func (st *Setup) feed(ctx context.Context, tr *truth, designs []strategies.Strat
 			}
 			delete(pending, next)
 			for lo := 0; lo < len(evs); lo += batch {
-				b := evs[lo:min(lo+batch, len(evs))]
-				tr.observe(b)
-				for i, d := range designs {
-					t0 := time.Now()
-					d.Observe(b)
-					elapsed[i] += time.Since(t0).Nanoseconds()
-				}
+				r.observe(evs[lo:min(lo+batch, len(evs))])
 			}
 			fed += int64(len(evs))
 			pool <- evs

@@ -13,7 +13,8 @@ const truthName = "truth"
 
 // score asks every design its family's questions and compares the answers
 // with the truth.
-func (st *Setup) score(tr *truth, built []strategies.Strategy, elapsed []int64, events int64) *Report {
+func (st *Setup) score(r *run, events int64) *Report {
+	tr, built, elapsed := r.truth, r.designs, r.elapsed
 	rep := &Report{}
 	scn := st.Scenario
 	k := scn.Questions.Top
@@ -27,11 +28,19 @@ func (st *Setup) score(tr *truth, built []strategies.Strategy, elapsed []int64, 
 			Value: v, Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 	}
 
+	w := scn.Workload
 	var planEvents *float64
-	if events == scn.Workload.Events {
-		planEvents = metrics.PlanOf(float64(scn.Workload.Events))
+	if !w.Timed() && events == w.Events {
+		planEvents = metrics.PlanOf(float64(w.Events))
 	}
-	add(truthName, "events", float64(events), "events", planEvents, "")
+	add(truthName, "events", float64(events), "events", planEvents, "every event fed: writes, reads and resends")
+	if w.Timed() {
+		add(truthName, "writes", float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
+		add(truthName, "reads", float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(w.Reads*float64(w.Duration())/1e9)), "read events")
+		if w.Resend > 0 {
+			add(truthName, "resends", float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
+		}
+	}
 	add(truthName, "distinct_keys", float64(len(keys)), "keys", nil, "of "+metrics.Format(float64(scn.Workload.Keys))+" possible")
 	if len(top) > 0 {
 		add(truthName, "top1_count", float64(top[0].count), "events", metrics.PlanOf(st.expectedCount(1)), "N·P(rank 1)")
@@ -81,6 +90,7 @@ func (st *Setup) score(tr *truth, built []strategies.Strategy, elapsed []int64, 
 		if pc, ok := s.(strategies.PointCounter); ok {
 			st.scorePoints(pc, tr, keys, plan, addM, rep, name)
 		}
+		st.scoreServers(r, i, plan, addM, rep)
 		if tk, ok := s.(strategies.TopK); ok && k > 0 {
 			recall.Labels = append(recall.Labels, name)
 			recall.Y = append(recall.Y, scoreTop(tk, s, tr, top, k, addM))

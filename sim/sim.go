@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -33,13 +34,21 @@ type design struct {
 	plan   []strategies.PlanLine
 }
 
+// source is a chunked event stream: a count stream or a timed one.
+type source interface {
+	Chunks() int
+	Chunk(i int, buf []workload.Event) []workload.Event
+}
+
 // Setup is a scenario ready to run: every parameter checked, every plan
 // worked out, nothing large allocated yet.
 type Setup struct {
 	Scenario *scenarios.Scenario
-	stream   *workload.Stream
+	src      source
+	zipf     *workload.Zipf // the key distribution, for the expected counts
 	env      strategies.Env
 	designs  []design
+	faults   []strategies.Fault
 	opts     Options
 }
 
@@ -57,24 +66,30 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 	if w.Distribution == "uniform" {
 		s = 0
 	}
-	stream, err := workload.NewStream(workload.StreamConfig{
-		Seed: scn.Seed, Label: streamLabel, Events: w.Events, Keys: w.Keys,
-		S: s, Scramble: w.Scramble, Rate: w.Rate,
-	})
+	zipf, err := workload.NewZipf(w.Keys, s)
+	if err != nil {
+		return nil, scenarios.Errorf(w.Pos, "workload: %v", err)
+	}
+	src, events, err := newSource(scn, s)
 	if err != nil {
 		return nil, scenarios.Errorf(w.Pos, "workload: %v", err)
 	}
 	st := &Setup{
 		Scenario: scn,
-		stream:   stream,
+		src:      src,
+		zipf:     zipf,
 		opts:     opts,
 		env: strategies.Env{
-			Seed:   scn.Seed,
-			Keys:   min(w.Keys, uint64(w.Events)),
-			Events: w.Events,
-			Top:    scn.Questions.Top,
-			Full:   strategies.Assumptions(scn.Assumptions),
+			Seed:     scn.Seed,
+			Keys:     min(w.Keys, uint64(max(events, 1))),
+			Events:   events,
+			Top:      scn.Questions.Top,
+			Full:     strategies.Assumptions(scn.Assumptions),
+			Duration: w.Duration(),
 		},
+	}
+	for _, f := range scn.Faults {
+		st.faults = append(st.faults, strategies.Fault{At: f.At, Kind: strategies.FaultKind(f.Kind), Target: f.Target})
 	}
 	for i, spec := range scn.Strategies {
 		typ, err := strategies.Lookup(spec.Type)
@@ -155,25 +170,70 @@ func (st *Setup) result(strategy, metric string, v float64, unit string, scale m
 
 // expectedCount is the expected count of the key of the given rank.
 func (st *Setup) expectedCount(rank uint64) float64 {
-	return float64(st.Scenario.Workload.Events) * st.stream.Prob(rank)
+	return st.Scenario.Workload.ExpectedWrites() * st.zipf.Prob(rank)
+}
+
+// newSource builds the scenario's stream: a count stream, or a timed one
+// when the workload gives phases. events is the number of writes the
+// stream holds, or is expected to hold (timed streams), without resends.
+func newSource(scn *scenarios.Scenario, s float64) (source, int64, error) {
+	w := scn.Workload
+	if !w.Timed() {
+		stream, err := workload.NewStream(workload.StreamConfig{
+			Seed: scn.Seed, Label: streamLabel, Events: w.Events, Keys: w.Keys,
+			S: s, Scramble: w.Scramble, Rate: w.Rate,
+		})
+		return stream, w.Events, err
+	}
+	cfg := workload.TimedConfig{
+		Seed: scn.Seed, Label: streamLabel, Keys: w.Keys, S: s, Scramble: w.Scramble,
+		Reads: w.Reads, Resend: w.Resend, ResendDelay: w.ResendDelay,
+	}
+	if w.Arrivals == "poisson" {
+		cfg.Arrivals = workload.Poisson
+	}
+	for _, p := range w.Phases {
+		cfg.Phases = append(cfg.Phases, workload.Phase{Duration: p.Duration, Rate: p.Rate, To: p.To})
+	}
+	timed, err := workload.NewTimed(cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	return timed, int64(math.Round(timed.ExpectedWrites())), nil
 }
 
 // Run simulates the scenario and scores every design. If ctx ends first,
 // the report holds what was measured so far, Partial is set and the
 // context's error is returned with it.
 func (st *Setup) Run(ctx context.Context) (*Report, error) {
-	built := make([]strategies.Strategy, len(st.designs))
+	w := st.Scenario.Workload
+	r := &run{
+		truth:    newTruth(int(st.env.Keys), w.Resend > 0, w.Timed() && w.Keys <= historyMaxKeys),
+		designs:  make([]strategies.Strategy, len(st.designs)),
+		clusters: make([]*Cluster, len(st.designs)),
+		elapsed:  make([]int64, len(st.designs)),
+		faults:   st.faults,
+	}
 	for i, d := range st.designs {
-		s, err := d.typ.Build(d.params, st.env)
+		env := st.env
+		if c := st.Scenario.Cluster; c.Given {
+			cl, err := NewCluster(ClusterConfig{Nodes: c.Nodes, KeyCapacity: c.KeyCapacity, NodeCapacity: c.NodeCapacity, Seed: st.Scenario.Seed})
+			if err != nil {
+				return nil, scenarios.Errorf(c.Pos, "cluster: %v", err)
+			}
+			r.clusters[i], env.Store = cl, cl
+		}
+		s, err := d.typ.Build(d.params, env)
 		if err != nil {
 			return nil, scenarios.Errorf(d.spec.Pos, "strategies[%d] %s: %v", i, d.spec.Name, err)
 		}
-		built[i] = s
+		r.designs[i] = s
 	}
-	tr := newTruth(int(st.env.Keys))
-	elapsed := make([]int64, len(built))
-	events, err := st.feed(ctx, tr, built, elapsed)
-	rep := st.score(tr, built, elapsed, events)
+	events, err := st.feed(ctx, r)
+	if err == nil {
+		r.finish(w.Duration())
+	}
+	rep := st.score(r, events)
 	if err != nil {
 		rep.Partial = true
 		return rep, err

@@ -193,11 +193,12 @@ func (l *liar) Top(k int) []strategies.Item { return []strategies.Item{{Key: l.v
 
 func TestScoringCatchesAWrongDesign(t *testing.T) {
 	st := prepare(t, smallYAML, Options{})
-	tr := newTruth(16)
+	tr := newTruth(16, false, false)
 	tr.observe([]workload.Event{{Key: 5, Delta: 3}, {Key: 6, Delta: 1}, {Key: 7, Delta: 2}})
 	st.Scenario.Questions.Top = 2
 	st.designs = st.designs[:1]
-	rep := st.score(tr, []strategies.Strategy{&liar{victim: 5}}, []int64{0}, 6)
+	r := &run{truth: tr, designs: []strategies.Strategy{&liar{victim: 5}}, clusters: make([]*Cluster, 1), elapsed: []int64{0}}
+	rep := st.score(r, 6)
 	if got := find(t, rep.Results, "exact", "undercounts").Value; got != 1 {
 		t.Errorf("undercounts: got %v, want 1", got)
 	}

@@ -21,7 +21,7 @@ import (
 // peak of R (200,000 / 200 × 1 s = 1,000).
 //
 // The model:
-//   - a write goes to app server ID mod A (a resend reaches the server of
+//   - a write goes to app server hash(ID) mod A (a resend reaches the server of
 //     the original); writes with Delta ≤ 0 are not counted, and with dedup a
 //     write whose ID was seen within the window is dropped before it reaches
 //     a server;
@@ -51,7 +51,7 @@ import (
 type BatchedParams struct {
 	// Servers is A, the app servers, 1..100000; 0 takes the scenario's
 	// app_servers assumption.
-	Servers int `param:"servers" doc:"app servers A, 1..100000; a write goes to server ID mod A (default: the assumptions' app_servers)"`
+	Servers int `param:"servers" doc:"app servers A, 1..100000; a write goes to server hash(ID) mod A (default: the assumptions' app_servers)"`
 	// Flush is T, the flush interval, in (0, 24h].
 	Flush time.Duration `param:"flush" doc:"flush interval T, in (0, 24h]: a duration (1s, 250ms) or a number of seconds (default 1s)"`
 	// Jitter staggers the flushes: server s flushes at n·T + s·T/A.
@@ -189,7 +189,7 @@ func (b *Batched) Observe(batch []workload.Event) {
 			if e.Delta <= 0 || (b.dd != nil && b.dd.seen(e.ID, e.At)) {
 				continue
 			}
-			s := int(e.ID % uint64(b.a))
+			s := appServer(e.ID, b.a)
 			b.servers[s].add(e.Key, e.Delta, b.seed)
 			if !b.held[s] {
 				b.held[s] = true
@@ -547,3 +547,8 @@ func batchedPlan(p *BatchedParams, env Env) []PlanLine {
 	lines = append(lines, hotReadPlan(o, k, f.ReadRate, t)...)
 	return append(lines, hotDedupPlan(o, f.PeakRate)...)
 }
+
+// appServer is the app server, of a, that handles the write with this ID:
+// a hash of the ID, so that any ID layout (dense, strided, chunked) spreads
+// evenly, and a resend reaches the server of its original.
+func appServer(id uint64, a int) int { return int(reduce(mix64(id), uint64(a))) }

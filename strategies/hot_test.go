@@ -487,8 +487,10 @@ func runBatched(t *testing.T, b *Batched, ev []workload.Event, crashes []Fault, 
 
 // A crash loses exactly what the crashed server held: hand-computed cases.
 func TestBatchedCrash(t *testing.T) {
+	// The cases are written with small ids whose server is id mod 4; idOn
+	// turns each into a real id that appServer sends to that server.
 	w := func(ms int64, id uint64, d int64) workload.Event {
-		return workload.Event{At: ms * 1e6, Key: 7, ID: id, Delta: d, Op: workload.Write}
+		return workload.Event{At: ms * 1e6, Key: 7, ID: idOn(int(id%4), 4, int(id/4)), Delta: d, Op: workload.Write}
 	}
 	r := func(ms int64) workload.Event { return workload.Event{At: ms * 1e6, Key: 7, Op: workload.Read} }
 
@@ -587,7 +589,7 @@ func TestBatchedCrashRandom(t *testing.T) {
 				last := off + int64(math.Floor(float64(c.At-off)/float64(tNs)))*tNs // last flush at or before the crash
 				start := max(last, prev[c.Target])
 				for _, e := range ev {
-					if int(e.ID%a) == c.Target && e.At >= start && e.At < c.At {
+					if appServer(e.ID, a) == c.Target && e.At >= start && e.At < c.At {
 						want += e.Delta
 					}
 				}
@@ -636,7 +638,7 @@ func TestBatchedFlushes(t *testing.T) {
 		// One INCRBY per server and flush interval that holds a write.
 		intervals := map[[2]int64]bool{}
 		for _, e := range ev {
-			s := int(e.ID % a)
+			s := appServer(e.ID, a)
 			intervals[[2]int64{int64(s), int64(math.Floor(float64(e.At-off(s)) / float64(tNs)))}] = true
 		}
 		st := newMemStore(t)
@@ -1083,5 +1085,18 @@ func TestHotLargeFanOut(t *testing.T) {
 	}
 	if c := cap(s.io.ops); c > 2*(hotMaxBuffered+k) {
 		t.Errorf("op buffer of %d: want it bounded near %d", c, hotMaxBuffered+k)
+	}
+}
+
+// idOn returns the k-th smallest id (from 0) that appServer sends to server
+// s of a.
+func idOn(s, a, k int) uint64 {
+	for id := uint64(1); ; id++ {
+		if appServer(id, a) == s {
+			if k == 0 {
+				return id
+			}
+			k--
+		}
 	}
 }

@@ -243,16 +243,7 @@ func TestSearchRun(t *testing.T) {
 		t.Skip("10,000,000 events")
 	}
 	rs := runResultsOf(t, t.TempDir(), "search")
-	get := func(strategy, metric string) metrics.Result {
-		t.Helper()
-		for _, r := range rs {
-			if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Sim {
-				return r
-			}
-		}
-		t.Fatalf("no %s %s row", strategy, metric)
-		return metrics.Result{}
-	}
+	get := resultGetter(t, rs)
 	if v := get("count-min", "undercounts").Value; v != 0 {
 		t.Errorf("count-min undercounts: got %v, want 0", v)
 	}
@@ -285,5 +276,114 @@ func TestSearchRun(t *testing.T) {
 	}
 	if est := get("count-min", "kth_estimate").Value; est < kth.Value || est > kth.Value+1000 {
 		t.Errorf("count-min kth_estimate %v not within [true, true+εN] = [%v, %v]", est, kth.Value, kth.Value+1000)
+	}
+}
+
+// TestCricketFinalRun is the hot-counter issue's acceptance check: the
+// cricket final's step 1 from the built-in scenario.
+func TestCricketFinalRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("12,000,000 events")
+	}
+	rs := runResultsOf(t, t.TempDir(), "cricket-final")
+	get := resultGetter(t, rs)
+	full := func(strategy, metric string) float64 {
+		t.Helper()
+		for _, r := range rs {
+			if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Full {
+				return *r.Plan
+			}
+		}
+		t.Fatalf("no full-scale %s %s row", strategy, metric)
+		return 0
+	}
+	if got := full("striped-32", "stripes_at_limit"); got != 20 {
+		t.Errorf("stripes at the limit: got %v, want 20", got)
+	}
+	if got := full("striped-32", "stripes_pow2"); got != 32 {
+		t.Errorf("stripes at 70%% as a power of two: got %v, want 32", got)
+	}
+	if got := get("striped-32", "stripes").Value; got != 32 {
+		t.Errorf("stripes: got %v, want 32", got)
+	}
+	// Random stripes: a stripe-second is about Poisson(6,250), σ ≈ 79; the
+	// busiest of 32 × 60 is some 3.5σ up, far below 7,000 (9σ).
+	busiest := get("striped-32", "max_key_ops_per_s")
+	if busiest.Value < 6250 || busiest.Value >= 7000 || *busiest.Plan != 6250 {
+		t.Errorf("striped-32 busiest stripe-second: got %v (plan %v), want in [6,250, 7,000)", busiest.Value, *busiest.Plan)
+	}
+	if u := get("striped-32", "utilisation").Value; math.Abs(u-0.625) > 0.005 {
+		t.Errorf("striped-32 utilisation: got %v, want 0.625", u)
+	}
+	// 200,000 arrivals against 10,000 served each second.
+	if g := get("single-key", "backlog_growth_per_s").Value; math.Abs(g-190000) > 2000 {
+		t.Errorf("single-key backlog growth: got %v, want ≈190,000", g)
+	}
+	if r := get("striped-32", "read_ops_per_s").Value; math.Abs(r-160000) > 2000 {
+		t.Errorf("uncached reads: got %v, want ≈160,000", r)
+	}
+	if r := get("striped-32-cached", "read_ops_per_s").Value; r != 32 {
+		t.Errorf("cached reads: got %v, want 32", r)
+	}
+	if s := get("striped-32-cached", "staleness_max_s").Value; s > 1.01 {
+		t.Errorf("cached staleness: got %v s, want ≤ 1 s (to the ms)", s)
+	}
+	if inc := get("batched-1s", "increments_per_s").Value; math.Abs(inc-200) > 5 {
+		t.Errorf("batched increments: got %v, want 200 a second", inc)
+	}
+	if l := get("batched-1s", "lost_on_crash").Value; l <= 0 || l > 1000 {
+		t.Errorf("batched lost_on_crash: got %v, want in (0, 1,000]", l)
+	}
+	for _, s := range []string{"single-key", "striped-32", "striped-32-cached"} {
+		if e := get(s, "count_error").Value; e != 0 {
+			t.Errorf("%s count_error: got %v, want 0 once served", s, e)
+		}
+	}
+}
+
+func TestLikesRun(t *testing.T) {
+	rs := runResultsOf(t, t.TempDir(), "likes")
+	get := resultGetter(t, rs)
+	resends := get("truth", "resends").Value
+	if resends == 0 {
+		t.Fatal("no resends")
+	}
+	if g := get("single-key", "backlog_growth_per_s").Value; g < 17000 {
+		t.Errorf("one row at 20,000/s against 2,000/s: backlog growth %v, want ≈18,000", g)
+	}
+	if inc := get("batched", "increments_per_s").Value; math.Abs(inc-20) > 1 {
+		t.Errorf("batched: %v updates a second, want 20", inc)
+	}
+	for s, want := range map[string]float64{"batched": resends, "striped-100": resends, "batched-dedup": 0, "striped-100-dedup": 0} {
+		if e := get(s, "count_error").Value; e != want {
+			t.Errorf("%s count_error: got %v, want %v", s, e, want)
+		}
+	}
+}
+
+func TestPracticeStripesPlan(t *testing.T) {
+	out, errOut, code := cli(t, "plan", "practice-stripes")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"stripes_at_headroom", "21.43", "stripes_needed", "22", "stripes_pow2", "32"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// resultGetter returns a lookup of simulated-scale rows that fails the test
+// when a row is missing.
+func resultGetter(t *testing.T, rs []metrics.Result) func(strategy, metric string) metrics.Result {
+	return func(strategy, metric string) metrics.Result {
+		t.Helper()
+		for _, r := range rs {
+			if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Sim {
+				return r
+			}
+		}
+		t.Fatalf("no %s %s row", strategy, metric)
+		return metrics.Result{}
 	}
 }

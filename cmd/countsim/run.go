@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -30,8 +31,9 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	var runErr error
 	partial := false
 	for _, st := range setups {
-		fmt.Fprintf(env.stderr, "countsim: running %s (%s events over %s keys)\n", st.Scenario.Name,
-			metrics.Format(float64(st.Scenario.Workload.Events)), metrics.Format(float64(st.Scenario.Workload.Keys)))
+		w := st.Scenario.Workload
+		fmt.Fprintf(env.stderr, "countsim: running %s (%s writes over %s keys)\n", st.Scenario.Name,
+			metrics.Format(math.Round(w.ExpectedWrites())), metrics.Format(float64(w.Keys)))
 		rep, err := st.Run(ctx)
 		if rep != nil {
 			results = append(results, rep.Results...)

@@ -1,0 +1,147 @@
+package sim
+
+import (
+	"context"
+	"testing"
+
+	"countsim/metrics"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+const hotYAML = `name: hot
+seed: 5
+assumptions:
+  peak_rate: 20000
+  read_rate: 500
+  key_capacity: 2000
+  headroom: 0.7
+  app_servers: 10
+workload:
+  keys: 1
+  phases:
+    - {duration: 4s, rate: 20000}
+  reads: 500
+  resend: 0.02
+  resend_delay: 50ms
+cluster:
+  nodes: 4
+  key_capacity: 2000
+faults:
+  - {at: 2.5s, kind: app-crash, server: 3}
+strategies:
+  - name: single
+    type: single-key
+  - name: striped
+    type: striped
+    params: {stripes: 16, select: hash, dedup: 1s}
+  - name: batched
+    type: batched
+    params: {servers: 10, flush: 1s, dedup: 1s}
+`
+
+func TestTimedRunAgainstTruth(t *testing.T) {
+	rep, err := prepare(t, hotYAML, Options{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := rep.Results
+	writes := find(t, rs, "truth", "writes").Value
+	resends := find(t, rs, "truth", "resends").Value
+	if resends == 0 {
+		t.Fatal("no resends: a weak test")
+	}
+	// Without dedup every resend is counted twice; with it, none is.
+	if got := find(t, rs, "single", "count_error").Value; got != resends {
+		t.Errorf("single count_error: got %v, want the %v resends", got, resends)
+	}
+	if got := find(t, rs, "striped", "count_error").Value; got != 0 {
+		t.Errorf("striped with dedup count_error: got %v, want 0", got)
+	}
+	// The crash loses what server 3 held since the flush at 2 s: about
+	// 0.5 s of its tenth of 20,000/s, 1,000, never more than its whole share
+	// of a flush interval.
+	lost := find(t, rs, "batched", "lost_on_crash").Value
+	if lost <= 0 || lost > 20000.0/10*1 {
+		t.Errorf("batched lost_on_crash: got %v, want in (0, 2,000]", lost)
+	}
+	if got := find(t, rs, "batched", "final_count").Value; got != writes-lost {
+		t.Errorf("batched final_count: got %v, want writes − lost = %v", got, writes-lost)
+	}
+	// One key at 20,000/s against 2,000/s: the backlog grows 18,000 a second.
+	single := find(t, rs, "single", "backlog_growth_per_s").Value
+	if single < 17000 || single > 19500 {
+		t.Errorf("single backlog growth: got %v, want near 18,000 (plus resends)", single)
+	}
+	if got := find(t, rs, "striped", "keys_used").Value; got != 16 {
+		t.Errorf("striped keys_used: got %v, want 16", got)
+	}
+	// Every read of the single key sees only served writes: it falls behind.
+	if got := find(t, rs, "single", "staleness_max_s").Value; got < 1 {
+		t.Errorf("single staleness_max_s: got %v, want the backlog's seconds", got)
+	}
+}
+
+func TestFaultsReachDesignsAtTheirTime(t *testing.T) {
+	r := &run{
+		truth:    newTruth(4, false, false),
+		designs:  []strategies.Strategy{&faultLog{}},
+		clusters: make([]*Cluster, 1),
+		elapsed:  make([]int64, 1),
+		faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 150, Kind: strategies.AppCrash, Target: 2}, {At: 900, Kind: strategies.AppCrash}},
+	}
+	var b []workload.Event
+	for at := int64(0); at < 400; at += 50 {
+		b = append(b, workload.Event{At: at, Key: 1, Delta: 1, ID: uint64(at) + 1})
+	}
+	r.observe(b)
+	r.finish(1000)
+	log := r.designs[0].(*faultLog)
+	want := "0 50 100 F1 F2 150 200 250 300 350 F0 flush"
+	if got := log.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// faultLog records the events and faults it is given, in order.
+type faultLog struct{ log []string }
+
+func (f *faultLog) Observe(b []workload.Event) {
+	for _, e := range b {
+		f.log = append(f.log, metrics.Format(float64(e.At)))
+	}
+}
+func (f *faultLog) Bytes() int64 { return 0 }
+func (f *faultLog) Fault(x strategies.Fault) {
+	f.log = append(f.log, "F"+metrics.Format(float64(x.Target)))
+}
+func (f *faultLog) Flush(int64) { f.log = append(f.log, "flush") }
+func (f *faultLog) String() string {
+	s := ""
+	for i, l := range f.log {
+		if i > 0 {
+			s += " "
+		}
+		s += l
+	}
+	return s
+}
+
+func TestStalenessFromHistory(t *testing.T) {
+	tr := newTruth(4, false, true)
+	// One write every 10 ms for a second, then a read at 1 s shown 50.
+	var b []workload.Event
+	for i := range 100 {
+		b = append(b, workload.Event{At: int64(i) * 10e6, Key: 9, Delta: 1})
+	}
+	b = append(b, workload.Event{At: 1e9, Key: 9, Op: workload.Read})
+	tr.observe(b)
+	// The 51st write, at 500 ms, made 50 untrue: 0.5 s old.
+	ns, ok := tr.staleness(9, 50, tr.reads[0], tr.readAt[0])
+	if !ok || ns != 500e6 {
+		t.Errorf("got %v ns (%v), want 500,000,000", ns, ok)
+	}
+	if ns, _ := tr.staleness(9, 100, 100, 1e9); ns != 0 {
+		t.Errorf("an up-to-date value: got %v ns, want 0", ns)
+	}
+}
