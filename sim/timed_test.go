@@ -145,3 +145,35 @@ func TestStalenessFromHistory(t *testing.T) {
 		t.Errorf("an up-to-date value: got %v ns, want 0", ns)
 	}
 }
+
+func TestNodeLossLosesWhatTheNodeHeld(t *testing.T) {
+	yaml := `name: loss
+workload:
+  keys: 1
+  phases:
+    - {duration: 3s, rate: 8000}
+cluster:
+  nodes: 4
+  key_capacity: 10000
+faults:
+  - {at: 1.5s, kind: node-loss, node: 1}
+strategies:
+  - name: striped
+    type: striped
+    params: {stripes: 16, select: round-robin}
+`
+	rep, err := prepare(t, yaml, Options{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := find(t, rep.Results, "truth", "writes").Value
+	lost := find(t, rep.Results, "striped", "lost_on_node_loss").Value
+	// Round-robin puts 500 writes a second on each of 16 stripes; the node
+	// holds some of them (placement by hash), each with 750 by 1.5 s.
+	if lost <= 0 || int(lost)%750 != 0 {
+		t.Errorf("lost_on_node_loss: got %v, want a positive multiple of 750", lost)
+	}
+	if got := find(t, rep.Results, "striped", "count_error").Value; got != -lost {
+		t.Errorf("count_error: got %v, want −%v (of %v writes)", got, lost, writes)
+	}
+}
