@@ -210,3 +210,13 @@ func exactDistinctPlan(_ *ExactDistinctParams, env Env) []PlanLine {
 	}
 	return lines
 }
+
+// UnionWith adds every id of other, which must be an *ExactDistinct, to x
+// (DistinctUnion).
+func (x *ExactDistinct) UnionWith(other Distinct) error {
+	o, ok := other.(*ExactDistinct)
+	if !ok {
+		return fmt.Errorf("exact-distinct: %w: cannot merge a %T", ErrMergeParams, other)
+	}
+	return x.Merge(o)
+}

@@ -8,15 +8,6 @@ import (
 	"countsim/workload"
 )
 
-// Distinct answers how many different ids a design has seen: the audience
-// of a match, the unique viewers of a video. Distinct is exact for an exact
-// set and an estimate for a sketch. The ids are the Actor of the Write
-// events observed; Read events are ignored.
-type Distinct interface {
-	Strategy
-	// Distinct returns the number of distinct ids observed, or its estimate.
-	Distinct() float64
-}
 
 // HyperLogLog: P. Flajolet, É. Fusy, O. Gandouet and F. Meunier,
 // "HyperLogLog: the analysis of a near-optimal cardinality estimation
@@ -438,4 +429,14 @@ func hllPlan(p *HLLParams, env Env) []PlanLine {
 			PlanLine{Metric: "bytes_ratio", Value: exact / bytes, Unit: "×", Full: true, Note: "exact_bytes / bytes"})
 	}
 	return lines
+}
+
+// UnionWith merges other, which must be an *HLL of the same precision and
+// seed, into s (DistinctUnion).
+func (s *HLL) UnionWith(other Distinct) error {
+	o, ok := other.(*HLL)
+	if !ok {
+		return fmt.Errorf("hll: %w: cannot merge a %T", ErrMergeParams, other)
+	}
+	return s.Merge(o)
 }

@@ -25,6 +25,27 @@ type TopK interface {
 	Top(k int) []Item
 }
 
+// Distinct answers how many different ids a design has seen: the audience
+// of a match, the unique viewers of a video. Distinct is exact for an exact
+// set and an estimate for a sketch. The ids are the Actor of the Write
+// events observed; Read events are ignored.
+type Distinct interface {
+	Strategy
+	// Distinct returns the number of distinct ids observed, or its estimate.
+	Distinct() float64
+}
+
+// DistinctUnion is a Distinct whose state for two streams combines into the
+// state for their union, as HLLs merge by register maximum: unique viewers
+// over two days come from the union, never from adding the days' counts.
+type DistinctUnion interface {
+	Distinct
+	// UnionWith folds other, a design of the same type and parameters, into
+	// the receiver. It refuses anything else and then leaves the receiver
+	// unchanged.
+	UnionWith(other Distinct) error
+}
+
 // Item is one key of a top-K answer: its (estimated) count and the most the
 // estimate may exceed the true count (0 for an exact design).
 type Item struct {
