@@ -111,3 +111,20 @@ func TestRecallPrecision(t *testing.T) {
 		t.Errorf("recall of nothing: got %v, want 1", r)
 	}
 }
+
+func TestTableWriters(t *testing.T) {
+	tb := Table{Columns: []string{"n", "median"}, Rows: [][]float64{{1024, -0.125}, {2048, 1.5}}}
+	var c, m bytes.Buffer
+	if err := WriteTableCSV(&c, tb); err != nil {
+		t.Fatal(err)
+	}
+	if want := "n,median\n1024,-0.125\n2048,1.5\n"; c.String() != want {
+		t.Errorf("csv: got %q, want %q", c.String(), want)
+	}
+	if err := WriteTableMarkdown(&m, tb); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| n | median |\n|---:|---:|\n| 1,024 | -0.125 |\n| 2,048 | 1.5 |\n"; m.String() != want {
+		t.Errorf("markdown: got %q, want %q", m.String(), want)
+	}
+}

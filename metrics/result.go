@@ -62,3 +62,14 @@ type Series struct {
 	Labels   []string  // Bars
 	Marks    []Mark
 }
+
+// Table is a block of numbers too long for result rows — an accuracy
+// profile's error quantiles at every cardinality. It is written as a CSV
+// file beside the results and as a markdown table in the report.
+type Table struct {
+	Scenario string
+	Name     string // file stem: "<scenario>-<name>.csv"
+	Title    string
+	Columns  []string
+	Rows     [][]float64
+}

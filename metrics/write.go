@@ -130,3 +130,44 @@ func group(s string) string {
 	}
 	return b.String()
 }
+
+// WriteTableCSV writes a table with its header row, numbers in full precision.
+func WriteTableCSV(w io.Writer, t Table) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Columns); err != nil {
+		return err
+	}
+	row := make([]string, len(t.Columns))
+	for _, r := range t.Rows {
+		for i := range row {
+			row[i] = ""
+			if i < len(r) {
+				row[i] = strconv.FormatFloat(r[i], 'g', -1, 64)
+			}
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteTableMarkdown writes a table as markdown, numbers as Format shows them.
+func WriteTableMarkdown(w io.Writer, t Table) error {
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(t.Columns, " | ") + " |\n|")
+	for range t.Columns {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, r := range t.Rows {
+		b.WriteString("|")
+		for _, v := range r {
+			b.WriteString(" " + Format(v) + " |")
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -18,6 +18,23 @@ type Scenario struct {
 	Cluster     Cluster     // the simulated store cluster, for designs on servers
 	Faults      []Fault     // `faults`: injected at simulated times, in time order
 	Strategies  []Strategy  // the designs to compare, in file order
+
+	// Profile, when `profile:` is given instead of a workload, runs every
+	// design over seeded trials at cardinalities on a log grid (distinct
+	// counters: the accuracy profile).
+	Profile *Profile
+
+	// Steps holds the steps of a scenario told in steps (`steps:`). Each
+	// step is a Scenario of its own sharing File, Name, Title, Seed and
+	// Assumptions with its parent, with Step set and its own Description,
+	// Workload or Profile, Questions, Cluster, Faults and Strategies. The
+	// parent then has none of those; strategy names are unique across all
+	// steps (they name the rows of one report).
+	Steps []*Scenario
+	Step  string // `steps[i].name` (same rule as names); "" outside steps
+	// StepTitle is `steps[i].title`: one line, optional.
+	StepTitle string
+	StepPos   Pos // the step entry's position
 }
 
 // Assumptions are the real-world figures (`assumptions:`). Zero = not given.
@@ -55,6 +72,8 @@ type Workload struct {
 	Reads       float64 // `reads`: read events a second, ≥ 0 (default 0); timed streams only
 	Resend      float64 // `resend`: share of writes sent a second time with the same id, in [0,1) (default 0)
 	ResendDelay int64   // `resend_delay`: ns between a write and its resend, ≥ 0 (default 100ms)
+
+	Audience *Audience // `audience`: viewer ids over days, for distinct counting
 }
 
 // Timed reports whether the stream is timed (it gives phases) rather than
@@ -84,6 +103,36 @@ func (w Workload) ExpectedWrites() float64 {
 		n += (p.Rate/2 + p.To/2) * (float64(p.Duration) / 1e9)
 	}
 	return n
+}
+
+// Audience is `workload.audience`: viewer ids over days with exact sizes
+// and overlaps, for distinct counting. A workload gives exactly one of
+// `events`, `phases` and `audience`; with `audience`, `keys`, `s`,
+// `distribution`, `scramble` and `rate` are not allowed (there is one key,
+// the video; the ids are the events' actors).
+type Audience struct {
+	Days  []AudienceDay // `days`: 1..366 days
+	Views int           // `views`: views a viewer makes each day it watches, 1..65536 (default 1)
+	Pos   Pos           // the `audience` key
+}
+
+// AudienceDay is one `days` entry: Viewers distinct viewers (0..1e10), of
+// whom Overlap (`overlap`, default 0; 0 on the first day; at most Viewers
+// and at most the previous day's viewers) also watched the day before.
+type AudienceDay struct {
+	Viewers int64
+	Overlap int64
+	Pos     Pos
+}
+
+// Profile is `profile:`: seeded trials at cardinalities from Min to Max
+// on a log grid with PointsPerOctave points per doubling.
+type Profile struct {
+	Min             float64 // `min`: smallest cardinality, ≥ 1 (default 1)
+	Max             float64 // `max`: largest, min..1e9 (default 1e6)
+	PointsPerOctave int     // `points_per_octave`: 1..64 (default 4)
+	Trials          int     // `trials`: 1..100000 (default 100)
+	Pos             Pos     // the `profile` key
 }
 
 // Phase is one stretch of a timed stream (`phases:` entries). The write

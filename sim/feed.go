@@ -37,7 +37,9 @@ func (r *run) observe(b []workload.Event) {
 		}
 		if cut > 0 {
 			part := b[:cut]
-			r.truth.observe(part)
+			if r.truth != nil {
+				r.truth.observe(part)
+			}
 			for i, d := range r.designs {
 				t0 := time.Now()
 				d.Observe(part)
@@ -84,12 +86,12 @@ func (r *run) finish(end int64) {
 
 // feed generates the stream with several workers and hands its batches, in
 // stream order, to r. It returns the number of events fed.
-func (st *Setup) feed(ctx context.Context, r *run) (int64, error) {
+func (st *Setup) feed(ctx context.Context, r *run, src source) (int64, error) {
 	workers := st.opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	nChunks := st.src.Chunks()
+	nChunks := src.Chunks()
 	// Buffers are handed out in chunk order before the chunk's job is sent,
 	// so the chunk the consumer waits for always has a buffer: no deadlock
 	// however the workers are scheduled.
@@ -106,7 +108,7 @@ func (st *Setup) feed(ctx context.Context, r *run) (int64, error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				j.events = st.src.Chunk(j.index, j.events)
+				j.events = src.Chunk(j.index, j.events)
 				done <- j
 			}
 		}()

@@ -8,8 +8,14 @@ import (
 	"countsim/strategies"
 )
 
-// truthName is the pseudo-strategy whose rows describe the stream itself.
-const truthName = "truth"
+// truthName is the pseudo-strategy whose rows describe the stream itself:
+// "truth", or "truth-STEP" in a scenario told in steps.
+func (st *Setup) truthName() string {
+	if st.Scenario.Step != "" {
+		return "truth-" + st.Scenario.Step
+	}
+	return "truth"
+}
 
 // score asks every design its family's questions and compares the answers
 // with the truth.
@@ -33,20 +39,20 @@ func (st *Setup) score(r *run, events int64) *Report {
 	if !w.Timed() && events == w.Events {
 		planEvents = metrics.PlanOf(float64(w.Events))
 	}
-	add(truthName, "events", float64(events), "events", planEvents, "every event fed: writes, reads and resends")
+	add(st.truthName(), "events", float64(events), "events", planEvents, "every event fed: writes, reads and resends")
 	if w.Timed() {
-		add(truthName, "writes", float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
-		add(truthName, "reads", float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(w.Reads*float64(w.Duration())/1e9)), "read events")
+		add(st.truthName(), "writes", float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
+		add(st.truthName(), "reads", float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(w.Reads*float64(w.Duration())/1e9)), "read events")
 		if w.Resend > 0 {
-			add(truthName, "resends", float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
+			add(st.truthName(), "resends", float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
 		}
 	}
-	add(truthName, "distinct_keys", float64(len(keys)), "keys", nil, "of "+metrics.Format(float64(scn.Workload.Keys))+" possible")
+	add(st.truthName(), "distinct_keys", float64(len(keys)), "keys", nil, "of "+metrics.Format(float64(scn.Workload.Keys))+" possible")
 	if len(top) > 0 {
-		add(truthName, "top1_count", float64(top[0].count), "events", metrics.PlanOf(st.expectedCount(1)), "N·P(rank 1)")
+		add(st.truthName(), "top1_count", float64(top[0].count), "events", metrics.PlanOf(st.expectedCount(1)), "N·P(rank 1)")
 	}
 	if len(top) == k && k > 0 {
-		add(truthName, "kth_true_count", float64(top[k-1].count), "events", metrics.PlanOf(st.expectedCount(uint64(k))),
+		add(st.truthName(), "kth_true_count", float64(top[k-1].count), "events", metrics.PlanOf(st.expectedCount(uint64(k))),
 			fmt.Sprintf("the %s key's true count; plan N·k^-s/H(n,s)", ordinal(k)))
 	}
 

@@ -46,6 +46,8 @@ type Setup struct {
 	Scenario *scenarios.Scenario
 	src      source
 	zipf     *workload.Zipf // the key distribution, for the expected counts
+	audience *workload.Audience
+	grid     []uint64 // a profile's cardinalities
 	env      strategies.Env
 	designs  []design
 	faults   []strategies.Fault
@@ -61,32 +63,17 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = DefaultMemoryLimit
 	}
-	w := scn.Workload
-	s := w.S
-	if w.Distribution == "uniform" {
-		s = 0
-	}
-	zipf, err := workload.NewZipf(w.Keys, s)
-	if err != nil {
-		return nil, scenarios.Errorf(w.Pos, "workload: %v", err)
-	}
-	src, events, err := newSource(scn, s)
-	if err != nil {
-		return nil, scenarios.Errorf(w.Pos, "workload: %v", err)
-	}
 	st := &Setup{
 		Scenario: scn,
-		src:      src,
-		zipf:     zipf,
 		opts:     opts,
 		env: strategies.Env{
-			Seed:     scn.Seed,
-			Keys:     min(w.Keys, uint64(max(events, 1))),
-			Events:   events,
-			Top:      scn.Questions.Top,
-			Full:     strategies.Assumptions(scn.Assumptions),
-			Duration: w.Duration(),
+			Seed: scn.Seed,
+			Top:  scn.Questions.Top,
+			Full: strategies.Assumptions(scn.Assumptions),
 		},
+	}
+	if err := st.prepareWorkload(); err != nil {
+		return nil, err
 	}
 	for _, f := range scn.Faults {
 		st.faults = append(st.faults, strategies.Fault{At: f.At, Kind: strategies.FaultKind(f.Kind), Target: f.Target})
@@ -112,7 +99,11 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 		st.designs = append(st.designs, design{spec: spec, typ: typ, params: params, plan: typ.Plan(params, st.env)})
 	}
 	if need := st.memoryNeeded(); need > opts.MemoryLimit {
-		return nil, scenarios.Errorf(w.Pos, "the run would need about %s bytes (truth and designs), more than the limit of %s bytes: lower workload.keys or workload.events, or the designs' sizes",
+		pos := scn.Workload.Pos
+		if scn.Profile != nil {
+			pos = scn.Profile.Pos
+		}
+		return nil, scenarios.Errorf(pos, "the run would need about %s bytes (truth and designs), more than the limit of %s bytes: lower workload.keys or workload.events, or the designs' sizes",
 			metrics.Format(float64(need)), metrics.Format(float64(opts.MemoryLimit)))
 	}
 	return st, nil
@@ -125,7 +116,14 @@ const truthBytesPerKey = 64
 // memoryNeeded estimates the bytes a run holds at its peak: the truth, every
 // design's planned simulated-scale bytes, and the stream's chunk buffers.
 func (st *Setup) memoryNeeded() int64 {
-	need := int64(st.env.Keys) * truthBytesPerKey
+	var need int64
+	copies := int64(1) // instances of each design held at once
+	switch {
+	case st.audience != nil:
+		copies = int64(st.audience.Days()) // one a day; the truth is the audience's layout
+	case st.grid == nil:
+		need = int64(st.env.Keys) * truthBytesPerKey
+	}
 	for _, d := range st.designs {
 		bytes, total := 0.0, 0.0
 		for _, l := range d.plan {
@@ -137,7 +135,7 @@ func (st *Setup) memoryNeeded() int64 {
 				total = l.Value
 			}
 		}
-		need += int64(max(bytes, total))
+		need += copies * int64(max(bytes, total))
 	}
 	return need
 }
@@ -146,8 +144,8 @@ func (st *Setup) memoryNeeded() int64 {
 // (the expected count of the K-th key), without simulating anything.
 func (st *Setup) Plan() []metrics.Result {
 	var rs []metrics.Result
-	if k := st.Scenario.Questions.Top; k > 0 && uint64(k) <= st.Scenario.Workload.Keys {
-		rs = append(rs, st.result(truthName, "kth_true_count", st.expectedCount(uint64(k)), "events", metrics.Sim,
+	if k := st.Scenario.Questions.Top; k > 0 && st.zipf != nil && uint64(k) <= st.Scenario.Workload.Keys {
+		rs = append(rs, st.result(st.truthName(), "kth_true_count", st.expectedCount(uint64(k)), "events", metrics.Sim,
 			fmt.Sprintf("N·P(rank %d) = N·k^-s/H(n,s)", k)))
 	}
 	for _, d := range st.designs {
@@ -160,6 +158,48 @@ func (st *Setup) Plan() []metrics.Result {
 		}
 	}
 	return rs
+}
+
+// prepareWorkload builds the scenario's stream, audience or profile grid
+// and sizes the Env the designs are built for.
+func (st *Setup) prepareWorkload() error {
+	scn := st.Scenario
+	w := scn.Workload
+	switch {
+	case scn.Profile != nil:
+		st.grid = profileGrid(*scn.Profile)
+		st.env.Keys = uint64(scn.Profile.Max)
+		st.env.Events = int64(scn.Profile.Max)
+		return nil
+	case w.Audience != nil:
+		a, err := newAudience(scn)
+		if err != nil {
+			return scenarios.Errorf(w.Audience.Pos, "workload.audience: %v", err)
+		}
+		st.audience = a
+		for d := range a.Days() {
+			st.env.Keys = max(st.env.Keys, uint64(a.Distinct(d)))
+			st.env.Events += a.Events(d)
+		}
+		return nil
+	}
+	s := w.S
+	if w.Distribution == "uniform" {
+		s = 0
+	}
+	zipf, err := workload.NewZipf(w.Keys, s)
+	if err != nil {
+		return scenarios.Errorf(w.Pos, "workload: %v", err)
+	}
+	src, events, err := newSource(scn, s)
+	if err != nil {
+		return scenarios.Errorf(w.Pos, "workload: %v", err)
+	}
+	st.src, st.zipf = src, zipf
+	st.env.Keys = min(w.Keys, uint64(max(events, 1)))
+	st.env.Events = events
+	st.env.Duration = w.Duration()
+	return nil
 }
 
 // result is a plan-only row: its value is the closed-form number.
@@ -206,6 +246,12 @@ func newSource(scn *scenarios.Scenario, s float64) (source, int64, error) {
 // the report holds what was measured so far, Partial is set and the
 // context's error is returned with it.
 func (st *Setup) Run(ctx context.Context) (*Report, error) {
+	switch {
+	case st.audience != nil:
+		return st.runAudience(ctx)
+	case st.grid != nil:
+		return st.runProfile(ctx)
+	}
 	w := st.Scenario.Workload
 	r := &run{
 		truth:    newTruth(int(st.env.Keys), w.Resend > 0, w.Timed() && w.Keys <= historyMaxKeys),
@@ -229,7 +275,7 @@ func (st *Setup) Run(ctx context.Context) (*Report, error) {
 		}
 		r.designs[i] = s
 	}
-	events, err := st.feed(ctx, r)
+	events, err := st.feed(ctx, r, st.src)
 	if err == nil {
 		r.finish(w.Duration())
 	}
@@ -245,5 +291,6 @@ func (st *Setup) Run(ctx context.Context) (*Report, error) {
 type Report struct {
 	Results []metrics.Result
 	Series  []metrics.Series
+	Tables  []metrics.Table
 	Partial bool // the run was stopped before the stream ended
 }

@@ -91,8 +91,8 @@ type TimedConfig struct {
 	// events byte for byte.
 	Seed uint64
 	// Label names the stream. Streams with different labels draw
-	// independent keys, times and resends; the rank→key map depends on Seed
-	// alone, as for a Stream.
+	// independent keys, resends and Poisson times; the rank→key map
+	// depends on Seed alone, as for a Stream, and Even times on neither.
 	Label string
 	// Keys is the number of distinct ranks n, drawn by Zipf(n, S); it must
 	// be in [1, 10^9]. n = 1 is one hot key.

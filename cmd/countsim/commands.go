@@ -52,7 +52,7 @@ real-world scale and at the simulated scale — without simulating anything.`,
 			if i > 0 {
 				fmt.Fprintln(env.stdout)
 			}
-			fmt.Fprintf(env.stdout, "# %s — plan\n\n", st.Scenario.Title)
+			fmt.Fprintf(env.stdout, "# %s — plan\n\n", heading(st.Scenario))
 			if err := writePlan(env, st.Plan()); err != nil {
 				return err
 			}
@@ -79,7 +79,7 @@ line — and checks that the run would fit the memory limit.`,
 			return err
 		}
 		for _, st := range setups {
-			fmt.Fprintf(env.stdout, "ok: %s (%s, %d designs)\n", st.Scenario.File, st.Scenario.Name, len(st.Scenario.Strategies))
+			fmt.Fprintf(env.stdout, "ok: %s (%s, %d designs)\n", st.Scenario.File, stepName(st.Scenario), len(st.Scenario.Strategies))
 		}
 		return nil
 	},
@@ -138,11 +138,17 @@ func prepareAll(args []string, env *cmdEnv) ([]*sim.Setup, error) {
 			return nil, &usageError{fmt.Sprintf("scenario name %q given twice (%s and %s)", scn.Name, prev, scn.File)}
 		}
 		seen[scn.Name] = scn.File
-		st, err := sim.Prepare(scn, sim.Options{MemoryLimit: env.memLimit})
-		if err != nil {
-			return nil, err
+		steps := scn.Steps
+		if len(steps) == 0 {
+			steps = []*scenarios.Scenario{scn}
 		}
-		setups = append(setups, st)
+		for _, step := range steps {
+			st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit})
+			if err != nil {
+				return nil, err
+			}
+			setups = append(setups, st)
+		}
 	}
 	return setups, nil
 }
@@ -163,4 +169,23 @@ func scenarioArgs(args []string) []string {
 		return args
 	}
 	return scenarios.BuiltinNames()
+}
+
+// heading is a scenario's title, with its step's where it has one.
+func heading(scn *scenarios.Scenario) string {
+	switch {
+	case scn.StepTitle != "":
+		return scn.Title + " — " + scn.StepTitle
+	case scn.Step != "":
+		return scn.Title + " — " + scn.Step
+	}
+	return scn.Title
+}
+
+// stepName is "name" or "name/step".
+func stepName(scn *scenarios.Scenario) string {
+	if scn.Step != "" {
+		return scn.Name + "/" + scn.Step
+	}
+	return scn.Name
 }

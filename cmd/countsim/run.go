@@ -16,6 +16,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/plots"
+	"countsim/scenarios"
 	"countsim/sim"
 )
 
@@ -28,6 +29,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	started := time.Now().UTC()
 	var results []metrics.Result
 	var series []metrics.Series
+	var tables []metrics.Table
 	var runErr error
 	partial := false
 	for _, st := range setups {
@@ -38,6 +40,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		if rep != nil {
 			results = append(results, rep.Results...)
 			series = append(series, rep.Series...)
+			tables = append(tables, rep.Tables...)
 			partial = partial || rep.Partial
 		}
 		if err != nil {
@@ -52,7 +55,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeReport(dir, env, setups, results, series, started, partial); err != nil {
+	if err := writeReport(dir, env, setups, results, series, tables, started, partial); err != nil {
 		return fmt.Errorf("writing %s: %w", dir, err)
 	}
 	if err := metrics.WriteMarkdown(env.stdout, results); err != nil {
@@ -93,7 +96,7 @@ func freshDir(out string, setups []*sim.Setup, started time.Time) (string, error
 
 // writeReport writes every file of the report folder, each atomically.
 func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics.Result, series []metrics.Series,
-	started time.Time, partial bool) error {
+	tables []metrics.Table, started time.Time, partial bool) error {
 	var files []plots.File
 	if len(series) > 0 {
 		plotDir := filepath.Join(dir, "plots")
@@ -112,6 +115,21 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 		}
 	}
 	var buf bytes.Buffer
+	if len(tables) > 0 {
+		if err := os.Mkdir(filepath.Join(dir, "tables"), 0o755); err != nil {
+			return err
+		}
+		for _, t := range tables {
+			buf.Reset()
+			if err := metrics.WriteTableCSV(&buf, t); err != nil {
+				return err
+			}
+			if err := writeFile(filepath.Join(dir, "tables", t.Scenario+"-"+t.Name+".csv"), buf.Bytes()); err != nil {
+				return err
+			}
+		}
+		buf.Reset()
+	}
 	if err := metrics.WriteCSV(&buf, results); err != nil {
 		return err
 	}
@@ -132,26 +150,32 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 	if err := writeFile(filepath.Join(dir, "manifest.json"), append(man, '\n')); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "report.md"), reportMarkdown(dir, setups, results, files, partial))
+	return writeFile(filepath.Join(dir, "report.md"), reportMarkdown(dir, setups, results, files, tables, partial))
 }
 
 // reportMarkdown is report.md: per scenario its assumptions, the table of
 // measured values beside the plan, and the charts.
-func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, files []plots.File, partial bool) []byte {
+func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, files []plots.File, tables []metrics.Table, partial bool) []byte {
 	var b bytes.Buffer
 	b.WriteString("# countsim report\n\n")
 	if partial {
 		b.WriteString("**PARTIAL: the run was stopped before the end; the figures cover the events fed so far.**\n\n")
 	}
-	for _, st := range setups {
+	for i, st := range setups {
 		scn := st.Scenario
-		fmt.Fprintf(&b, "## %s\n\n", scn.Title)
+		if i == 0 || setups[i-1].Scenario.Name != scn.Name {
+			fmt.Fprintf(&b, "## %s\n\nScenario `%s` (%s), seed %d.\n\n", scn.Title, scn.Name, scn.File, scn.Seed)
+		}
+		if scn.Step != "" {
+			fmt.Fprintf(&b, "### Step `%s`: %s\n\n", scn.Step, heading(scn))
+		}
 		if d := strings.TrimSpace(scn.Description); d != "" {
 			b.WriteString(d + "\n\n")
 		}
-		w := scn.Workload
-		fmt.Fprintf(&b, "Scenario `%s` (%s), seed %d. Simulated stream: %s events over %s keys, %s s = %g, batches of %d.\n\n",
-			scn.Name, scn.File, scn.Seed, metrics.Format(float64(w.Events)), metrics.Format(float64(w.Keys)), w.Distribution, w.S, w.Batch)
+		b.WriteString(workloadLine(scn) + "\n\n")
+		if i+1 < len(setups) && setups[i+1].Scenario.Name == scn.Name {
+			continue // the scenario's table and charts come after its last step
+		}
 		var rows []metrics.Result
 		for _, r := range results {
 			if r.Scenario == scn.Name {
@@ -160,6 +184,13 @@ func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, f
 		}
 		_ = metrics.WriteMarkdown(&b, rows)
 		b.WriteString("\n")
+		for _, t := range tables {
+			if t.Scenario == scn.Name {
+				fmt.Fprintf(&b, "%s (also tables/%s-%s.csv):\n\n", t.Title, t.Scenario, t.Name)
+				_ = metrics.WriteTableMarkdown(&b, t)
+				b.WriteString("\n")
+			}
+		}
 		for _, f := range files {
 			if !strings.HasPrefix(filepath.Base(f.Paths[0]), scn.Name+"-") {
 				continue
@@ -174,6 +205,29 @@ func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, f
 	}
 	b.WriteString("Rows marked ⏱ are read off the wall clock and vary between runs; every other figure is the same for the same seed.\n")
 	return b.Bytes()
+}
+
+// workloadLine describes what a scenario (or step) simulates.
+func workloadLine(scn *scenarios.Scenario) string {
+	w := scn.Workload
+	switch {
+	case scn.Profile != nil:
+		p := scn.Profile
+		return fmt.Sprintf("Accuracy profile: %d seeded trials at cardinalities from %s to %s, %d points per doubling.",
+			p.Trials, metrics.Format(p.Min), metrics.Format(p.Max), p.PointsPerOctave)
+	case w.Audience != nil:
+		var days []string
+		for _, d := range w.Audience.Days {
+			days = append(days, fmt.Sprintf("%s viewers (%s also the day before)", metrics.Format(float64(d.Viewers)), metrics.Format(float64(d.Overlap))))
+		}
+		return fmt.Sprintf("Audience: %s; %d view(s) a viewer a day.", strings.Join(days, ", then "), w.Audience.Views)
+	case w.Timed():
+		return fmt.Sprintf("Timed stream: %s writes expected over %s s in %d phase(s), %s arrivals, %s reads/s, %g resent, over %s key(s).",
+			metrics.Format(math.Round(w.ExpectedWrites())), metrics.Format(float64(w.Duration())/1e9), len(w.Phases), w.Arrivals,
+			metrics.Format(w.Reads), w.Resend, metrics.Format(float64(w.Keys)))
+	}
+	return fmt.Sprintf("Simulated stream: %s events over %s keys, %s s = %g, batches of %d.",
+		metrics.Format(float64(w.Events)), metrics.Format(float64(w.Keys)), w.Distribution, w.S, w.Batch)
 }
 
 // manifest records what produced a report.
