@@ -34,6 +34,17 @@ const (
 	maxPhaseLabel  = 64
 	maxTimedEvents = maxEvents // expected writes and reads of a timed stream
 
+	maxDays          = 366
+	maxViewers       = 10_000_000_000 // of one day
+	maxViews         = 1 << 16        // a viewer's views a day
+	maxAudienceViews = maxEvents      // Σ viewers × views over the days
+
+	maxProfileCardinality = 1e9
+	maxPointsPerOctave    = 64
+	maxTrials             = 100_000
+
+	maxSteps = 20
+
 	defaultSeed         = 1
 	defaultDistribution = "zipf"
 	defaultS            = 1.0
@@ -43,6 +54,12 @@ const (
 	defaultArrivals     = "even"
 	defaultResendDelay  = int64(100 * time.Millisecond)
 	defaultNodes        = 1
+	defaultViews        = 1
+
+	defaultProfileMin      = 1.0
+	defaultProfileMax      = 1e6
+	defaultPointsPerOctave = 4
+	defaultTrials          = 100
 )
 
 // Values a workload or a fault may name.
@@ -96,28 +113,44 @@ func fileError(path string, err error) error {
 //   - a number field takes an integer or a float, finite;
 //   - a string field takes a string: 12, true or 2024-01-02 must be quoted;
 //   - a key given with no value (`seed:`) is refused, except for the
-//     mappings assumptions, questions, workload, cluster, params and a list
-//     entry, where it is an empty mapping, and the lists strategies, phases
-//     and faults, where it is an empty list;
+//     mappings assumptions, questions, workload, profile, audience, cluster,
+//     params and a list entry, where it is an empty mapping, and the lists
+//     strategies, phases, faults, steps and days, where it is an empty list;
 //   - title and description lose surrounding white space; title is one line;
 //   - a duration (a phase's duration, a fault's at, resend_delay) is a Go
 //     duration ("60s", "250ms", "1m30s", as time.ParseDuration reads it) or
 //     a number of seconds (60, 0.25), at most 24h; it is kept in ns, a
 //     number of seconds rounded to the nearest ns;
-//   - the workload gives exactly one of events (a count stream) and phases
-//     (a timed stream). rate belongs to a count stream only; arrivals,
-//     reads, resend and resend_delay to a timed stream only;
+//   - a scenario (or a step) gives exactly one of workload and profile;
+//     with a profile, questions, cluster and faults are refused. profile
+//     defaults to min 1, max 1e6, points_per_octave 4 and trials 100, and
+//     max is at least min;
+//   - the workload gives exactly one of events (a count stream), phases
+//     (a timed stream) and audience (viewers over days). keys is required
+//     but with an audience; rate belongs to a count stream only; arrivals,
+//     reads, resend and resend_delay to a timed stream only; an audience
+//     takes none of keys, distribution, s, scramble and rate either;
+//   - an audience has 1..366 days of 0..1e10 viewers each, at least one day
+//     with a viewer, and at most 1e10 views in all (Σ viewers × views). A
+//     day's overlap is 0 on the first day and at most the day's viewers and
+//     the previous day's;
 //   - a timed stream has 1..1000 phases lasting at most 24h in all, at least
 //     one of them with a rate (or to) above 0, and at most 1e10 expected
 //     events: Σ (rate+to)/2 · duration of its writes plus reads · its
 //     duration (resends are not counted);
 //   - cluster needs key_capacity; nodes defaults to 1 and node_capacity to
 //     0 (no limit);
+//   - steps holds 1..20 steps, each a mapping with a name (unique among the
+//     steps), an optional one-line title, a description and the sections
+//     workload or profile, questions, cluster, faults and strategies, read
+//     as at the top level. A file with steps has none of those sections at
+//     its top level; a strategy name is unique in the file, across steps;
 //   - faults need a timed stream, each at a time before its end, and must be
 //     listed in time order (equal times keep their order): a fault earlier
 //     than the one before it is refused, not sorted. An app-crash names
 //     its server (below assumptions.app_servers when that is given), a
-//     node-loss its node (below cluster.nodes; it needs a cluster).
+//     node-loss its node (below cluster.nodes; it needs a cluster). In a
+//     step, these checks use the step's workload and cluster.
 //
 // Design types and their parameters are not checked here: package strategies
 // owns them, and [Scenario.ParamPos] maps its errors back to the file.
@@ -132,7 +165,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &decoder{file: file}
+	d := &decoder{file: file, strategyNames: map[string]strategyUse{}}
 	return d.scenario(root)
 }
 
@@ -257,13 +290,18 @@ func badCharAt(data []byte) int {
 	return -1
 }
 
-// The keys of the document and of a strategy, for messages given before
-// their mappings are walked (the other lists come from the field tables).
+// The keys of the document, of a step and of list entries, for messages
+// given before their mappings are walked (the other lists come from the
+// field tables).
 var (
-	topKeys      = []string{"name", "title", "description", "seed", "assumptions", "workload", "questions", "cluster", "faults", "strategies"}
+	topKeys      = []string{"name", "title", "description", "seed", "assumptions", "workload", "profile", "questions", "cluster", "faults", "strategies", "steps"}
+	stepKeys     = []string{"name", "title", "description", "workload", "profile", "questions", "cluster", "faults", "strategies"}
+	sectionKeys  = []string{"workload", "profile", "questions", "cluster", "faults", "strategies"} // of a step, or of a file without steps
 	strategyKeys = []string{"name", "type", "params"}
 	phaseKeys    = []string{"name", "duration", "rate", "to"}
 	faultKeys    = []string{"at", "kind", "server", "node"}
+	audienceKeys = []string{"days", "views"}
+	dayKeys      = []string{"viewers", "overlap"}
 )
 
 func keyList(keys []string) string { return strings.Join(keys, ", ") }
@@ -271,6 +309,16 @@ func keyList(keys []string) string { return strings.Join(keys, ", ") }
 // decoder walks the node tree of one file.
 type decoder struct {
 	file string
+	// strategyNames maps each strategy name to its first use: names are
+	// unique in the file, across all its steps.
+	strategyNames map[string]strategyUse
+}
+
+// strategyUse is where a strategy name was first given: the line of its
+// value, and the step it belongs to (nil outside steps).
+type strategyUse struct {
+	line int
+	step *Scenario
 }
 
 // field is one known key of a mapping. decode gets the key node, the value
@@ -302,38 +350,26 @@ func join(path, key string) string {
 }
 
 func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
-	start := d.pos(root)
-	s := &Scenario{
-		File:      d.file,
-		Seed:      defaultSeed,
-		Questions: Questions{Pos: start},
-	}
-	// Faults are checked against the workload, the cluster and the
-	// assumptions once the whole file is read, as those may come after.
+	s := &Scenario{File: d.file, Seed: defaultSeed}
+	// A file with steps keeps its sections in the steps: knowing that
+	// before the walk lets a section at the top be refused at its own line,
+	// wherever steps comes.
+	stepsKey := findKey(root, "steps")
 	var (
-		faultsKey  *yaml.Node
-		faultNodes []faultNode
+		b     body    // the sections' keys of a file without steps
+		steps []*body // those of each step
 	)
 	fields := []field{
 		{key: "name", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
 			s.Name, err = d.name(v, path)
 			return err
 		}},
-		{key: "title", decode: func(_, v *yaml.Node, path string) error {
-			t, err := d.str(v, path, "one line of text")
-			if err != nil {
-				return err
-			}
-			t = strings.TrimSpace(t)
-			if strings.ContainsAny(t, "\r\n") {
-				return d.fail(v, path, "more than one line (allowed: one line of text; use description for more)")
-			}
-			s.Title = t
-			return nil
+		{key: "title", decode: func(_, v *yaml.Node, path string) (err error) {
+			s.Title, err = d.title(v, path)
+			return err
 		}},
-		{key: "description", decode: func(_, v *yaml.Node, path string) error {
-			t, err := d.str(v, path, "text")
-			s.Description = strings.TrimSpace(t)
+		{key: "description", decode: func(_, v *yaml.Node, path string) (err error) {
+			s.Description, err = d.description(v, path)
 			return err
 		}},
 		{key: "seed", decode: func(_, v *yaml.Node, path string) (err error) {
@@ -343,10 +379,118 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 		{key: "assumptions", decode: func(k, v *yaml.Node, path string) error {
 			return d.assumptions(k, v, path, &s.Assumptions)
 		}},
-		{key: "workload", required: true, decode: func(k, v *yaml.Node, path string) error {
+	}
+	if stepsKey == nil {
+		s.Questions.Pos = d.pos(root)
+		fields = append(fields, d.sections(s, &b, nil)...)
+	} else {
+		for _, key := range sectionKeys {
+			fields = append(fields, field{key: key, decode: func(k, _ *yaml.Node, path string) error {
+				return d.fail(k, path, "belongs in a step, as the file has steps (line %d) (allowed: %s in each entry of steps, or no steps)",
+					stepsKey.Line, key)
+			}})
+		}
+	}
+	fields = append(fields, field{key: "steps", decode: func(k, v *yaml.Node, path string) (err error) {
+		s.Steps, steps, err = d.steps(k, v, path)
+		return err
+	}})
+	if err := d.mapping(root, root, "", fields); err != nil {
+		return nil, err
+	}
+	if stepsKey == nil {
+		if err := d.checkSections(s, &b, root, "", true); err != nil {
+			return nil, err
+		}
+		if err := d.checkFaults(s, &b, ""); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	// A step shares what the top level says of the whole file, which may
+	// come after the steps; the faults are checked against it once known.
+	for i, st := range s.Steps {
+		st.File, st.Name, st.Title, st.Seed, st.Assumptions = s.File, s.Name, s.Title, s.Seed, s.Assumptions
+		if err := d.checkFaults(st, steps[i], fmt.Sprintf("steps[%d]", i)); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// findKey returns the key node of key in the mapping m, or nil.
+func findKey(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
+			return k
+		}
+	}
+	return nil
+}
+
+// title decodes a title: one line of text, trimmed.
+func (d *decoder) title(v *yaml.Node, path string) (string, error) {
+	t, err := d.str(v, path, "one line of text")
+	if err != nil {
+		return "", err
+	}
+	t = strings.TrimSpace(t)
+	if strings.ContainsAny(t, "\r\n") {
+		return "", d.fail(v, path, "more than one line (allowed: one line of text; use description for more)")
+	}
+	return t, nil
+}
+
+// description decodes a description: text, trimmed.
+func (d *decoder) description(v *yaml.Node, path string) (string, error) {
+	t, err := d.str(v, path, "text")
+	return strings.TrimSpace(t), err
+}
+
+// body keeps where the sections of one scenario or step are, for the
+// checks made once its mapping, or the whole file, is read.
+type body struct {
+	workloadKey, profileKey *yaml.Node
+	runKeys                 []*yaml.Node // the keys of questions, cluster and faults, in file order
+	faultsKey               *yaml.Node
+	faultNodes              []faultNode
+}
+
+// Why a profile refuses each of questions, cluster and faults.
+var notWithProfile = map[string]string{
+	"questions": "a profile asks every design for its estimate at each cardinality, not questions",
+	"cluster":   "a profile runs the designs in memory, with no store cluster",
+	"faults":    "faults need a timed stream, and a profile has no stream",
+}
+
+// sections returns the fields of workload, profile, questions, cluster,
+// faults and strategies, which decode into s and record their keys in b.
+// step is s in a step, nil at the top level.
+func (d *decoder) sections(s *Scenario, b *body, step *Scenario) []field {
+	// run records the key of workload or profile, refusing the second.
+	run := func(k *yaml.Node, path string, mine **yaml.Node, other *yaml.Node) error {
+		if other != nil {
+			return d.fail(k, path, "%s is given too, at line %d (allowed: a workload or a profile, not both)", other.Value, other.Line)
+		}
+		*mine = k
+		return nil
+	}
+	return []field{
+		{key: "workload", decode: func(k, v *yaml.Node, path string) error {
+			if err := run(k, path, &b.workloadKey, b.profileKey); err != nil {
+				return err
+			}
 			return d.workload(k, v, path, &s.Workload)
 		}},
+		{key: "profile", decode: func(k, v *yaml.Node, path string) (err error) {
+			if err := run(k, path, &b.profileKey, b.workloadKey); err != nil {
+				return err
+			}
+			s.Profile, err = d.profile(k, v, path)
+			return err
+		}},
 		{key: "questions", decode: func(k, v *yaml.Node, path string) error {
+			b.runKeys = append(b.runKeys, k)
 			s.Questions.Pos = d.pos(k)
 			return d.mapping(k, v, path, []field{
 				{key: "top", decode: func(_, v *yaml.Node, path string) error {
@@ -357,25 +501,145 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 			})
 		}},
 		{key: "cluster", decode: func(k, v *yaml.Node, path string) error {
+			b.runKeys = append(b.runKeys, k)
 			return d.cluster(k, v, path, &s.Cluster)
 		}},
 		{key: "faults", decode: func(k, v *yaml.Node, path string) (err error) {
-			faultsKey = k
-			s.Faults, faultNodes, err = d.faults(v, path)
+			b.runKeys = append(b.runKeys, k)
+			b.faultsKey = k
+			s.Faults, b.faultNodes, err = d.faults(v, path)
 			return err
 		}},
 		{key: "strategies", required: true, decode: func(k, v *yaml.Node, path string) (err error) {
-			s.Strategies, err = d.strategies(k, v, path)
+			s.Strategies, err = d.strategies(k, v, path, step)
 			return err
 		}},
 	}
-	if err := d.mapping(root, root, "", fields); err != nil {
+}
+
+// checkSections checks what the sections of s say together once its
+// mapping is read: a workload or a profile, and with a profile no
+// questions, cluster or faults. k is where a missing workload is reported
+// (the document, or the step's entry); top says whether s is the file's
+// top level, where steps are the third choice.
+func (d *decoder) checkSections(s *Scenario, b *body, k *yaml.Node, path string, top bool) error {
+	if b.workloadKey == nil && b.profileKey == nil {
+		allowed := "workload, the stream to simulate, or profile, seeded trials at cardinalities on a log grid"
+		if top {
+			allowed = "workload, the stream to simulate; profile, seeded trials at cardinalities on a log grid; or steps, each with one of them"
+		}
+		return d.fail(k, path, "missing required key \"workload\" or \"profile\" (allowed: %s)", allowed)
+	}
+	if b.profileKey != nil && len(b.runKeys) > 0 {
+		kn := b.runKeys[0]
+		return d.fail(kn, join(path, kn.Value), "%s (allowed: remove %s, or give a workload instead of profile at line %d)",
+			notWithProfile[kn.Value], kn.Value, b.profileKey.Line)
+	}
+	return nil
+}
+
+// steps decodes the steps of a file, each a Scenario holding its own
+// sections (the caller fills in what the top level says), and where their
+// keys are. k is the steps key.
+func (d *decoder) steps(k, v *yaml.Node, path string) ([]*Scenario, []*body, error) {
+	if err := d.plain(v, path); err != nil {
+		return nil, nil, err
+	}
+	if isNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0) {
+		return nil, nil, d.fail(k, path, "at least one step is required (allowed: a list of 1..20 mappings with keys %s)", keyList(stepKeys))
+	}
+	var (
+		out    []*Scenario
+		bodies []*body
+	)
+	first := map[string]int{} // step name -> line of its first use
+	err := d.list(v, path, stepKeys, func(i int, item *yaml.Node, ipath string) error {
+		if i == maxSteps {
+			return d.fail(item, path, "more than 20 steps (allowed: 1..20 steps)")
+		}
+		st := &Scenario{StepPos: d.pos(item), Questions: Questions{Pos: d.pos(item)}}
+		b := &body{}
+		fields := []field{
+			{key: "name", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
+				if st.Step, err = d.name(v, path); err != nil {
+					return err
+				}
+				if line, dup := first[st.Step]; dup {
+					return d.fail(v, ipath, "name %q used twice (first at line %d; allowed: a name unique among the steps)", st.Step, line)
+				}
+				first[st.Step] = v.Line
+				return nil
+			}},
+			{key: "title", decode: func(_, v *yaml.Node, path string) (err error) {
+				st.StepTitle, err = d.title(v, path)
+				return err
+			}},
+			{key: "description", decode: func(_, v *yaml.Node, path string) (err error) {
+				st.Description, err = d.description(v, path)
+				return err
+			}},
+		}
+		fields = append(fields, d.sections(st, b, st)...)
+		if err := d.mapping(item, item, ipath, fields); err != nil {
+			return err
+		}
+		if err := d.checkSections(st, b, item, ipath, false); err != nil {
+			return err
+		}
+		out = append(out, st)
+		bodies = append(bodies, b)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, bodies, nil
+}
+
+// profile decodes `profile:`; k is the profile key.
+func (d *decoder) profile(k, v *yaml.Node, path string) (*Profile, error) {
+	p := &Profile{
+		Min:             defaultProfileMin,
+		Max:             defaultProfileMax,
+		PointsPerOctave: defaultPointsPerOctave,
+		Trials:          defaultTrials,
+		Pos:             d.pos(k),
+	}
+	var minNode, maxNode *yaml.Node
+	cardinality := func(x float64) bool { return x >= 1 && x <= maxProfileCardinality }
+	err := d.mapping(k, v, path, []field{
+		{key: "min", decode: func(_, v *yaml.Node, path string) (err error) {
+			minNode = v
+			p.Min, err = d.number(v, path, cardinality, "a number from 1 to 1e9, the smallest cardinality")
+			return err
+		}},
+		{key: "max", decode: func(_, v *yaml.Node, path string) (err error) {
+			maxNode = v
+			p.Max, err = d.number(v, path, cardinality, "a number from 1 to 1e9 and at least min, the largest cardinality")
+			return err
+		}},
+		{key: "points_per_octave", decode: func(_, v *yaml.Node, path string) error {
+			n, err := d.unsigned(v, path, 1, maxPointsPerOctave, "an integer", "1..64, grid points per doubling of the cardinality")
+			p.PointsPerOctave = int(n)
+			return err
+		}},
+		{key: "trials", decode: func(_, v *yaml.Node, path string) error {
+			n, err := d.unsigned(v, path, 1, maxTrials, "an integer", "1..100000, seeded trials at each cardinality")
+			p.Trials = int(n)
+			return err
+		}},
+	})
+	if err != nil {
 		return nil, err
 	}
-	if err := d.checkFaults(s, faultsKey, faultNodes); err != nil {
-		return nil, err
+	if p.Max < p.Min {
+		if maxNode == nil {
+			return nil, d.fail(minNode, join(path, "min"), "%s is above max, 1e6 when not given (allowed: 1..1e6, or give a max from min to 1e9)", describe(minNode))
+		}
+		return nil, d.fail(maxNode, join(path, "max"), "%s is below min, %s at line %d (allowed: %s..1e9)",
+			describe(maxNode), describe(minNode), minNode.Line, describe(minNode))
 	}
-	return s, nil
+	return p, nil
 }
 
 func (d *decoder) assumptions(k, v *yaml.Node, path string, a *Assumptions) error {
@@ -411,6 +675,19 @@ func (d *decoder) assumptions(k, v *yaml.Node, path string, a *Assumptions) erro
 	})
 }
 
+// timedKeys are the workload keys of a timed stream only.
+var timedKeys = map[string]bool{"arrivals": true, "reads": true, "resend": true, "resend_delay": true}
+
+// Why an audience refuses each workload key it does not take (timed keys
+// aside: they need phases).
+var notWithAudience = map[string]string{
+	"keys":         "an audience has one key, the video",
+	"distribution": "an audience has one key, the video, so no distribution of keys",
+	"s":            "an audience has one key, the video, so no Zipf exponent of keys",
+	"scramble":     "an audience's viewer ids are always scrambled",
+	"rate":         "an audience's views are counted by day, not at a rate",
+}
+
 func (d *decoder) workload(k, v *yaml.Node, path string, w *Workload) error {
 	*w = Workload{
 		Distribution: defaultDistribution,
@@ -423,101 +700,129 @@ func (d *decoder) workload(k, v *yaml.Node, path string, w *Workload) error {
 		ResendDelay:  defaultResendDelay,
 	}
 	var (
-		sNode, rateKey       *yaml.Node
-		eventsKey, phasesKey *yaml.Node
-		timedOnly            []*yaml.Node // keys of a timed stream only, in file order
+		sNode, keysKey, rateKey *yaml.Node
+		streamKey               *yaml.Node   // events, phases or audience, the one given
+		given                   []*yaml.Node // the other keys but batch, in file order
 	)
-	// stream records the key of events or phases, refusing the second of
-	// the two.
-	stream := func(kn *yaml.Node, key string, mine, other **yaml.Node, otherKey string) error {
-		if *other != nil {
-			return d.fail(kn, join(path, key), "%s is given too, at line %d (allowed: events for a count stream or phases for a timed stream, not both)",
-				otherKey, (*other).Line)
+	// stream records the key of events, phases or audience, refusing a
+	// second one.
+	stream := func(kn *yaml.Node, path string) error {
+		if streamKey != nil {
+			return d.fail(kn, path, "%s is given too, at line %d (allowed: one of events for a count stream, phases for a timed stream or audience for viewers over days)",
+				streamKey.Value, streamKey.Line)
 		}
-		*mine = kn
+		streamKey = kn
 		return nil
 	}
-	timed := func(key string, decode func(v *yaml.Node, path string) error) field {
+	// opt is a key that some kinds of stream refuse.
+	opt := func(key string, decode func(kn, v *yaml.Node, path string) error) field {
 		return field{key: key, decode: func(kn, v *yaml.Node, path string) error {
-			timedOnly = append(timedOnly, kn)
-			return decode(v, path)
+			given = append(given, kn)
+			return decode(kn, v, path)
 		}}
 	}
 	err := d.mapping(k, v, path, []field{
 		{key: "events", decode: func(kn, v *yaml.Node, path string) error {
-			if err := stream(kn, "events", &eventsKey, &phasesKey, "phases"); err != nil {
+			if err := stream(kn, path); err != nil {
 				return err
 			}
 			n, err := d.unsigned(v, path, 1, maxEvents, "an integer", "1..1e10")
 			w.Events = int64(n)
 			return err
 		}},
-		{key: "keys", required: true, decode: func(_, v *yaml.Node, path string) (err error) {
+		// keys is required but for an audience, which has one key (Keys 0).
+		opt("keys", func(kn, v *yaml.Node, path string) (err error) {
+			keysKey = kn
 			w.Keys, err = d.unsigned(v, path, 1, maxKeys, "an integer", "1..1e9")
 			return err
-		}},
-		{key: "distribution", decode: func(_, v *yaml.Node, path string) (err error) {
+		}),
+		opt("distribution", func(_, v *yaml.Node, path string) (err error) {
 			w.Distribution, err = d.oneOf(v, path, distributions)
 			return err
-		}},
-		{key: "s", decode: func(_, v *yaml.Node, path string) (err error) {
+		}),
+		opt("s", func(_, v *yaml.Node, path string) (err error) {
 			sNode = v
 			w.S, err = d.number(v, path, func(x float64) bool { return x >= 0 }, "a number >= 0")
 			return err
-		}},
-		{key: "scramble", decode: func(_, v *yaml.Node, path string) (err error) {
+		}),
+		opt("scramble", func(_, v *yaml.Node, path string) (err error) {
 			w.Scramble, err = d.boolean(v, path)
 			return err
-		}},
-		{key: "rate", decode: func(kn, v *yaml.Node, path string) (err error) {
+		}),
+		opt("rate", func(kn, v *yaml.Node, path string) (err error) {
 			rateKey = kn
 			w.Rate, err = d.number(v, path, func(x float64) bool { return x > 0 }, "a number > 0 (events per simulated second)")
 			return err
-		}},
+		}),
 		{key: "batch", decode: func(_, v *yaml.Node, path string) error {
 			n, err := d.unsigned(v, path, 1, maxBatch, "an integer", "1..1048576")
 			w.Batch = int(n)
 			return err
 		}},
 		{key: "phases", decode: func(kn, v *yaml.Node, path string) (err error) {
-			if err := stream(kn, "phases", &phasesKey, &eventsKey, "events"); err != nil {
+			if err := stream(kn, path); err != nil {
 				return err
 			}
 			w.Phases, err = d.phases(kn, v, path)
 			return err
 		}},
-		timed("arrivals", func(v *yaml.Node, path string) (err error) {
+		opt("arrivals", func(_, v *yaml.Node, path string) (err error) {
 			w.Arrivals, err = d.oneOf(v, path, arrivals)
 			return err
 		}),
-		timed("reads", func(v *yaml.Node, path string) (err error) {
+		opt("reads", func(_, v *yaml.Node, path string) (err error) {
 			w.Reads, err = d.number(v, path, func(x float64) bool { return x >= 0 }, "a number >= 0 (reads per simulated second)")
 			return err
 		}),
-		timed("resend", func(v *yaml.Node, path string) (err error) {
+		opt("resend", func(_, v *yaml.Node, path string) (err error) {
 			w.Resend, err = d.number(v, path, func(x float64) bool { return x >= 0 && x < 1 }, "a number in [0,1) (the share of writes sent twice)")
 			return err
 		}),
-		timed("resend_delay", func(v *yaml.Node, path string) (err error) {
+		opt("resend_delay", func(_, v *yaml.Node, path string) (err error) {
 			w.ResendDelay, err = d.duration(v, path, 0)
 			return err
 		}),
+		{key: "audience", decode: func(kn, v *yaml.Node, path string) (err error) {
+			if err := stream(kn, path); err != nil {
+				return err
+			}
+			w.Audience, err = d.audience(kn, v, path)
+			return err
+		}},
 	})
 	if err != nil {
 		return err
+	}
+	if streamKey == nil {
+		return d.fail(k, "", "%s needs events (a count), phases (a timed stream) or audience (viewers over days) (allowed: events: 1..1e10; phases: a list of mappings with keys %s; or audience: a mapping with keys %s)",
+			path, keyList(phaseKeys), keyList(audienceKeys))
+	}
+	if streamKey.Value == "audience" {
+		if len(given) > 0 {
+			kn := given[0]
+			if timedKeys[kn.Value] {
+				return d.fail(kn, join(path, kn.Value), "needs phases, a timed stream (allowed: remove %s, or give phases instead of audience)", kn.Value)
+			}
+			return d.fail(kn, join(path, kn.Value), "%s (allowed: remove %s, or give events or phases instead of audience)", notWithAudience[kn.Value], kn.Value)
+		}
+		// Only what applies is kept: Keys stays 0 (the one key, the
+		// video, is the stream's), and the keys' distribution, the rate,
+		// the arrivals and resends are zero rather than defaults.
+		*w = Workload{Batch: w.Batch, Pos: w.Pos, Audience: w.Audience}
+		return nil
+	}
+	if keysKey == nil {
+		return d.fail(k, path, "missing required key %q", "keys")
 	}
 	if sNode != nil && w.Distribution != "zipf" {
 		// An ignored setting would read as if it mattered.
 		return d.fail(sNode, join(path, "s"), "applies only to distribution zipf (allowed: remove s, or set distribution: zipf)")
 	}
-	switch {
-	case eventsKey == nil && phasesKey == nil:
-		return d.fail(k, "", "workload needs events (a count) or phases (a timed stream) (allowed: events: 1..1e10, or phases: a list of mappings with keys %s)",
-			keyList(phaseKeys))
-	case eventsKey != nil:
-		if len(timedOnly) > 0 {
-			kn := timedOnly[0]
-			return d.fail(kn, join(path, kn.Value), "needs phases, a timed stream (allowed: remove %s, or give phases instead of events)", kn.Value)
+	if streamKey.Value == "events" {
+		for _, kn := range given {
+			if timedKeys[kn.Value] {
+				return d.fail(kn, join(path, kn.Value), "needs phases, a timed stream (allowed: remove %s, or give phases instead of events)", kn.Value)
+			}
 		}
 		return nil
 	}
@@ -525,7 +830,94 @@ func (d *decoder) workload(k, v *yaml.Node, path string, w *Workload) error {
 		return d.fail(rateKey, join(path, "rate"), "a timed stream takes its rates from phases (allowed: remove rate, or give events instead of phases)")
 	}
 	w.Rate = 0
-	return d.checkTimed(phasesKey, join(path, "phases"), w)
+	return d.checkTimed(streamKey, join(path, "phases"), w)
+}
+
+// audience decodes `workload.audience`; k is the audience key.
+func (d *decoder) audience(k, v *yaml.Node, path string) (*Audience, error) {
+	a := &Audience{Views: defaultViews, Pos: d.pos(k)}
+	var daysKey *yaml.Node
+	err := d.mapping(k, v, path, []field{
+		{key: "days", required: true, decode: func(kn, v *yaml.Node, path string) (err error) {
+			daysKey = kn
+			a.Days, err = d.days(kn, v, path)
+			return err
+		}},
+		{key: "views", decode: func(_, v *yaml.Node, path string) error {
+			n, err := d.unsigned(v, path, 1, maxViews, "an integer", "1..65536, the views a viewer makes each day it watches")
+			a.Views = int(n)
+			return err
+		}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	var viewers int64 // at most 366 × 1e10: no overflow, nor below
+	for _, day := range a.Days {
+		viewers += day.Viewers
+	}
+	if viewers == 0 {
+		return nil, d.fail(daysKey, join(path, "days"), "no day has a viewer (allowed: at least one day with viewers above 0)")
+	}
+	if total := viewers * int64(a.Views); total > maxAudienceViews {
+		return nil, d.fail(k, path, "the days hold %d viewers × views %d = %d views, more than 1e10 (allowed: at most 1e10 views in all; fewer viewers or views)",
+			viewers, a.Views, total)
+	}
+	return a, nil
+}
+
+// days decodes the days of an audience; k is the days key.
+func (d *decoder) days(k, v *yaml.Node, path string) ([]AudienceDay, error) {
+	if err := d.plain(v, path); err != nil {
+		return nil, err
+	}
+	if isNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0) {
+		return nil, d.fail(k, path, "at least one day is required (allowed: a list of 1..366 mappings with keys %s)", keyList(dayKeys))
+	}
+	var out []AudienceDay
+	err := d.list(v, path, dayKeys, func(i int, item *yaml.Node, ipath string) error {
+		if i == maxDays {
+			return d.fail(item, path, "more than 366 days (allowed: 1..366 days)")
+		}
+		day := AudienceDay{Pos: d.pos(item)}
+		var overlap *yaml.Node
+		err := d.mapping(item, item, ipath, []field{
+			{key: "viewers", required: true, decode: func(_, v *yaml.Node, path string) error {
+				n, err := d.unsigned(v, path, 0, maxViewers, "an integer", "0..1e10, the day's distinct viewers")
+				day.Viewers = int64(n)
+				return err
+			}},
+			{key: "overlap", decode: func(_, v *yaml.Node, path string) error {
+				overlap = v
+				n, err := d.unsigned(v, path, 0, maxViewers, "an integer", "0..1e10, the day's viewers who also watched the day before")
+				day.Overlap = int64(n)
+				return err
+			}},
+		})
+		if err != nil {
+			return err
+		}
+		// Keys come in any order: the overlap is checked once the day is read.
+		if opath := join(ipath, "overlap"); i == 0 {
+			if day.Overlap > 0 {
+				return d.fail(overlap, opath, "%d on the first day (allowed: 0, as no day comes before it)", day.Overlap)
+			}
+		} else if prev := out[i-1]; day.Overlap > day.Viewers || day.Overlap > prev.Viewers {
+			limit := min(day.Viewers, prev.Viewers)
+			if day.Overlap > day.Viewers {
+				return d.fail(overlap, opath, "%d is more than the day's %d viewers (allowed: 0..%d, at most the day's viewers and the day before's)",
+					day.Overlap, day.Viewers, limit)
+			}
+			return d.fail(overlap, opath, "%d is more than the %d viewers of the day before, at line %d (allowed: 0..%d, at most the day's viewers and the day before's)",
+				day.Overlap, prev.Viewers, prev.Pos.Line, limit)
+		}
+		out = append(out, day)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // checkTimed checks a timed stream's totals. k is the phases key.
@@ -702,26 +1094,28 @@ func (d *decoder) faults(v *yaml.Node, path string) ([]Fault, []faultNode, error
 	return out, nodes, nil
 }
 
-// checkFaults checks the faults against the rest of the scenario: they need
-// a timed stream, fall within it in time order, and name a server or node
-// that exists. k is the faults key, nodes where each fault's values are.
-func (d *decoder) checkFaults(s *Scenario, k *yaml.Node, nodes []faultNode) error {
+// checkFaults checks the faults of s against the rest of it: they need a
+// timed stream, fall within it in time order, and name a server or node
+// that exists. b holds where the faults are; path is "" at the top level
+// and "steps[i]" in a step.
+func (d *decoder) checkFaults(s *Scenario, b *body, path string) error {
 	if len(s.Faults) == 0 {
 		return nil
 	}
+	fpath := join(path, "faults")
 	if !s.Workload.Timed() {
-		return d.fail(k, "faults", "faults need a timed stream (allowed: workload phases instead of events, or no faults)")
+		return d.fail(b.faultsKey, fpath, "faults need a timed stream (allowed: workload phases instead of events or audience, or no faults)")
 	}
 	total := s.Workload.Duration()
 	for i, f := range s.Faults {
-		n, path := nodes[i], fmt.Sprintf("faults[%d]", i)
+		n, path := b.faultNodes[i], fmt.Sprintf("%s[%d]", fpath, i)
 		if f.At >= total {
 			return d.fail(n.at, join(path, "at"), "%v is not within the stream (allowed: a time before %v, the phases' total duration)",
 				time.Duration(f.At), time.Duration(total))
 		}
 		if i > 0 && f.At < s.Faults[i-1].At {
-			return d.fail(n.at, join(path, "at"), "%v is before %v of faults[%d] at line %d (allowed: faults in time order)",
-				time.Duration(f.At), time.Duration(s.Faults[i-1].At), i-1, nodes[i-1].at.Line)
+			return d.fail(n.at, join(path, "at"), "%v is before %v of %s[%d] at line %d (allowed: faults in time order)",
+				time.Duration(f.At), time.Duration(s.Faults[i-1].At), fpath, i-1, b.faultNodes[i-1].at.Line)
 		}
 		switch f.Kind {
 		case "app-crash":
@@ -743,7 +1137,9 @@ func (d *decoder) checkFaults(s *Scenario, k *yaml.Node, nodes []faultNode) erro
 	return nil
 }
 
-func (d *decoder) strategies(k, v *yaml.Node, path string) ([]Strategy, error) {
+// strategies decodes a strategies list; step is the step it belongs to,
+// nil at the top level. Names are unique in the file, across its steps.
+func (d *decoder) strategies(k, v *yaml.Node, path string, step *Scenario) ([]Strategy, error) {
 	const want = "a list of mappings with keys name, type, params"
 	if err := d.plain(v, path); err != nil {
 		return nil, err
@@ -752,7 +1148,6 @@ func (d *decoder) strategies(k, v *yaml.Node, path string) ([]Strategy, error) {
 		return nil, d.fail(k, path, "at least one strategy is required (allowed: %s)", want)
 	}
 	var out []Strategy
-	first := map[string]int{} // strategy name -> line of its first use
 	err := d.list(v, path, strategyKeys, func(_ int, item *yaml.Node, ipath string) error {
 		st := Strategy{Pos: d.pos(item)}
 		err := d.mapping(item, item, ipath, []field{
@@ -760,10 +1155,14 @@ func (d *decoder) strategies(k, v *yaml.Node, path string) ([]Strategy, error) {
 				if st.Name, err = d.name(v, ipath+".name"); err != nil {
 					return err
 				}
-				if line, dup := first[st.Name]; dup {
-					return d.fail(v, ipath, "name %q used twice (first at line %d; allowed: a name unique in the file)", st.Name, line)
+				switch use, dup := d.strategyNames[st.Name]; {
+				case dup && use.step == step:
+					return d.fail(v, ipath, "name %q used twice (first at line %d; allowed: a name unique in the file)", st.Name, use.line)
+				case dup:
+					return d.fail(v, ipath, "name %q used in step %q at line %d (allowed: a name unique in the file, across all steps)",
+						st.Name, use.step.Step, use.line)
 				}
-				first[st.Name] = v.Line
+				d.strategyNames[st.Name] = strategyUse{line: v.Line, step: step}
 				return nil
 			}},
 			{key: "type", required: true, decode: func(_, v *yaml.Node, path string) error {

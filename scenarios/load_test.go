@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -95,6 +96,137 @@ func tcut(from, to int, repl ...string) string {
 
 func tplus(more ...string) string { return doc(append(slices.Clone(timed), more...)...) }
 
+// edit returns base with lines from..to (1-based, inclusive) replaced by
+// repl.
+func edit(base []string, from, to int, repl ...string) string {
+	return doc(slices.Replace(slices.Clone(base), from-1, to, repl...)...)
+}
+
+// audience is a small good scenario with an audience: 40 viewers on day 1,
+// 38 on day 2 of whom 30 watched day 1. Its lines:
+//
+//	 1 name: t
+//	 2 workload:
+//	 3   audience:
+//	 4     days:
+//	 5       - viewers: 40
+//	 6       - viewers: 38
+//	 7         overlap: 30
+//	 8 strategies:
+//	 9   - name: a
+//	10     type: hll
+var audience = []string{
+	"name: t",
+	"workload:",
+	"  audience:",
+	"    days:",
+	"      - viewers: 40",
+	"      - viewers: 38",
+	"        overlap: 30",
+	"strategies:",
+	"  - name: a",
+	"    type: hll",
+}
+
+// awith, acut and aplus are with, cut and plus for audience (aplus's first
+// line is line 11).
+func awith(n int, repl ...string) string { return edit(audience, n, n, repl...) }
+
+func acut(from, to int, repl ...string) string { return edit(audience, from, to, repl...) }
+
+func aplus(more ...string) string { return doc(append(slices.Clone(audience), more...)...) }
+
+// profile is a small good scenario with a profile. Its lines:
+//
+//	1 name: t
+//	2 profile:
+//	3   max: 1e6
+//	4 strategies:
+//	5   - name: a
+//	6     type: hll
+var profile = []string{
+	"name: t",
+	"profile:",
+	"  max: 1e6",
+	"strategies:",
+	"  - name: a",
+	"    type: hll",
+}
+
+// pwith and pplus are with and plus for profile (pplus's first line is
+// line 7).
+func pwith(n int, repl ...string) string { return edit(profile, n, n, repl...) }
+
+func pplus(more ...string) string { return doc(append(slices.Clone(profile), more...)...) }
+
+// stepped is a small good scenario in two steps, a count stream and a
+// profile. Its lines:
+//
+//	 1 name: t
+//	 2 steps:
+//	 3   - name: a
+//	 4     workload: {events: 10, keys: 1}
+//	 5     strategies:
+//	 6       - name: x
+//	 7         type: exact
+//	 8   - name: b
+//	 9     profile: {max: 100}
+//	10     strategies:
+//	11       - name: y
+//	12         type: hll
+var stepped = []string{
+	"name: t",
+	"steps:",
+	"  - name: a",
+	"    workload: {events: 10, keys: 1}",
+	"    strategies:",
+	"      - name: x",
+	"        type: exact",
+	"  - name: b",
+	"    profile: {max: 100}",
+	"    strategies:",
+	"      - name: y",
+	"        type: hll",
+}
+
+// swith, scut and splus are with, cut and plus for stepped (splus's first
+// line is line 13).
+func swith(n int, repl ...string) string { return edit(stepped, n, n, repl...) }
+
+func scut(from, to int, repl ...string) string { return edit(stepped, from, to, repl...) }
+
+func splus(more ...string) string { return doc(append(slices.Clone(stepped), more...)...) }
+
+// timedStep is a step with a timed stream of 10 s at 1,000 writes a second
+// named name, with strategy sname; more follows its workload (the step's
+// entry is its first line).
+func timedStep(name, sname string, more ...string) []string {
+	lines := []string{
+		"  - name: " + name,
+		"    workload: {keys: 1, phases: [{duration: 10s, rate: 1000}]}",
+	}
+	lines = append(lines, more...)
+	return append(lines, "    strategies: [{name: "+sname+", type: exact}]")
+}
+
+// manySteps returns n step entries, one line each.
+func manySteps(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("  - {name: s%d, workload: {events: 1, keys: 1}, strategies: [{name: x%d, type: exact}]}", i, i)
+	}
+	return lines
+}
+
+// manyDays returns n audience days of one viewer each.
+func manyDays(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = "      - {viewers: 1}"
+	}
+	return lines
+}
+
 // manyPhases returns n phase entries of 1 s at rate 1.
 func manyPhases(n int) []string {
 	lines := make([]string, n)
@@ -135,14 +267,18 @@ func mustError(t *testing.T, err error, file string, line int, want ...string) {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay)"
-		topKeys      = "name, title, description, seed, assumptions, workload, questions, cluster, faults, strategies"
+		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience)"
+		topKeys      = "name, title, description, seed, assumptions, workload, profile, questions, cluster, faults, strategies, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
 		durations    = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25)`
 		positiveDur  = "(allowed: a duration above 0 and at most 24h, " + durations
 		anyDur       = "(allowed: a duration from 0 to 24h, " + durations
 		timedOnly    = "needs phases, a timed stream (allowed: remove "
+		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream or audience for viewers over days)"
+		notAudience  = "(allowed: remove "
+		profileKeys  = "min, max, points_per_octave, trials"
+		stepKeys     = "name, title, description, workload, profile, questions, cluster, faults, strategies"
 	)
 	cases := []struct {
 		name string
@@ -179,12 +315,12 @@ func TestParseErrors(t *testing.T) {
 
 		// Missing keys name the enclosing mapping.
 		{"missing name", with(2), 2, []string{`missing required key "name"`}},
-		{"missing workload", cut(3, 5, "seed: 1"), 2, []string{`missing required key "workload"`}},
-		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count) or phases (a timed stream) (allowed: events: 1..1e10, or phases: a list of mappings with keys " + phaseKeys + ")"}},
+		{"missing workload", cut(3, 5, "seed: 1"), 2, []string{`missing required key "workload" or "profile" (allowed: workload, the stream to simulate; profile, seeded trials at cardinalities on a log grid; or steps, each with one of them)`}},
+		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count), phases (a timed stream) or audience (viewers over days) (allowed: events: 1..1e10; phases: a list of mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views)"}},
 		{"missing keys", with(5), 3, []string{`workload: missing required key "keys"`}},
 		{"missing keys of a timed stream", twith(3), 2, []string{`workload: missing required key "keys"`}},
-		{"null workload", cut(3, 5, "workload:"), 3, []string{`workload: missing required key "keys"`}},
-		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count) or phases (a timed stream)"}},
+		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count), phases (a timed stream) or audience (viewers over days)"}},
+		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count), phases (a timed stream) or audience (viewers over days)"}},
 		{"missing strategies", doc("name: t", "workload: {events: 1, keys: 1}"), 1, []string{`missing required key "strategies"`}},
 		{"null strategies", cut(7, 8), 6, []string{"strategies: at least one strategy is required", "name, type, params"}},
 		{"empty strategies", cut(6, 8, "strategies: []"), 6, []string{"strategies: at least one strategy is required"}},
@@ -290,8 +426,8 @@ func TestParseErrors(t *testing.T) {
 		{"app servers null", plus("assumptions:", "  app_servers:"), 10, []string{"assumptions.app_servers: missing value (allowed: a whole number, 1..1e9)"}},
 
 		// A count stream or a timed stream.
-		{"events then phases", with(5, "  keys: 100", "  phases:", "    - {duration: 1s, rate: 1}"), 6, []string{"workload.phases: events is given too, at line 4 (allowed: events for a count stream or phases for a timed stream, not both)"}},
-		{"phases then events", twith(10, "      rate: 200000", "  events: 1000"), 11, []string{"workload.events: phases is given too, at line 4 (allowed: events for a count stream or phases for a timed stream, not both)"}},
+		{"events then phases", with(5, "  keys: 100", "  phases:", "    - {duration: 1s, rate: 1}"), 6, []string{"workload.phases: events is given too, at line 4 " + oneStream}},
+		{"phases then events", twith(10, "      rate: 200000", "  events: 1000"), 11, []string{"workload.events: phases is given too, at line 4 " + oneStream}},
 		{"phases then bad events", twith(10, "      rate: 200000", "  events: -5"), 11, []string{"workload.events: phases is given too, at line 4"}},
 		{"reads with events", with(5, "  keys: 100", "  reads: 5000"), 6, []string{"workload.reads: " + timedOnly + "reads, or give phases instead of events)"}},
 		{"resend with events", with(5, "  keys: 100", "  resend: 0.1"), 6, []string{"workload.resend: " + timedOnly + "resend, or give phases"}},
@@ -406,7 +542,7 @@ func TestParseErrors(t *testing.T) {
 		{"node too big", tplus("faults:", "  - at: 30s", "    kind: node-loss", "    node: 4096"), 17, []string{"faults[0].node: 4096 is out of range (allowed: 0..4095, a cluster node's number)"}},
 
 		// Faults against the rest of the scenario.
-		{"faults on a count stream", plus("faults:", "  - at: 1s", "    kind: app-crash", "    server: 0"), 9, []string{"faults: faults need a timed stream (allowed: workload phases instead of events, or no faults)"}},
+		{"faults on a count stream", plus("faults:", "  - at: 1s", "    kind: app-crash", "    server: 0"), 9, []string{"faults: faults need a timed stream (allowed: workload phases instead of events or audience, or no faults)"}},
 		{"fault at the end", tplus("faults:", "  - at: 70s", "    kind: app-crash", "    server: 7"), 15, []string{"faults[0].at: 1m10s is not within the stream (allowed: a time before 1m10s, the phases' total duration)"}},
 		{"fault after the end", tplus("faults:", "  - {at: 1h, kind: app-crash, server: 7}"), 15, []string{"faults[0].at: 1h0m0s is not within the stream (allowed: a time before 1m10s"}},
 		{"faults out of order", tplus("faults:", "  - {at: 30s, kind: app-crash, server: 1}", "  - {at: 30s, kind: app-crash, server: 2}", "  - {at: 20s, kind: app-crash, server: 3}"), 17, []string{"faults[2].at: 20s is before 30s of faults[1] at line 16 (allowed: faults in time order)"}},
@@ -415,6 +551,122 @@ func TestParseErrors(t *testing.T) {
 		{"node loss without cluster", tplus("faults:", "  - at: 30s", "    kind: node-loss", "    node: 0"), 16, []string{"faults[0].kind: node-loss needs a cluster (allowed: add cluster: with key_capacity, or kind app-crash)"}},
 		{"node beyond cluster", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - at: 30s", "    kind: node-loss", "    node: 8"), 18, []string{"faults[0].node: 8 is out of range (allowed: 0..7, as cluster.nodes is 8)"}},
 		{"node beyond one node", tplus("faults:", "  - {at: 30s, kind: node-loss, node: 1}", "cluster: {key_capacity: 1e4}"), 15, []string{"faults[0].node: 1 is out of range (allowed: 0..0, as cluster.nodes is 1)"}},
+
+		// Audiences.
+		{"audience and events", awith(3, "  events: 5", "  audience:"), 4, []string{"workload.audience: events is given too, at line 3 " + oneStream}},
+		{"events after audience", awith(7, "        overlap: 30", "  events: 5"), 8, []string{"workload.events: audience is given too, at line 3 " + oneStream}},
+		{"phases and audience", awith(3, "  phases: [{duration: 1s, rate: 1}]", "  audience:"), 4, []string{"workload.audience: phases is given too, at line 3 " + oneStream}},
+		{"audience and phases", awith(7, "        overlap: 30", "  phases: [{duration: 1s, rate: 1}]"), 8, []string{"workload.phases: audience is given too, at line 3 " + oneStream}},
+		{"keys with audience", awith(2, "workload:", "  keys: 5"), 3, []string{"workload.keys: an audience has one key, the video " + notAudience + "keys, or give events or phases instead of audience)"}},
+		{"distribution with audience", awith(2, "workload:", "  distribution: uniform"), 3, []string{"workload.distribution: an audience has one key, the video, so no distribution of keys " + notAudience + "distribution, or give events"}},
+		{"s with audience", awith(2, "workload:", "  s: 1"), 3, []string{"workload.s: an audience has one key, the video, so no Zipf exponent of keys " + notAudience + "s, or give events"}},
+		{"scramble with audience", awith(2, "workload:", "  scramble: true"), 3, []string{"workload.scramble: an audience's viewer ids are always scrambled " + notAudience + "scramble, or give events"}},
+		{"rate after audience", awith(7, "        overlap: 30", "  rate: 5"), 8, []string{"workload.rate: an audience's views are counted by day, not at a rate " + notAudience + "rate, or give events or phases instead of audience)"}},
+		{"arrivals with audience", awith(2, "workload:", "  arrivals: poisson"), 3, []string{"workload.arrivals: " + timedOnly + "arrivals, or give phases instead of audience)"}},
+		{"reads with audience", awith(7, "        overlap: 30", "  reads: 5"), 8, []string{"workload.reads: " + timedOnly + "reads, or give phases instead of audience)"}},
+		{"resend with audience", awith(2, "workload:", "  resend: 0.1"), 3, []string{"workload.resend: " + timedOnly + "resend, or give phases instead of audience)"}},
+		{"resend delay with audience", awith(2, "workload:", "  resend_delay: 1s"), 3, []string{"workload.resend_delay: " + timedOnly + "resend_delay, or give phases instead of audience)"}},
+		{"first refused key with audience", awith(2, "workload:", "  scramble: true", "  keys: 1", "  reads: 1"), 3, []string{"workload.scramble: an audience's viewer ids are always scrambled"}},
+		{"faults with audience", aplus("faults: [{at: 1s, kind: app-crash, server: 0}]"), 11, []string{"faults: faults need a timed stream (allowed: workload phases instead of events or audience, or no faults)"}},
+		{"audience null", acut(3, 7, "  audience:"), 3, []string{`workload.audience: missing required key "days"`}},
+		{"audience scalar", acut(3, 7, "  audience: 40e6"), 3, []string{"workload.audience: 40e6 is not a mapping (allowed: a mapping with keys days, views)"}},
+		{"audience unknown key", acut(3, 7, "  audience: {days: [{viewers: 1}], viewer: 1}"), 3, []string{`workload.audience: unknown key "viewer" (allowed: days, views)`}},
+		{"audience anchored", awith(3, "  audience: &a"), 3, []string{"workload.audience: anchors and aliases are not allowed"}},
+		{"days null", acut(4, 7, "    days:"), 4, []string{"workload.audience.days: at least one day is required (allowed: a list of 1..366 mappings with keys viewers, overlap)"}},
+		{"days empty", acut(4, 7, "    days: []"), 4, []string{"workload.audience.days: at least one day is required"}},
+		{"days mapping", acut(5, 7, "      monday: {viewers: 1}"), 5, []string{"workload.audience.days: a mapping is not a list (allowed: a list of mappings with keys viewers, overlap)"}},
+		{"day scalar", awith(5, "      - 40"), 5, []string{"workload.audience.days[0]: 40 is not a mapping (allowed: a mapping with keys viewers, overlap)"}},
+		{"day unknown key", awith(5, "      - viewer: 40"), 5, []string{`workload.audience.days[0]: unknown key "viewer" (allowed: viewers, overlap)`}},
+		{"day missing viewers", acut(6, 7, "      - overlap: 1"), 6, []string{`workload.audience.days[1]: missing required key "viewers"`}},
+		{"day null", acut(6, 7, "      - ~"), 6, []string{`workload.audience.days[1]: missing required key "viewers"`}},
+		{"too many days", acut(4, 7, append([]string{"    days:"}, manyDays(367)...)...), 371, []string{"workload.audience.days: more than 366 days (allowed: 1..366 days)"}},
+		{"viewers negative", awith(5, "      - viewers: -1"), 5, []string{"workload.audience.days[0].viewers: -1 is out of range (allowed: 0..1e10, the day's distinct viewers)"}},
+		{"viewers too many", awith(5, "      - viewers: 10_000_000_001"), 5, []string{"workload.audience.days[0].viewers: 10_000_000_001 is out of range (allowed: 0..1e10, the day's distinct viewers)"}},
+		{"viewers fraction", awith(6, "      - viewers: 38.5"), 6, []string{"workload.audience.days[1].viewers: 38.5 is not an integer (allowed: 0..1e10"}},
+		{"viewers string", awith(6, "      - viewers: 38M"), 6, []string{`workload.audience.days[1].viewers: "38M" is not an integer (allowed: 0..1e10`}},
+		{"viewers null", awith(6, "      - viewers:"), 6, []string{"workload.audience.days[1].viewers: missing value (allowed: 0..1e10"}},
+		{"overlap negative", awith(7, "        overlap: -1"), 7, []string{"workload.audience.days[1].overlap: -1 is out of range (allowed: 0..1e10, the day's viewers who also watched the day before)"}},
+		{"overlap on the first day", awith(5, "      - {viewers: 40, overlap: 1}"), 5, []string{"workload.audience.days[0].overlap: 1 on the first day (allowed: 0, as no day comes before it)"}},
+		{"overlap above the day's viewers", awith(7, "        overlap: 39"), 7, []string{"workload.audience.days[1].overlap: 39 is more than the day's 38 viewers (allowed: 0..38, at most the day's viewers and the day before's)"}},
+		{"overlap above the day before's", acut(5, 7, "      - viewers: 10", "      - viewers: 38", "        overlap: 11"), 7, []string{"workload.audience.days[1].overlap: 11 is more than the 10 viewers of the day before, at line 5 (allowed: 0..10, at most the day's viewers and the day before's)"}},
+		{"overlap before viewers", acut(6, 7, "      - overlap: 39", "        viewers: 38"), 6, []string{"workload.audience.days[1].overlap: 39 is more than the day's 38 viewers"}},
+		{"overlap on a third day", awith(7, "        overlap: 30", "      - {viewers: 50, overlap: 40}"), 8, []string{"workload.audience.days[2].overlap: 40 is more than the 38 viewers of the day before, at line 6 (allowed: 0..38"}},
+		{"no viewer", acut(5, 7, "      - viewers: 0", "      - {viewers: 0}"), 4, []string{"workload.audience.days: no day has a viewer (allowed: at least one day with viewers above 0)"}},
+		{"too many views", acut(5, 7, "      - viewers: 1e10", "      - viewers: 1"), 3, []string{"workload.audience: the days hold 10000000001 viewers × views 1 = 10000000001 views, more than 1e10 (allowed: at most 1e10 views in all; fewer viewers or views)"}},
+		{"too many views a viewer", acut(5, 7, "      - viewers: 1_000_000", "    views: 65_536"), 3, []string{"workload.audience: the days hold 1000000 viewers × views 65536 = 65536000000 views, more than 1e10"}},
+		{"views zero", awith(7, "        overlap: 30", "    views: 0"), 8, []string{"workload.audience.views: 0 is out of range (allowed: 1..65536, the views a viewer makes each day it watches)"}},
+		{"views too many", awith(7, "        overlap: 30", "    views: 65537"), 8, []string{"workload.audience.views: 65537 is out of range (allowed: 1..65536"}},
+		{"views fraction", awith(7, "        overlap: 30", "    views: 1.5"), 8, []string{"workload.audience.views: 1.5 is not an integer (allowed: 1..65536"}},
+
+		// Profiles.
+		{"profile then workload", pwith(4, "workload: {events: 1, keys: 1}", "strategies:"), 4, []string{"workload: profile is given too, at line 2 (allowed: a workload or a profile, not both)"}},
+		{"workload then profile", plus("profile: {max: 10}"), 9, []string{"profile: workload is given too, at line 3 (allowed: a workload or a profile, not both)"}},
+		{"questions with profile", pplus("questions: {top: 10}"), 7, []string{"questions: a profile asks every design for its estimate at each cardinality, not questions (allowed: remove questions, or give a workload instead of profile at line 2)"}},
+		{"questions before profile", pwith(2, "questions: {top: 1}", "profile:"), 2, []string{"questions: a profile asks every design", "(allowed: remove questions, or give a workload instead of profile at line 3)"}},
+		{"cluster with profile", pplus("cluster: {key_capacity: 1}"), 7, []string{"cluster: a profile runs the designs in memory, with no store cluster (allowed: remove cluster, or give a workload instead of profile at line 2)"}},
+		{"faults with profile", pplus("faults: []"), 7, []string{"faults: faults need a timed stream, and a profile has no stream (allowed: remove faults, or give a workload instead of profile at line 2)"}},
+		{"first refused key with profile", pplus("cluster: {key_capacity: 1}", "questions: {top: 1}"), 7, []string{"cluster: a profile runs the designs in memory"}},
+		{"profile scalar", edit(profile, 2, 3, "profile: 1e6"), 2, []string{"profile: 1e6 is not a mapping (allowed: a mapping with keys " + profileKeys + ")"}},
+		{"profile list", edit(profile, 2, 3, "profile: [1, 1e6]"), 2, []string{"profile: a list is not a mapping"}},
+		{"profile unknown key", pwith(3, "  maximum: 1e6"), 3, []string{`profile: unknown key "maximum" (allowed: ` + profileKeys + ")"}},
+		{"profile repeated key", pwith(3, "  max: 1e6", "  max: 1e7"), 4, []string{`profile: key "max" given twice (first at line 3)`}},
+		{"profile min zero", pwith(3, "  min: 0"), 3, []string{"profile.min: 0 is out of range (allowed: a number from 1 to 1e9, the smallest cardinality)"}},
+		{"profile min string", pwith(3, "  min: one"), 3, []string{`profile.min: "one" is not a number (allowed: a number from 1 to 1e9, the smallest cardinality)`}},
+		{"profile min null", pwith(3, "  min:"), 3, []string{"profile.min: missing value (allowed: a number from 1 to 1e9"}},
+		{"profile max too big", pwith(3, "  max: 2e9"), 3, []string{"profile.max: 2e9 is out of range (allowed: a number from 1 to 1e9 and at least min, the largest cardinality)"}},
+		{"profile max inf", pwith(3, "  max: .inf"), 3, []string{"profile.max: .inf is out of range"}},
+		{"profile max below min", pwith(3, "  max: 100", "  min: 1000"), 3, []string{"profile.max: 100 is below min, 1000 at line 4 (allowed: 1000..1e9)"}},
+		{"profile min above the default max", pwith(3, "  min: 2e6"), 3, []string{"profile.min: 2e6 is above max, 1e6 when not given (allowed: 1..1e6, or give a max from min to 1e9)"}},
+		{"points per octave zero", pwith(3, "  points_per_octave: 0"), 3, []string{"profile.points_per_octave: 0 is out of range (allowed: 1..64, grid points per doubling of the cardinality)"}},
+		{"points per octave too many", pwith(3, "  points_per_octave: 65"), 3, []string{"profile.points_per_octave: 65 is out of range (allowed: 1..64"}},
+		{"points per octave fraction", pwith(3, "  points_per_octave: 2.5"), 3, []string{"profile.points_per_octave: 2.5 is not an integer (allowed: 1..64"}},
+		{"trials zero", pwith(3, "  trials: 0"), 3, []string{"profile.trials: 0 is out of range (allowed: 1..100000, seeded trials at each cardinality)"}},
+		{"trials too many", pwith(3, "  trials: 100_001"), 3, []string{"profile.trials: 100_001 is out of range (allowed: 1..100000"}},
+		{"profile without strategies", doc("name: t", "profile:"), 1, []string{`missing required key "strategies"`}},
+
+		// Steps.
+		{"workload beside steps", splus("workload: {events: 1, keys: 1}"), 13, []string{"workload: belongs in a step, as the file has steps (line 2) (allowed: workload in each entry of steps, or no steps)"}},
+		{"strategies before steps", swith(1, "name: t", "strategies: []"), 2, []string{"strategies: belongs in a step, as the file has steps (line 3) (allowed: strategies in each entry of steps, or no steps)"}},
+		{"profile beside steps", splus("profile:"), 13, []string{"profile: belongs in a step", "(allowed: profile in each entry of steps"}},
+		{"questions beside steps", splus("questions: {top: 1}"), 13, []string{"questions: belongs in a step", "(allowed: questions in each entry of steps"}},
+		{"cluster beside steps", splus("cluster: {key_capacity: 1}"), 13, []string{"cluster: belongs in a step", "(allowed: cluster in each entry of steps"}},
+		{"faults beside steps", splus("faults: []"), 13, []string{"faults: belongs in a step", "(allowed: faults in each entry of steps"}},
+		{"steps null", doc("name: t", "steps:"), 2, []string{"steps: at least one step is required (allowed: a list of 1..20 mappings with keys " + stepKeys + ")"}},
+		{"steps empty", doc("name: t", "steps: []"), 2, []string{"steps: at least one step is required"}},
+		{"steps mapping", doc("name: t", "steps:", "  a: {}"), 3, []string{"steps: a mapping is not a list (allowed: a list of mappings with keys " + stepKeys + ")"}},
+		{"step scalar", doc("name: t", "steps: [a]"), 2, []string{`steps[0]: "a" is not a mapping (allowed: a mapping with keys ` + stepKeys + ")"}},
+		{"steps repeated", splus("steps: []"), 13, []string{`key "steps" given twice (first at line 2)`}},
+		{"too many steps", doc(append([]string{"name: t", "steps:"}, manySteps(21)...)...), 23, []string{"steps: more than 20 steps (allowed: 1..20 steps)"}},
+		{"step unknown key", swith(4, "    workloads: {events: 10, keys: 1}"), 4, []string{`steps[0]: unknown key "workloads" (allowed: ` + stepKeys + ")"}},
+		{"seed in a step", swith(4, "    seed: 2"), 4, []string{`steps[0]: unknown key "seed" (allowed: ` + stepKeys + ")"}},
+		{"step without a name", swith(3, "  - title: a"), 3, []string{`steps[0]: missing required key "name"`}},
+		{"step null", scut(3, 7, "  - ~"), 3, []string{`steps[0]: missing required key "name"`}},
+		{"step name", swith(3, "  - name: Step 1"), 3, []string{`steps[0].name: "Step 1" is not allowed (allowed: lower-case letters, digits and '-'`}},
+		{"step name twice", swith(8, "  - name: a"), 8, []string{`steps[1]: name "a" used twice (first at line 3; allowed: a name unique among the steps)`}},
+		{"step title two lines", swith(3, "  - name: a", `    title: "one\ntwo"`), 4, []string{"steps[0].title: more than one line (allowed: one line of text; use description for more)"}},
+		{"step title number", swith(3, "  - name: a", "    title: 2"), 4, []string{"steps[0].title: 2 is not a string (allowed: one line of text"}},
+		{"step description list", swith(3, "  - name: a", "    description: [a]"), 4, []string{"steps[0].description: a list is not a string (allowed: text)"}},
+		{"step without workload or profile", swith(9), 8, []string{`steps[1]: missing required key "workload" or "profile" (allowed: workload, the stream to simulate, or profile, seeded trials at cardinalities on a log grid)`}},
+		{"step with workload and profile", swith(9, "    profile: {max: 100}", "    workload: {events: 1, keys: 1}"), 10, []string{"steps[1].workload: profile is given too, at line 9 (allowed: a workload or a profile, not both)"}},
+		{"step with profile and questions", swith(9, "    profile: {max: 100}", "    questions: {top: 1}"), 10, []string{"steps[1].questions: a profile asks every design for its estimate at each cardinality, not questions (allowed: remove questions, or give a workload instead of profile at line 9)"}},
+		{"step without strategies", scut(10, 12), 8, []string{`steps[1]: missing required key "strategies"`}},
+		{"step with no strategy", scut(10, 12, "    strategies: []"), 10, []string{"steps[1].strategies: at least one strategy is required"}},
+		{"strategy name in two steps", swith(11, "      - name: x"), 11, []string{`steps[1].strategies[0]: name "x" used in step "a" at line 6 (allowed: a name unique in the file, across all steps)`}},
+		{"strategy name before the step's name", scut(8, 12, "  - strategies: [{name: x, type: hll}]", "    name: b", "    profile:"), 8, []string{`steps[1].strategies[0]: name "x" used in step "a" at line 6`}},
+		{"strategy name twice in a step", splus("      - name: y", "        type: exact"), 13, []string{`steps[1].strategies[1]: name "y" used twice (first at line 11; allowed: a name unique in the file)`}},
+		{"step workload events", swith(4, "    workload: {events: 0, keys: 1}"), 4, []string{"steps[0].workload.events: 0 is out of range (allowed: 1..1e10)"}},
+		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count), phases (a timed stream) or audience (viewers over days)"}},
+		{"step profile", swith(9, "    profile: {max: 0}"), 9, []string{"steps[1].profile.max: 0 is out of range"}},
+		{"step audience", swith(4, "    workload: {keys: 1, audience: {days: [{viewers: 1}]}}"), 4, []string{"steps[0].workload.keys: an audience has one key, the video"}},
+
+		// Faults in steps, checked against the step.
+		{"step faults on a count stream", swith(4, "    workload: {events: 10, keys: 1}", "    faults: [{at: 1s, kind: app-crash, server: 0}]"), 5, []string{"steps[0].faults: faults need a timed stream (allowed: workload phases instead of events or audience, or no faults)"}},
+		{"step fault after its stream", doc(append([]string{"name: t", "steps:"}, timedStep("a", "x", "    faults: [{at: 10s, kind: app-crash, server: 0}]")...)...), 5, []string{"steps[0].faults[0].at: 10s is not within the stream (allowed: a time before 10s, the phases' total duration)"}},
+		{"step faults out of order", doc(append([]string{"name: t", "steps:"}, timedStep("a", "x", "    faults:", "      - {at: 2s, kind: app-crash, server: 0}", "      - {at: 1s, kind: app-crash, server: 0}")...)...), 7, []string{"steps[0].faults[1].at: 1s is before 2s of steps[0].faults[0] at line 6 (allowed: faults in time order)"}},
+		{"step fault against app servers given after the steps", doc(append(append([]string{"name: t", "steps:"}, timedStep("a", "x", "    faults: [{at: 1s, kind: app-crash, server: 2}]")...), "assumptions: {app_servers: 2}")...), 5, []string{"steps[0].faults[0].server: 2 is out of range (allowed: 0..1, as assumptions.app_servers is 2)"}},
+		{"step node loss against its cluster", doc(append([]string{"name: t", "steps:"}, timedStep("a", "x", "    cluster: {key_capacity: 1, nodes: 2}", "    faults: [{at: 1s, kind: node-loss, node: 2}]")...)...), 6, []string{"steps[0].faults[0].node: 2 is out of range (allowed: 0..1, as cluster.nodes is 2)"}},
+		{"step node loss with another step's cluster", doc(append(append([]string{"name: t", "steps:"}, timedStep("a", "x", "    faults: [{at: 1s, kind: node-loss, node: 0}]")...), timedStep("b", "y", "    cluster: {key_capacity: 1, nodes: 8}")...)...), 5, []string{"steps[0].faults[0].kind: node-loss needs a cluster (allowed: add cluster: with key_capacity, or kind app-crash)"}},
+		{"second step's faults", doc(append(append([]string{"name: t", "steps:"}, timedStep("a", "x")...), timedStep("b", "y", "    faults: [{at: 1m, kind: app-crash, server: 0}]")...)...), 8, []string{"steps[1].faults[0].at: 1m0s is not within the stream (allowed: a time before 10s"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -590,6 +842,105 @@ func TestParseValid(t *testing.T) {
 		}},
 		{"fault server without app servers", tplus("faults: [{at: 1m9s, kind: app-crash, server: 999_999_999}]"), func(s *Scenario) (any, any) {
 			return []any{s.Faults[0].At, s.Faults[0].Target}, []any{int64(69e9), 999_999_999}
+		}},
+
+		// Audiences.
+		{"audience", doc(audience...), func(s *Scenario) (any, any) {
+			w := s.Workload
+			return []any{w, w.Timed(), w.Duration(), w.ExpectedWrites()}, []any{Workload{Batch: 4096, Pos: Pos{"x.yaml", 2, 1}, Audience: &Audience{
+				Days:  []AudienceDay{{Viewers: 40, Pos: Pos{"x.yaml", 5, 9}}, {Viewers: 38, Overlap: 30, Pos: Pos{"x.yaml", 6, 9}}},
+				Views: 1,
+				Pos:   Pos{"x.yaml", 3, 3},
+			}}, false, int64(0), 78.0}
+		}},
+		{"audience views and batch", acut(2, 3, "workload:", "  batch: 1", "  audience:", "    views: 3"), func(s *Scenario) (any, any) {
+			w := s.Workload
+			return []any{w.Batch, w.Audience.Views, w.ExpectedWrites(), len(w.Audience.Days)}, []any{1, 3, 234.0, 2}
+		}},
+		{"audience in flow style, overlap 0 on the first day", acut(2, 7, "workload: {audience: {views: 65536, days: [{overlap: 0, viewers: 2}, {viewers: 0}, {viewers: 5}]}}"), func(s *Scenario) (any, any) {
+			a := s.Workload.Audience
+			return []any{a.Days, a.Views, s.Workload.ExpectedWrites()}, []any{[]AudienceDay{
+				{Viewers: 2, Pos: Pos{"x.yaml", 2, 44}}, {Viewers: 0, Pos: Pos{"x.yaml", 2, 70}}, {Viewers: 5, Pos: Pos{"x.yaml", 2, 84}},
+			}, 65536, 7.0 * 65536}
+		}},
+		{"overlap at both limits", acut(5, 7, "      - viewers: 5", "      - viewers: 5", "        overlap: 5", "      - viewers: 9", "        overlap: 5"), func(s *Scenario) (any, any) {
+			d := s.Workload.Audience.Days
+			return []int64{d[1].Overlap, d[2].Overlap}, []int64{5, 5}
+		}},
+		{"1e10 views exactly", acut(5, 7, "      - viewers: 5e9", "    views: 2"), func(s *Scenario) (any, any) { return s.Workload.ExpectedWrites(), 1e10 }},
+		{"1e10 viewers a day", acut(5, 7, "      - viewers: 10_000_000_000"), func(s *Scenario) (any, any) { return s.Workload.Audience.Days[0].Viewers, int64(1e10) }},
+		{"366 days", acut(4, 7, append([]string{"    days:"}, manyDays(366)...)...), func(s *Scenario) (any, any) {
+			d := s.Workload.Audience.Days
+			return []any{len(d), d[365].Pos.Line, s.Workload.ExpectedWrites()}, []any{366, 370, 366.0}
+		}},
+		{"faults empty with an audience", aplus("faults: []"), func(s *Scenario) (any, any) { return s.Faults, []Fault(nil) }},
+
+		// Profiles.
+		{"profile defaults", doc("name: t", "profile:", "strategies: [{name: a, type: hll}]"), func(s *Scenario) (any, any) {
+			return []any{*s.Profile, s.Workload, s.Questions, s.Steps}, []any{
+				Profile{Min: 1, Max: 1e6, PointsPerOctave: 4, Trials: 100, Pos: Pos{"x.yaml", 2, 1}}, Workload{}, Questions{Pos: Pos{"x.yaml", 1, 1}}, []*Scenario(nil)}
+		}},
+		{"profile limits", pwith(3, "  trials: 100_000", "  points_per_octave: 64", "  max: 1e9", "  min: 1e9"), func(s *Scenario) (any, any) {
+			return *s.Profile, Profile{Min: 1e9, Max: 1e9, PointsPerOctave: 64, Trials: 100_000, Pos: Pos{"x.yaml", 2, 1}}
+		}},
+		{"profile after strategies", doc("name: t", "strategies: [{name: a, type: hll}]", "profile: {min: 10, max: 10, trials: 1, points_per_octave: 1}"), func(s *Scenario) (any, any) {
+			return *s.Profile, Profile{Min: 10, Max: 10, PointsPerOctave: 1, Trials: 1, Pos: Pos{"x.yaml", 3, 1}}
+		}},
+		{"no profile", doc(valid...), func(s *Scenario) (any, any) { return s.Profile, (*Profile)(nil) }},
+
+		// Steps.
+		{"steps", splus(
+			"title: Two steps",           // 13
+			"description: both",          // 14
+			"seed: 9",                    // 15
+			"assumptions: {keys: 1000}"), // 16
+			func(s *Scenario) (any, any) {
+				a := Assumptions{Keys: 1000}
+				return s, &Scenario{File: "x.yaml", Name: "t", Title: "Two steps", Description: "both", Seed: 9, Assumptions: a, Steps: []*Scenario{
+					{
+						File: "x.yaml", Name: "t", Title: "Two steps", Seed: 9, Assumptions: a,
+						Workload: Workload{Events: 10, Keys: 1, Distribution: "zipf", S: 1, Scramble: true, Rate: 1e6, Batch: 4096,
+							Pos: Pos{"x.yaml", 4, 5}, Arrivals: "even", ResendDelay: 100e6},
+						Questions:  Questions{Pos: Pos{"x.yaml", 3, 5}},
+						Strategies: []Strategy{{Name: "x", Type: "exact", Pos: Pos{"x.yaml", 6, 9}}},
+						Step:       "a",
+						StepPos:    Pos{"x.yaml", 3, 5},
+					},
+					{
+						File: "x.yaml", Name: "t", Title: "Two steps", Seed: 9, Assumptions: a,
+						Questions:  Questions{Pos: Pos{"x.yaml", 8, 5}},
+						Strategies: []Strategy{{Name: "y", Type: "hll", Pos: Pos{"x.yaml", 11, 9}}},
+						Profile:    &Profile{Min: 1, Max: 100, PointsPerOctave: 4, Trials: 100, Pos: Pos{"x.yaml", 9, 5}},
+						Step:       "b",
+						StepPos:    Pos{"x.yaml", 8, 5},
+					},
+				}}
+			}},
+		{"step title, description and questions", swith(3, "  - name: a", "    title: >", "      the first  ", "    description: |", "      two", "      lines", "    questions: {top: 3}"), func(s *Scenario) (any, any) {
+			st := s.Steps[0]
+			return []any{st.StepTitle, st.Description, st.Title, s.Description, st.Questions}, []any{"the first", "two\nlines", "", "", Questions{Top: 3, Pos: Pos{"x.yaml", 9, 5}}}
+		}},
+		{"one step", scut(8, 12), func(s *Scenario) (any, any) { return []any{len(s.Steps), s.Steps[0].Step}, []any{1, "a"} }},
+		{"20 steps", doc(append([]string{"name: t", "steps:"}, manySteps(20)...)...), func(s *Scenario) (any, any) {
+			last := s.Steps[19]
+			return []any{len(s.Steps), last.Step, last.StepPos, last.Strategies[0].Name}, []any{20, "s19", Pos{"x.yaml", 22, 5}, "x19"}
+		}},
+		{"steps first, name last", doc(append(append([]string{"steps:"}, timedStep("a", "x", "    faults: [{at: 1s, kind: app-crash, server: 1}]")...), "assumptions: {app_servers: 2}", "seed: 4", "name: last")...), func(s *Scenario) (any, any) {
+			st := s.Steps[0]
+			return []any{st.Name, st.Seed, st.Assumptions.AppServers, st.Faults[0].Target}, []any{"last", uint64(4), 2.0, 1}
+		}},
+		{"steps with faults, clusters and an audience", doc(append(append(append([]string{"name: t", "steps:"},
+			timedStep("a", "x", "    cluster: {key_capacity: 1, nodes: 2}", "    faults: [{at: 1s, kind: node-loss, node: 1}]")...),
+			timedStep("b", "y", "    faults: [{at: 9.5s, kind: app-crash, server: 0}]")...),
+			"  - {name: c, workload: {audience: {days: [{viewers: 7}]}}, strategies: [{name: z, type: hll}]}")...), func(s *Scenario) (any, any) {
+			a, b, c := s.Steps[0], s.Steps[1], s.Steps[2]
+			return []any{a.Cluster.Nodes, a.Faults[0].Kind, b.Cluster.Given, b.Faults[0].At, c.Workload.ExpectedWrites(), c.Faults},
+				[]any{2, "node-loss", false, int64(9.5e9), 7.0, []Fault(nil)}
+		}},
+		{"a step's ParamPos", scut(11, 12, "      - name: y", "        type: hll", "        params: {p: 12}"), func(s *Scenario) (any, any) {
+			st := s.Steps[1]
+			return []any{st.ParamPos(0, "p"), st.ParamPos(0, "dense"), st.ParamPos(1, "p"), s.ParamPos(0, "p")},
+				[]any{Pos{"x.yaml", 13, 18}, Pos{"x.yaml", 11, 9}, Pos{File: "x.yaml"}, Pos{File: "x.yaml"}}
 		}},
 	}
 	for _, c := range cases {
@@ -777,6 +1128,126 @@ func TestTimedScenario(t *testing.T) {
 	}
 }
 
+// TestSteppedScenario pins a scenario in two steps, the cricket final's
+// hot counter and unique viewers, value by value and position by position.
+func TestSteppedScenario(t *testing.T) {
+	const file = "testdata/cricket-steps.yaml"
+	s, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(line, col int) Pos { return Pos{file, line, col} }
+	const title = "A hot view counter, then unique viewers over two days"
+	a := Assumptions{PeakRate: 200_000, KeyCapacity: 10_000, AppServers: 200}
+	views := &Scenario{
+		File: file, Name: "cricket-steps", Title: title, Seed: 3, Assumptions: a,
+		Description: "200,000 views a second on one key.",
+		Workload: Workload{
+			Keys:         1,
+			Distribution: "zipf",
+			S:            1,
+			Scramble:     true,
+			Batch:        4096,
+			Pos:          p(19, 5),
+			Arrivals:     "poisson",
+			Phases:       []Phase{{Name: "peak", Duration: 60e9, Rate: 200_000, To: 200_000, Pos: p(23, 11)}},
+			Reads:        5000,
+			ResendDelay:  100e6,
+		},
+		Questions: Questions{Top: 1, Pos: p(27, 5)},
+		Cluster:   Cluster{Given: true, Nodes: 8, KeyCapacity: 10_000, Pos: p(29, 5)},
+		Faults:    []Fault{{At: 30.5e9, Kind: "app-crash", Target: 199, Pos: p(33, 9)}},
+		Strategies: []Strategy{
+			{Name: "single-key", Type: "single-key", Pos: p(37, 9)},
+			{Name: "striped-32", Type: "striped", Params: []Param{{Key: "stripes", Value: int64(32), Pos: p(42, 11)}}, Pos: p(39, 9)},
+		},
+		Step:      "views",
+		StepTitle: "step 1: one hot view counter",
+		StepPos:   p(15, 5),
+	}
+	viewers := &Scenario{
+		File: file, Name: "cricket-steps", Title: title, Seed: 3, Assumptions: a,
+		Workload: Workload{
+			Batch: 65_536,
+			Pos:   p(46, 5),
+			Audience: &Audience{
+				Days: []AudienceDay{
+					{Viewers: 40_000_000, Pos: p(50, 13)},
+					{Viewers: 38_000_000, Overlap: 30_000_000, Pos: p(51, 13)},
+				},
+				Views: 1,
+				Pos:   p(48, 7),
+			},
+		},
+		Questions: Questions{Pos: p(44, 5)},
+		Strategies: []Strategy{
+			{Name: "exact-set", Type: "exact-distinct", Pos: p(54, 9)},
+			{Name: "hll-p14", Type: "hll", Params: []Param{{Key: "p", Value: int64(14), Pos: p(59, 11)}}, Pos: p(56, 9)},
+		},
+		Step:      "viewers",
+		StepTitle: "step 2: unique viewers over two days",
+		StepPos:   p(44, 5),
+	}
+	want := &Scenario{
+		File: file, Name: "cricket-steps", Title: title, Seed: 3, Assumptions: a,
+		Description: "The match in two steps.",
+		Steps:       []*Scenario{views, viewers},
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", s, want)
+		for i, st := range s.Steps {
+			if i < len(want.Steps) && !reflect.DeepEqual(st, want.Steps[i]) {
+				t.Errorf("step %d: got\n%+v\nwant\n%+v", i, st, want.Steps[i])
+			}
+		}
+	}
+	// Step 1: 60 s at 200,000 a second. Step 2: 40 M + 38 M views, one
+	// each; the union of the days is 48 M viewers, which sim works out.
+	if w := s.Steps[0].Workload; !w.Timed() || w.Duration() != 60e9 || w.ExpectedWrites() != 12e6 {
+		t.Errorf("step 1: got Timed %v, Duration %d, ExpectedWrites %v; want true, 60e9, 12e6", w.Timed(), w.Duration(), w.ExpectedWrites())
+	}
+	if w := s.Steps[1].Workload; w.Timed() || w.Duration() != 0 || w.ExpectedWrites() != 78e6 {
+		t.Errorf("step 2: got Timed %v, Duration %d, ExpectedWrites %v; want false, 0, 78e6", w.Timed(), w.Duration(), w.ExpectedWrites())
+	}
+	if got := s.Steps[1].ParamPos(1, "p"); got != p(59, 11) {
+		t.Errorf("step 2: ParamPos(1, \"p\") = %v, want %v", got, p(59, 11))
+	}
+}
+
+// TestProfileScenario pins an accuracy profile, value by value and
+// position by position.
+func TestProfileScenario(t *testing.T) {
+	const file = "testdata/hll-profile.yaml"
+	s, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(line, col int) Pos { return Pos{file, line, col} }
+	hll := func(name string, precision int64, line int) Strategy {
+		return Strategy{Name: name, Type: "hll", Params: []Param{{Key: "p", Value: precision, Pos: p(line+2, 14)}}, Pos: p(line, 5)}
+	}
+	want := &Scenario{
+		File:      file,
+		Name:      "hll-profile",
+		Title:     "HyperLogLog error against cardinality at four precisions",
+		Seed:      1,
+		Questions: Questions{Pos: p(3, 1)},
+		Strategies: []Strategy{
+			hll("hll-p10", 10, 12),
+			hll("hll-p12", 12, 15),
+			hll("hll-p14", 14, 18),
+			hll("hll-p16", 16, 21),
+		},
+		Profile: &Profile{Min: 1, Max: 1e6, PointsPerOctave: 4, Trials: 200, Pos: p(6, 1)},
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", s, want)
+	}
+	if got := s.ParamPos(3, "p"); got != p(23, 14) {
+		t.Errorf("ParamPos(3, \"p\") = %v, want %v", got, p(23, 14))
+	}
+}
+
 // TestBuiltins loads every built-in scenario and checks that its positions
 // point at the lines that hold its keys.
 func TestBuiltins(t *testing.T) {
@@ -808,10 +1279,6 @@ func TestBuiltins(t *testing.T) {
 					t.Errorf("position %v does not point at %q", p, key)
 				}
 			}
-			at(s.Workload.Pos, "workload")
-			if s.Cluster.Given {
-				at(s.Cluster.Pos, "cluster")
-			}
 			// A list entry's position is that of its first key, or of the
 			// "{" of a flow mapping.
 			entry := func(p Pos, keys []string) {
@@ -830,17 +1297,46 @@ func TestBuiltins(t *testing.T) {
 					t.Errorf("position %v does not point at an entry with keys %v", p, keys)
 				}
 			}
-			for _, ph := range s.Workload.Phases {
-				entry(ph.Pos, phaseKeys)
-			}
-			for _, f := range s.Faults {
-				entry(f.Pos, faultKeys)
-			}
-			for _, st := range s.Strategies {
-				at(st.Pos, "name")
-				for _, p := range st.Params {
-					at(p.Pos, p.Key)
+			// run checks the positions of a scenario without steps, or of
+			// one step.
+			run := func(s *Scenario) {
+				t.Helper()
+				if s.Profile != nil {
+					at(s.Profile.Pos, "profile")
+				} else {
+					at(s.Workload.Pos, "workload")
 				}
+				if a := s.Workload.Audience; a != nil {
+					at(a.Pos, "audience")
+					for _, d := range a.Days {
+						entry(d.Pos, dayKeys)
+					}
+				}
+				if s.Cluster.Given {
+					at(s.Cluster.Pos, "cluster")
+				}
+				for _, ph := range s.Workload.Phases {
+					entry(ph.Pos, phaseKeys)
+				}
+				for _, f := range s.Faults {
+					entry(f.Pos, faultKeys)
+				}
+				for _, st := range s.Strategies {
+					at(st.Pos, "name")
+					for _, p := range st.Params {
+						at(p.Pos, p.Key)
+					}
+				}
+			}
+			if len(s.Steps) == 0 {
+				run(s)
+			}
+			for _, st := range s.Steps {
+				if st.Name != name || st.Step == "" {
+					t.Errorf("got a step named %q of %q, want a step of %q", st.Step, st.Name, name)
+				}
+				entry(st.StepPos, stepKeys)
+				run(st)
 			}
 		})
 	}
@@ -989,10 +1485,64 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if !validName(s.Name) || len(s.Strategies) == 0 {
-			t.Fatalf("accepted name %q with %d strategies", s.Name, len(s.Strategies))
+		if a := s.Assumptions; !(a.Headroom >= 0 && a.Headroom <= 1) || a.AppServers != math.Trunc(a.AppServers) || a.AppServers < 0 {
+			t.Fatalf("accepted assumptions %+v", a)
 		}
-		w := s.Workload
+		if !validName(s.Name) || s.Step != "" || s.StepTitle != "" || s.StepPos != (Pos{}) {
+			t.Fatalf("accepted name %q, step %q, step title %q at %v", s.Name, s.Step, s.StepTitle, s.StepPos)
+		}
+		seen := map[string]bool{} // strategy names, across steps
+		if len(s.Steps) == 0 {
+			checkAccepted(t, s, seen)
+			return
+		}
+		if len(s.Steps) > maxSteps || !reflect.DeepEqual(s.Workload, Workload{}) || s.Profile != nil || s.Questions != (Questions{}) ||
+			s.Cluster != (Cluster{}) || s.Faults != nil || s.Strategies != nil {
+			t.Fatalf("accepted %d steps beside sections %+v", len(s.Steps), s)
+		}
+		steps := map[string]bool{}
+		for _, st := range s.Steps {
+			if st.File != s.File || st.Name != s.Name || st.Title != s.Title || st.Seed != s.Seed || st.Assumptions != s.Assumptions ||
+				!validName(st.Step) || steps[st.Step] || strings.ContainsAny(st.StepTitle, "\r\n") || st.StepPos.Line < 1 || st.Steps != nil {
+				t.Fatalf("accepted step %+v of %+v", st, s)
+			}
+			steps[st.Step] = true
+			checkAccepted(t, st, seen)
+		}
+	})
+}
+
+// checkAccepted checks that s, a scenario without steps or one step, keeps
+// the documented ranges, and that its strategy names are not in seen (which
+// it extends).
+func checkAccepted(t *testing.T, s *Scenario, seen map[string]bool) {
+	t.Helper()
+	if len(s.Strategies) == 0 {
+		t.Fatalf("accepted %d strategies", len(s.Strategies))
+	}
+	w := s.Workload
+	switch {
+	case s.Profile != nil:
+		p := *s.Profile
+		if !reflect.DeepEqual(w, Workload{}) || s.Questions.Top != 0 || s.Cluster.Given || s.Faults != nil ||
+			!(p.Min >= 1 && p.Min <= p.Max && p.Max <= maxProfileCardinality) ||
+			p.PointsPerOctave < 1 || p.PointsPerOctave > maxPointsPerOctave || p.Trials < 1 || p.Trials > maxTrials || p.Pos.Line < 1 {
+			t.Fatalf("accepted profile %+v beside %+v", p, s)
+		}
+	case w.Audience != nil:
+		a := w.Audience
+		if !reflect.DeepEqual(w, Workload{Batch: w.Batch, Pos: w.Pos, Audience: a}) || w.Batch < 1 || w.Batch > maxBatch ||
+			len(a.Days) < 1 || len(a.Days) > maxDays || a.Views < 1 || a.Views > maxViews ||
+			!(w.ExpectedWrites() >= 1 && w.ExpectedWrites() <= maxAudienceViews) || w.Timed() || w.Duration() != 0 || len(s.Faults) > 0 {
+			t.Fatalf("accepted audience %+v in %+v with faults %+v", a, w, s.Faults)
+		}
+		for i, d := range a.Days {
+			if d.Viewers < 0 || d.Viewers > maxViewers || d.Overlap < 0 || d.Overlap > d.Viewers ||
+				i == 0 && d.Overlap != 0 || i > 0 && d.Overlap > a.Days[i-1].Viewers || d.Pos.Line < 1 {
+				t.Fatalf("accepted day %d %+v of %+v", i, d, a)
+			}
+		}
+	default:
 		if w.Keys < 1 || w.Keys > maxKeys || w.Batch < 1 || w.Batch > maxBatch ||
 			!(w.S >= 0) || math.IsInf(w.S, 0) || !slices.Contains(distributions, w.Distribution) ||
 			!slices.Contains(arrivals, w.Arrivals) || w.ResendDelay < 0 || w.ResendDelay > maxDuration {
@@ -1016,48 +1566,44 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
-		c := s.Cluster
-		if c.Given && (c.Nodes < 1 || c.Nodes > maxNodes || !(c.KeyCapacity > 0) || math.IsInf(c.KeyCapacity, 0) ||
-			!(c.NodeCapacity >= 0) || math.IsInf(c.NodeCapacity, 0)) || !c.Given && c != (Cluster{}) {
-			t.Fatalf("accepted cluster %+v", c)
+	}
+	c := s.Cluster
+	if c.Given && (c.Nodes < 1 || c.Nodes > maxNodes || !(c.KeyCapacity > 0) || math.IsInf(c.KeyCapacity, 0) ||
+		!(c.NodeCapacity >= 0) || math.IsInf(c.NodeCapacity, 0)) || !c.Given && c != (Cluster{}) {
+		t.Fatalf("accepted cluster %+v", c)
+	}
+	for i, fl := range s.Faults {
+		ok := fl.At >= 0 && fl.At < w.Duration() && (i == 0 || fl.At >= s.Faults[i-1].At) && fl.Target >= 0
+		switch fl.Kind {
+		case "app-crash":
+			ok = ok && (s.Assumptions.AppServers == 0 || float64(fl.Target) < s.Assumptions.AppServers)
+		case "node-loss":
+			ok = ok && c.Given && fl.Target < c.Nodes
+		default:
+			ok = false
 		}
-		for i, fl := range s.Faults {
-			ok := fl.At >= 0 && fl.At < w.Duration() && (i == 0 || fl.At >= s.Faults[i-1].At) && fl.Target >= 0
-			switch fl.Kind {
-			case "app-crash":
-				ok = ok && (s.Assumptions.AppServers == 0 || float64(fl.Target) < s.Assumptions.AppServers)
-			case "node-loss":
-				ok = ok && c.Given && fl.Target < c.Nodes
-			default:
-				ok = false
-			}
-			if !ok {
-				t.Fatalf("accepted fault %d %+v", i, fl)
-			}
+		if !ok {
+			t.Fatalf("accepted fault %d %+v", i, fl)
 		}
-		if a := s.Assumptions; !(a.Headroom >= 0 && a.Headroom <= 1) || a.AppServers != math.Trunc(a.AppServers) || a.AppServers < 0 {
-			t.Fatalf("accepted assumptions %+v", a)
+	}
+	if s.Questions.Top < 0 || s.Questions.Top > maxTop || s.Questions.Pos.Line < 1 {
+		t.Fatalf("accepted questions %+v", s.Questions)
+	}
+	for _, st := range s.Strategies {
+		if !validName(st.Name) || seen[st.Name] || st.Type == "" {
+			t.Fatalf("accepted strategy %+v", st)
 		}
-		if s.Questions.Top < 0 || s.Questions.Top > maxTop {
-			t.Fatalf("accepted top %d", s.Questions.Top)
-		}
-		seen := map[string]bool{}
-		for _, st := range s.Strategies {
-			if !validName(st.Name) || seen[st.Name] || st.Type == "" {
-				t.Fatalf("accepted strategy %+v", st)
-			}
-			seen[st.Name] = true
-			for _, p := range st.Params {
-				switch v := p.Value.(type) {
-				case int64, bool, string:
-				case float64:
-					if math.IsNaN(v) || math.IsInf(v, 0) {
-						t.Fatalf("accepted param %+v", p)
-					}
-				default:
-					t.Fatalf("accepted param %+v of type %T", p, v)
+		seen[st.Name] = true
+		for _, p := range st.Params {
+			switch v := p.Value.(type) {
+			case int64, bool, string:
+			case float64:
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("accepted param %+v", p)
 				}
+			default:
+				t.Fatalf("accepted param %+v of type %T", p, v)
 			}
 		}
-	})
+	}
 }

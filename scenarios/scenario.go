@@ -21,7 +21,9 @@ type Scenario struct {
 
 	// Profile, when `profile:` is given instead of a workload, runs every
 	// design over seeded trials at cardinalities on a log grid (distinct
-	// counters: the accuracy profile).
+	// counters: the accuracy profile). A scenario gives exactly one of
+	// workload and profile; with a profile, Workload is zero and questions,
+	// cluster and faults are not allowed. nil without a profile.
 	Profile *Profile
 
 	// Steps holds the steps of a scenario told in steps (`steps:`). Each
@@ -54,10 +56,13 @@ type Assumptions struct {
 	AppServers  float64 `yaml:"app_servers"`  // app servers in front of the store, whole number ≥ 1
 }
 
-// Workload is the simulated stream (`workload:`).
+// Workload is the simulated stream (`workload:`). With an audience only
+// Batch, Pos and Audience are set; every other field is zero.
 type Workload struct {
-	Events       int64   // `events`: number of events, 1..1e10
-	Keys         uint64  // `keys`: distinct keys n, 1..1e9
+	Events int64 // `events`: number of events, 1..1e10
+	// Keys is `keys`: distinct keys n, 1..1e9, required. It stays 0 with
+	// an audience, which counts one key (the video) and takes no `keys`.
+	Keys         uint64
 	Distribution string  // `distribution`: "zipf" (default) or "uniform"
 	S            float64 // `s`: Zipf exponent, >= 0 (default 1)
 	Scramble     bool    // `scramble`: map ranks to keys bijectively (default true)
@@ -77,11 +82,11 @@ type Workload struct {
 }
 
 // Timed reports whether the stream is timed (it gives phases) rather than
-// a count of events.
+// a count of events or an audience.
 func (w Workload) Timed() bool { return len(w.Phases) > 0 }
 
 // Duration is the timed stream's length in ns, the sum of its phases'
-// durations (at most 24h); 0 for a count stream.
+// durations (at most 24h); 0 for a count stream and for an audience.
 func (w Workload) Duration() int64 {
 	var total int64
 	for _, p := range w.Phases {
@@ -93,8 +98,16 @@ func (w Workload) Duration() int64 {
 // ExpectedWrites is the number of writes the stream holds: Events for a
 // count stream; for a timed stream the expected number, the sum over its
 // phases of (Rate+To)/2 × Duration in seconds (resends and reads not
-// counted).
+// counted); for an audience its views, Σ Viewers × Views over its days
+// (exact).
 func (w Workload) ExpectedWrites() float64 {
+	if a := w.Audience; a != nil {
+		var viewers int64 // at most 366 days × 1e10: no overflow
+		for _, d := range a.Days {
+			viewers += d.Viewers
+		}
+		return float64(viewers) * float64(a.Views)
+	}
 	if !w.Timed() {
 		return float64(w.Events)
 	}
@@ -109,7 +122,10 @@ func (w Workload) ExpectedWrites() float64 {
 // and overlaps, for distinct counting. A workload gives exactly one of
 // `events`, `phases` and `audience`; with `audience`, `keys`, `s`,
 // `distribution`, `scramble` and `rate` are not allowed (there is one key,
-// the video; the ids are the events' actors).
+// the video; the ids are the events' actors), nor are the keys of a timed
+// stream (`arrivals`, `reads`, `resend`, `resend_delay`) or faults. At least
+// one day has a viewer, and the views in all, Σ Viewers × Views, are at
+// most 1e10.
 type Audience struct {
 	Days  []AudienceDay // `days`: 1..366 days
 	Views int           // `views`: views a viewer makes each day it watches, 1..65536 (default 1)
@@ -171,7 +187,7 @@ type Fault struct {
 // Questions are asked of every design that can answer them (`questions:`).
 type Questions struct {
 	Top int // `top`: K of the top-K question, 0..10000 (0: not asked)
-	Pos Pos // the `questions` key; the document's start when absent
+	Pos Pos // the `questions` key; when absent, the document's start (a step's entry in a step)
 }
 
 // Strategy is one design entry of `strategies:`.

@@ -87,10 +87,7 @@ func (r *run) finish(end int64) {
 // feed generates the stream with several workers and hands its batches, in
 // stream order, to r. It returns the number of events fed.
 func (st *Setup) feed(ctx context.Context, r *run, src source) (int64, error) {
-	workers := st.opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := st.workers()
 	nChunks := src.Chunks()
 	// Buffers are handed out in chunk order before the chunk's job is sent,
 	// so the chunk the consumer waits for always has a buffer: no deadlock
@@ -162,4 +159,12 @@ func (st *Setup) feed(ctx context.Context, r *run, src source) (int64, error) {
 		}
 	}
 	return fed, nil
+}
+
+// workers is how many goroutines generate chunks or run trials.
+func (st *Setup) workers() int {
+	if st.opts.Workers > 0 {
+		return st.opts.Workers
+	}
+	return runtime.GOMAXPROCS(0)
 }

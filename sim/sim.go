@@ -174,7 +174,7 @@ func (st *Setup) prepareWorkload() error {
 	case w.Audience != nil:
 		a, err := newAudience(scn)
 		if err != nil {
-			return scenarios.Errorf(w.Audience.Pos, "workload.audience: %v", err)
+			return scenarios.Errorf(w.Audience.Pos, "audience: %v", err)
 		}
 		st.audience = a
 		for d := range a.Days() {
