@@ -14,13 +14,15 @@ build:
 run: build
 	./$(BIN) run -out $(OUT)
 
-## test: formatting, vet, and the whole test suite with the race detector
+## test: formatting, vet, the suite with the race detector (-short: the
+## acceptance runs of the built-in scenarios are too slow under -race), then
+## the whole suite, acceptance runs included, without it
 test: fmt-check vet
-	$(GO) test -race -shuffle=on -count=1 $(PKGS)
-
-## check: test, plus the build and the full (non-short) suite without -race
-check: test build
+	$(GO) test -race -short -shuffle=on -count=1 $(PKGS)
 	$(GO) test -count=1 $(PKGS)
+
+## check: test, plus the build
+check: test build
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

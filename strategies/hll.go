@@ -8,7 +8,6 @@ import (
 	"countsim/workload"
 )
 
-
 // HyperLogLog: P. Flajolet, É. Fusy, O. Gandouet and F. Meunier,
 // "HyperLogLog: the analysis of a near-optimal cardinality estimation
 // algorithm", AofA 2007, DMTCS Proceedings AH, pp. 127–146.
