@@ -300,7 +300,7 @@ var (
 	strategyKeys = []string{"name", "type", "params"}
 	phaseKeys    = []string{"name", "duration", "rate", "to"}
 	faultKeys    = []string{"at", "kind", "server", "node"}
-	audienceKeys = []string{"days", "views"}
+	audienceKeys = []string{"days", "views", "views_max", "views_s"}
 	dayKeys      = []string{"viewers", "overlap"}
 )
 
@@ -836,21 +836,45 @@ func (d *decoder) workload(k, v *yaml.Node, path string, w *Workload) error {
 // audience decodes `workload.audience`; k is the audience key.
 func (d *decoder) audience(k, v *yaml.Node, path string) (*Audience, error) {
 	a := &Audience{Views: defaultViews, Pos: d.pos(k)}
-	var daysKey *yaml.Node
+	var daysKey, viewsKey, maxKey, sKey *yaml.Node
 	err := d.mapping(k, v, path, []field{
 		{key: "days", required: true, decode: func(kn, v *yaml.Node, path string) (err error) {
 			daysKey = kn
 			a.Days, err = d.days(kn, v, path)
 			return err
 		}},
-		{key: "views", decode: func(_, v *yaml.Node, path string) error {
+		{key: "views", decode: func(kn, v *yaml.Node, path string) error {
+			viewsKey = kn
 			n, err := d.unsigned(v, path, 1, maxViews, "an integer", "1..65536, the views a viewer makes each day it watches")
 			a.Views = int(n)
+			return err
+		}},
+		{key: "views_max", decode: func(kn, v *yaml.Node, path string) error {
+			maxKey = kn
+			n, err := d.unsigned(v, path, 2, maxViews, "an integer", "2..65536, the most views a viewer makes a day (Zipf views)")
+			a.ViewsMax = int(n)
+			return err
+		}},
+		{key: "views_s", decode: func(kn, v *yaml.Node, path string) error {
+			sKey = kn
+			x, err := d.number(v, path, func(x float64) bool { return x > 0 && x <= 10 }, "a number in (0, 10], the Zipf exponent of the views")
+			a.ViewsS = x
 			return err
 		}},
 	})
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case viewsKey != nil && maxKey != nil:
+		return nil, d.fail(maxKey, join(path, "views_max"), "views is given too, at line %d (allowed: views for a fixed number, or views_max with views_s for Zipf views)", viewsKey.Line)
+	case sKey != nil && maxKey == nil:
+		return nil, d.fail(sKey, join(path, "views_s"), "needs views_max (allowed: views_max with views_s for Zipf views)")
+	case maxKey != nil:
+		a.Views = 0
+		if sKey == nil {
+			a.ViewsS = 1
+		}
 	}
 	var viewers int64 // at most 366 × 1e10: no overflow, nor below
 	for _, day := range a.Days {
@@ -859,9 +883,14 @@ func (d *decoder) audience(k, v *yaml.Node, path string) (*Audience, error) {
 	if viewers == 0 {
 		return nil, d.fail(daysKey, join(path, "days"), "no day has a viewer (allowed: at least one day with viewers above 0)")
 	}
-	if total := viewers * int64(a.Views); total > maxAudienceViews {
-		return nil, d.fail(k, path, "the days hold %d viewers × views %d = %d views, more than 1e10 (allowed: at most 1e10 views in all; fewer viewers or views)",
-			viewers, a.Views, total)
+	if a.ViewsMax == 0 {
+		if total := viewers * int64(a.Views); total > maxAudienceViews {
+			return nil, d.fail(k, path, "the days hold %d viewers × views %d = %d views, more than 1e10 (allowed: at most 1e10 views in all; fewer viewers or views)",
+				viewers, a.Views, total)
+		}
+	} else if total := float64(viewers) * a.MeanViews(); total > maxAudienceViews {
+		return nil, d.fail(k, path, "the days hold %d viewers × %.4g views on average = %.4g views, more than 1e10 (allowed: at most 1e10 views in all; fewer viewers or a smaller views_max)",
+			viewers, a.MeanViews(), total)
 	}
 	return a, nil
 }

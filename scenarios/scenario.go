@@ -1,6 +1,9 @@
 package scenarios
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Scenario is one loaded, validated scenario file. Positions (Pos) point
 // into the file so that later checks (a design's parameters) can name the
@@ -106,7 +109,7 @@ func (w Workload) ExpectedWrites() float64 {
 		for _, d := range a.Days {
 			viewers += d.Viewers
 		}
-		return float64(viewers) * float64(a.Views)
+		return float64(viewers) * a.MeanViews()
 	}
 	if !w.Timed() {
 		return float64(w.Events)
@@ -129,7 +132,28 @@ func (w Workload) ExpectedWrites() float64 {
 type Audience struct {
 	Days  []AudienceDay // `days`: 1..366 days
 	Views int           // `views`: views a viewer makes each day it watches, 1..65536 (default 1)
-	Pos   Pos           // the `audience` key
+	// ViewsMax and ViewsS (`views_max`, 2..65536, and `views_s`, > 0,
+	// default 1; both instead of `views`): a Zipf number of views a day,
+	// from 1 to ViewsMax with exponent ViewsS, so a few viewers watch many
+	// times. 0 when views are fixed.
+	ViewsMax int
+	ViewsS   float64
+	Pos      Pos // the `audience` key
+}
+
+// MeanViews is the views a viewer makes a day on average: Views, or the
+// mean of the Zipf(ViewsMax, ViewsS) law, Σk·k^-s / Σk^-s.
+func (a *Audience) MeanViews() float64 {
+	if a.ViewsMax == 0 {
+		return float64(a.Views)
+	}
+	var num, den float64
+	for k := 1; k <= a.ViewsMax; k++ {
+		p := math.Pow(float64(k), -a.ViewsS)
+		num += float64(k) * p
+		den += p
+	}
+	return num / den
 }
 
 // AudienceDay is one `days` entry: Viewers distinct viewers (0..1e10), of

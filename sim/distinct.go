@@ -19,7 +19,8 @@ const audienceLabel = "audience"
 
 func newAudience(scn *scenarios.Scenario) (*workload.Audience, error) {
 	au := scn.Workload.Audience
-	cfg := workload.AudienceConfig{Seed: scn.Seed, Label: audienceLabel, Views: workload.Views{Fixed: au.Views}}
+	cfg := workload.AudienceConfig{Seed: scn.Seed, Label: audienceLabel,
+		Views: workload.Views{Fixed: au.Views, ZipfS: au.ViewsS, ZipfMax: uint64(au.ViewsMax)}}
 	for _, d := range au.Days {
 		cfg.Days = append(cfg.Days, workload.Day{Viewers: d.Viewers, Overlap: d.Overlap})
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"countsim/metrics"
@@ -121,5 +122,22 @@ strategies:
 	s := rowsOf(rep.Results, "hll-10", "sigma_large_n")
 	if len(s) != 1 || math.Abs(s[0].Value-3.25)/3.25 > 0.35 {
 		t.Errorf("sigma_large_n: got %+v, want near 1.04/√1024 = 3.25%%", s)
+	}
+}
+
+// Zipf views: many events per viewer, but a distinct counter still counts
+// viewers.
+func TestAudienceZipfViews(t *testing.T) {
+	yaml := strings.Replace(audienceYAML, "    views: 2", "    views_max: 50\n    views_s: 1.1", 1)
+	rep, err := prepare(t, yaml, Options{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := rowsOf(rep.Results, "truth", "events")[0].Value; ev <= 2*78000 {
+		t.Errorf("events: got %v, want more than 2 views a viewer on average", ev)
+	}
+	got := rowsOf(rep.Results, "exact", "distinct")
+	if got[0].Value != 40000 || got[3].Value != 48000 {
+		t.Errorf("exact distinct: day 1 %v, union %v; want 40,000 and 48,000", got[0].Value, got[3].Value)
 	}
 }
