@@ -128,3 +128,13 @@ func TestTableWriters(t *testing.T) {
 		t.Errorf("markdown: got %q, want %q", m.String(), want)
 	}
 }
+
+func TestSelect(t *testing.T) {
+	rs := sample()
+	if got := Select(rs, "count-min", "bytes", Sim); len(got) != 1 || got[0].Value != 543660 {
+		t.Errorf("got %+v, want the one bytes row", got)
+	}
+	if got := Select(rs, "count-min", "overestimate_bound", Sim); len(got) != 0 {
+		t.Errorf("got %+v, want none at sim scale", got)
+	}
+}

@@ -54,3 +54,15 @@ func overlap(a, b []uint64) int {
 	}
 	return n
 }
+
+// Select returns the results of one strategy and metric at one scale, in
+// their order.
+func Select(rs []Result, strategy, metric string, scale Scale) []Result {
+	var out []Result
+	for _, r := range rs {
+		if r.Strategy == strategy && r.Metric == metric && r.Scale == scale {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -102,14 +102,7 @@ func (st *Setup) scoreAudience(perDay [][]strategies.Distinct, elapsed []int64, 
 	for i, sketches := range perDay {
 		d := st.designs[i]
 		name := d.spec.Name
-		plan := func(metric string) *float64 {
-			for _, l := range d.plan {
-				if l.Metric == metric && !l.Full {
-					return metrics.PlanOf(l.Value)
-				}
-			}
-			return nil
-		}
+		plan := d.planned
 		var bytes int64
 		for _, s := range sketches {
 			bytes = max(bytes, s.Bytes())
@@ -151,16 +144,8 @@ func (st *Setup) scoreAudience(perDay [][]strategies.Distinct, elapsed []int64, 
 				estimate(u.Distinct(), union, "union of the days by merge")
 			}
 		}
-		for _, l := range d.plan {
-			if (!l.Full && measured[l.Metric]) || l.Metric == "error_count" && !l.Full {
-				continue
-			}
-			scale := metrics.Sim
-			if l.Full {
-				scale = metrics.Full
-			}
-			rep.Results = append(rep.Results, st.result(name, l.Metric, l.Value, l.Unit, scale, l.Note))
-		}
+		measured["error_count"] = true // on every error row already
+		rep.Results = st.planRows(rep.Results, d, measured)
 	}
 	return rep
 }
@@ -300,17 +285,12 @@ func profileTrial(dc strategies.Distinct, grid []uint64, seed uint64, errs [][]f
 func (st *Setup) scoreProfile(rep *Report, d design, errs [][]float64, elapsed, fed int64) {
 	scn := st.Scenario
 	name := d.spec.Name
-	var stdErr float64 // in %, from the plan
-	for _, l := range d.plan {
-		if l.Metric == "standard_error" && !l.Full {
-			stdErr = l.Value
-		}
+	var stdErr, m float64 // the standard error in %, and the registers, from the plan
+	if p := d.planned("standard_error"); p != nil {
+		stdErr = *p
 	}
-	var m float64
-	for _, l := range d.plan {
-		if l.Metric == "registers" {
-			m = l.Value
-		}
+	if p := d.planned("registers"); p != nil {
+		m = *p
 	}
 	tb := metrics.Table{Scenario: scn.Name, Name: "accuracy-" + name,
 		Title:   fmt.Sprintf("%s: relative error (%%) over %d trials at each cardinality", name, scn.Profile.Trials),
@@ -369,11 +349,5 @@ func (st *Setup) scoreProfile(rep *Report, d design, errs [][]float64, elapsed, 
 		rep.Results = append(rep.Results, metrics.Result{Scenario: scn.Name, Strategy: name, Metric: "ns_per_event",
 			Value: round(float64(elapsed)/float64(fed), 2), Unit: "ns", Scale: metrics.Sim, Timing: true, Note: "Observe, wall clock on this machine"})
 	}
-	for _, l := range d.plan {
-		scale := metrics.Sim
-		if l.Full {
-			scale = metrics.Full
-		}
-		rep.Results = append(rep.Results, st.result(name, l.Metric, l.Value, l.Unit, scale, l.Note))
-	}
+	rep.Results = st.planRows(rep.Results, d, nil)
 }

@@ -29,15 +29,9 @@ strategies:
     params: {p: 14}
 `
 
-// rowsOf returns the rows of one strategy and metric, in order.
+// rowsOf returns the simulated-scale rows of one strategy and metric, in order.
 func rowsOf(rs []metrics.Result, strategy, metric string) []metrics.Result {
-	var out []metrics.Result
-	for _, r := range rs {
-		if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Sim {
-			out = append(out, r)
-		}
-	}
-	return out
+	return metrics.Select(rs, strategy, metric, metrics.Sim)
 }
 
 func TestAudienceDaysUnionAndSum(t *testing.T) {

@@ -61,14 +61,7 @@ func (st *Setup) score(r *run, events int64) *Report {
 	for i, s := range built {
 		d := st.designs[i]
 		name := d.spec.Name
-		plan := func(metric string) *float64 {
-			for _, l := range d.plan {
-				if l.Metric == metric && !l.Full {
-					return metrics.PlanOf(l.Value)
-				}
-			}
-			return nil
-		}
+		plan := d.planned
 		measured := map[string]bool{}
 		addM := func(metric string, v float64, unit string, p *float64, note string) {
 			measured[metric] = true
@@ -102,17 +95,7 @@ func (st *Setup) score(r *run, events int64) *Report {
 			recall.Y = append(recall.Y, scoreTop(tk, s, tr, top, k, addM))
 		}
 
-		// The rest of the plan: closed-form numbers with no measured twin.
-		for _, l := range d.plan {
-			if !l.Full && measured[l.Metric] {
-				continue
-			}
-			scale := metrics.Sim
-			if l.Full {
-				scale = metrics.Full
-			}
-			rep.Results = append(rep.Results, st.result(name, l.Metric, l.Value, l.Unit, scale, l.Note))
-		}
+		rep.Results = st.planRows(rep.Results, d, measured)
 	}
 	if len(recall.Labels) > 0 {
 		rep.Series = append(rep.Series, recall)

@@ -40,6 +40,32 @@ type source interface {
 	Chunk(i int, buf []workload.Event) []workload.Event
 }
 
+// planned is the design's simulated-scale plan for metric, or nil.
+func (d design) planned(metric string) *float64 {
+	for _, l := range d.plan {
+		if l.Metric == metric && !l.Full {
+			return metrics.PlanOf(l.Value)
+		}
+	}
+	return nil
+}
+
+// planRows appends the design's closed-form numbers that no measured row
+// carries already: every full-scale line, and the simulated-scale lines
+// whose metric was not measured.
+func (st *Setup) planRows(rs []metrics.Result, d design, measured map[string]bool) []metrics.Result {
+	for _, l := range d.plan {
+		scale := metrics.Sim
+		if l.Full {
+			scale = metrics.Full
+		} else if measured[l.Metric] {
+			continue
+		}
+		rs = append(rs, st.result(d.spec.Name, l.Metric, l.Value, l.Unit, scale, l.Note))
+	}
+	return rs
+}
+
 // Setup is a scenario ready to run: every parameter checked, every plan
 // worked out, nothing large allocated yet.
 type Setup struct {

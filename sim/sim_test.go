@@ -47,16 +47,15 @@ func prepare(t *testing.T, yaml string, opts Options) *Setup {
 	return st
 }
 
-// find returns the value of one result row, failing if it is absent.
+// find returns the first simulated-scale row of one strategy and metric,
+// failing if there is none.
 func find(t *testing.T, rs []metrics.Result, strategy, metric string) metrics.Result {
 	t.Helper()
-	for _, r := range rs {
-		if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Sim {
-			return r
-		}
+	got := metrics.Select(rs, strategy, metric, metrics.Sim)
+	if len(got) == 0 {
+		t.Fatalf("no %s row for %s", metric, strategy)
 	}
-	t.Fatalf("no %s row for %s", metric, strategy)
-	return metrics.Result{}
+	return got[0]
 }
 
 func untimed(rs []metrics.Result) []metrics.Result {

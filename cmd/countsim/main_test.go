@@ -289,13 +289,11 @@ func TestCricketFinalRun(t *testing.T) {
 	get := resultGetter(t, rs)
 	full := func(strategy, metric string) float64 {
 		t.Helper()
-		for _, r := range rs {
-			if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Full {
-				return *r.Plan
-			}
+		got := metrics.Select(rs, strategy, metric, metrics.Full)
+		if len(got) == 0 {
+			t.Fatalf("no full-scale %s %s row", strategy, metric)
 		}
-		t.Fatalf("no full-scale %s %s row", strategy, metric)
-		return 0
+		return *got[0].Plan
 	}
 	if got := full("striped-32", "stripes_at_limit"); got != 20 {
 		t.Errorf("stripes at the limit: got %v, want 20", got)
@@ -373,13 +371,7 @@ func TestCricketFinalRun(t *testing.T) {
 
 // rowsNamed returns the simulated-scale rows of one strategy and metric, in order.
 func rowsNamed(rs []metrics.Result, strategy, metric string) []metrics.Result {
-	var out []metrics.Result
-	for _, r := range rs {
-		if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Sim {
-			out = append(out, r)
-		}
-	}
-	return out
+	return metrics.Select(rs, strategy, metric, metrics.Sim)
 }
 
 func TestHLLAccuracyProfile(t *testing.T) {
@@ -434,12 +426,10 @@ func TestPracticeStripesPlan(t *testing.T) {
 func resultGetter(t *testing.T, rs []metrics.Result) func(strategy, metric string) metrics.Result {
 	return func(strategy, metric string) metrics.Result {
 		t.Helper()
-		for _, r := range rs {
-			if r.Strategy == strategy && r.Metric == metric && r.Scale == metrics.Sim {
-				return r
-			}
+		got := metrics.Select(rs, strategy, metric, metrics.Sim)
+		if len(got) == 0 {
+			t.Fatalf("no %s %s row", strategy, metric)
 		}
-		t.Fatalf("no %s %s row", strategy, metric)
-		return metrics.Result{}
+		return got[0]
 	}
 }
