@@ -89,15 +89,31 @@ func (st *Setup) scoreCluster(c *Cluster, name string, plan func(string) *float6
 		return // the design keeps no counts on the cluster
 	}
 	limit := st.Scenario.Cluster.KeyCapacity
+	// The plans are worked out at the peak rate. Where the rate changes over
+	// the run, a mean over the run is not comparable with them: those rows
+	// carry no plan, and the busiest second's growth is shown beside it.
+	steady := st.steadyRate()
+	mean := func(metric string) *float64 {
+		if steady {
+			return plan(metric)
+		}
+		return nil
+	}
+	var peakGrowth, prev float64
+	for _, b := range s.Backlog {
+		peakGrowth = max(peakGrowth, b-prev)
+		prev = b
+	}
 	addM("keys_used", float64(s.Keys), "keys", plan("stripes"), "store keys the design wrote or read")
 	addM("max_key_ops_per_s", s.KeyWrites.Max, "ops/s", plan("max_key_ops_per_s"),
 		fmt.Sprintf("increments on the busiest key in its busiest second (second %d); plan: the mean load a key", s.KeyWrites.MaxSecond))
-	addM("mean_key_ops_per_s", round(s.KeyWrites.Mean, 1), "ops/s", plan("max_key_ops_per_s"), "increments a key-second, mean over keys and seconds")
+	addM("mean_key_ops_per_s", round(s.KeyWrites.Mean, 1), "ops/s", mean("max_key_ops_per_s"), "increments a key-second, mean over keys and seconds")
 	addM("p99_key_ops_per_s", s.KeyWrites.P99, "ops/s", nil, "over keys and seconds")
-	addM("utilisation", round(s.UtilMean, 4), "share", plan("utilisation"), fmt.Sprintf("served ops a key-second / %s, mean", metrics.Format(limit)))
+	addM("utilisation", round(s.UtilMean, 4), "share", mean("utilisation"), fmt.Sprintf("served ops a key-second / %s, mean", metrics.Format(limit)))
 	addM("utilisation_max", round(s.UtilMax, 4), "share", nil, "the busiest key-second")
 	addM("backlog_end", s.BacklogEnd, "ops", nil, "ops queued at the end of the stream")
-	addM("backlog_growth_per_s", round(s.BacklogGrowthPerS, 1), "ops/s", plan("backlog_growth_per_s"), "least-squares slope of the backlog over the seconds")
+	addM("backlog_growth_per_s", round(s.BacklogGrowthPerS, 1), "ops/s", mean("backlog_growth_per_s"), "least-squares slope of the backlog over the seconds")
+	addM("backlog_growth_peak_per_s", round(peakGrowth, 1), "ops/s", plan("backlog_growth_per_s"), "the largest growth of the backlog in one second; plan: at the peak rate")
 	addM("delay_max_s", round(s.DelayMax/1e9, 6), "s", nil, "longest queueing delay of an op")
 	addM("delay_p99_s", round(s.DelayP99/1e9, 6), "s", nil, "over ops")
 	if s.Duration > 0 {
@@ -133,4 +149,11 @@ func (st *Setup) hasFault(kind strategies.FaultKind) bool {
 		}
 	}
 	return false
+}
+
+// steadyRate reports whether the stream writes at one constant rate, so
+// that means over the run compare with plans made at the peak.
+func (st *Setup) steadyRate() bool {
+	ph := st.Scenario.Workload.Phases
+	return len(ph) == 1 && ph[0].To == ph[0].Rate
 }

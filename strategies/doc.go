@@ -3,12 +3,20 @@
 //
 // A design implements [Strategy] — Observe a batch of events, report the
 // bytes it holds — and the small interfaces of the questions it can answer:
-// [PointCounter] (the count of one key), [TopK] (the k heaviest keys). The
-// runner finds a family by type assertion. Observe is the hot path: it
-// allocates nothing in the steady state and makes no interface call per event.
-// The frequency and top-K designs are [CountMin] (type "count-min"; with a
-// heap, [CountMinTopK]), [SpaceSaving] ("space-saving") and [Exact] ("exact",
-// optionally sharded), one file each, citing its algorithm and bounds.
+// [PointCounter] (the count of one key), [TopK] (the k heaviest keys),
+// [Distinct] (how many different ids; [DistinctUnion] when two days merge),
+// [Reader] (what a page read was shown). The runner finds a family by type
+// assertion. Observe is the hot path: it allocates nothing in the steady
+// state and makes no interface call per event.
+//
+// The designs, one file each citing its algorithm and bounds: frequency and
+// top-K — [CountMin] (type "count-min"; with a heap, [CountMinTopK]),
+// [SpaceSaving] ("space-saving"), [Exact] ("exact", optionally sharded);
+// hot counters on a [Store] — [SingleKey] ("single-key"), [Striped]
+// ("striped"), [Batched] ("batched"), with cached reads and dedup by event
+// ID; distinct counting — [HLL] ("hll") and [ExactDistinct]
+// ("exact-distinct"). Designs on servers send their operations a batch at a
+// time to the Store that package sim implements as a simulated cluster.
 //
 // Each design registers once as a [Type]: a name, a parameter struct whose
 // exported fields carry `param` tags (the YAML keys), strict decoding of raw
