@@ -138,3 +138,11 @@ func TestSelect(t *testing.T) {
 		t.Errorf("got %+v, want none at sim scale", got)
 	}
 }
+
+func TestJSONRefusesNonFinite(t *testing.T) {
+	var buf bytes.Buffer
+	rs := []Result{{Scenario: "s", Strategy: "d", Metric: "m", Value: math.NaN()}}
+	if err := WriteJSON(&buf, rs); err == nil || !strings.Contains(err.Error(), "s d m") || buf.Len() != 0 {
+		t.Errorf("got %v and %d bytes, want an error naming the row and nothing written", err, buf.Len())
+	}
+}

@@ -11,9 +11,16 @@ import (
 )
 
 // WriteJSON writes results as an indented JSON array, in the given order.
+// A value or plan that is NaN or infinite has no JSON form: it is an error
+// naming the row, and nothing is written.
 func WriteJSON(w io.Writer, results []Result) error {
 	if results == nil {
 		results = []Result{}
+	}
+	for _, r := range results {
+		if bad := math.IsNaN(r.Value) || math.IsInf(r.Value, 0) || r.Plan != nil && (math.IsNaN(*r.Plan) || math.IsInf(*r.Plan, 0)); bad {
+			return fmt.Errorf("metrics: %s %s %s: value %v (plan %v) is not a finite number", r.Scenario, r.Strategy, r.Metric, r.Value, r.Plan)
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -114,11 +114,17 @@ func (st *Setup) scoreAudience(perDay [][]strategies.Distinct, elapsed []int64, 
 			rep.Results[len(rep.Results)-1].Timing = true
 		}
 		stdErr := plan("standard_error") // in %
-		errCount := plan("error_count")
 		estimate := func(est, truth float64, note string) {
 			add(name, "distinct", round(est, 1), "viewers", metrics.PlanOf(truth), note+"; plan: the exact count")
+			if truth == 0 {
+				return // no relative error of nothing
+			}
+			var errPlan *float64 // the standard error, in viewers of this count
+			if stdErr != nil {
+				errPlan = metrics.PlanOf(math.Round(*stdErr / 100 * truth))
+			}
 			add(name, "relative_error", round(100*(est-truth)/truth, 4), "%", stdErr, note+"; plan: the standard error 1.04/√m")
-			add(name, "error", round(est-truth, 1), "viewers", errCount, note+"; plan: the standard error in viewers")
+			add(name, "error", round(est-truth, 1), "viewers", errPlan, note+"; plan: the standard error in viewers, 1.04/√m × the true count")
 		}
 		var sum float64
 		for day, s := range sketches {
@@ -131,7 +137,9 @@ func (st *Setup) scoreAudience(perDay [][]strategies.Distinct, elapsed []int64, 
 		}
 		if days > 1 {
 			add(name, "distinct", round(sum, 1), "viewers", metrics.PlanOf(union), "sum of the days' counts: viewers of several days count again; plan: the exact union")
-			add(name, "relative_error", round(100*(sum-union)/union, 4), "%", nil, "sum of the days' counts against the union")
+			if union > 0 {
+				add(name, "relative_error", round(100*(sum-union)/union, 4), "%", nil, "sum of the days' counts against the union")
+			}
 		}
 		if u, ok := sketches[0].(strategies.DistinctUnion); ok && days > 1 {
 			var err error

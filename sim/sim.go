@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -38,6 +39,17 @@ type design struct {
 type source interface {
 	Chunks() int
 	Chunk(i int, buf []workload.Event) []workload.Event
+}
+
+// distinctTypes lists the design types that count distinct ids.
+func distinctTypes() []string {
+	var names []string
+	for _, t := range strategies.Types() {
+		if t.Answers(strategies.FamilyDistinct) {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 // planned is the design's simulated-scale plan for metric, or nil.
@@ -122,6 +134,18 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 			}
 			return nil, scenarios.Errorf(pos, "strategies[%d] %s: %v", i, spec.Name, err)
 		}
+		if err := typ.Check(params, st.env, scn.Cluster.Given); err != nil {
+			pos := spec.Pos
+			var pe *strategies.ParamError
+			if errors.As(err, &pe) && pe.Key != "" {
+				pos = scn.ParamPos(i, pe.Key)
+			}
+			return nil, scenarios.Errorf(pos, "strategies[%d] %s: %v", i, spec.Name, err)
+		}
+		if (st.audience != nil || st.grid != nil) && !typ.Answers(strategies.FamilyDistinct) {
+			return nil, scenarios.Errorf(spec.Pos, "strategies[%d] %s: a %s does not count distinct ids (allowed with an audience or a profile: %s)",
+				i, spec.Name, spec.Type, strings.Join(distinctTypes(), ", "))
+		}
 		st.designs = append(st.designs, design{spec: spec, typ: typ, params: params, plan: typ.Plan(params, st.env)})
 	}
 	if need := st.memoryNeeded(); need > opts.MemoryLimit {
@@ -144,11 +168,28 @@ const truthBytesPerKey = 64
 func (st *Setup) memoryNeeded() int64 {
 	var need int64
 	copies := int64(1) // instances of each design held at once
+	w := st.Scenario.Workload
 	switch {
 	case st.audience != nil:
 		copies = int64(st.audience.Days()) // one a day; the truth is the audience's layout
-	case st.grid == nil:
+	case st.grid != nil:
+		copies = int64(min(st.workers(), st.Scenario.Profile.Trials)) // trials run side by side
+	default:
 		need = int64(st.env.Keys) * truthBytesPerKey
+		if w.Resend > 0 { // the truth remembers every write's ID
+			need += int64(w.ExpectedWrites()) * truthBytesPerKey
+		}
+		if w.Timed() {
+			reads := int64(w.Reads * float64(w.Duration()) / 1e9)
+			need += reads * (24 + 8*int64(len(st.designs))) // the truth's record, and each reader's
+			if w.Keys <= historyMaxKeys {
+				need += int64(w.Keys) * 8 * (w.Duration()/1e6 + 1) // per-ms history
+			}
+			if st.Scenario.Cluster.Given { // per key-second and node-second counts, for each design's cluster
+				secs := w.Duration()/1e9 + 1
+				need += int64(len(st.designs)) * secs * (12*int64(min(st.env.Keys, 1<<16)) + 8*int64(st.Scenario.Cluster.Nodes))
+			}
+		}
 	}
 	for _, d := range st.designs {
 		bytes, total := 0.0, 0.0

@@ -205,3 +205,28 @@ func TestScoringCatchesAWrongDesign(t *testing.T) {
 		t.Errorf("topk_recall: got %v, want 0.5", got)
 	}
 }
+
+// What a design would refuse when built is found by Prepare, before any
+// scenario runs: validate must not pass what run refuses.
+func TestPrepareChecksWhatBuildWouldRefuse(t *testing.T) {
+	timed := "name: t\nworkload:\n  keys: 1\n  phases: [{duration: 1s, rate: 100}]\n"
+	for _, c := range []struct{ name, yaml, want string }{
+		{"striped without a cluster", timed + "strategies:\n  - {name: s, type: striped, params: {stripes: 4}}\n",
+			"t.yaml:6: strategies[0] s: striped needs a cluster"},
+		{"batched without servers", timed + "cluster: {key_capacity: 10}\nstrategies:\n  - {name: b, type: batched}\n",
+			"t.yaml:7: strategies[0] b: batched: parameter servers: not given, and the assumptions give no app_servers"},
+		{"count-min on an audience", "name: t\nworkload:\n  audience: {days: [{viewers: 10}]}\nstrategies:\n  - {name: c, type: count-min, params: {epsilon: 0.1, delta: 0.1}}\n",
+			"t.yaml:5: strategies[0] c: a count-min does not count distinct ids (allowed with an audience or a profile: exact-distinct, hll)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			scn, err := scenarios.Parse("t.yaml", []byte(c.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Prepare(scn, Options{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+}

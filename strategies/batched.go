@@ -496,7 +496,14 @@ func init() {
 			}
 			return b, nil
 		},
-		batchedPlan)
+		batchedPlan, onServers, answers(FamilyPointCounter, FamilyReader),
+		checkedBy(func(p *BatchedParams, env Env) error {
+			if p.Servers == 0 {
+				_, err := batchedServers(env.Full)
+				return err
+			}
+			return nil
+		}))
 }
 
 // batchedServers is A from the assumptions' app_servers.

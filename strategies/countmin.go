@@ -337,7 +337,7 @@ func init() {
 			}
 			return s, nil
 		},
-		countMinPlan)
+		countMinPlan, answers(FamilyPointCounter))
 }
 
 // countMinPlan: the dimensions, the memory, and the bound εN at the simulated

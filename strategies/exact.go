@@ -324,7 +324,7 @@ func init() {
 			}
 			return x, nil
 		},
-		exactPlan)
+		exactPlan, answers(FamilyPointCounter, FamilyTopK))
 }
 
 // exactPlan models the exact design at full scale as a sorted set (keys ×

@@ -196,7 +196,7 @@ func init() {
 		func(_ *ExactDistinctParams, env Env) (Strategy, error) {
 			return NewExactDistinct(env.Keys, env.Seed), nil
 		},
-		exactDistinctPlan)
+		exactDistinctPlan, answers(FamilyDistinct))
 }
 
 // exactDistinctPlan: the table for env.Keys ids at the simulated scale, and

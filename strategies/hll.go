@@ -397,7 +397,7 @@ func init() {
 			}
 			return s, nil
 		},
-		hllPlan)
+		hllPlan, answers(FamilyDistinct))
 }
 
 // hllIDBytes is the size of one id in an exact set: a uint64.

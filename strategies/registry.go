@@ -65,9 +65,39 @@ type Type struct {
 	Name    string // the YAML `type`
 	Summary string // one line for `countsim list`
 
-	defaults func() Params
-	build    func(Params, Env) (Strategy, error)
-	plan     func(Params, Env) []PlanLine
+	defaults  func() Params
+	build     func(Params, Env) (Strategy, error)
+	plan      func(Params, Env) []PlanLine
+	check     func(Params, Env) error // optional: Check's rules beyond Validate
+	onServers bool                    // the design lives on a Store
+	families  []Family                // the questions it answers
+}
+
+// Family names a question a design answers, so that a run can be checked
+// before any design is built (building one may allocate a lot).
+type Family string
+
+const (
+	FamilyPointCounter Family = "point-counter"
+	FamilyTopK         Family = "top-k"
+	FamilyDistinct     Family = "distinct"
+	FamilyReader       Family = "reader"
+)
+
+// typeOption adds to a Type what its parameters alone do not say.
+type typeOption func(*Type)
+
+// onServers marks a design that lives on a Store.
+func onServers(t *Type) { t.onServers = true }
+
+// answers declares the families a design's built values implement (a test
+// holds every registered type to it).
+func answers(fs ...Family) typeOption { return func(t *Type) { t.families = fs } }
+
+// checkedBy adds rules that need the Env (values the scenario supplies,
+// such as batched's app servers) to Check.
+func checkedBy[P Params](f func(P, Env) error) typeOption {
+	return func(t *Type) { t.check = func(p Params, e Env) error { return f(p.(P), e) } }
 }
 
 var registry = map[string]*Type{}
@@ -75,7 +105,7 @@ var registry = map[string]*Type{}
 // define registers a design type. It panics on a duplicate name or a
 // parameter struct without tags: both are programming errors caught at init.
 func define[P Params](name, summary string, defaults func() P,
-	build func(P, Env) (Strategy, error), plan func(P, Env) []PlanLine) *Type {
+	build func(P, Env) (Strategy, error), plan func(P, Env) []PlanLine, opts ...typeOption) *Type {
 	if _, dup := registry[name]; dup {
 		panic("strategies: type " + name + " defined twice")
 	}
@@ -93,6 +123,9 @@ func define[P Params](name, summary string, defaults func() P,
 		if f.doc == "" {
 			panic("strategies: " + name + "." + f.key + " has no doc tag")
 		}
+	}
+	for _, o := range opts {
+		o(t)
 	}
 	registry[name] = t
 	return t
@@ -155,6 +188,28 @@ func (t *Type) Decode(raw []Param) (Params, error) {
 	}
 	return p, nil
 }
+
+// Check is what Build would refuse, found without building: a design on
+// servers in a scenario without a cluster (store false), or parameters that
+// the Env must complete. A run checks every design before it starts.
+func (t *Type) Check(p Params, env Env, store bool) error {
+	if t.onServers && !store {
+		return fmt.Errorf("%s %w", t.Name, ErrNeedsCluster)
+	}
+	if t.check != nil {
+		if err := t.check(p, env); err != nil {
+			var pe *ParamError
+			if errors.As(err, &pe) && pe.Type == "" {
+				pe.Type = t.Name
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Answers reports whether the design answers the family's question.
+func (t *Type) Answers(f Family) bool { return slices.Contains(t.families, f) }
 
 // Build constructs the design from validated parameters.
 func (t *Type) Build(p Params, env Env) (Strategy, error) { return t.build(p, env) }

@@ -89,7 +89,7 @@ func init() {
 			}
 			return c, nil
 		},
-		singleKeyPlan)
+		singleKeyPlan, onServers, answers(FamilyPointCounter, FamilyReader))
 }
 
 // singleKeyPlan: the one key takes the whole peak.

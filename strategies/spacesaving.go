@@ -372,7 +372,7 @@ func init() {
 			}
 			return s, nil
 		},
-		spaceSavingPlan)
+		spaceSavingPlan, answers(FamilyPointCounter, FamilyTopK))
 }
 
 // spaceSavingPlan: memory, and the threshold N/m above which a key is

@@ -490,7 +490,7 @@ func init() {
 			}
 			return s, nil
 		},
-		stripedPlan)
+		stripedPlan, onServers, answers(FamilyPointCounter, FamilyReader))
 }
 
 // stripedPlan: the stripes a peak needs at the limit and at the headroom,

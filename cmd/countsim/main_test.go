@@ -433,3 +433,24 @@ func resultGetter(t *testing.T, rs []metrics.Result) func(strategy, metric strin
 		return got[0]
 	}
 }
+
+func TestPublishNeverReplaces(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "r"), []byte("a user's file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(out, "r-2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp(out, ".countsim-report-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := publish(tmp, out, "r")
+	if err != nil || dir != filepath.Join(out, "r-3") {
+		t.Fatalf("got %q, %v; want r-3", dir, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "r")); string(b) != "a user's file" {
+		t.Errorf("the user's file changed: %q", b)
+	}
+}

@@ -51,12 +51,23 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if runErr != nil && !partial {
 		return runErr // failed before measuring anything
 	}
-	dir, err := freshDir(env.out, setups, started)
+	// Everything is written into a hidden folder that takes its final name
+	// only once complete, so a failure leaves nothing half-written behind.
+	if err := os.MkdirAll(env.out, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(env.out, ".countsim-report-")
 	if err != nil {
 		return err
 	}
-	if err := writeReport(dir, env, setups, results, series, tables, started, partial); err != nil {
-		return fmt.Errorf("writing %s: %w", dir, err)
+	if err := writeReport(tmp, env, setups, results, series, tables, started, partial); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	dir, err := publish(tmp, env.out, reportName(setups, started))
+	if err != nil {
+		os.RemoveAll(tmp)
+		return err
 	}
 	if err := metrics.WriteMarkdown(env.stdout, results); err != nil {
 		return err
@@ -68,30 +79,38 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	return nil
 }
 
-// freshDir makes a new folder under out named after the scenarios and the
-// start time, adding -2, -3… rather than reuse a folder that exists.
-func freshDir(out string, setups []*sim.Setup, started time.Time) (string, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", err
-	}
-	name := "run"
-	if len(setups) == 1 {
-		name = setups[0].Scenario.Name
-	}
-	base := filepath.Join(out, name+"-"+started.Format("20060102-150405"))
-	for i := 1; ; i++ {
-		dir := base
-		if i > 1 {
-			dir = fmt.Sprintf("%s-%d", base, i)
+// reportName is the report folder's name: the scenario's (or "run" for
+// several) and the start time.
+func reportName(setups []*sim.Setup, started time.Time) string {
+	name := setups[0].Scenario.Name
+	for _, st := range setups {
+		if st.Scenario.Name != name {
+			name = "run"
 		}
-		err := os.Mkdir(dir, 0o755)
+	}
+	return name + "-" + started.Format("20060102-150405")
+}
+
+// publish renames the finished folder tmp to out/name, or name-2, name-3…
+// when a folder or file of that name exists: never over anything.
+func publish(tmp, out, name string) (string, error) {
+	for i := 1; i <= 1000; i++ {
+		dir := filepath.Join(out, name)
+		if i > 1 {
+			dir = fmt.Sprintf("%s-%d", dir, i)
+		}
+		if _, err := os.Lstat(dir); err == nil {
+			continue
+		}
+		err := os.Rename(tmp, dir) // Go refuses to rename over a directory
 		if err == nil {
 			return dir, nil
 		}
-		if !errors.Is(err, os.ErrExist) || i >= 1000 {
+		if !errors.Is(err, os.ErrExist) {
 			return "", err
 		}
 	}
+	return "", fmt.Errorf("no free name for %s under %s", name, out)
 }
 
 // writeReport writes every file of the report folder, each atomically.

@@ -1,0 +1,61 @@
+package strategies
+
+import (
+	"errors"
+	"testing"
+)
+
+// Every type's declared families are what its built values implement, and
+// a type says it counts distinct ids exactly when it does: the runner
+// refuses designs by family before building any.
+func TestDeclaredFamilies(t *testing.T) {
+	raw := map[string][]Param{
+		"count-min":    {{Key: "epsilon", Value: 0.01}, {Key: "delta", Value: 0.1}},
+		"space-saving": {{Key: "counters", Value: int64(10)}},
+		"striped":      {{Key: "stripes", Value: int64(4)}},
+		"batched":      {{Key: "servers", Value: int64(4)}},
+	}
+	implements := map[Family]func(Strategy) bool{
+		FamilyPointCounter: func(s Strategy) bool { _, ok := s.(PointCounter); return ok },
+		FamilyTopK:         func(s Strategy) bool { _, ok := s.(TopK); return ok },
+		FamilyDistinct:     func(s Strategy) bool { _, ok := s.(Distinct); return ok },
+		FamilyReader:       func(s Strategy) bool { _, ok := s.(Reader); return ok },
+	}
+	for _, typ := range Types() {
+		p, err := typ.Decode(raw[typ.Name])
+		if err != nil {
+			t.Fatalf("%s: %v", typ.Name, err)
+		}
+		env := Env{Seed: 1, Keys: 100, Events: 1000, Store: newMemStore(t)}
+		if err := typ.Check(p, env, true); err != nil {
+			t.Fatalf("%s: Check: %v", typ.Name, err)
+		}
+		s, err := typ.Build(p, env)
+		if err != nil {
+			t.Fatalf("%s: %v", typ.Name, err)
+		}
+		for f, impl := range implements {
+			if typ.Answers(f) && !impl(s) {
+				t.Errorf("%s declares %s but a %T does not implement it", typ.Name, f, s)
+			}
+		}
+		if typ.Answers(FamilyDistinct) != implements[FamilyDistinct](s) {
+			t.Errorf("%s: declares distinct %v, implements it %v", typ.Name, typ.Answers(FamilyDistinct), !typ.Answers(FamilyDistinct))
+		}
+		if typ.onServers {
+			if err := typ.Check(p, env, false); !errors.Is(err, ErrNeedsCluster) {
+				t.Errorf("%s without a store: got %v, want ErrNeedsCluster", typ.Name, err)
+			}
+		}
+	}
+	// batched without servers needs the assumptions' app_servers.
+	typ, _ := Lookup("batched")
+	p, _ := typ.Decode(nil)
+	var pe *ParamError
+	if err := typ.Check(p, Env{}, true); !errors.As(err, &pe) || pe.Key != "servers" {
+		t.Errorf("batched without servers: got %v, want a servers error", err)
+	}
+	if err := typ.Check(p, Env{Full: Assumptions{AppServers: 200}}, true); err != nil {
+		t.Errorf("batched with app_servers 200: %v", err)
+	}
+}
