@@ -30,9 +30,10 @@ var formats = [...]string{"svg", "png"}
 
 // File is one chart written: its stem and the paths written.
 type File struct {
-	Name  string   // file stem, "<scenario>-<name>"
-	Paths []string // DIR/<stem>.svg, DIR/<stem>.png
-	Title string
+	Scenario string   // the series' Scenario
+	Name     string   // file stem, "<scenario>-<name>"
+	Paths    []string // DIR/<stem>.svg, DIR/<stem>.png
+	Title    string
 }
 
 // group is the series of one chart.
@@ -136,7 +137,7 @@ func Draw(dir string, series []metrics.Series) ([]File, error) {
 			errs = append(errs, err)
 			continue
 		}
-		f := File{Name: stem, Title: p.Title.Text}
+		f := File{Scenario: g.scenario, Name: stem, Title: p.Title.Text}
 		for _, ext := range formats {
 			path := filepath.Join(dir, stem+"."+ext)
 			if err := save(p, ext, path); err != nil {

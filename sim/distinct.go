@@ -68,6 +68,9 @@ func (st *Setup) runAudience(ctx context.Context) (*Report, error) {
 			elapsed[i] += r.elapsed[i]
 		}
 		if err != nil {
+			for i := range perDay { // the day cut short is not scored against the whole day's truth
+				perDay[i] = perDay[i][:day]
+			}
 			rep := st.scoreAudience(perDay, elapsed, events)
 			rep.Partial = true
 			return rep, err

@@ -135,3 +135,15 @@ func TestAudienceZipfViews(t *testing.T) {
 		t.Errorf("exact distinct: day 1 %v, union %v; want 40,000 and 48,000", got[0].Value, got[3].Value)
 	}
 }
+
+func TestStoppedAudienceScoresNoHalfDay(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := prepare(t, audienceYAML, Options{}).Run(ctx)
+	if err == nil || rep == nil || !rep.Partial {
+		t.Fatalf("got %v, %+v; want a partial report", err, rep)
+	}
+	if got := rowsOf(rep.Results, "hll", "distinct"); len(got) != 0 {
+		t.Errorf("a day cut short was scored: %+v", got)
+	}
+}

@@ -77,9 +77,11 @@ func (r *run) finish(end int64) {
 	for r.next < len(r.faults) {
 		r.fault()
 	}
+	// The last flush goes out at the stream's last nanosecond, inside its
+	// last second, not at the first instant after the stream.
 	for _, d := range r.designs {
 		if f, ok := d.(strategies.Flusher); ok {
-			f.Flush(end)
+			f.Flush(max(end-1, 0))
 		}
 	}
 }

@@ -31,6 +31,10 @@ func (st *Setup) scoreServers(r *run, i int, plan func(string) *float64,
 				"sum of the design's counts once flushed and served; plan: the truth")
 			addM("count_error", float64(final-want), "events", metrics.PlanOf(0),
 				"final − truth: resends counted twice make it positive, a crash negative")
+			if dd, ok := d.(strategies.Deduper); ok && dd.Deduplicating() && st.Scenario.Workload.Resend > 0 {
+				addM("dedup_dropped", float64(dd.Dropped()), "events", metrics.PlanOf(float64(r.truth.dups)),
+					"resent writes the dedup window dropped; plan: every resend in the stream")
+			}
 			if l, ok := d.(strategies.Lossy); ok && st.hasFault(strategies.AppCrash) {
 				addM("lost_on_crash", float64(max(0, want-final)), "events", plan("lost_on_crash"),
 					fmt.Sprintf("truth − final; the design's own account: %s; plan: the worst case", metrics.Format(float64(l.Lost()))))
@@ -104,7 +108,11 @@ func (st *Setup) scoreCluster(c *Cluster, name string, plan func(string) *float6
 		peakGrowth = max(peakGrowth, b-prev)
 		prev = b
 	}
-	addM("keys_used", float64(s.Keys), "keys", plan("stripes"), "store keys the design wrote or read")
+	stripes := plan("stripes_at_peak") // adaptive K: what the peak grows it to
+	if stripes == nil {
+		stripes = plan("stripes")
+	}
+	addM("keys_used", float64(s.Keys), "keys", stripes, "store keys the design wrote or read")
 	addM("max_key_ops_per_s", s.KeyWrites.Max, "ops/s", plan("max_key_ops_per_s"),
 		fmt.Sprintf("increments on the busiest key in its busiest second (second %d); plan: the mean load a key", s.KeyWrites.MaxSecond))
 	addM("mean_key_ops_per_s", round(s.KeyWrites.Mean, 1), "ops/s", mean("max_key_ops_per_s"), "increments a key-second, mean over keys and seconds")

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -228,5 +230,39 @@ func TestPrepareChecksWhatBuildWouldRefuse(t *testing.T) {
 				t.Errorf("got %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// cancelling cancels the run's context when it first sees events.
+type cancelling struct {
+	cancel func()
+	seen   int
+}
+
+func (c *cancelling) Observe(b []workload.Event) { c.seen += len(b); c.cancel() }
+func (c *cancelling) Bytes() int64               { return 0 }
+
+// A run stopped with chunks in flight stops at the next chunk, and leaves
+// no generating goroutine behind.
+func TestCancelMidStream(t *testing.T) {
+	st := prepare(t, smallYAML, Options{Workers: 3})
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &cancelling{cancel: cancel}
+	r := &run{truth: newTruth(16, false, false), designs: []strategies.Strategy{c}, clusters: make([]*Cluster, 1), elapsed: make([]int64, 1)}
+	fed, err := st.feed(ctx, r, st.src)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if fed == 0 || fed >= 200000 || int64(c.seen) != fed {
+		t.Errorf("fed %d events (the design saw %d), want some of the 200,000", fed, c.seen)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines left running, want %d", n, before)
 	}
 }

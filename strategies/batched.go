@@ -287,6 +287,9 @@ func (b *Batched) Count(key uint64) uint64 {
 // Shown returns the value shown for each Read event, in stream order.
 func (b *Batched) Shown() []int64 { return b.io.shown }
 
+// Deduplicating reports whether the design drops resends (Deduper).
+func (b *Batched) Deduplicating() bool { return b.dd != nil }
+
 // Dropped returns the writes dropped as resends within the dedup window.
 func (b *Batched) Dropped() int64 {
 	if b.dd == nil {
@@ -494,6 +497,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			b.io.reserve(env.Reads)
 			return b, nil
 		},
 		batchedPlan, onServers, answers(FamilyPointCounter, FamilyReader),

@@ -355,6 +355,7 @@ func countMinPlan(p *CountMinParams, env Env) []PlanLine {
 	counters := float64(w) * float64(d)
 	sketch := counters * cb
 	lines := []PlanLine{
+		{Metric: "undercounts", Value: 0, Unit: "keys", Note: "never counts low: every counter a key hashes to holds at least its count"},
 		{Metric: "width", Value: float64(w), Unit: "counters", Note: wNote},
 		{Metric: "depth", Value: float64(d), Unit: "rows", Note: dNote},
 		{Metric: "counters", Value: counters, Unit: "counters", Note: "d·w"},

@@ -26,6 +26,8 @@ import (
 type Deduper interface {
 	Strategy
 	Dropped() int64
+	// Deduplicating reports whether a dedup window is on.
+	Deduplicating() bool
 }
 
 // dedupInitialIDs is the capacity a dedup window starts with.

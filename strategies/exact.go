@@ -334,6 +334,7 @@ func init() {
 func exactPlan(p *ExactParams, env Env) []PlanLine {
 	s := float64(p.Shards)
 	lines := []PlanLine{
+		{Metric: "undercounts", Value: 0, Unit: "keys", Note: "exact: every key counted"},
 		{Metric: "bytes", Value: float64(exactBytes(env.Keys, p.Shards)), Unit: "B",
 			Note: "S tables of 16 B × the power of two ≥ 4/3 of the keys per shard (keys/S + 4√(keys/S))"},
 		{Metric: "shards", Value: s, Unit: "shards", Note: "S, the same at any scale"},

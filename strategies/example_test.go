@@ -50,6 +50,7 @@ func ExampleType_Plan() {
 	_, err = typ.Decode([]strategies.Param{{Key: "epsilon", Value: 1.5, Line: 7}, {Key: "delta", Value: 0.01, Line: 8}})
 	fmt.Println(err)
 	// Output:
+	// undercounts          sim  0 keys
 	// width                sim  27183 counters
 	// depth                sim  5 rows
 	// counters             sim  135915 counters

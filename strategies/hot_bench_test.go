@@ -52,11 +52,10 @@ func TestHotObserveAllocs(t *testing.T) {
 		t.Run(d.name, func(t *testing.T) {
 			st := newMemStore(t)
 			st.load = nil
-			s := buildDesign(t, d.typ, d.params, Env{Seed: 1, Store: st})
+			s := buildDesign(t, d.typ, d.params, Env{Seed: 1, Store: st, Reads: int64(len(ev))})
 			s.Observe(ev[:warm])
 			lo := warm
 			allocs := testing.AllocsPerRun(20, func() {
-				resetShown(s)
 				hi := min(lo+1000, len(ev))
 				s.Observe(ev[lo:hi])
 				lo = hi

@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 )
 
@@ -192,5 +193,14 @@ func (io *hotIO) check(keys int) error {
 	return nil
 }
 
-// resetShown forgets the values shown so far (tests measuring allocations).
+// resetShown forgets the values shown so far (benchmarks that observe the
+// same events again and again).
 func (io *hotIO) resetShown() { io.shown = io.shown[:0] }
+
+// reserve makes room for n shown values, so that recording them does not
+// allocate inside Observe (Env.Reads).
+func (io *hotIO) reserve(n int64) {
+	if n > int64(cap(io.shown)) {
+		io.shown = slices.Grow(io.shown, int(n)-len(io.shown))
+	}
+}

@@ -49,6 +49,10 @@ type Env struct {
 	Store Store
 	// Duration is the simulated stream's length in ns (0: not timed).
 	Duration int64
+	// Reads is room to make for the values shown to readers: at least the
+	// read events the stream is expected to hold, so that recording them
+	// does not allocate inside Observe (more still work: the record grows).
+	Reads int64
 }
 
 // PlanLine is one closed-form number of a design's plan.

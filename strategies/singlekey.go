@@ -65,6 +65,9 @@ func (c *SingleKey) Shown() []int64 { return c.s.Shown() }
 // Dropped returns the writes dropped as resends within the dedup window.
 func (c *SingleKey) Dropped() int64 { return c.s.Dropped() }
 
+// Deduplicating reports whether the design drops resends (Deduper).
+func (c *SingleKey) Deduplicating() bool { return c.s.Deduplicating() }
+
 // Gets returns the GETs sent for reads so far, and the refreshes they made.
 func (c *SingleKey) Gets() (gets, refreshes int64) { return c.s.Gets() }
 
@@ -87,6 +90,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			c.s.io.reserve(env.Reads)
 			return c, nil
 		},
 		singleKeyPlan, onServers, answers(FamilyPointCounter, FamilyReader))

@@ -380,6 +380,7 @@ func init() {
 func spaceSavingPlan(p *SpaceSavingParams, env Env) []PlanLine {
 	m := float64(p.Counters)
 	lines := []PlanLine{
+		{Metric: "undercounts", Value: 0, Unit: "keys", Note: "Count is an upper bound: a monitored count, or the smallest counter"},
 		{Metric: "counters", Value: m, Unit: "counters", Note: "m"},
 		{Metric: "bytes", Value: float64(spaceSavingBytes(p.Counters)), Unit: "B",
 			Note: "m·(32 B counter + 24 B bucket) + key index of 12 B × the power of two ≥ 2m"},

@@ -396,6 +396,9 @@ func (s *Striped) Resizes() (grows, shrinks int64) { return s.grows, s.shrinks }
 // Shown returns the value shown for each Read event, in stream order.
 func (s *Striped) Shown() []int64 { return s.io.shown }
 
+// Deduplicating reports whether the design drops resends (Deduper).
+func (s *Striped) Deduplicating() bool { return s.dd != nil }
+
 // Dropped returns the writes dropped as resends within the dedup window.
 func (s *Striped) Dropped() int64 {
 	if s.dd == nil {
@@ -488,6 +491,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			s.io.reserve(env.Reads)
 			return s, nil
 		},
 		stripedPlan, onServers, answers(FamilyPointCounter, FamilyReader))

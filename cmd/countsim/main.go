@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 
 	"countsim/scenarios"
@@ -41,6 +42,9 @@ func (e *usageError) Error() string { return e.msg }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// After the first Ctrl-C the run winds down and writes what it measured;
+	// a second one stops the process at once.
+	context.AfterFunc(ctx, stop)
 	err := run(ctx, os.Stdout, os.Stderr, os.Args[1:])
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
@@ -118,9 +122,9 @@ func printUsage(w io.Writer) {
 // memFlag adds the -mem flag shared by the commands that prepare scenarios.
 func memFlag(fs *flag.FlagSet, env *cmdEnv) {
 	fs.Func("mem", "refuse scenarios needing more than this many GiB for truth and designs (default 12)", func(s string) error {
-		var g float64
-		if _, err := fmt.Sscan(s, &g); err != nil || g <= 0 {
-			return fmt.Errorf("-mem %q: want a number of GiB > 0", s)
+		g, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(g*(1<<30) >= 1) || g > 1<<30 {
+			return fmt.Errorf("-mem %q: want a number of GiB from 1e-9 to 2^30", s)
 		}
 		env.memLimit = int64(g * (1 << 30))
 		return nil

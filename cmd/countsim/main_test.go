@@ -35,6 +35,9 @@ func TestUsage(t *testing.T) {
 		{nil, 2}, {[]string{"frobnicate"}, 2}, {[]string{"run", "-nosuchflag"}, 2},
 		{[]string{"plan"}, 2}, {[]string{"validate"}, 2}, {[]string{"list", "x"}, 2},
 		{[]string{"help"}, 0}, {[]string{"run", "-h"}, 0}, {[]string{"plan", "-h"}, 0},
+		{[]string{"plan", "-mem", "12junk", "search"}, 2}, {[]string{"plan", "-mem", "1e10", "search"}, 2},
+		{[]string{"plan", "-mem", "1e-12", "search"}, 2}, {[]string{"plan", "-mem", "NaN", "search"}, 2},
+		{[]string{"plan", "-mem", "0.5", "search"}, 0},
 	} {
 		_, _, code := cli(t, c.args...)
 		if code != c.code {

@@ -33,9 +33,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	var runErr error
 	partial := false
 	for _, st := range setups {
-		w := st.Scenario.Workload
-		fmt.Fprintf(env.stderr, "countsim: running %s (%s writes over %s keys)\n", st.Scenario.Name,
-			metrics.Format(math.Round(w.ExpectedWrites())), metrics.Format(float64(w.Keys)))
+		fmt.Fprintf(env.stderr, "countsim: running %s: %s\n", stepName(st.Scenario), workloadLine(st.Scenario))
 		rep, err := st.Run(ctx)
 		if rep != nil {
 			results = append(results, rep.Results...)
@@ -211,7 +209,7 @@ func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, f
 			}
 		}
 		for _, f := range files {
-			if !strings.HasPrefix(filepath.Base(f.Paths[0]), scn.Name+"-") {
+			if f.Scenario != scn.Name {
 				continue
 			}
 			for _, p := range f.Paths {
