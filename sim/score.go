@@ -107,6 +107,10 @@ func (st *Setup) score(r *run, events int64) *Report {
 	return rep
 }
 
+// minKeysForDistribution is the fewest keys whose overestimates make a
+// histogram worth drawing (a hot-counter scenario has one key).
+const minKeysForDistribution = 100
+
 // scorePoints compares a point counter's count of every key seen with the
 // truth: undercounts, overestimates and their distribution.
 func (st *Setup) scorePoints(pc strategies.PointCounter, tr *truth, keys []uint64, plan func(string) *float64,
@@ -148,7 +152,7 @@ func (st *Setup) scorePoints(pc strategies.PointCounter, tr *truth, keys []uint6
 		addM("overestimate_bound", *bound, "events", bound, "εN: exceeded with probability at most δ per key")
 		addM("keys_over_bound", float64(overBound), "keys", nil, "keys whose overestimate passes the bound")
 	}
-	if maxOver > 0 {
+	if maxOver > 0 && len(keys) >= minKeysForDistribution {
 		s := metrics.Series{Scenario: st.Scenario.Name, Strategy: name, Name: "overestimate-" + name,
 			Title: fmt.Sprintf("%s: overestimate per key (%s keys)", name, metrics.Format(float64(len(keys)))),
 			Kind:  metrics.Distribution, XLabel: "estimate − true count", YLabel: "keys", Values: over}

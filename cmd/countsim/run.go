@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,7 +185,7 @@ func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, f
 			fmt.Fprintf(&b, "## %s\n\nScenario `%s` (%s), seed %d.\n\n", scn.Title, scn.Name, scn.File, scn.Seed)
 		}
 		if scn.Step != "" {
-			fmt.Fprintf(&b, "### Step `%s`: %s\n\n", scn.Step, heading(scn))
+			fmt.Fprintf(&b, "### Step `%s`: %s\n\n", scn.Step, cmp.Or(scn.StepTitle, scn.Step))
 		}
 		if d := strings.TrimSpace(scn.Description); d != "" {
 			b.WriteString(d + "\n\n")
