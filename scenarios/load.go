@@ -1411,24 +1411,31 @@ func (d *decoder) value(n *yaml.Node, path string) (any, error) {
 	return x, nil
 }
 
+// numeric reads a plain scalar tagged as an integer or a float: a missing
+// value, a non-scalar or another tag is an error (wrongType gives its
+// message).
+func (d *decoder) numeric(n *yaml.Node, path, allowed string, wrongType func() error) (any, error) {
+	if err := d.plain(n, path); err != nil {
+		return nil, err
+	}
+	if isNull(n) {
+		return nil, d.fail(n, path, "missing value (allowed: %s)", allowed)
+	}
+	if n.Kind != yaml.ScalarNode {
+		return nil, wrongType()
+	}
+	if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" {
+		return nil, wrongType()
+	}
+	return d.value(n, path)
+}
+
 // unsigned decodes an integer field in lo..hi. desc names the type
 // ("an integer") and allowed the range, for messages.
 func (d *decoder) unsigned(n *yaml.Node, path string, lo, hi uint64, desc, allowed string) (uint64, error) {
-	if err := d.plain(n, path); err != nil {
-		return 0, err
-	}
-	if isNull(n) {
-		return 0, d.fail(n, path, "missing value (allowed: %s)", allowed)
-	}
 	wrongType := func() error { return d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), desc, allowed) }
 	outOfRange := func() error { return d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), allowed) }
-	if n.Kind != yaml.ScalarNode {
-		return 0, wrongType()
-	}
-	if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" {
-		return 0, wrongType()
-	}
-	x, err := d.value(n, path)
+	x, err := d.numeric(n, path, allowed, wrongType)
 	if err != nil {
 		return 0, err
 	}
@@ -1465,20 +1472,8 @@ func (d *decoder) unsigned(n *yaml.Node, path string, lo, hi uint64, desc, allow
 
 // number decodes a finite number field for which ok holds.
 func (d *decoder) number(n *yaml.Node, path string, ok func(float64) bool, allowed string) (float64, error) {
-	if err := d.plain(n, path); err != nil {
-		return 0, err
-	}
-	if isNull(n) {
-		return 0, d.fail(n, path, "missing value (allowed: %s)", allowed)
-	}
 	wrongType := func() error { return d.fail(n, path, "%s is not a number (allowed: %s)", describe(n), allowed) }
-	if n.Kind != yaml.ScalarNode {
-		return 0, wrongType()
-	}
-	if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" {
-		return 0, wrongType()
-	}
-	x, err := d.value(n, path)
+	x, err := d.numeric(n, path, allowed, wrongType)
 	if err != nil {
 		return 0, err
 	}
