@@ -146,3 +146,10 @@ func TestJSONRefusesNonFinite(t *testing.T) {
 		t.Errorf("got %v and %d bytes, want an error naming the row and nothing written", err, buf.Len())
 	}
 }
+
+func TestUntimed(t *testing.T) {
+	got := Untimed(sample())
+	if len(got) != 2 || got[0].Metric != "bytes" || got[1].Metric != "overestimate_bound" {
+		t.Errorf("got %+v, want the two rows not read off the clock", got)
+	}
+}

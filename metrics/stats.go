@@ -66,3 +66,15 @@ func Select(rs []Result, strategy, metric string, scale Scale) []Result {
 	}
 	return out
 }
+
+// Untimed returns the results not read off the wall clock: the ones the
+// same seed reproduces exactly.
+func Untimed(rs []Result) []Result {
+	var out []Result
+	for _, r := range rs {
+		if !r.Timing {
+			out = append(out, r)
+		}
+	}
+	return out
+}

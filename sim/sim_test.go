@@ -60,16 +60,6 @@ func find(t *testing.T, rs []metrics.Result, strategy, metric string) metrics.Re
 	return got[0]
 }
 
-func untimed(rs []metrics.Result) []metrics.Result {
-	var out []metrics.Result
-	for _, r := range rs {
-		if !r.Timing {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func TestRunScoresAgainstTruth(t *testing.T) {
 	rep, err := prepare(t, smallYAML, Options{}).Run(context.Background())
 	if err != nil {
@@ -116,7 +106,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, untimed(rep.Results))
+		runs = append(runs, metrics.Untimed(rep.Results))
 	}
 	for i := 1; i < len(runs); i++ {
 		if !reflect.DeepEqual(runs[0], runs[i]) {

@@ -62,11 +62,7 @@ func digest(events []Event) uint64 {
 }
 
 func TestNewStreamErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		edit func(*StreamConfig)
-		want string
-	}{
+	checkRefused(t, testConfig, NewStream, []refusal[StreamConfig]{
 		{"events=0", func(c *StreamConfig) { c.Events = 0 }, "workload: stream events 0 not >= 1"},
 		{"events<0", func(c *StreamConfig) { c.Events = -5 }, "workload: stream events -5 not >= 1"},
 		{"keys=0", func(c *StreamConfig) { c.Keys = 0 }, "workload: stream keys 0 not in [1, 1e9]"},
@@ -81,12 +77,25 @@ func TestNewStreamErrors(t *testing.T) {
 		{"chunk<0", func(c *StreamConfig) { c.ChunkSize = -1 }, "workload: stream chunk size -1 not >= 0 (0 means 65536)"},
 		{"too long", func(c *StreamConfig) { c.Events = 1e12; c.Rate = 1e-3 },
 			"workload: stream of 1000000000000 events at 0.001 events/s lasts 1e+24 ns, beyond int64 time (9.22e+18 ns)"},
-	}
-	for _, tt := range tests {
+	})
+}
+
+// refusal is a config edit that the constructor must refuse with want.
+type refusal[C any] struct {
+	name string
+	edit func(*C)
+	want string
+}
+
+// checkRefused applies each edit to a fresh base config and wants exactly
+// the error message, and no stream with it.
+func checkRefused[C, R any](t *testing.T, base func() C, build func(C) (*R, error), cases []refusal[C]) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := testConfig()
+			cfg := base()
 			tt.edit(&cfg)
-			s, err := NewStream(cfg)
+			s, err := build(cfg)
 			if err == nil {
 				t.Fatalf("got a stream, nil; want error %q", tt.want)
 			}

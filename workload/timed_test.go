@@ -135,11 +135,7 @@ func timedCount(events []Event, a, b int64) int {
 }
 
 func TestNewTimedErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		edit func(*TimedConfig)
-		want string
-	}{
+	checkRefused(t, matchConfig, NewTimed, []refusal[TimedConfig]{
 		{"keys=0", func(c *TimedConfig) { c.Keys = 0 }, "workload: timed keys 0 not in [1, 1e9]"},
 		{"keys>1e9", func(c *TimedConfig) { c.Keys = 2e9 }, "workload: timed keys 2000000000 not in [1, 1e9]"},
 		{"s<0", func(c *TimedConfig) { c.S = -1 }, "workload: timed exponent s -1 not a finite number >= 0"},
@@ -177,23 +173,7 @@ func TestNewTimedErrors(t *testing.T) {
 			c.Window = 1 << 40
 		},
 			"workload: timed stream expects 4.612e+12 reads, more than 2^40"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg := matchConfig()
-			tt.edit(&cfg)
-			tm, err := NewTimed(cfg)
-			if err == nil {
-				t.Fatalf("got a stream, nil; want error %q", tt.want)
-			}
-			if err.Error() != tt.want {
-				t.Errorf("got error %q, want %q", err, tt.want)
-			}
-			if tm != nil {
-				t.Errorf("got a stream with the error, want nil")
-			}
-		})
-	}
+	})
 }
 
 func TestTimedConfig(t *testing.T) {

@@ -162,13 +162,7 @@ func runResultsOf(t *testing.T, out, scenario string) []metrics.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []metrics.Result
-	for _, r := range rs {
-		if !r.Timing {
-			kept = append(kept, r)
-		}
-	}
-	return kept
+	return metrics.Untimed(rs)
 }
 
 func TestRunIsDeterministicAndNeverOverwrites(t *testing.T) {
