@@ -151,6 +151,9 @@ func (st *Setup) feed(ctx context.Context, r *run, src source) (int64, error) {
 			if !ok {
 				break
 			}
+			if err := ctx.Err(); err != nil { // stop at the next chunk, generated or not
+				return fed, err
+			}
 			delete(pending, next)
 			for lo := 0; lo < len(evs); lo += batch {
 				r.observe(evs[lo:min(lo+batch, len(evs))])
