@@ -8,7 +8,9 @@
 //
 // The writers render a []Result as a markdown table, CSV or JSON in a fixed
 // order, so the same results give the same bytes. Helpers compute the
-// statistics the runner needs: quantiles, top-K recall and precision.
+// statistics the runner needs: quantiles (one type-7 implementation,
+// [QuantileSorted]), a log-bucketed histogram ([Hist]), top-K recall and
+// precision.
 //
 // metrics imports no package of countsim; plots draws from it.
 package metrics

@@ -3,6 +3,8 @@ package metrics
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,6 +97,53 @@ func TestQuantile(t *testing.T) {
 	}
 	if !math.IsNaN(Quantile(nil, 0.5)) {
 		t.Error("Quantile of nothing is not NaN")
+	}
+	for _, q := range []float64{-1, 2, math.NaN()} {
+		want := map[bool]float64{true: 1, false: 5}[q < 0.5]
+		if got := Quantile(xs, q); got != want && !(math.IsNaN(q) && math.IsNaN(got)) {
+			t.Errorf("Quantile(%v): got %v, want %v (NaN for NaN)", q, got, want)
+		}
+	}
+}
+
+// QuantileSorted over implicit zeros agrees bit for bit with Quantile on the
+// explicit multiset.
+func TestQuantileSortedZeros(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := range 500 {
+		zeros := rng.IntN(50)
+		vals := make([]float64, rng.IntN(50))
+		for i := range vals {
+			vals[i] = float64(1+rng.IntN(20)) * (1 + rng.Float64())
+		}
+		q := rng.Float64()
+		switch trial % 10 {
+		case 0:
+			q = 0.99
+		case 1:
+			q = 0.25
+		case 2:
+			q = 1
+		}
+		all := append(make([]float64, zeros), vals...)
+		slices.Sort(vals)
+		want := Quantile(all, q)
+		if got := QuantileSorted(vals, zeros, q); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("zeros %d, vals %v, q %v: got %v, want %v", zeros, vals, q, got, want)
+		}
+	}
+	if got := QuantileSorted(nil, 3, 0.5); got != 0 {
+		t.Errorf("three zeros: got %v, want 0", got)
+	}
+	if got := QuantileSorted([]float64{4}, 1, 0.75); got != 3 {
+		t.Errorf("{0, 4} at 0.75: got %v, want 3", got)
+	}
+}
+
+func TestQuantileSortedAllocs(t *testing.T) {
+	xs := []float64{1, 2, 3}
+	if a := testing.AllocsPerRun(100, func() { _ = QuantileSorted(xs, 2, 0.9) }); a != 0 {
+		t.Errorf("QuantileSorted allocates %v times", a)
 	}
 }
 

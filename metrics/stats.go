@@ -5,21 +5,40 @@ import (
 	"slices"
 )
 
-// Quantile returns the q-quantile (0 ≤ q ≤ 1) of xs by linear interpolation
-// between order statistics (type 7, as R and NumPy default). xs is sorted in
-// place. It returns NaN for an empty slice.
+// Quantile returns the q-quantile (0 ≤ q ≤ 1) of xs as [QuantileSorted]
+// does. xs is sorted in place. It returns NaN for an empty slice.
 func Quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 || math.IsNaN(q) {
+	slices.Sort(xs)
+	return QuantileSorted(xs, 0, q)
+}
+
+// QuantileSorted returns the q-quantile of the n = zeros + len(sorted)
+// values x₀ ≤ … ≤ xₙ₋₁ made of zeros zeros followed by sorted, by linear
+// interpolation between order statistics (type 7, the default of R and
+// NumPy): with h = q·(n−1), it is x⌊h⌋ + (h−⌊h⌋)·(x⌊h⌋₊₁ − x⌊h⌋).
+//
+// zeros must be ≥ 0; sorted must be in increasing order, and ≥ 0 when
+// zeros > 0 (the zeros stand for the cells of a sparse table that are not
+// stored). q is clamped to [0, 1]; a NaN q or no value at all gives NaN. It
+// costs O(1) and allocates nothing.
+func QuantileSorted(sorted []float64, zeros int, q float64) float64 {
+	n := zeros + len(sorted)
+	if n == 0 || math.IsNaN(q) {
 		return math.NaN()
 	}
-	slices.Sort(xs)
-	q = min(max(q, 0), 1)
-	h := q * float64(len(xs)-1)
-	lo := int(math.Floor(h))
-	if lo+1 >= len(xs) {
-		return xs[len(xs)-1]
+	at := func(i int) float64 {
+		if i < zeros {
+			return 0
+		}
+		return sorted[i-zeros]
 	}
-	return xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
+	q = min(max(q, 0), 1)
+	h := q * float64(n-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= n {
+		return at(n - 1)
+	}
+	return at(lo) + (h-float64(lo))*(at(lo+1)-at(lo))
 }
 
 // Recall is the share of the true set that the answer holds: |got ∩ want| / |want|.

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"countsim/metrics"
 )
 
 // maxBins caps the number of histogram bins.
@@ -131,7 +133,7 @@ func binning(sorted []float64, integer bool) (lo, w float64, n int) {
 		return first - d, 2 * d, 1
 	}
 	count := float64(len(sorted))
-	iqr := quantile(sorted, 0.75) - quantile(sorted, 0.25)
+	iqr := metrics.QuantileSorted(sorted, 0, 0.75) - metrics.QuantileSorted(sorted, 0, 0.25)
 	if iqr > 0 {
 		n = int(math.Ceil(span / (2 * iqr / math.Cbrt(count))))
 	} else {
@@ -146,17 +148,6 @@ func binning(sorted []float64, integer bool) (lo, w float64, n int) {
 	lo = first - 0.5
 	n = int(math.Ceil((last + 0.5 - lo) / w))
 	return lo, w, n
-}
-
-// quantile is the q-quantile of sorted data, interpolated between order
-// statistics (type 7, as R and NumPy by default).
-func quantile(sorted []float64, q float64) float64 {
-	h := q * float64(len(sorted)-1)
-	lo := int(h)
-	if lo+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
 
 // curves draws a line with points per series.

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 
+	"countsim/metrics"
 	"countsim/strategies"
 )
 
@@ -80,7 +80,7 @@ type ClusterConfig struct {
 // Accounting memory: 12 B per key and second in which the key had ops
 // (sparse), 8 B per node and second of the stream (dense), 8 B per second
 // of backlog series, about 150 B per key, and a fixed 15 KB delay
-// histogram.
+// histogram ([metrics.Hist]).
 //
 // Do costs O(1) amortised per op; it allocates only when a key or a
 // simulated second appears for the first time (the per-second counters
@@ -112,8 +112,8 @@ type Cluster struct {
 	writes, reads int64
 	reordered     int64
 	lost          int64
-	delay         clusterHist
-	lagN          int64 // Gets answered at once
+	delay         metrics.Hist // queueing delays, ticks
+	lagN          int64        // Gets answered at once
 	lagMax        int64
 	lagSum        float64
 }
@@ -347,7 +347,7 @@ func (c *Cluster) enqueue(k *clusterKey, t, delta int64) {
 		n.free = max(t, n.free) + c.nodeSvc
 		done = max(done, n.free)
 	}
-	c.delay.add(done - t - c.minResp)
+	c.delay.Add(done - t - c.minResp)
 	k.lastDone = done
 	k.sent += delta
 	k.queued++
@@ -532,10 +532,11 @@ type ClusterStats struct {
 	DrainedAt int64
 
 	// Queueing delay of the ops that take service (see the Cluster doc),
-	// ns. The quantiles come from a log-bucketed histogram (32 buckets per
-	// power of two, values below 64 ticks exact): each is the upper bound of
-	// its bucket, at most 1/32 above the exact quantile, and never above
-	// DelayMax. DelayMax and DelayMean are exact.
+	// ns. The quantiles come from a [metrics.Hist] of the delays in ticks
+	// (32 buckets per power of two, values below 64 ticks exact): each is
+	// the upper bound of its bucket, at most 1/32 above the exact
+	// (nearest-rank) quantile, and never above DelayMax. DelayMax and
+	// DelayMean are exact.
 	DelayOps                                int64
 	DelayMax, DelayMean, DelayP50, DelayP99 float64
 
@@ -573,7 +574,7 @@ func (c *Cluster) Stats(end int64) ClusterStats {
 		KeyCapacity: 1e9 * float64(c.ticksPerN) / float64(c.keySvc),
 		Writes:      c.writes,
 		Reads:       c.reads,
-		DelayOps:    c.delay.n,
+		DelayOps:    c.delay.Count(),
 		Lost:        c.lost,
 		Reordered:   c.reordered,
 		GetLagMax:   float64(c.lagMax),
@@ -604,11 +605,11 @@ func (c *Cluster) Stats(end int64) ClusterStats {
 	st.DrainedAt = (lastDone + c.ticksPerN - 1) / c.ticksPerN
 
 	tick := 1 / float64(c.ticksPerN)
-	if c.delay.n > 0 {
-		st.DelayMax = float64(c.delay.max) * tick
-		st.DelayMean = c.delay.sum / float64(c.delay.n) * tick
-		st.DelayP50 = float64(c.delay.quantile(0.5)) * tick
-		st.DelayP99 = float64(c.delay.quantile(0.99)) * tick
+	if c.delay.Count() > 0 {
+		st.DelayMax = float64(c.delay.Max()) * tick
+		st.DelayMean = c.delay.Mean() * tick
+		st.DelayP50 = float64(c.delay.Quantile(0.5)) * tick
+		st.DelayP99 = float64(c.delay.Quantile(0.99)) * tick
 	}
 
 	served := func(s clusterKeySecond) float64 {
@@ -746,87 +747,8 @@ func clusterLoadOf(l ClusterLoad, nonzero []float64, sum float64, cells int) Clu
 	cells = max(cells, len(nonzero))
 	l.Mean = sum / float64(cells)
 	slices.Sort(nonzero)
-	l.P99 = clusterQuantile(nonzero, cells-len(nonzero), 0.99)
+	l.P99 = metrics.QuantileSorted(nonzero, cells-len(nonzero), 0.99)
 	return l
-}
-
-// clusterQuantile is the q-quantile, by linear interpolation between order
-// statistics (type 7, as metrics.Quantile), of zeros zeros followed by the
-// sorted positive values.
-func clusterQuantile(sorted []float64, zeros int, q float64) float64 {
-	n := zeros + len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	at := func(i int) float64 {
-		if i < zeros {
-			return 0
-		}
-		return sorted[i-zeros]
-	}
-	h := q * float64(n-1)
-	lo := int(math.Floor(h))
-	if lo+1 >= n {
-		return at(n - 1)
-	}
-	return at(lo) + (h-float64(lo))*(at(lo+1)-at(lo))
-}
-
-// clusterHist is a log-bucketed histogram of non-negative int64 values:
-// values below 64 have a bucket each; above, 32 buckets per power of two
-// (relative width 1/32), as in HdrHistogram. It allocates nothing.
-type clusterHist struct {
-	n      int64
-	sum    float64
-	max    int64
-	counts [64 + 58*32]int64
-}
-
-func clusterBucket(v int64) int {
-	if v < 64 {
-		return int(v)
-	}
-	e := bits.Len64(uint64(v)) - 6 // v >> e is in [32, 64)
-	return 64 + (e-1)*32 + int(v>>e) - 32
-}
-
-// clusterBucketTop is the largest value of bucket i.
-func clusterBucketTop(i int) int64 {
-	if i < 64 {
-		return int64(i)
-	}
-	e := (i-64)/32 + 1
-	m := int64((i-64)%32 + 32)
-	return (m+1)<<e - 1
-}
-
-func (h *clusterHist) add(v int64) {
-	v = max(v, 0)
-	h.n++
-	h.sum += float64(v)
-	h.max = max(h.max, v)
-	h.counts[clusterBucket(v)]++
-}
-
-// quantile returns the top of the bucket holding the ⌈q·n⌉-th smallest
-// value (nearest rank), capped at the maximum.
-func (h *clusterHist) quantile(q float64) int64 {
-	if h.n == 0 {
-		return 0
-	}
-	x := q * float64(h.n)
-	rank := int64(x)
-	if float64(rank) < x*(1-1e-12) { // ⌈x⌉, not fooled by 0.99·100 = 99.00000000000001
-		rank++
-	}
-	rank = max(rank, 1)
-	var seen int64
-	for i, n := range h.counts {
-		if seen += n; seen >= rank {
-			return min(clusterBucketTop(i), h.max)
-		}
-	}
-	return h.max
 }
 
 // check validates the cluster's invariants: for every key, the pending

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	"countsim/metrics"
 	"countsim/strategies"
 )
 
@@ -486,58 +485,6 @@ func TestClusterReordered(t *testing.T) {
 	st := c.Stats(2e9)
 	if st.Reordered != 1 || vals[2] != 2 || st.KeyWrites.Max != 2 || st.KeyWrites.MaxSecond != 1 {
 		t.Errorf("Reordered %d, read %d, busiest %+v; want 1, 2, 2 writes in second 1", st.Reordered, vals[2], st.KeyWrites)
-	}
-}
-
-func TestClusterHistogram(t *testing.T) {
-	prev := -1
-	for _, v := range []int64{0, 1, 63, 64, 65, 127, 128, 1000, 1 << 40, math.MaxInt64} {
-		b := clusterBucket(v)
-		top := clusterBucketTop(b)
-		if b < prev || (b == prev && v < 64) || top < v || (v >= 64 && float64(top-v) > float64(v)/32) {
-			t.Errorf("value %d: bucket %d (after %d), top %d", v, b, prev, top)
-		}
-		if b > 0 && clusterBucketTop(b-1) >= v {
-			t.Errorf("value %d: bucket %d, but the previous bucket reaches %d", v, b, clusterBucketTop(b-1))
-		}
-		prev = b
-	}
-	if got := clusterBucket(math.MaxInt64); got >= len(clusterHist{}.counts) {
-		t.Fatalf("bucket of MaxInt64 = %d, past the table", got)
-	}
-	// Nearest rank: the ⌈q·n⌉-th smallest; below 64 every value is exact,
-	// above it is the top of its bucket (98 and 99 share one).
-	var h clusterHist
-	for v := range int64(100) {
-		h.add(v)
-		if v == 49 && (h.quantile(0.5) != 24 || h.quantile(0.98) != 48 || h.quantile(1) != 49) {
-			t.Errorf("quantiles of 0..49: p50 %d p98 %d p100 %d, want 24, 48, 49", h.quantile(0.5), h.quantile(0.98), h.quantile(1))
-		}
-	}
-	if h.quantile(0.5) != 49 || h.quantile(0.99) != 99 || h.quantile(1) != 99 || h.max != 99 {
-		t.Errorf("quantiles of 0..99: p50 %d p99 %d p100 %d, want 49, 99, 99", h.quantile(0.5), h.quantile(0.99), h.quantile(1))
-	}
-}
-
-// clusterQuantile agrees with metrics.Quantile on the explicit multiset.
-func TestClusterQuantile(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	for trial := range 200 {
-		zeros := rng.IntN(50)
-		vals := make([]float64, rng.IntN(50))
-		for i := range vals {
-			vals[i] = float64(1 + rng.IntN(20))
-		}
-		q := rng.Float64()
-		if trial%10 == 0 {
-			q = 0.99
-		}
-		all := append(make([]float64, zeros), vals...)
-		slices.Sort(vals)
-		want := metrics.Quantile(all, q)
-		if got := clusterQuantile(vals, zeros, q); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
-			t.Fatalf("zeros %d, vals %v, q %v: got %v, want %v", zeros, vals, q, got, want)
-		}
 	}
 }
 
