@@ -1,0 +1,287 @@
+// The statistics of the simulated cluster: what Cluster.Stats reports over
+// a stream (load per key and node per simulated second, utilisation against
+// capacity, backlog and its growth, queueing delay, what readers missed),
+// worked out from the counters the simulation in cluster.go keeps.
+
+package sim
+
+import (
+	"slices"
+
+	"countsim/metrics"
+)
+
+// ClusterLoad summarises a count of ops per unit (key or node) and
+// simulated second, over every unit and every second of the stream; unit
+// seconds without ops count as 0.
+type ClusterLoad struct {
+	Max       float64 // the busiest unit-second
+	MaxUnit   uint64  // its key, or its node
+	MaxSecond int     // and its second (from 0); on ties the earliest, then the first unit
+	Mean      float64 // total ops / (units × seconds)
+	P99       float64 // the 0.99 quantile over units × seconds (type 7, as metrics.Quantile)
+}
+
+// ClusterStats is what a cluster measured over a stream.
+type ClusterStats struct {
+	Keys     int     // keys that received at least one op
+	Nodes    int     // nodes of the cluster
+	Seconds  int     // simulated seconds: ⌈end / 1 s⌉
+	Duration float64 // end, in seconds
+
+	KeyCapacity  float64 // ops/s a key serves as simulated (the configured one unless rounded)
+	NodeCapacity float64 // ops/s a node serves as simulated; 0: no limit
+
+	Writes    int64   // IncrBy ops
+	Reads     int64   // Get ops
+	ReadsPerS float64 // Reads / Duration: read ops a second, mean over the stream
+
+	KeyWrites  ClusterLoad // IncrBy ops per key-second (MaxUnit: the key)
+	KeyReads   ClusterLoad // Get ops per key-second
+	NodeWrites ClusterLoad // IncrBy ops per node-second (MaxUnit: the node)
+	NodeReads  ClusterLoad // Get ops per node-second
+	NodeOps    ClusterLoad // all ops per node-second
+
+	// Utilisation is the served ops (writes, plus reads with GetsQueue) per
+	// key-second over KeyCapacity: the max over key-seconds and the mean
+	// over all keys × seconds. Above 1, the key queues.
+	UtilMax, UtilMean float64
+	// NodeUtilMax and NodeUtilMean are the same per node-second against
+	// NodeCapacity (all ops of the node that take service); 0 without a
+	// node limit.
+	NodeUtilMax, NodeUtilMean float64
+
+	// Backlog[i] is the number of ops queued (arrived, not completed) summed
+	// over keys at the end of second i: at min((i+1) s, end). Ops arriving
+	// exactly at a second's end belong to the next second. The op in
+	// service counts, so a key under its capacity can show 1.
+	Backlog    []float64
+	BacklogMax float64 // the largest of Backlog
+	BacklogEnd float64 // Backlog at end (the last entry)
+	// BacklogGrowthPerS is the least-squares slope of Backlog against the
+	// times it was taken (ops/s): 190,000 for one key fed 200,000/s against
+	// 10,000/s. With one point it is BacklogEnd / Duration.
+	BacklogGrowthPerS float64
+	// DrainedAt is when every op sent (and not dropped by a node loss) is
+	// served, ns, rounded up: the time the Final values are reached.
+	DrainedAt int64
+
+	// Queueing delay of the ops that take service (see the Cluster doc),
+	// ns. The quantiles come from a [metrics.Hist] of the delays in ticks
+	// (32 buckets per power of two, values below 64 ticks exact): each is
+	// the upper bound of its bucket, at most 1/32 above the exact
+	// (nearest-rank) quantile, and never above DelayMax. DelayMax and
+	// DelayMean are exact.
+	DelayOps                                int64
+	DelayMax, DelayMean, DelayP50, DelayP99 float64
+
+	// GetLag is, for the Gets answered at once, how many counts had been
+	// sent to the key but were still queued: what a reader misses.
+	GetLagMax, GetLagMean float64
+
+	// The busiest key (most writes; ties: most reads, then the first seen)
+	// and its ops in each second, for a plot.
+	BusiestKey    uint64
+	BusiestWrites []float64
+	BusiestReads  []float64
+
+	Lost      int64 // counts lost by LoseNode, summed over calls
+	Reordered int64 // ops whose At went backwards, taken at the latest time seen
+}
+
+// Stats summarises the stream, which ended at end (ns; the stream's
+// duration). An end at or before the latest op is raised to just after it,
+// and an end before a node loss to the loss.
+// Stats records the backlog of the seconds up to end, so later ops must not
+// be earlier than end; calling it again with the same end gives the same
+// result.
+func (c *Cluster) Stats(end int64) ClusterStats {
+	if c.started && end <= c.lastAt {
+		end = c.lastAt + 1
+	}
+	end = max(end, c.clock)
+	seconds := int((end + clusterSecond - 1) / clusterSecond)
+	st := ClusterStats{
+		Keys:        len(c.keys),
+		Nodes:       c.cfg.Nodes,
+		Seconds:     seconds,
+		Duration:    float64(end) / 1e9,
+		KeyCapacity: 1e9 * float64(c.ticksPerN) / float64(c.keySvc),
+		Writes:      c.writes,
+		Reads:       c.reads,
+		DelayOps:    c.delay.Count(),
+		Lost:        c.lost,
+		Reordered:   c.reordered,
+		GetLagMax:   float64(c.lagMax),
+	}
+	if c.nodeSvc > 0 {
+		st.NodeCapacity = 1e9 * float64(c.ticksPerN) / float64(c.nodeSvc)
+	}
+	if st.Duration > 0 {
+		st.ReadsPerS = float64(c.reads) / st.Duration
+	}
+	if c.lagN > 0 {
+		st.GetLagMean = c.lagSum / float64(c.lagN)
+	}
+
+	// Backlog: the seconds before the last are recorded for good; the last
+	// one, at end, is computed without being recorded.
+	if seconds > 0 {
+		c.cross((int64(seconds) - 1) * clusterSecond)
+		st.Backlog = append(slices.Clip(c.backlog[:seconds-1]), float64(c.queuedAt(end)))
+		st.BacklogEnd = st.Backlog[len(st.Backlog)-1]
+		st.BacklogMax = slices.Max(st.Backlog)
+		st.BacklogGrowthPerS = clusterSlope(st.Backlog, end)
+	}
+	var lastDone int64
+	for i := range c.keys {
+		lastDone = max(lastDone, c.keys[i].lastDone)
+	}
+	st.DrainedAt = (lastDone + c.ticksPerN - 1) / c.ticksPerN
+
+	tick := 1 / float64(c.ticksPerN)
+	if c.delay.Count() > 0 {
+		st.DelayMax = float64(c.delay.Max()) * tick
+		st.DelayMean = c.delay.Mean() * tick
+		st.DelayP50 = float64(c.delay.Quantile(0.5)) * tick
+		st.DelayP99 = float64(c.delay.Quantile(0.99)) * tick
+	}
+
+	served := func(s clusterKeySecond) float64 {
+		if c.cfg.GetsQueue {
+			return float64(s.writes) + float64(s.reads)
+		}
+		return float64(s.writes)
+	}
+	st.KeyWrites = c.keyLoad(seconds, func(s clusterKeySecond) float64 { return float64(s.writes) })
+	st.KeyReads = c.keyLoad(seconds, func(s clusterKeySecond) float64 { return float64(s.reads) })
+	util := c.keyLoad(seconds, served)
+	st.UtilMax = util.Max / st.KeyCapacity
+	st.UtilMean = util.Mean / st.KeyCapacity
+
+	st.NodeWrites = c.nodeLoad(seconds, func(n clusterCount) float64 { return float64(n.writes) })
+	st.NodeReads = c.nodeLoad(seconds, func(n clusterCount) float64 { return float64(n.reads) })
+	st.NodeOps = c.nodeLoad(seconds, func(n clusterCount) float64 { return float64(n.writes) + float64(n.reads) })
+	if c.nodeSvc > 0 {
+		nodeServed := st.NodeWrites
+		if c.cfg.GetsQueue {
+			nodeServed = st.NodeOps
+		}
+		st.NodeUtilMax = nodeServed.Max / st.NodeCapacity
+		st.NodeUtilMean = nodeServed.Mean / st.NodeCapacity
+	}
+
+	if len(c.keys) > 0 {
+		b := 0
+		for i := 1; i < len(c.keys); i++ {
+			k, kb := &c.keys[i], &c.keys[b]
+			if k.writes > kb.writes || (k.writes == kb.writes && k.reads > kb.reads) {
+				b = i
+			}
+		}
+		k := &c.keys[b]
+		st.BusiestKey = k.key
+		st.BusiestWrites = make([]float64, seconds)
+		st.BusiestReads = make([]float64, seconds)
+		for _, s := range k.secs {
+			if int(s.sec) < seconds {
+				st.BusiestWrites[s.sec] = float64(s.writes)
+				st.BusiestReads[s.sec] = float64(s.reads)
+			}
+		}
+	}
+	return st
+}
+
+// clusterSlope is the least-squares slope of the backlog series against the
+// times it was taken (the end of each second, the last at end), per second.
+func clusterSlope(backlog []float64, end int64) float64 {
+	n := len(backlog)
+	at := func(i int) float64 {
+		if i == n-1 {
+			return float64(end) / 1e9
+		}
+		return float64(i + 1)
+	}
+	if n == 1 {
+		if x := at(0); x > 0 {
+			return backlog[0] / x
+		}
+		return 0
+	}
+	var mx, my float64
+	for i, y := range backlog {
+		mx += at(i)
+		my += y
+	}
+	mx /= float64(n)
+	my /= float64(n)
+	var sxy, sxx float64
+	for i, y := range backlog {
+		dx := at(i) - mx
+		sxy += dx * (y - my)
+		sxx += dx * dx
+	}
+	if sxx == 0 {
+		return 0
+	}
+	return sxy / sxx
+}
+
+// keyLoad summarises f of every key-second over keys × seconds.
+func (c *Cluster) keyLoad(seconds int, f func(clusterKeySecond) float64) ClusterLoad {
+	var vals []float64
+	var l ClusterLoad
+	var sum float64
+	first := true
+	for i := range c.keys {
+		k := &c.keys[i]
+		for _, s := range k.secs {
+			v := f(s)
+			if v == 0 {
+				continue
+			}
+			vals = append(vals, v)
+			sum += v
+			if first || v > l.Max || (v == l.Max && int(s.sec) < l.MaxSecond) {
+				l.Max, l.MaxUnit, l.MaxSecond, first = v, k.key, int(s.sec), false
+			}
+		}
+	}
+	return clusterLoadOf(l, vals, sum, len(c.keys)*seconds)
+}
+
+// nodeLoad summarises f of every node-second over nodes × seconds.
+func (c *Cluster) nodeLoad(seconds int, f func(clusterCount) float64) ClusterLoad {
+	var vals []float64
+	var l ClusterLoad
+	var sum float64
+	first := true
+	for sec := range min(seconds, len(c.nodeSec)/c.cfg.Nodes) {
+		for node := range c.cfg.Nodes {
+			v := f(c.nodeSec[sec*c.cfg.Nodes+node])
+			if v == 0 {
+				continue
+			}
+			vals = append(vals, v)
+			sum += v
+			if first || v > l.Max {
+				l.Max, l.MaxUnit, l.MaxSecond, first = v, uint64(node), sec, false
+			}
+		}
+	}
+	return clusterLoadOf(l, vals, sum, c.cfg.Nodes*seconds)
+}
+
+// clusterLoadOf fills the mean and p99 of l from the nonzero values and
+// their sum, over cells unit-seconds in all (the others are 0).
+func clusterLoadOf(l ClusterLoad, nonzero []float64, sum float64, cells int) ClusterLoad {
+	if cells <= 0 {
+		return l
+	}
+	cells = max(cells, len(nonzero))
+	l.Mean = sum / float64(cells)
+	slices.Sort(nonzero)
+	l.P99 = metrics.QuantileSorted(nonzero, cells-len(nonzero), 0.99)
+	return l
+}
