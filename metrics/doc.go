@@ -7,7 +7,8 @@
 // with reference marks such as a bound.
 //
 // The writers render a []Result as a markdown table, CSV or JSON in a fixed
-// order, so the same results give the same bytes. Helpers compute the
+// order, so the same results give the same bytes; [WriteFile] puts any
+// file in place atomically, never over an existing one. Helpers compute the
 // statistics the runner needs: quantiles (one type-7 implementation,
 // [QuantileSorted]), a log-bucketed histogram ([Hist]), top-K recall and
 // precision.

@@ -93,8 +93,8 @@ func fileStem(scenario, name string) string {
 // target that already exists (the error wraps fs.ErrExist). A group that
 // cannot be charted (no drawable data, mixed kinds…) is skipped: Draw writes
 // the others and returns them with the joined errors of the skipped ones.
-// Each file is written to a temporary file in dir and linked into place, so
-// a reader never sees half a file and an existing file is never replaced.
+// Each file is written with [metrics.WriteFile]: a reader never sees half a
+// file, and an existing file is never replaced.
 //
 // Charts are 8 × 5 inches (the PNG 768 × 480 pixels). Draw puts the legend
 // outside the data, right of it or, when an entry is long, under it; the
@@ -140,8 +140,9 @@ func Draw(dir string, series []metrics.Series) ([]File, error) {
 		f := File{Scenario: g.scenario, Name: stem, Title: p.Title.Text}
 		for _, ext := range formats {
 			path := filepath.Join(dir, stem+"."+ext)
-			if err := save(p, ext, path); err != nil {
-				errs = append(errs, err)
+			err := metrics.WriteFile(path, func(w io.Writer) error { return render(p, ext, w) })
+			if err != nil {
+				errs = append(errs, fmt.Errorf("plots: %w", err))
 				continue
 			}
 			f.Paths = append(f.Paths, path)
@@ -151,38 +152,6 @@ func Draw(dir string, series []metrics.Series) ([]File, error) {
 		}
 	}
 	return files, errors.Join(errs...)
-}
-
-// save renders p in format ("svg", "png") to a temporary file beside path,
-// then links it to path, which must not exist.
-func save(p *plot.Plot, format, path string) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-		}
-		os.Remove(tmp.Name())
-	}()
-	if err := render(p, format, tmp); err != nil {
-		return fmt.Errorf("plots: %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	return place(tmp.Name(), path)
 }
 
 // render draws p into w. gonum/plot reports some bad data by panicking; Chart
@@ -275,26 +244,6 @@ func layout(p *plot.Plot, dc draw.Canvas) {
 	strip := size + margin
 	q.Draw(draw.Crop(dc, 0, 0, strip, 0))
 	leg.Draw(draw.Crop(dc, margin, -margin, margin/2, -(full.Y - strip)))
-}
-
-// place moves the finished file tmp to path without replacing an existing
-// path: a hard link fails atomically if path exists. Where the file system
-// has no hard links, it checks and renames.
-func place(tmp, path string) error {
-	err := os.Link(tmp, path)
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("plots: %s: %w", path, fs.ErrExist)
-	}
-	if _, serr := os.Lstat(path); serr == nil {
-		return fmt.Errorf("plots: %s: %w", path, fs.ErrExist)
-	}
-	if rerr := os.Rename(tmp, path); rerr != nil {
-		return fmt.Errorf("plots: %w", errors.Join(err, rerr))
-	}
-	return nil
 }
 
 // title is the chart title: the first Title of the group, else "scenario: name".

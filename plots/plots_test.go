@@ -122,19 +122,6 @@ func TestDrawRefusesToOverwrite(t *testing.T) {
 	}
 }
 
-func TestPlaceNeverReplaces(t *testing.T) {
-	dir := t.TempDir()
-	tmp, target := filepath.Join(dir, "tmp"), filepath.Join(dir, "target")
-	os.WriteFile(tmp, []byte("new"), 0o644)
-	os.WriteFile(target, []byte("old"), 0o644)
-	if err := place(tmp, target); !errors.Is(err, fs.ErrExist) {
-		t.Fatalf("place over a file: err = %v, want fs.ErrExist", err)
-	}
-	if b, _ := os.ReadFile(target); string(b) != "old" {
-		t.Errorf("target holds %q, want old", b)
-	}
-}
-
 func TestDrawDeterministic(t *testing.T) {
 	rs := report()
 	shuffled := []metrics.Series{rs[2], rs[0], rs[1], rs[3]} // same order within each chart

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -132,43 +133,39 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 			fmt.Fprintf(env.stderr, "countsim: some charts were not drawn: %v\n", err)
 		}
 	}
-	var buf bytes.Buffer
 	if len(tables) > 0 {
 		if err := os.Mkdir(filepath.Join(dir, "tables"), 0o755); err != nil {
 			return err
 		}
 		for _, t := range tables {
-			buf.Reset()
-			if err := metrics.WriteTableCSV(&buf, t); err != nil {
-				return err
-			}
-			if err := writeFile(filepath.Join(dir, "tables", t.Scenario+"-"+t.Name+".csv"), buf.Bytes()); err != nil {
+			path := filepath.Join(dir, "tables", t.Scenario+"-"+t.Name+".csv")
+			if err := metrics.WriteFile(path, func(w io.Writer) error { return metrics.WriteTableCSV(w, t) }); err != nil {
 				return err
 			}
 		}
-		buf.Reset()
 	}
-	if err := metrics.WriteCSV(&buf, results); err != nil {
+	if err := metrics.WriteFile(filepath.Join(dir, "results.csv"), func(w io.Writer) error { return metrics.WriteCSV(w, results) }); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
-		return err
-	}
-	buf.Reset()
-	if err := metrics.WriteJSON(&buf, results); err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(dir, "results.json"), buf.Bytes()); err != nil {
+	if err := metrics.WriteFile(filepath.Join(dir, "results.json"), func(w io.Writer) error { return metrics.WriteJSON(w, results) }); err != nil {
 		return err
 	}
 	man, err := json.MarshalIndent(manifest(setups, started, partial), "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, "manifest.json"), append(man, '\n')); err != nil {
+	if err := metrics.WriteFile(filepath.Join(dir, "manifest.json"), writeBytes(append(man, '\n'))); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "report.md"), reportMarkdown(dir, setups, results, files, tables, partial))
+	return metrics.WriteFile(filepath.Join(dir, "report.md"), writeBytes(reportMarkdown(dir, setups, results, files, tables, partial)))
+}
+
+// writeBytes is a callback for metrics.WriteFile that writes b.
+func writeBytes(b []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	}
 }
 
 // reportMarkdown is report.md: per scenario its assumptions, the table of
@@ -298,27 +295,4 @@ func hostname() string {
 		return ""
 	}
 	return h
-}
-
-// writeFile writes data to a temporary file beside path and renames it into
-// place, refusing to replace a file that exists.
-func writeFile(path string, data []byte) error {
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s exists: not overwriting it", path)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }
