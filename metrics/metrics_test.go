@@ -11,9 +11,10 @@ import (
 
 func sample() []Result {
 	return []Result{
-		{Scenario: "search", Strategy: "count-min", Metric: "bytes", Value: 543660, Unit: "B", Plan: PlanOf(543660), Scale: Sim},
-		{Scenario: "search", Strategy: "count-min", Metric: "ns_per_event", Value: 31.25, Unit: "ns", Scale: Sim, Timing: true, Note: "a|b"},
-		{Scenario: "search", Strategy: "count-min", Metric: "overestimate_bound", Value: 200000, Unit: "searches", Plan: PlanOf(200000), Scale: Full},
+		{Scenario: "search", Strategy: "count-min", Metric: "bytes", Value: Measured(543660), Unit: "B", Plan: PlanOf(543660), Scale: Sim},
+		{Scenario: "search", Strategy: "count-min", Metric: "ns_per_event", Value: Measured(31.25), Unit: "ns", Scale: Sim, Timing: true, Note: "a|b"},
+		{Scenario: "search", Strategy: "count-min", Metric: "overestimate_bound", Unit: "searches", Plan: PlanOf(200000), Scale: Full},
+		{Scenario: "search", Strategy: "hll", Metric: "standard_error", Unit: "%", Plan: PlanOf(0.8125), Scale: Sim, Note: "plan only"},
 	}
 }
 
@@ -32,9 +33,23 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	for i := range want {
 		g, w := got[i], want[i]
-		if g.Metric != w.Metric || g.Value != w.Value || g.Timing != w.Timing || (g.Plan == nil) != (w.Plan == nil) {
+		if g.Metric != w.Metric || (g.Value == nil) != (w.Value == nil) || g.Value != nil && *g.Value != *w.Value || g.Timing != w.Timing || (g.Plan == nil) != (w.Plan == nil) {
 			t.Errorf("row %d: got %+v, want %+v", i, g, w)
 		}
+	}
+}
+
+func TestJSONValueNull(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, sample()[3:]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"value": null`) || !strings.Contains(buf.String(), `"plan": 0.8125`) {
+		t.Errorf("a plan-only row not written with a null value:\n%s", buf.String())
+	}
+	rs, err := ReadJSON(&buf)
+	if err != nil || len(rs) != 1 || rs[0].Measured() || rs[0].Number() != 0.8125 {
+		t.Errorf("read back %+v, %v: want the plan-only row, unmeasured", rs, err)
 	}
 }
 
@@ -56,7 +71,8 @@ func TestCSV(t *testing.T) {
 	want := "scenario,strategy,metric,value,unit,plan,scale,timing,note\n" +
 		"search,count-min,bytes,543660,B,543660,sim,false,\n" +
 		"search,count-min,ns_per_event,31.25,ns,,sim,true,a|b\n" +
-		"search,count-min,overestimate_bound,200000,searches,200000,full,false,\n"
+		"search,count-min,overestimate_bound,,searches,200000,full,false,\n" +
+		"search,hll,standard_error,,%,0.8125,sim,false,plan only\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -67,7 +83,7 @@ func TestMarkdown(t *testing.T) {
 	if err := WriteMarkdown(&buf, sample()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| count-min | bytes | 543,660 | 543,660 | B |", "ns_per_event ⏱", `a\|b`, "| overestimate_bound (full scale) |  | 200,000 |"} {
+	for _, want := range []string{"| count-min | bytes | 543,660 | 543,660 | B |", "ns_per_event ⏱", `a\|b`, "| overestimate_bound (full scale) |  | 200,000 |", "| hll | standard_error |  | 0.8125 | % | plan only |"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, buf.String())
 		}
@@ -180,7 +196,7 @@ func TestTableWriters(t *testing.T) {
 
 func TestSelect(t *testing.T) {
 	rs := sample()
-	if got := Select(rs, "count-min", "bytes", Sim); len(got) != 1 || got[0].Value != 543660 {
+	if got := Select(rs, "count-min", "bytes", Sim); len(got) != 1 || *got[0].Value != 543660 {
 		t.Errorf("got %+v, want the one bytes row", got)
 	}
 	if got := Select(rs, "count-min", "overestimate_bound", Sim); len(got) != 0 {
@@ -190,7 +206,7 @@ func TestSelect(t *testing.T) {
 
 func TestJSONRefusesNonFinite(t *testing.T) {
 	var buf bytes.Buffer
-	rs := []Result{{Scenario: "s", Strategy: "d", Metric: "m", Value: math.NaN()}}
+	rs := []Result{{Scenario: "s", Strategy: "d", Metric: "m", Value: Measured(math.NaN())}}
 	if err := WriteJSON(&buf, rs); err == nil || !strings.Contains(err.Error(), "s d m") || buf.Len() != 0 {
 		t.Errorf("got %v and %d bytes, want an error naming the row and nothing written", err, buf.Len())
 	}
@@ -198,7 +214,7 @@ func TestJSONRefusesNonFinite(t *testing.T) {
 
 func TestUntimed(t *testing.T) {
 	got := Untimed(sample())
-	if len(got) != 2 || got[0].Metric != "bytes" || got[1].Metric != "overestimate_bound" {
-		t.Errorf("got %+v, want the two rows not read off the clock", got)
+	if len(got) != 3 || got[0].Metric != "bytes" || got[1].Metric != "overestimate_bound" || got[2].Metric != "standard_error" {
+		t.Errorf("got %+v, want the three rows not read off the clock", got)
 	}
 }

@@ -1,11 +1,16 @@
 package metrics
 
-// Result is one measured (or planned) number.
+import "math"
+
+// Result is one measured or planned number. A row measured has a Value,
+// with its Plan beside it where a closed form promises one; a row only
+// planned (a figure at full scale, or one the run could not measure) has
+// no Value: a plan is never passed off as a measurement.
 type Result struct {
 	Scenario string   `json:"scenario"`
 	Strategy string   `json:"strategy"`
 	Metric   string   `json:"metric"`
-	Value    float64  `json:"value"`
+	Value    *float64 `json:"value"` // what was measured; nil for a plan-only row
 	Unit     string   `json:"unit"`
 	Plan     *float64 `json:"plan"`   // the closed-form value; nil where none
 	Scale    Scale    `json:"scale"`  // "sim": the simulated stream; "full": the scenario's real-world size (plan only)
@@ -25,6 +30,24 @@ const (
 
 // PlanOf returns a pointer to v, for Result.Plan.
 func PlanOf(v float64) *float64 { return &v }
+
+// Measured returns a pointer to v, for Result.Value.
+func Measured(v float64) *float64 { return &v }
+
+// Measured reports whether the row holds a measurement.
+func (r Result) Measured() bool { return r.Value != nil }
+
+// Number is the row's value, measured or else planned, for plots and
+// comparisons that take either; NaN for a row with neither.
+func (r Result) Number() float64 {
+	switch {
+	case r.Value != nil:
+		return *r.Value
+	case r.Plan != nil:
+		return *r.Plan
+	}
+	return math.NaN()
+}
 
 // SeriesKind says how a Series is drawn.
 type SeriesKind string

@@ -18,8 +18,8 @@ func WriteJSON(w io.Writer, results []Result) error {
 		results = []Result{}
 	}
 	for _, r := range results {
-		if bad := math.IsNaN(r.Value) || math.IsInf(r.Value, 0) || r.Plan != nil && (math.IsNaN(*r.Plan) || math.IsInf(*r.Plan, 0)); bad {
-			return fmt.Errorf("metrics: %s %s %s: value %v (plan %v) is not a finite number", r.Scenario, r.Strategy, r.Metric, r.Value, r.Plan)
+		if !finite(r.Value) || !finite(r.Plan) {
+			return fmt.Errorf("metrics: %s %s %s: value %s (plan %s) is not a finite number", r.Scenario, r.Strategy, r.Metric, cellOf(r.Value), cellOf(r.Plan))
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -47,12 +47,8 @@ func WriteCSV(w io.Writer, results []Result) error {
 		return err
 	}
 	for _, r := range results {
-		plan := ""
-		if r.Plan != nil {
-			plan = strconv.FormatFloat(*r.Plan, 'g', -1, 64)
-		}
-		row := []string{r.Scenario, r.Strategy, r.Metric, strconv.FormatFloat(r.Value, 'g', -1, 64),
-			r.Unit, plan, string(r.Scale), strconv.FormatBool(r.Timing), r.Note}
+		row := []string{r.Scenario, r.Strategy, r.Metric, cellOf(r.Value),
+			r.Unit, cellOf(r.Plan), string(r.Scale), strconv.FormatBool(r.Timing), r.Note}
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -63,7 +59,8 @@ func WriteCSV(w io.Writer, results []Result) error {
 
 // WriteMarkdown writes one table per scenario: strategy, metric, measured
 // value, plan and note. Figures read off the wall clock are marked with ⏱;
-// full-scale rows (plan only) are marked "(full scale)" and show no measure.
+// full-scale rows are marked "(full scale)"; a row not measured has an
+// empty measured cell.
 func WriteMarkdown(w io.Writer, results []Result) error {
 	var b strings.Builder
 	scenario := "\x00"
@@ -76,17 +73,19 @@ func WriteMarkdown(w io.Writer, results []Result) error {
 			fmt.Fprintf(&b, "| %s: design | metric | measured | plan | unit | note |\n", r.Scenario)
 			b.WriteString("|---|---|---:|---:|---|---|\n")
 		}
-		plan := ""
+		plan, value := "", ""
 		if r.Plan != nil {
 			plan = Format(*r.Plan)
 		}
-		metric, value := r.Metric, Format(r.Value)
+		if r.Value != nil {
+			value = Format(*r.Value)
+		}
+		metric := r.Metric
 		if r.Timing {
 			metric += " ⏱"
 		}
 		if r.Scale == Full {
 			metric += " (full scale)"
-			value = ""
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", cell(r.Strategy), cell(metric),
 			value, plan, cell(r.Unit), cell(r.Note))
@@ -96,6 +95,18 @@ func WriteMarkdown(w io.Writer, results []Result) error {
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// finite reports whether an optional number is absent or finite.
+func finite(x *float64) bool { return x == nil || !math.IsNaN(*x) && !math.IsInf(*x, 0) }
+
+// cellOf writes an optional number in full precision ('g', shortest
+// representation), or "" when absent.
+func cellOf(x *float64) string {
+	if x == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*x, 'g', -1, 64)
+}
 
 // Format renders a number for people: integers with thousands separators,
 // other values with four significant digits (1,234.5; 0.01234; 1.2e-07).

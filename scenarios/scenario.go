@@ -2,223 +2,126 @@ package scenarios
 
 import (
 	"fmt"
-	"math"
+	"strings"
 )
 
-// Scenario is one loaded, validated scenario file. Positions (Pos) point
-// into the file so that later checks (a design's parameters) can name the
-// line too.
+// The types below are the scenario format. Each decoded field carries its
+// schema in its tags, read once by schema.go and used by the decoder, by
+// its error messages and by [Reference], the documentation of every key:
+//
+//	key:"…"       the YAML key; a field without one is not read from the file
+//	doc:"…"       one line of meaning
+//	type:"…"      a form beyond the Go type's: name, line, label, text,
+//	              duration (an int64 of ns), whole (a float64 holding a whole number)
+//	range:"…"     what is allowed: lo..hi (integers, whole numbers, entries of
+//	              a list), >0, >=0, (lo,hi], [lo,hi), lo..hi for a number
+//	oneof:"a,b"   the strings allowed
+//	default:"…"   the value when the key is absent, written as in the file
+//	required:"true"
+//	entry:"…"     the noun of one entry of a list, for messages
+//
+// A field of type Pos receives the position of its mapping's key (a
+// section) or of its entry (a list's). Cross-field rules are methods named
+// check (rules.go and the kinds' files).
+
+// Scenario is one loaded, validated scenario file, or one step of a file
+// told in steps. Positions point into the file so that later checks (a
+// design's parameters) can name the line too.
 type Scenario struct {
 	File        string // the path given, or "builtin:NAME.yaml"
-	Name        string // `name`: lower-case letters, digits and '-'
-	Title       string // `title`: one line for reports
-	Description string // `description`: free text
-	Seed        uint64 // `seed`: the run's seed (default 1)
+	Name        string // `name`
+	Title       string // `title`
+	Description string // `description`: the file's, or the step's in a step
+	Seed        uint64 // `seed`
 
-	Assumptions Assumptions // full-scale figures for the plan
-	Workload    Workload    // the simulated stream
-	Questions   Questions   // what is asked of every design
-	Cluster     Cluster     // the simulated store cluster, for designs on servers
-	Faults      []Fault     // `faults`: injected at simulated times, in time order
-	Strategies  []Strategy  // the designs to compare, in file order
+	// Assumptions are the real-world figures. The linked ones (figures.go)
+	// not stated here are taken from what the scenario simulates.
+	Assumptions Assumptions
+	// Run is what the scenario simulates: one kind of run, picked by the
+	// loader from the keys given (workload.events, workload.phases,
+	// workload.audience or profile). nil in a file told in steps, where
+	// each step has its own.
+	Run        Run
+	Questions  Questions  // what is asked of every design
+	Cluster    *Cluster   // the simulated store cluster; nil without `cluster:`
+	Faults     []Fault    // injected at simulated times, in time order
+	Strategies []Strategy // the designs to compare, in file order
 
-	// Profile, when `profile:` is given instead of a workload, runs every
-	// design over seeded trials at cardinalities on a log grid (distinct
-	// counters: the accuracy profile). A scenario gives exactly one of
-	// workload and profile; with a profile, Workload is zero and questions,
-	// cluster and faults are not allowed. nil without a profile.
-	Profile *Profile
+	// Figures are the linked figures of the scenario: each real-world
+	// figure that a simulation also states, as assumed and as simulated.
+	Figures []Figure
 
-	// Steps holds the steps of a scenario told in steps (`steps:`). Each
-	// step is a Scenario of its own sharing File, Name, Title, Seed and
-	// Assumptions with its parent, with Step set and its own Description,
-	// Workload or Profile, Questions, Cluster, Faults and Strategies. The
-	// parent then has none of those; strategy names are unique across all
-	// steps (they name the rows of one report).
-	Steps []*Scenario
-	Step  string // `steps[i].name` (same rule as names); "" outside steps
-	// StepTitle is `steps[i].title`: one line, optional.
-	StepTitle string
-	StepPos   Pos // the step entry's position
+	// Steps holds the steps of a scenario told in steps (`steps:`), each a
+	// Scenario of its own sharing File, Name, Title, Seed and Assumptions
+	// with its parent, with Step set and its own Description, Run,
+	// Questions, Cluster, Faults and Strategies. The parent has none of
+	// those; strategy names are unique across all steps.
+	Steps     []*Scenario
+	Step      string // `steps[i].name`; "" outside steps
+	StepTitle string // `steps[i].title`
+	StepPos   Pos    // the step entry's position
+
+	// keys holds the position of every key the file gives, by its path
+	// from the top ("assumptions.key_capacity", "steps[0].cluster.nodes");
+	// shared by a file and its steps. stepPath is "steps[i]" in a step.
+	keys     map[string]Pos
+	stepPath string
 }
 
-// Assumptions are the real-world figures (`assumptions:`). Zero = not given.
+// Assumptions are the real-world figures (`assumptions:`) the plan works
+// from at full scale. Zero = not given.
 type Assumptions struct {
-	Events       float64 `yaml:"events"`        // events over the period, > 0
-	Keys         float64 `yaml:"keys"`          // distinct keys, > 0
-	EntryBytes   float64 `yaml:"entry_bytes"`   // bytes of one sorted-set entry, > 0
-	ServerBytes  float64 `yaml:"server_bytes"`  // memory of one server in bytes, > 0
-	DataFraction float64 `yaml:"data_fraction"` // share of server memory for data, in (0,1]
-	CounterBytes float64 `yaml:"counter_bytes"` // bytes of one sketch counter, > 0
-	KthCount     float64 `yaml:"kth_count"`     // count of the K-th heaviest key, > 0
+	Events       float64 `key:"events" range:">0" doc:"events over the period at full scale (searches in a day)"`
+	Keys         float64 `key:"keys" range:">0" defaultdoc:"an audience's largest day of viewers" doc:"distinct keys at full scale (phrases; viewers of a day for distinct counting)"`
+	EntryBytes   float64 `key:"entry_bytes" range:">0" doc:"bytes of one sorted-set entry"`
+	ServerBytes  float64 `key:"server_bytes" range:">0" doc:"memory of one server, bytes"`
+	DataFraction float64 `key:"data_fraction" range:"(0,1]" doc:"share of a server's memory given to data"`
+	CounterBytes float64 `key:"counter_bytes" range:">0" doc:"bytes of one sketch counter"`
+	KthCount     float64 `key:"kth_count" range:">0" doc:"count of the K-th heaviest key at full scale"`
 
-	PeakRate    float64 `yaml:"peak_rate"`    // writes a second at the peak, > 0
-	ReadRate    float64 `yaml:"read_rate"`    // reads a second of the counter, > 0
-	KeyCapacity float64 `yaml:"key_capacity"` // operations a second one key takes, > 0
-	Headroom    float64 `yaml:"headroom"`     // share of key_capacity to plan for, in (0,1]
-	AppServers  float64 `yaml:"app_servers"`  // app servers in front of the store, whole number ≥ 1
-}
-
-// Workload is the simulated stream (`workload:`). With an audience only
-// Batch, Pos and Audience are set; every other field is zero.
-type Workload struct {
-	Events int64 // `events`: number of events, 1..1e10
-	// Keys is `keys`: distinct keys n, 1..1e9, required. It stays 0 with
-	// an audience, which counts one key (the video) and takes no `keys`.
-	Keys         uint64
-	Distribution string  // `distribution`: "zipf" (default) or "uniform"
-	S            float64 // `s`: Zipf exponent, >= 0 (default 1)
-	Scramble     bool    // `scramble`: map ranks to keys bijectively (default true)
-	Rate         float64 // `rate`: events per simulated second, > 0 (default 1e6); 0 in a timed stream
-	Batch        int     // `batch`: events per batch, 1..1<<20 (default 4096)
-	Pos          Pos     // the `workload` key
-
-	// A timed stream gives `phases` instead of `events`/`rate` (exactly one
-	// of `events` and `phases`): it lasts the phases' total duration.
-	Arrivals    string  // `arrivals`: "even" (default) or "poisson"
-	Phases      []Phase // `phases`: the write rate over simulated time, 1..1000 phases, total ≤ 24h
-	Reads       float64 // `reads`: read events a second, ≥ 0 (default 0); timed streams only
-	Resend      float64 // `resend`: share of writes sent a second time with the same id, in [0,1) (default 0)
-	ResendDelay int64   // `resend_delay`: ns between a write and its resend, ≥ 0 (default 100ms)
-
-	Audience *Audience // `audience`: viewer ids over days, for distinct counting
-}
-
-// Timed reports whether the stream is timed (it gives phases) rather than
-// a count of events or an audience.
-func (w Workload) Timed() bool { return len(w.Phases) > 0 }
-
-// Duration is the timed stream's length in ns, the sum of its phases'
-// durations (at most 24h); 0 for a count stream and for an audience.
-func (w Workload) Duration() int64 {
-	var total int64
-	for _, p := range w.Phases {
-		total += p.Duration
-	}
-	return total
-}
-
-// ExpectedWrites is the number of writes the stream holds: Events for a
-// count stream; for a timed stream the expected number, the sum over its
-// phases of (Rate+To)/2 × Duration in seconds (resends and reads not
-// counted); for an audience its views, Σ Viewers × Views over its days
-// (exact).
-func (w Workload) ExpectedWrites() float64 {
-	if a := w.Audience; a != nil {
-		var viewers int64 // at most 366 days × 1e10: no overflow
-		for _, d := range a.Days {
-			viewers += d.Viewers
-		}
-		return float64(viewers) * a.MeanViews()
-	}
-	if !w.Timed() {
-		return float64(w.Events)
-	}
-	var n float64
-	for _, p := range w.Phases {
-		n += (p.Rate/2 + p.To/2) * (float64(p.Duration) / 1e9)
-	}
-	return n
-}
-
-// Audience is `workload.audience`: viewer ids over days with exact sizes
-// and overlaps, for distinct counting. A workload gives exactly one of
-// `events`, `phases` and `audience`; with `audience`, `keys`, `s`,
-// `distribution`, `scramble` and `rate` are not allowed (there is one key,
-// the video; the ids are the events' actors), nor are the keys of a timed
-// stream (`arrivals`, `reads`, `resend`, `resend_delay`) or faults. At least
-// one day has a viewer, and the views in all, Σ Viewers × Views, are at
-// most 1e10.
-type Audience struct {
-	Days  []AudienceDay // `days`: 1..366 days
-	Views int           // `views`: views a viewer makes each day it watches, 1..65536 (default 1)
-	// ViewsMax and ViewsS (`views_max`, 2..65536, and `views_s`, > 0,
-	// default 1; both instead of `views`): a Zipf number of views a day,
-	// from 1 to ViewsMax with exponent ViewsS, so a few viewers watch many
-	// times. 0 when views are fixed.
-	ViewsMax int
-	ViewsS   float64
-	Pos      Pos // the `audience` key
-}
-
-// MeanViews is the views a viewer makes a day on average: Views, or the
-// mean of the Zipf(ViewsMax, ViewsS) law, Σk·k^-s / Σk^-s.
-func (a *Audience) MeanViews() float64 {
-	if a.ViewsMax == 0 {
-		return float64(a.Views)
-	}
-	var num, den float64
-	for k := 1; k <= a.ViewsMax; k++ {
-		p := math.Pow(float64(k), -a.ViewsS)
-		num += float64(k) * p
-		den += p
-	}
-	return num / den
-}
-
-// AudienceDay is one `days` entry: Viewers distinct viewers (0..1e10), of
-// whom Overlap (`overlap`, default 0; 0 on the first day; at most Viewers
-// and at most the previous day's viewers) also watched the day before.
-type AudienceDay struct {
-	Viewers int64
-	Overlap int64
-	Pos     Pos
-}
-
-// Profile is `profile:`: seeded trials at cardinalities from Min to Max
-// on a log grid with PointsPerOctave points per doubling.
-type Profile struct {
-	Min             float64 // `min`: smallest cardinality, ≥ 1 (default 1)
-	Max             float64 // `max`: largest, min..1e9 (default 1e6)
-	PointsPerOctave int     // `points_per_octave`: 1..64 (default 4)
-	Trials          int     // `trials`: 1..100000 (default 100)
-	Pos             Pos     // the `profile` key
-}
-
-// Phase is one stretch of a timed stream (`phases:` entries). The write
-// rate goes linearly from Rate to To over Duration (a ramp), or stays at
-// Rate when `to` is absent. Durations are written as Go durations ("60s",
-// "250ms", "1m30s") or as a number of seconds.
-type Phase struct {
-	Name     string  // `name`: optional label, e.g. "wicket"
-	Duration int64   // `duration`: ns, > 0
-	Rate     float64 // `rate`: writes a second at the phase's start, ≥ 0
-	To       float64 // `to`: writes a second at its end, ≥ 0 (default: Rate)
-	Pos      Pos     // the entry's position
-}
-
-// Cluster is the simulated store (`cluster:`): keys placed on nodes by
-// hash, each key serving at most KeyCapacity operations a second; more
-// queues. Given is false when the scenario has no `cluster:`.
-type Cluster struct {
-	Given        bool
-	Nodes        int     // `nodes`: 1..4096 (default 1)
-	KeyCapacity  float64 // `key_capacity`: operations a second one key serves, > 0 (required)
-	NodeCapacity float64 // `node_capacity`: operations a second one node serves, ≥ 0; 0 = no limit (default)
-	Pos          Pos     // the `cluster` key
-}
-
-// Fault is one `faults:` entry: at simulated time At, an app server
-// crashes (kind "app-crash", target `server`: 0..) or a store node loses
-// its data (kind "node-loss", target `node`: 0..nodes-1).
-type Fault struct {
-	At     int64  // `at`: ns from the start, a duration as for phases; within the stream
-	Kind   string // `kind`: "app-crash" or "node-loss"
-	Target int    // `server` (app-crash) or `node` (node-loss), ≥ 0
-	Pos    Pos    // the entry's position
+	PeakRate    float64 `key:"peak_rate" range:">0" defaultdoc:"the peak of workload.phases" doc:"writes a second at the peak, on the hot key"`
+	ReadRate    float64 `key:"read_rate" range:">0" defaultdoc:"workload.reads" doc:"reads a second of the counter"`
+	KeyCapacity float64 `key:"key_capacity" range:">0" defaultdoc:"cluster.key_capacity" doc:"operations a second one store key serves"`
+	Headroom    float64 `key:"headroom" range:"(0,1]" doc:"share of key_capacity to plan for"`
+	AppServers  float64 `key:"app_servers" type:"whole" range:"1..1e9" doc:"app servers in front of the store"`
 }
 
 // Questions are asked of every design that can answer them (`questions:`).
 type Questions struct {
-	Top int // `top`: K of the top-K question, 0..10000 (0: not asked)
-	Pos Pos // the `questions` key; when absent, the document's start (a step's entry in a step)
+	Top int `key:"top" range:"0..10000" doc:"K of the top-K question; 0: not asked"`
+	// Pos is the `questions` key; when absent, the document's start (a
+	// step's entry in a step).
+	Pos Pos
+}
+
+// Cluster is the simulated store (`cluster:`): keys placed on nodes by
+// hash, each key serving at most KeyCapacity operations a second; more
+// queues.
+type Cluster struct {
+	Nodes int `key:"nodes" range:"1..4096" default:"1" doc:"store nodes; each key lives on one, chosen by hash"`
+	// KeyCapacity defaults to assumptions.key_capacity (figures.go).
+	KeyCapacity  float64 `key:"key_capacity" range:">0" defaultdoc:"assumptions.key_capacity" doc:"operations a second one key serves; more queue"`
+	NodeCapacity float64 `key:"node_capacity" range:">=0" default:"0" doc:"operations a second one node serves; 0: no limit"`
+	Pos          Pos     // the `cluster` key
+}
+
+// Fault is one `faults:` entry: at simulated time At, an app server
+// crashes (kind "app-crash", target `server`) or a store node loses its
+// data (kind "node-loss", target `node`).
+type Fault struct {
+	At     int64  `key:"at" type:"duration" range:">=0" required:"true" doc:"when, from the stream's start: before its end, in time order"`
+	Kind   string `key:"kind" oneof:"app-crash,node-loss" required:"true" doc:"app-crash: an app server loses what it holds; node-loss: a store node loses its data"`
+	Server int    `key:"server" range:"0..999999999" doc:"with app-crash: the app server, below assumptions.app_servers"`
+	Node   int    `key:"node" range:"0..4095" doc:"with node-loss: the store node, below cluster.nodes"`
+	Target int    // Server or Node, as the kind says
+	Pos    Pos    // the entry's position
 }
 
 // Strategy is one design entry of `strategies:`.
 type Strategy struct {
-	Name   string  // `name`: unique within the scenario
-	Type   string  // `type`: a registered design type (checked by sim, not here)
-	Params []Param // `params`: raw, decoded strictly by the design
+	Name   string  `key:"name" type:"name" required:"true" doc:"the design's name in tables: unique in the file"`
+	Type   string  `key:"type" required:"true" allowed:"a design type such as count-min" doc:"a design type (countsim list shows them and their parameters)"`
+	Params []Param `key:"params" doc:"the design's parameters, decoded strictly by its type"`
 	Pos    Pos     // the entry's position (its first key, after the "- ")
 }
 
@@ -266,3 +169,50 @@ func (s *Scenario) ParamPos(strategy int, key string) Pos {
 	}
 	return st.Pos
 }
+
+// KeyPos returns the position of the key at path ("cluster.key_capacity",
+// "workload.phases[1].rate"), looked up in the scenario's step first and
+// then at the top of the file, and whether the file gives that key.
+func (s *Scenario) KeyPos(path string) (Pos, bool) {
+	if s.stepPath != "" {
+		if p, ok := s.keys[s.stepPath+"."+path]; ok {
+			return p, true
+		}
+	}
+	p, ok := s.keys[path]
+	return p, ok
+}
+
+// Heading is the scenario's title, with its step's where it has one.
+func (s *Scenario) Heading() string {
+	switch {
+	case s.StepTitle != "":
+		return s.Title + " — " + s.StepTitle
+	case s.Step != "":
+		return s.Title + " — " + s.Step
+	}
+	return s.Title
+}
+
+// ID is "name", or "name/step" in a step.
+func (s *Scenario) ID() string {
+	if s.Step != "" {
+		return s.Name + "/" + s.Step
+	}
+	return s.Name
+}
+
+// Differing returns the linked figures whose simulated value is not the
+// assumed one: what a report says the simulation changed on purpose.
+func (s *Scenario) Differing() []Figure {
+	var out []Figure
+	for _, f := range s.Figures {
+		if f.Differs() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// joinKeys lists keys for a message.
+func joinKeys(keys []string) string { return strings.Join(keys, ", ") }

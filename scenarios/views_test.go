@@ -18,7 +18,7 @@ strategies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := scn.Workload.Audience
+	a := &scn.Run.(*Audience).Viewers
 	if a.ViewsMax != 4 || a.ViewsS != 1 || a.Views != 0 {
 		t.Fatalf("got views %d, views_max %d, views_s %v; want 0, 4, 1", a.Views, a.ViewsMax, a.ViewsS)
 	}
@@ -26,7 +26,7 @@ strategies:
 	if got, want := a.MeanViews(), 48.0/25; math.Abs(got-want) > 1e-12 {
 		t.Errorf("MeanViews: got %v, want %v", got, want)
 	}
-	if got := scn.Workload.ExpectedWrites(); math.Abs(got-1000*48.0/25) > 1e-9 {
+	if got := scn.Run.(*Audience).ExpectedWrites(); math.Abs(got-1000*48.0/25) > 1e-9 {
 		t.Errorf("ExpectedWrites: got %v, want %v", got, 1000*48.0/25)
 	}
 }

@@ -133,11 +133,7 @@ func (c *Cluster) Stats(end int64) ClusterStats {
 		st.BacklogMax = slices.Max(st.Backlog)
 		st.BacklogGrowthPerS = clusterSlope(st.Backlog, end)
 	}
-	var lastDone int64
-	for i := range c.keys {
-		lastDone = max(lastDone, c.keys[i].lastDone)
-	}
-	st.DrainedAt = (lastDone + c.ticksPerN - 1) / c.ticksPerN
+	st.DrainedAt = c.DrainedAt()
 
 	tick := 1 / float64(c.ticksPerN)
 	if c.delay.Count() > 0 {
@@ -192,6 +188,19 @@ func (c *Cluster) Stats(end int64) ClusterStats {
 	}
 	return st
 }
+
+// DrainedAt is when every op sent so far (and not dropped by a node loss)
+// is served, ns, rounded up: the time the Final values are reached.
+func (c *Cluster) DrainedAt() int64 {
+	var lastDone int64
+	for i := range c.keys {
+		lastDone = max(lastDone, c.keys[i].lastDone)
+	}
+	return (lastDone + c.ticksPerN - 1) / c.ticksPerN
+}
+
+// Writes is the IncrBy ops sent so far.
+func (c *Cluster) Writes() int64 { return c.writes }
 
 // clusterSlope is the least-squares slope of the backlog series against the
 // times it was taken (the end of each second, the last at end), per second.

@@ -46,16 +46,16 @@ func TestAudienceDaysUnionAndSum(t *testing.T) {
 		t.Fatalf("exact distinct rows: got %d, want %d", len(got), len(want))
 	}
 	for i, r := range got {
-		if r.Value != want[i] {
-			t.Errorf("exact distinct %d (%s): got %v, want %v", i, r.Note, r.Value, want[i])
+		if r.Number() != want[i] {
+			t.Errorf("exact distinct %d (%s): got %v, want %v", i, r.Note, r.Number(), want[i])
 		}
 	}
 	if p := got[2].Plan; p == nil || *p != 48000 {
 		t.Errorf("the sum's plan: got %v, want the union 48,000", p)
 	}
 	sumErr := rowsOf(rep.Results, "exact", "relative_error")[2]
-	if sumErr.Value != 62.5 {
-		t.Errorf("the sum is too high by %v%%, want 62.5%%", sumErr.Value)
+	if sumErr.Number() != 62.5 {
+		t.Errorf("the sum is too high by %v%%, want 62.5%%", sumErr.Number())
 	}
 	// hll at p = 14: σ = 0.81%; 5σ is a 6e-7 two-sided tail.
 	for i, r := range rowsOf(rep.Results, "hll", "distinct") {
@@ -63,12 +63,12 @@ func TestAudienceDaysUnionAndSum(t *testing.T) {
 		if i == 2 {
 			continue // the naive sum
 		}
-		if math.Abs(r.Value-truth) > 5*0.0081*truth {
-			t.Errorf("hll %s: got %v, want %v within 5σ", r.Note, r.Value, truth)
+		if math.Abs(r.Number()-truth) > 5*0.0081*truth {
+			t.Errorf("hll %s: got %v, want %v within 5σ", r.Note, r.Number(), truth)
 		}
 	}
-	if b := rowsOf(rep.Results, "hll", "bytes")[0]; b.Value > 12288 || *b.Plan != 12288 {
-		t.Errorf("hll bytes: got %v (plan %v), want ≤ 12,288", b.Value, *b.Plan)
+	if b := rowsOf(rep.Results, "hll", "bytes")[0]; b.Number() > 12288 || *b.Plan != 12288 {
+		t.Errorf("hll bytes: got %v (plan %v), want ≤ 12,288", b.Number(), *b.Plan)
 	}
 }
 
@@ -96,8 +96,9 @@ strategies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Tables) != 1 || len(rep.Tables[0].Rows) != len(st.grid) {
-		t.Fatalf("got %d tables, want one row per grid point (%d)", len(rep.Tables), len(st.grid))
+	grid := st.kind.(*profileKind).grid
+	if len(rep.Tables) != 1 || len(rep.Tables[0].Rows) != len(grid) {
+		t.Fatalf("got %d tables, want one row per grid point (%d)", len(rep.Tables), len(grid))
 	}
 	// With one id every trial sets one register: Ertl's estimate is within
 	// 0.1% of 1 whatever its rank.
@@ -114,7 +115,7 @@ strategies:
 	}
 	// Over 60 trials the ±1σ half-band estimates σ ≈ 3.25% within ~25%.
 	s := rowsOf(rep.Results, "hll-10", "sigma_large_n")
-	if len(s) != 1 || math.Abs(s[0].Value-3.25)/3.25 > 0.35 {
+	if len(s) != 1 || math.Abs(s[0].Number()-3.25)/3.25 > 0.35 {
 		t.Errorf("sigma_large_n: got %+v, want near 1.04/√1024 = 3.25%%", s)
 	}
 }
@@ -127,12 +128,12 @@ func TestAudienceZipfViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev := rowsOf(rep.Results, "truth", "events")[0].Value; ev <= 2*78000 {
+	if ev := rowsOf(rep.Results, "truth", "events")[0].Number(); ev <= 2*78000 {
 		t.Errorf("events: got %v, want more than 2 views a viewer on average", ev)
 	}
 	got := rowsOf(rep.Results, "exact", "distinct")
-	if got[0].Value != 40000 || got[3].Value != 48000 {
-		t.Errorf("exact distinct: day 1 %v, union %v; want 40,000 and 48,000", got[0].Value, got[3].Value)
+	if got[0].Number() != 40000 || got[3].Number() != 48000 {
+		t.Errorf("exact distinct: day 1 %v, union %v; want 40,000 and 48,000", got[0].Number(), got[3].Number())
 	}
 }
 

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -24,6 +23,20 @@ type run struct {
 	elapsed  []int64    // wall-clock ns each design spent in Observe
 	faults   []strategies.Fault
 	next     int // the next fault to deliver
+}
+
+// build builds every design of st for the Env envOf gives it.
+func (r *run) build(st *Setup, envOf func(i int) strategies.Env) error {
+	r.designs = make([]strategies.Strategy, len(st.designs))
+	r.elapsed = make([]int64, len(st.designs))
+	for i, d := range st.designs {
+		s, err := d.build(envOf(i))
+		if err != nil {
+			return err
+		}
+		r.designs[i] = s
+	}
+	return nil
 }
 
 // observe hands one batch to the truth and every design, delivering each
@@ -71,24 +84,17 @@ func (r *run) fault() {
 	}
 }
 
-// finish delivers the faults after the last event and flushes what designs
-// hold back, at the stream's end.
-func (r *run) finish(end int64) {
-	for r.next < len(r.faults) {
-		r.fault()
-	}
-	// The last flush goes out at the stream's last nanosecond, inside its
-	// last second, not at the first instant after the stream.
-	for _, d := range r.designs {
-		if f, ok := d.(strategies.Flusher); ok {
-			f.Flush(max(end-1, 0))
-		}
-	}
+// source is a chunked event stream: chunk i is a pure function of i, so
+// chunks may be generated in any order by any number of goroutines.
+type source interface {
+	Chunks() int
+	Chunk(i int, buf []workload.Event) []workload.Event
 }
 
-// feed generates the stream with several workers and hands its batches, in
-// stream order, to r. It returns the number of events fed.
-func (st *Setup) feed(ctx context.Context, r *run, src source) (int64, error) {
+// feed generates the stream with several workers and hands its batches of
+// at most batch events, in stream order, to r. It returns the number of
+// events fed.
+func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64, error) {
 	workers := st.workers()
 	nChunks := src.Chunks()
 	// Buffers are handed out in chunk order before the chunk's job is sent,
@@ -137,7 +143,6 @@ func (st *Setup) feed(ctx context.Context, r *run, src source) (int64, error) {
 		}
 	}()
 
-	batch := st.Scenario.Workload.Batch
 	pending := map[int][]workload.Event{}
 	var fed int64
 	for next := 0; next < nChunks; {
@@ -164,12 +169,4 @@ func (st *Setup) feed(ctx context.Context, r *run, src source) (int64, error) {
 		}
 	}
 	return fed, nil
-}
-
-// workers is how many goroutines generate chunks or run trials.
-func (st *Setup) workers() int {
-	if st.opts.Workers > 0 {
-		return st.opts.Workers
-	}
-	return runtime.GOMAXPROCS(0)
 }

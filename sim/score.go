@@ -8,117 +8,94 @@ import (
 	"countsim/strategies"
 )
 
-// truthName is the pseudo-strategy whose rows describe the stream itself:
-// "truth", or "truth-STEP" in a scenario told in steps.
-func (st *Setup) truthName() string {
-	if st.Scenario.Step != "" {
-		return "truth-" + st.Scenario.Step
-	}
-	return "truth"
+// scorer collects the rows of one design: each measurement beside the
+// design's simulated-scale plan where a closed form promises one, then the
+// plan rows that nothing measured. A plan never fills a measured cell.
+type scorer struct {
+	rep      *Report
+	scenario string
+	d        design
+	measured map[strategies.Metric]bool
 }
 
-// score asks every design its family's questions and compares the answers
-// with the truth.
-func (st *Setup) score(r *run, events int64) *Report {
-	tr, built, elapsed := r.truth, r.designs, r.elapsed
-	rep := &Report{}
-	scn := st.Scenario
-	k := scn.Questions.Top
-	keys := tr.keys()
-	var top []keyCount
-	if k > 0 {
-		top = tr.top(k)
-	}
-	add := func(strategy, metric string, v float64, unit string, plan *float64, note string) {
-		rep.Results = append(rep.Results, metrics.Result{Scenario: scn.Name, Strategy: strategy, Metric: metric,
-			Value: v, Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
-	}
+func (st *Setup) scorer(rep *Report, d design) *scorer {
+	return &scorer{rep: rep, scenario: st.Scenario.Name, d: d, measured: map[strategies.Metric]bool{}}
+}
 
-	w := scn.Workload
-	var planEvents *float64
-	if !w.Timed() && events == w.Events {
-		planEvents = metrics.PlanOf(float64(w.Events))
-	}
-	add(st.truthName(), "events", float64(events), "events", planEvents, "every event fed: writes, reads and resends")
-	if w.Timed() {
-		add(st.truthName(), "writes", float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
-		add(st.truthName(), "reads", float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(w.Reads*float64(w.Duration())/1e9)), "read events")
-		if w.Resend > 0 {
-			add(st.truthName(), "resends", float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
-		}
-	}
-	add(st.truthName(), "distinct_keys", float64(len(keys)), "keys", nil, "of "+metrics.Format(float64(scn.Workload.Keys))+" possible")
-	if len(top) > 0 {
-		add(st.truthName(), "top1_count", float64(top[0].count), "events", metrics.PlanOf(st.expectedCount(1)), "N·P(rank 1)")
-	}
-	if len(top) == k && k > 0 {
-		add(st.truthName(), "kth_true_count", float64(top[k-1].count), "events", metrics.PlanOf(st.expectedCount(uint64(k))),
-			fmt.Sprintf("the %s key's true count; plan N·k^-s/H(n,s)", ordinal(k)))
-	}
+// add appends a measured row with plan beside it (nil: no promise).
+func (s *scorer) add(m strategies.Metric, v float64, unit string, plan *float64, note string) {
+	s.measured[m] = true
+	s.rep.Results = append(s.rep.Results, metrics.Result{Scenario: s.scenario, Strategy: s.d.name(), Metric: string(m),
+		Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
+}
 
-	recall := metrics.Series{Scenario: scn.Name, Name: "topk-recall", Kind: metrics.Bars,
-		Title: fmt.Sprintf("top-%d recall of each design", k), XLabel: "design", YLabel: "recall"}
-	for i, s := range built {
-		d := st.designs[i]
-		name := d.spec.Name
-		plan := d.planned
-		measured := map[string]bool{}
-		addM := func(metric string, v float64, unit string, p *float64, note string) {
-			measured[metric] = true
-			add(name, metric, v, unit, p, note)
-		}
+// timing appends a row read off the wall clock.
+func (s *scorer) timing(m strategies.Metric, v float64, unit, note string) {
+	s.add(m, v, unit, nil, note)
+	s.rep.Results[len(s.rep.Results)-1].Timing = true
+}
 
-		if parted, ok := s.(strategies.Parted); ok {
-			for _, part := range parted.Parts() {
-				addM(part.Metric, float64(part.Bytes), "B", plan(part.Metric), "measured from the design's arrays")
-			}
-			addM("total_bytes", float64(s.Bytes()), "B", plan("total_bytes"), "all parts")
-		} else {
-			addM("bytes", float64(s.Bytes()), "B", plan("bytes"), "measured from the design's arrays")
-		}
-		if events > 0 && elapsed[i] > 0 {
-			ns := float64(elapsed[i]) / float64(events)
-			timingNote := "Observe, wall clock on this machine"
-			if r.clusters[i] != nil {
-				timingNote += "; includes the simulated cluster's queueing and accounting"
-			}
-			rep.Results = append(rep.Results,
-				metrics.Result{Scenario: scn.Name, Strategy: name, Metric: "ns_per_event", Value: round(ns, 2), Unit: "ns",
-					Scale: metrics.Sim, Timing: true, Note: timingNote},
-				metrics.Result{Scenario: scn.Name, Strategy: name, Metric: "events_per_s", Value: math.Round(1e9 / ns), Unit: "events/s",
-					Scale: metrics.Sim, Timing: true, Note: timingNote})
-			measured["ns_per_event"], measured["events_per_s"] = true, true
-		}
+// plan is the design's simulated-scale plan for m, or nil.
+func (s *scorer) plan(m strategies.Metric) *float64 { return s.d.planned(m) }
 
-		if pc, ok := s.(strategies.PointCounter); ok {
-			st.scorePoints(pc, tr, keys, plan, addM, rep, name)
+// finish appends the design's plan rows that no measurement carries: every
+// full-scale line, and the simulated-scale lines of metrics not measured,
+// except one that a full-scale line of the same metric and value already
+// says.
+func (s *scorer) finish() {
+	said := map[strategies.PlanLine]bool{}
+	for _, l := range s.d.plan {
+		if l.Full {
+			said[strategies.PlanLine{Metric: l.Metric, Value: l.Value}] = true
 		}
-		st.scoreServers(r, i, plan, addM, rep)
-		if tk, ok := s.(strategies.TopK); ok && k > 0 {
-			recall.Labels = append(recall.Labels, name)
-			recall.Y = append(recall.Y, scoreTop(tk, s, tr, top, k, addM))
-		}
-
-		rep.Results = st.planRows(rep.Results, d, measured)
 	}
-	if len(recall.Labels) > 0 {
-		rep.Series = append(rep.Series, recall)
+	for _, l := range s.d.plan {
+		if !l.Full && (s.measured[l.Metric] || said[strategies.PlanLine{Metric: l.Metric, Value: l.Value}]) {
+			continue
+		}
+		s.rep.Results = append(s.rep.Results, planRow(s.scenario, s.d.name(), l))
 	}
-	return rep
+}
+
+// memory adds the design's bytes, by part when it has parts.
+func (s *scorer) memory(built strategies.Strategy, note string) {
+	if parted, ok := built.(strategies.Parted); ok {
+		for _, part := range parted.Parts() {
+			s.add(part.Metric, float64(part.Bytes), "B", s.plan(part.Metric), note)
+		}
+		s.add(strategies.MetricTotalBytes, float64(built.Bytes()), "B", s.plan(strategies.MetricTotalBytes), "all parts")
+		return
+	}
+	s.add(strategies.MetricBytes, float64(built.Bytes()), "B", s.plan(strategies.MetricBytes), note)
+}
+
+// speed adds the wall-clock cost of Observe: elapsed ns over events.
+func (s *scorer) speed(elapsed, events int64, note string) {
+	if events <= 0 || elapsed <= 0 {
+		return
+	}
+	ns := float64(elapsed) / float64(events)
+	s.timing(strategies.MetricNsPerEvent, round(ns, 2), "ns", note)
+	s.timing(strategies.MetricEventsPerSec, math.Round(1e9/ns), "events/s", note)
+}
+
+// truthRow appends a row about the stream itself, measured from the truth.
+func (st *Setup) truthRow(rep *Report, m strategies.Metric, v float64, unit string, plan *float64, note string) {
+	rep.Results = append(rep.Results, metrics.Result{Scenario: st.Scenario.Name, Strategy: st.truthName(), Metric: string(m),
+		Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 }
 
 // minKeysForDistribution is the fewest keys whose overestimates make a
 // histogram worth drawing (a hot-counter scenario has one key).
 const minKeysForDistribution = 100
 
-// scorePoints compares a point counter's count of every key seen with the
+// points compares a point counter's count of every key seen with the
 // truth: undercounts, overestimates and their distribution.
-func (st *Setup) scorePoints(pc strategies.PointCounter, tr *truth, keys []uint64, plan func(string) *float64,
-	addM func(string, float64, string, *float64, string), rep *Report, name string) {
+func (s *scorer) points(pc strategies.PointCounter, tr *truth, keys []uint64) {
 	var under, overBound int
 	var maxOver, sumOver uint64
 	over := make([]float64, len(keys))
-	bound := plan("overestimate_bound")
+	bound := s.plan(strategies.MetricOverestimateBound)
 	for j, key := range keys {
 		est, want := pc.Count(key), tr.counts[key]
 		if est < want {
@@ -133,60 +110,79 @@ func (st *Setup) scorePoints(pc strategies.PointCounter, tr *truth, keys []uint6
 			overBound++
 		}
 	}
-	addM("undercounts", float64(under), "keys", plan("undercounts"), "keys whose estimate is below the truth, of "+metrics.Format(float64(len(keys))))
+	s.add(strategies.MetricUndercounts, float64(under), "keys", s.plan(strategies.MetricUndercounts),
+		"keys whose estimate is below the truth, of "+metrics.Format(float64(len(keys))))
 	maxNote := "largest estimate − truth over every key"
 	if bound != nil {
 		maxNote += "; plan: the per-key bound εN"
 	}
-	addM("max_overestimate", float64(maxOver), "events", bound, maxNote)
+	s.add(strategies.MetricMaxOverestimate, float64(maxOver), "events", bound, maxNote)
 	mean := 0.0
 	if len(keys) > 0 {
 		mean = float64(sumOver) / float64(len(keys))
 	}
-	addM("mean_overestimate", round(mean, 3), "events", plan("mean_overestimate"), "")
+	s.add(strategies.MetricMeanOverestimate, round(mean, 3), "events", nil, "")
 	if len(keys) > 0 {
-		p99 := metrics.Quantile(append([]float64(nil), over...), 0.99)
-		addM("p99_overestimate", p99, "events", nil, "over keys")
+		s.add(strategies.MetricP99Overestimate, metrics.Quantile(append([]float64(nil), over...), 0.99), "events", nil, "over keys")
 	}
 	if bound != nil {
-		addM("overestimate_bound", *bound, "events", bound, "εN: exceeded with probability at most δ per key")
-		addM("keys_over_bound", float64(overBound), "keys", nil, "keys whose overestimate passes the bound")
+		s.add(strategies.MetricKeysOverBound, float64(overBound), "keys", nil,
+			"keys whose overestimate passes εN; each does with probability at most e^-d")
 	}
 	if maxOver > 0 && len(keys) >= minKeysForDistribution {
-		s := metrics.Series{Scenario: st.Scenario.Name, Strategy: name, Name: "overestimate-" + name,
+		name := s.d.name()
+		ser := metrics.Series{Scenario: s.scenario, Strategy: name, Name: "overestimate-" + name,
 			Title: fmt.Sprintf("%s: overestimate per key (%s keys)", name, metrics.Format(float64(len(keys)))),
 			Kind:  metrics.Distribution, XLabel: "estimate − true count", YLabel: "keys", Values: over}
 		if bound != nil {
-			s.Marks = []metrics.Mark{{Label: "bound εN = " + metrics.Format(*bound), Value: *bound, Axis: "x"}}
+			ser.Marks = []metrics.Mark{{Label: "bound εN = " + metrics.Format(*bound), Value: *bound, Axis: "x"}}
 		}
-		rep.Series = append(rep.Series, s)
+		s.rep.Series = append(s.rep.Series, ser)
 	}
 }
 
-// scoreTop compares a top-K answer with the true top K and returns the recall.
-func scoreTop(tk strategies.TopK, s strategies.Strategy, tr *truth, top []keyCount, k int,
-	addM func(string, float64, string, *float64, string)) float64 {
+// top compares a top-K answer with the true top K and returns the recall.
+// The recall has a plan only where the design promises one: 1 for an exact
+// design; for one that promises every key above its guarantee threshold,
+// the share of the true top K counted more than the threshold.
+func (s *scorer) top(tk strategies.TopK, tr *truth, top []keyCount, k int) float64 {
 	got := tk.Top(k)
 	gotKeys := make([]uint64, len(got))
 	var maxErr uint64
 	for j, it := range got {
 		gotKeys[j] = it.Key
-		want := tr.counts[it.Key]
-		maxErr = max(maxErr, absDiff(it.Count, want))
+		maxErr = max(maxErr, absDiff(it.Count, tr.counts[it.Key]))
 	}
 	wantKeys := make([]uint64, len(top))
 	for j, kc := range top {
 		wantKeys[j] = kc.key
 	}
-	one := metrics.PlanOf(1)
+	var recallPlan, precisionPlan *float64
+	note := fmt.Sprintf("share of the true top %d found", k)
+	switch s.d.typ.Promises() {
+	case strategies.PromiseAll:
+		recallPlan, precisionPlan = metrics.PlanOf(1), metrics.PlanOf(1)
+		note += "; plan: all, the design is exact"
+	case strategies.PromiseAbove:
+		if threshold := s.plan(strategies.MetricGuaranteeAbove); threshold != nil && len(top) > 0 {
+			above := 0
+			for _, kc := range top {
+				if float64(kc.count) > *threshold {
+					above++
+				}
+			}
+			recallPlan = metrics.PlanOf(float64(above) / float64(len(top)))
+			note += fmt.Sprintf("; plan: at least the %d of them counted more than the guarantee threshold %s", above, metrics.Format(*threshold))
+		}
+	}
 	recall := metrics.Recall(gotKeys, wantKeys)
-	addM("topk_recall", recall, "share", one, fmt.Sprintf("share of the true top %d found", k))
-	addM("topk_precision", metrics.Precision(gotKeys, wantKeys), "share", one, "")
-	addM("topk_max_count_error", float64(maxErr), "events", nil, "largest |answer − truth| over the answered keys")
+	s.add(strategies.MetricTopKRecall, recall, "share", recallPlan, note)
+	s.add(strategies.MetricTopKPrecision, metrics.Precision(gotKeys, wantKeys), "share", precisionPlan, "share of the answer in the true top")
+	s.add(strategies.MetricTopKCountError, float64(maxErr), "events", nil, "largest |answer − truth| over the answered keys")
 	if len(top) == k {
 		kth := top[k-1]
 		var est uint64
-		if pc, ok := s.(strategies.PointCounter); ok {
+		if pc, ok := tk.(strategies.PointCounter); ok {
 			est = pc.Count(kth.key)
 		} else {
 			for _, it := range got {
@@ -195,7 +191,7 @@ func scoreTop(tk strategies.TopK, s strategies.Strategy, tr *truth, top []keyCou
 				}
 			}
 		}
-		addM("kth_estimate", float64(est), "events", nil,
+		s.add(strategies.MetricKthEstimate, float64(est), "events", nil,
 			fmt.Sprintf("estimate for the true %s key, whose count is %s", ordinal(k), metrics.Format(float64(kth.count))))
 	}
 	return recall

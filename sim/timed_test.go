@@ -47,41 +47,41 @@ func TestTimedRunAgainstTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := rep.Results
-	writes := find(t, rs, "truth", "writes").Value
-	resends := find(t, rs, "truth", "resends").Value
+	writes := find(t, rs, "truth", "writes").Number()
+	resends := find(t, rs, "truth", "resends").Number()
 	if resends == 0 {
 		t.Fatal("no resends: a weak test")
 	}
 	// Without dedup every resend is counted twice; with it, none is.
-	if got := find(t, rs, "single", "count_error").Value; got != resends {
+	if got := find(t, rs, "single", "count_error").Number(); got != resends {
 		t.Errorf("single count_error: got %v, want the %v resends", got, resends)
 	}
-	if got := find(t, rs, "striped", "count_error").Value; got != 0 {
+	if got := find(t, rs, "striped", "count_error").Number(); got != 0 {
 		t.Errorf("striped with dedup count_error: got %v, want 0", got)
 	}
 	// The crash loses what server 3 held since the flush at 2 s: about
 	// 0.5 s of its tenth of 20,000/s, 1,000, never more than its whole share
 	// of a flush interval.
-	lost := find(t, rs, "batched", "lost_on_crash").Value
+	lost := find(t, rs, "batched", "lost_on_crash").Number()
 	if lost <= 0 || lost > 20000.0/10*1 {
 		t.Errorf("batched lost_on_crash: got %v, want in (0, 2,000]", lost)
 	}
-	if got := find(t, rs, "batched", "final_count").Value; got != writes-lost {
+	if got := find(t, rs, "batched", "final_count").Number(); got != writes-lost {
 		t.Errorf("batched final_count: got %v, want writes − lost = %v", got, writes-lost)
 	}
 	// One key sent 20,000/s plus 2% resends against 2,000/s served: the
 	// backlog grows 20,400 − 2,000 = 18,400 a second. Arrivals are even and
 	// the resends a seeded 2%: the slope is that within the resends' binomial
 	// spread (σ ≈ 20 a second), 1% here.
-	single := find(t, rs, "single", "backlog_growth_per_s").Value
+	single := find(t, rs, "single", "backlog_growth_per_s").Number()
 	if math.Abs(single-18400) > 184 {
 		t.Errorf("single backlog growth: got %v, want 18,400 within 1%%", single)
 	}
-	if got := find(t, rs, "striped", "keys_used").Value; got != 16 {
+	if got := find(t, rs, "striped", "keys_used").Number(); got != 16 {
 		t.Errorf("striped keys_used: got %v, want 16", got)
 	}
 	// Every read of the single key sees only served writes: it falls behind.
-	if got := find(t, rs, "single", "staleness_max_s").Value; got < 1 {
+	if got := find(t, rs, "single", "staleness_max_s").Number(); got < 1 {
 		t.Errorf("single staleness_max_s: got %v, want the backlog's seconds", got)
 	}
 }
@@ -99,7 +99,7 @@ func TestFaultsReachDesignsAtTheirTime(t *testing.T) {
 		b = append(b, workload.Event{At: at, Key: 1, Delta: 1, ID: uint64(at) + 1})
 	}
 	r.observe(b)
-	r.finish(1000)
+	(&timedRun{run: r}).finish(1000)
 	log := r.designs[0].(*faultLog)
 	want := "0 50 100 F1 F2 150 200 250 300 350 F0 flush"
 	if got := log.String(); got != want {
@@ -170,14 +170,14 @@ strategies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	writes := find(t, rep.Results, "truth", "writes").Value
-	lost := find(t, rep.Results, "striped", "lost_on_node_loss").Value
+	writes := find(t, rep.Results, "truth", "writes").Number()
+	lost := find(t, rep.Results, "striped", "lost_on_node_loss").Number()
 	// Round-robin puts 500 writes a second on each of 16 stripes; the node
 	// holds some of them (placement by hash), each with 750 by 1.5 s.
 	if lost <= 0 || int(lost)%750 != 0 {
 		t.Errorf("lost_on_node_loss: got %v, want a positive multiple of 750", lost)
 	}
-	if got := find(t, rep.Results, "striped", "count_error").Value; got != -lost {
+	if got := find(t, rep.Results, "striped", "count_error").Number(); got != -lost {
 		t.Errorf("count_error: got %v, want −%v (of %v writes)", got, lost, writes)
 	}
 }

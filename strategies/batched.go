@@ -500,7 +500,7 @@ func init() {
 			b.io.reserve(env.Reads)
 			return b, nil
 		},
-		batchedPlan, onServers, answers(FamilyPointCounter, FamilyReader),
+		batchedPlan, onServers, answers(FamilyPointCounter, FamilyReader), errs(ErrsUnder),
 		checkedBy(func(p *BatchedParams, env Env) error {
 			if p.Servers == 0 {
 				_, err := batchedServers(env.Full)
@@ -525,38 +525,42 @@ func batchedServers(f Assumptions) (int, error) {
 // batchedPlan: the increments the store sees, a key's load and utilisation,
 // the worst loss on a crash, and the oldest value a reader sees.
 func batchedPlan(p *BatchedParams, env Env) []PlanLine {
-	f := env.Full
 	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
 	t := int64(p.Flush)
 	ts := float64(t) / 1e9
 	k := float64(p.Stripes)
-	lines := []PlanLine{{Metric: "stripes", Value: k, Unit: "stripes", Note: "K configured: server s flushes to stripe s mod K"}}
+	lines := []PlanLine{{Metric: MetricStripes, Value: k, Unit: "stripes", Note: "K configured: server s flushes to stripe s mod K"}}
 	a := float64(p.Servers)
 	if a == 0 {
-		if n, err := batchedServers(f); err == nil {
+		if n, err := batchedServers(env.Full); err == nil {
 			a = float64(n)
 		}
 	}
+	var perKey float64
 	if a > 0 {
+		perKey = math.Ceil(a/k) / ts
 		lines = append(lines,
-			PlanLine{Metric: "servers", Value: a, Unit: "servers", Note: "A"},
-			PlanLine{Metric: "increments_per_s", Value: a / ts, Unit: "ops/s",
-				Note: fmt.Sprintf("A / T = %s / %s: one INCRBY per server and flush, for a key every server receives between flushes", hotNum(a), hotSecs(t))})
-		perKey := math.Ceil(a/k) / ts
-		lines = append(lines, PlanLine{Metric: "max_key_ops_per_s", Value: perKey, Unit: "ops/s",
-			Note: fmt.Sprintf("⌈A / K⌉ / T = ⌈%s / %s⌉ / %s: the servers flushing to one stripe", hotNum(a), hotNum(k), hotSecs(t))})
-		if capa := f.KeyCapacity; capa > 0 {
-			lines = planAt(lines, PlanLine{Metric: "utilisation", Value: perKey / capa, Unit: "share",
-				Note: fmt.Sprintf("%s / %s = %s of a key's capacity", hotNum(perKey), hotNum(capa), hotPct(perKey/capa))}, atCapacity)
-		}
-		if rate := f.PeakRate; rate > 0 {
-			lost := rate / a * ts
-			lines = planAt(lines, PlanLine{Metric: "lost_on_crash", Value: lost, Unit: "events",
-				Note: fmt.Sprintf("worst case, peak / A × T = %s / %s × %s = %s: a server holds up to T of its share", hotNum(rate), hotNum(a), hotSecs(t), hotNum(lost))}, atPeak)
-		}
+			PlanLine{Metric: MetricServers, Value: a, Unit: "servers", Note: "A"},
+			PlanLine{Metric: MetricKeysUsed, Value: min(a, k), Unit: "keys", Note: "min(A, K): server s flushes to stripe s mod K"},
+			PlanLine{Metric: MetricIncrementsPerSec, Value: a / ts, Unit: "ops/s",
+				Note: fmt.Sprintf("A / T = %s / %s: one INCRBY per server and flush, for a key every server receives between flushes", hotNum(a), hotSecs(t))},
+			PlanLine{Metric: MetricMaxKeyOps, Value: perKey, Unit: "ops/s",
+				Note: fmt.Sprintf("⌈A / K⌉ / T = ⌈%s / %s⌉ / %s: the servers flushing to one stripe", hotNum(a), hotNum(k), hotSecs(t))})
 	}
-	lines = append(lines, hotReadPlan(o, k, f.ReadRate, t)...)
-	return append(lines, hotDedupPlan(o, f.PeakRate)...)
+	return append(lines, atBothScales(env, func(f Assumptions) []PlanLine {
+		var lines []PlanLine
+		if capa := f.KeyCapacity; a > 0 && capa > 0 {
+			lines = append(lines, PlanLine{Metric: MetricUtilisation, Value: perKey / capa, Unit: "share",
+				Note: fmt.Sprintf("%s / %s = %s of a key's capacity", hotNum(perKey), hotNum(capa), hotPct(perKey/capa))})
+		}
+		if rate := f.PeakRate; a > 0 && rate > 0 {
+			lost := rate / a * ts
+			lines = append(lines, PlanLine{Metric: MetricLostOnCrash, Value: lost, Unit: "events",
+				Note: fmt.Sprintf("worst case, peak / A × T = %s / %s × %s = %s: a server holds up to T of its share", hotNum(rate), hotNum(a), hotSecs(t), hotNum(lost))})
+		}
+		lines = append(lines, hotReadPlan(o, k, f.ReadRate, t)...)
+		return append(lines, hotDedupPlan(o, f.PeakRate)...)
+	})...)
 }
 
 // appServer is the app server, of a, that handles the write with this ID:

@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -19,10 +20,8 @@ type checker interface{ check() error }
 // conformanceDesign builds one design for the suite.
 type conformanceDesign struct {
 	name  string
+	typ   string // its registered type, whose declared Bias it is held to
 	build func(t *testing.T, keys int) Strategy
-	// exact designs must answer every count exactly; the others never
-	// below the truth.
-	exact bool
 	// topAll: Top(k) holds the true top k on skewed streams (exact designs,
 	// or sketches sized generously).
 	topAll bool
@@ -39,31 +38,31 @@ func conformanceDesigns() []conformanceDesign {
 		return s
 	}
 	return []conformanceDesign{
-		{name: "count-min", build: func(t *testing.T, _ int) Strategy {
+		{name: "count-min", typ: "count-min", build: func(t *testing.T, _ int) Strategy {
 			s, err := NewCountMin(CountMinParams{Epsilon: 0.001, Delta: 0.01}, 1)
 			return must(t, s, err)
 		}},
-		{name: "count-min/conservative", build: func(t *testing.T, _ int) Strategy {
+		{name: "count-min/conservative", typ: "count-min", build: func(t *testing.T, _ int) Strategy {
 			s, err := NewCountMin(CountMinParams{Epsilon: 0.001, Delta: 0.01, Conservative: true}, 1)
 			return must(t, s, err)
 		}},
-		{name: "count-min/top=20", topAll: true, build: func(t *testing.T, _ int) Strategy {
+		{name: "count-min/top=20", typ: "count-min", topAll: true, build: func(t *testing.T, _ int) Strategy {
 			s, err := NewCountMinTopK(CountMinParams{Epsilon: 0.0005, Delta: 0.01, Top: 20}, 1)
 			return must(t, s, err)
 		}},
-		{name: "space-saving/m=500", topAll: true, build: func(t *testing.T, _ int) Strategy {
+		{name: "space-saving/m=500", typ: "space-saving", topAll: true, build: func(t *testing.T, _ int) Strategy {
 			s, err := NewSpaceSaving(SpaceSavingParams{Counters: 500}, 1)
 			return must(t, s, err)
 		}},
-		{name: "space-saving/m=7", capacity: 7, build: func(t *testing.T, _ int) Strategy {
+		{name: "space-saving/m=7", typ: "space-saving", capacity: 7, build: func(t *testing.T, _ int) Strategy {
 			s, err := NewSpaceSaving(SpaceSavingParams{Counters: 7}, 1)
 			return must(t, s, err)
 		}},
-		{name: "exact", exact: true, topAll: true, build: func(t *testing.T, keys int) Strategy {
+		{name: "exact", typ: "exact", topAll: true, build: func(t *testing.T, keys int) Strategy {
 			s, err := NewExact(ExactParams{Shards: 1}, uint64(keys), 1)
 			return must(t, s, err)
 		}},
-		{name: "exact/shards=5/small-hint", exact: true, topAll: true, build: func(t *testing.T, _ int) Strategy {
+		{name: "exact/shards=5/small-hint", typ: "exact", topAll: true, build: func(t *testing.T, _ int) Strategy {
 			s, err := NewExact(ExactParams{Shards: 5}, 10, 1)
 			return must(t, s, err)
 		}},
@@ -110,6 +109,11 @@ func TestConformance(t *testing.T) {
 			t.Run(d.name+"/"+st.name, func(t *testing.T) {
 				ev := st.ev
 				truth, _ := exactCounts(ev)
+				typ, err := Lookup(d.typ)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bias := typ.Errs()
 				s := d.build(t, len(truth))
 				const batches = 8
 				for b := range batches {
@@ -117,10 +121,10 @@ func TestConformance(t *testing.T) {
 					checkInvariants(t, s)
 				}
 				if pc, ok := s.(PointCounter); ok {
-					checkPointCounter(t, pc, truth, d.exact)
+					checkPointCounter(t, pc, truth, bias)
 				}
 				if tk, ok := s.(TopK); ok {
-					checkTopK(t, tk, truth, 10, d.capacity, d.topAll && st.skewed)
+					checkTopK(t, tk, truth, 10, d.capacity, bias, d.topAll && st.skewed)
 				}
 			})
 		}
@@ -140,32 +144,40 @@ func checkInvariants(t *testing.T, s Strategy) {
 }
 
 // checkPointCounter compares Count with the truth for every key seen and for
-// keys never seen: never below it, and equal to it for an exact design.
-func checkPointCounter(t *testing.T, pc PointCounter, truth map[uint64]uint64, exact bool) {
+// keys never seen: equal to it for an exact design, and otherwise erring
+// only in the direction the design declares.
+func checkPointCounter(t *testing.T, pc PointCounter, truth map[uint64]uint64, bias Bias) {
 	t.Helper()
+	for i, bad := range wrongCounts(pc, truth, bias) {
+		if i == 5 {
+			t.Errorf("… and more keys wrong")
+			break
+		}
+		t.Errorf("Count(%d): got %d, true count %d: not %s", bad.Key, bad.Count, bad.Err, bias)
+	}
+}
+
+// wrongCounts returns the keys whose Count errs against the design's bias,
+// as items holding the count and, in Err, the true count.
+func wrongCounts(pc PointCounter, truth map[uint64]uint64, bias Bias) []Item {
 	keys := sortedKeys(truth)
 	for i := range uint64(1000) { // keys never seen (almost surely)
 		keys = append(keys, mix64(i^0xdeadbeef)|1<<63)
 	}
-	bad := 0
+	var bad []Item
 	for _, k := range keys {
-		got, want := pc.Count(k), truth[k]
-		if got < want || exact && got != want {
-			if bad++; bad <= 5 {
-				t.Errorf("Count(%d): got %d, want %s%d", k, got, map[bool]string{false: "≥ ", true: ""}[exact], want)
-			}
+		if got, want := pc.Count(k), truth[k]; !bias.Within(got, math.MaxUint64, want) {
+			bad = append(bad, Item{Key: k, Count: got, Err: want})
 		}
 	}
-	if bad > 5 {
-		t.Errorf("… %d keys wrong in all", bad)
-	}
+	return bad
 }
 
 // checkTopK checks the form of Top answers (order, size, no duplicates,
-// fresh slices) and each item against the truth: Count − Err ≤ true ≤
-// Count. Answers hold min(k, keys seen, capacity) items (capacity 0: no
+// fresh slices) and each item against the truth: off by at most Err, in the
+// direction of the design's bias. Answers hold min(k, keys seen, capacity) items (capacity 0: no
 // cap). With topAll it also wants the true top k, by count.
-func checkTopK(t *testing.T, tk TopK, truth map[uint64]uint64, k, capacity int, topAll bool) {
+func checkTopK(t *testing.T, tk TopK, truth map[uint64]uint64, k, capacity int, bias Bias, topAll bool) {
 	t.Helper()
 	for _, bad := range []int{0, -1} {
 		if got := tk.Top(bad); len(got) != 0 {
@@ -189,8 +201,8 @@ func checkTopK(t *testing.T, tk TopK, truth map[uint64]uint64, k, capacity int, 
 			t.Errorf("Top(%d): key %d twice", k, it.Key)
 		}
 		seen[it.Key] = true
-		if tr := truth[it.Key]; tr > it.Count || it.Count > tr+it.Err {
-			t.Errorf("Top(%d): item %+v, true count %d not in [Count − Err, Count]", k, it, tr)
+		if tr := truth[it.Key]; !bias.Within(it.Count, it.Err, tr) {
+			t.Errorf("Top(%d): item %+v, true count %d: not %s within Err", k, it, tr, bias)
 		}
 	}
 	if topAll {
@@ -227,4 +239,55 @@ func trueTop(truth map[uint64]uint64, k int) []Item {
 	}
 	sortItems(all)
 	return all[:min(k, len(all))]
+}
+
+// undercounter is a design that counts one less than it saw, whatever it
+// declares: the suite must catch it unless it declares ErrsUnder.
+type undercounter struct{ PointCounter }
+
+func (u undercounter) Count(key uint64) uint64 {
+	if c := u.PointCounter.Count(key); c > 0 {
+		return c - 1
+	}
+	return 0
+}
+
+// TestConformanceDirection checks that the suite holds a design to its own
+// direction: a count one below the truth is wrong for an exact or an
+// overcounting design and right for an undercounting one, and a count one
+// above is wrong for an undercounting design.
+func TestConformanceDirection(t *testing.T) {
+	ev := conformanceStreams()[0].ev
+	truth, _ := exactCounts(ev)
+	x, err := NewExact(ExactParams{Shards: 1}, uint64(len(truth)), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Observe(ev)
+	under := undercounter{x}
+	for _, c := range []struct {
+		pc   PointCounter
+		bias Bias
+		ok   bool
+	}{
+		{x, ErrsNever, true}, {x, ErrsOver, true}, {x, ErrsUnder, true},
+		{under, ErrsNever, false}, {under, ErrsOver, false}, {under, ErrsUnder, true},
+	} {
+		if bad := wrongCounts(c.pc, truth, c.bias); (len(bad) == 0) != c.ok {
+			t.Errorf("%T declared %s: %d keys flagged, want flagged %v", c.pc, c.bias, len(bad), !c.ok)
+		}
+	}
+	for _, c := range []struct {
+		count, err, truth uint64
+		bias              Bias
+		want              bool
+	}{
+		{10, 0, 10, ErrsNever, true}, {11, 5, 10, ErrsNever, false},
+		{12, 2, 10, ErrsOver, true}, {13, 2, 10, ErrsOver, false}, {9, 5, 10, ErrsOver, false},
+		{8, 2, 10, ErrsUnder, true}, {7, 2, 10, ErrsUnder, false}, {11, 5, 10, ErrsUnder, false},
+	} {
+		if got := c.bias.Within(c.count, c.err, c.truth); got != c.want {
+			t.Errorf("%s.Within(%d, %d, %d): got %v, want %v", c.bias, c.count, c.err, c.truth, got, c.want)
+		}
+	}
 }

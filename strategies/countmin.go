@@ -337,7 +337,7 @@ func init() {
 			}
 			return s, nil
 		},
-		countMinPlan, answers(FamilyPointCounter))
+		countMinPlan, answers(FamilyPointCounter), errs(ErrsOver))
 }
 
 // countMinPlan: the dimensions, the memory, and the bound εN at the simulated
@@ -355,33 +355,59 @@ func countMinPlan(p *CountMinParams, env Env) []PlanLine {
 	counters := float64(w) * float64(d)
 	sketch := counters * cb
 	lines := []PlanLine{
-		{Metric: "undercounts", Value: 0, Unit: "keys", Note: "never counts low: every counter a key hashes to holds at least its count"},
-		{Metric: "width", Value: float64(w), Unit: "counters", Note: wNote},
-		{Metric: "depth", Value: float64(d), Unit: "rows", Note: dNote},
-		{Metric: "counters", Value: counters, Unit: "counters", Note: "d·w"},
+		{Metric: MetricUndercounts, Value: 0, Unit: "keys", Note: "never counts low: every counter a key hashes to holds at least its count"},
+		{Metric: MetricWidth, Value: float64(w), Unit: "counters", Note: wNote},
+		{Metric: MetricDepth, Value: float64(d), Unit: "rows", Note: dNote},
+		{Metric: MetricCounters, Value: counters, Unit: "counters", Note: "d·w"},
 	}
 	bytesNote := fmt.Sprintf("d·w·%v B; the same at any scale", cb)
 	if p.Top > 0 {
 		heap := float64(topHeapBytes(p.Top))
 		lines = append(lines,
-			PlanLine{Metric: "bytes", Value: sketch, Unit: "B", Note: bytesNote + " (the sketch)"},
-			PlanLine{Metric: "heap_bytes", Value: heap, Unit: "B", Note: "top·36 B (key, count, slot, heap position) + key index of 12 B × the power of two ≥ 2·top"},
-			PlanLine{Metric: "total_bytes", Value: sketch + heap, Unit: "B", Note: "sketch + heap"})
+			PlanLine{Metric: MetricBytes, Value: sketch, Unit: "B", Note: bytesNote + " (the sketch)"},
+			PlanLine{Metric: MetricHeapBytes, Value: heap, Unit: "B", Note: "top·36 B (key, count, slot, heap position) + key index of 12 B × the power of two ≥ 2·top"},
+			PlanLine{Metric: MetricTotalBytes, Value: sketch + heap, Unit: "B", Note: "sketch + heap"})
 	} else {
-		lines = append(lines, PlanLine{Metric: "bytes", Value: sketch, Unit: "B", Note: bytesNote})
+		lines = append(lines, PlanLine{Metric: MetricBytes, Value: sketch, Unit: "B", Note: bytesNote})
 	}
-	const boundNote = "εN with probability 1−δ (per key)"
 	if env.Events > 0 {
-		lines = append(lines, PlanLine{Metric: "overestimate_bound", Value: tidy(eps * float64(env.Events)), Unit: "events", Note: boundNote})
+		lines = append(lines, countMinBounds(w, d, eps, float64(env.Events), false)...)
 	}
 	if n := env.Full.Events; n > 0 {
-		bound := tidy(eps * n)
-		lines = append(lines, PlanLine{Metric: "overestimate_bound", Value: bound, Unit: "events", Full: true, Note: boundNote})
+		lines = append(lines, countMinBounds(w, d, eps, n, true)...)
 		if k := env.Full.KthCount; k > 0 {
-			lines = append(lines, PlanLine{Metric: "bound_share_of_kth", Value: 100 * bound / k, Unit: "%", Full: true,
+			lines = append(lines, PlanLine{Metric: MetricBoundShareOfKth, Value: 100 * ceilTidy(eps*n) / k, Unit: "%", Full: true,
 				Note: "εN / count of the K-th key"})
 		}
 	}
-	lines = append(lines, PlanLine{Metric: "failure_probability", Value: delta, Unit: "probability", Note: deltaNote + " per key"})
+	lines = append(lines, PlanLine{Metric: MetricFailure, Value: delta, Unit: "probability", Note: deltaNote + " per key"})
 	return lines
 }
+
+// countMinBounds are the two forms of count-min's bound on a key's
+// overestimate over n events, both from Markov's inequality on one row
+// (its expected excess is at most n/w) and the independence of the d rows:
+//
+//   - εN = e·N/w, passed in a row with probability at most 1/e, so in every
+//     row with probability at most e^-d (Cormode & Muthukrishnan 2005; the
+//     form of ε and δ: w = ⌈e/ε⌉, d = ⌈ln 1/δ⌉);
+//   - 2N/w, passed in a row with probability at most 1/2, so in every row
+//     with probability at most 2^-d (the likes seed: w = 100,000, d = 4,
+//     N = 10^9 an hour gives 20,000 at 1 − 1/16 = 93.75%).
+//
+// A bound is an integer count, the least one not below the real number.
+func countMinBounds(w, d int, eps, n float64, full bool) []PlanLine {
+	return []PlanLine{
+		{Metric: MetricOverestimateBound, Value: ceilTidy(eps * n), Unit: "events", Full: full,
+			Note: "εN (ε = e/w when w is given): exceeded with probability at most e^-d per key"},
+		{Metric: MetricBoundConfidence, Value: round5(1 - math.Exp(-float64(d))), Unit: "probability", Full: full,
+			Note: fmt.Sprintf("1 − e^-d = 1 − e^-%d: a key's overestimate stays within εN", d)},
+		{Metric: MetricBound2N, Value: ceilTidy(2 * n / float64(w)), Unit: "events", Full: full,
+			Note: "2N/w: exceeded with probability at most 2^-d per key"},
+		{Metric: MetricBound2NConfidence, Value: round5(1 - math.Pow(2, -float64(d))), Unit: "probability", Full: full,
+			Note: fmt.Sprintf("1 − 2^-d = 1 − 2^-%d: a key's overestimate stays within 2N/w", d)},
+	}
+}
+
+// round5 rounds a probability to 5 decimals: 1 − e^-4 = 0.98168.
+func round5(x float64) float64 { return math.Round(x*1e5) / 1e5 }

@@ -381,8 +381,19 @@ func TestCountMinPlan(t *testing.T) {
 		}},
 		{"width=100000/depth=4", []Param{{Key: "width", Value: int64(100000)}, {Key: "depth", Value: int64(4)}}, []PlanLine{
 			{Metric: "bytes", Value: 1.6e6},
-			{Metric: "overestimate_bound", Value: math.E * 2e9 / 1e5, Full: true},
+			{Metric: "overestimate_bound", Value: math.Ceil(math.E * 2e9 / 1e5), Full: true}, // 54,366
+			{Metric: "overestimate_bound_2n_w", Value: 2 * 2e9 / 1e5, Full: true},
 			{Metric: "failure_probability", Value: math.Exp(-4)},
+		}},
+		// The likes seed's form of the bound: w = 100,000 and d = 4 over a
+		// billion events an hour, 2N/w = 20,000 at 1 − 2^-4 = 93.75%;
+		// the e·N/w form gives 27,183 at 1 − e^-4 = 98.168%.
+		{"likes", []Param{{Key: "width", Value: int64(100000)}, {Key: "depth", Value: int64(4)}}, []PlanLine{
+			{Metric: "bytes", Value: 1.6e6},
+			{Metric: "overestimate_bound", Value: 27183, Full: true},
+			{Metric: "bound_confidence", Value: 0.98168, Full: true},
+			{Metric: "overestimate_bound_2n_w", Value: 20000, Full: true},
+			{Metric: "bound_2n_w_confidence", Value: 0.9375, Full: true},
 		}},
 	}
 	typ, err := Lookup("count-min")
@@ -394,6 +405,10 @@ func TestCountMinPlan(t *testing.T) {
 			p, err := typ.Decode(tt.params)
 			if err != nil {
 				t.Fatal(err)
+			}
+			env := env
+			if tt.name == "likes" {
+				env.Full.Events = 1e9
 			}
 			checkPlan(t, typ.Plan(p, env), tt.want)
 			s, err := typ.Build(p, env)
@@ -432,7 +447,7 @@ func checkPlan(t *testing.T, got, want []PlanLine) {
 // it to refuse runs that would not fit — and each Part is planned too.
 func checkPlannedBytes(t *testing.T, plan []PlanLine, s Strategy) {
 	t.Helper()
-	planned := func(metric string) (float64, bool) {
+	planned := func(metric Metric) (float64, bool) {
 		for _, l := range plan {
 			if l.Metric == metric && !l.Full {
 				return l.Value, true

@@ -50,7 +50,7 @@ func (s *CountMinTopK) Bytes() int64 { return s.sketch.Bytes() + s.heap.bytes() 
 // Parts reports the sketch ("bytes", the memory the (ε, δ) plan fixes) and
 // the heap ("heap_bytes") apart.
 func (s *CountMinTopK) Parts() []Part {
-	return []Part{{Metric: "bytes", Bytes: s.sketch.Bytes()}, {Metric: "heap_bytes", Bytes: s.heap.bytes()}}
+	return []Part{{Metric: MetricBytes, Bytes: s.sketch.Bytes()}, {Metric: MetricHeapBytes, Bytes: s.heap.bytes()}}
 }
 
 // Observe adds every write event's positive Delta to its key and keeps the

@@ -21,15 +21,6 @@ import (
 // of ring and at least 24 B of table an ID. seen costs O(1) amortised and
 // allocates only when the window holds more IDs than ever before.
 
-// Deduper is a design that drops resent writes (the `dedup` parameter of
-// the hot-counter designs); Dropped is how many it has dropped so far.
-type Deduper interface {
-	Strategy
-	Dropped() int64
-	// Deduplicating reports whether a dedup window is on.
-	Deduplicating() bool
-}
-
 // dedupInitialIDs is the capacity a dedup window starts with.
 const dedupInitialIDs = 1024
 

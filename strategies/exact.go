@@ -324,7 +324,7 @@ func init() {
 			}
 			return x, nil
 		},
-		exactPlan, answers(FamilyPointCounter, FamilyTopK))
+		exactPlan, answers(FamilyPointCounter, FamilyTopK), promises(PromiseAll))
 }
 
 // exactPlan models the exact design at full scale as a sorted set (keys ×
@@ -334,13 +334,13 @@ func init() {
 func exactPlan(p *ExactParams, env Env) []PlanLine {
 	s := float64(p.Shards)
 	lines := []PlanLine{
-		{Metric: "undercounts", Value: 0, Unit: "keys", Note: "exact: every key counted"},
-		{Metric: "bytes", Value: float64(exactBytes(env.Keys, p.Shards)), Unit: "B",
+		{Metric: MetricUndercounts, Value: 0, Unit: "keys", Note: "exact: every key counted"},
+		{Metric: MetricBytes, Value: float64(exactBytes(env.Keys, p.Shards)), Unit: "B",
 			Note: "S tables of 16 B × the power of two ≥ 4/3 of the keys per shard (keys/S + 4√(keys/S))"},
-		{Metric: "shards", Value: s, Unit: "shards", Note: "S, the same at any scale"},
+		{Metric: MetricShards, Value: s, Unit: "shards", Note: "S, the same at any scale"},
 	}
 	if env.Top > 0 {
-		lines = append(lines, PlanLine{Metric: "merge_candidates", Value: s * float64(env.Top), Unit: "keys",
+		lines = append(lines, PlanLine{Metric: MetricMergeCandidates, Value: s * float64(env.Top), Unit: "keys",
 			Note: "S × K local top-K entries; the merge is exact since a key lives on one shard"})
 	}
 	f := env.Full
@@ -349,8 +349,8 @@ func exactPlan(p *ExactParams, env Env) []PlanLine {
 	}
 	mem := f.Keys * f.EntryBytes
 	lines = append(lines,
-		PlanLine{Metric: "bytes_full", Value: mem, Unit: "B", Full: true, Note: "keys × bytes per sorted-set entry"},
-		PlanLine{Metric: "bytes_per_shard", Value: mem / s, Unit: "B", Full: true, Note: "keys × entry bytes / S"})
+		PlanLine{Metric: MetricBytesFull, Value: mem, Unit: "B", Full: true, Note: "keys × bytes per sorted-set entry"},
+		PlanLine{Metric: MetricBytesPerShard, Value: mem / s, Unit: "B", Full: true, Note: "keys × entry bytes / S"})
 	if f.ServerBytes <= 0 {
 		return lines
 	}
@@ -364,7 +364,7 @@ func exactPlan(p *ExactParams, env Env) []PlanLine {
 		fits = 1
 	}
 	return append(lines,
-		PlanLine{Metric: "server_data_bytes", Value: budget, Unit: "B", Full: true, Note: fracNote},
-		PlanLine{Metric: "fits_one_server", Value: fits, Unit: "bool", Full: true, Note: "1 if keys × entry bytes ≤ the data budget"},
-		PlanLine{Metric: "shards_needed", Value: ceilTidy(mem / budget), Unit: "shards", Full: true, Note: "⌈keys × entry bytes / data budget⌉"})
+		PlanLine{Metric: MetricServerDataBytes, Value: budget, Unit: "B", Full: true, Note: fracNote},
+		PlanLine{Metric: MetricFitsOneServer, Value: fits, Unit: "bool", Full: true, Note: "1 if keys × entry bytes ≤ the data budget"},
+		PlanLine{Metric: MetricShardsNeeded, Value: ceilTidy(mem / budget), Unit: "shards", Full: true, Note: "⌈keys × entry bytes / data budget⌉"})
 }

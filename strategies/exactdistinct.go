@@ -202,10 +202,10 @@ func init() {
 // exactDistinctPlan: the table for env.Keys ids at the simulated scale, and
 // 8 B an id for Full.Keys ids at full scale.
 func exactDistinctPlan(_ *ExactDistinctParams, env Env) []PlanLine {
-	lines := []PlanLine{{Metric: "bytes", Value: float64(exactDistinctBytes(env.Keys)), Unit: "B",
+	lines := []PlanLine{{Metric: MetricBytes, Value: float64(exactDistinctBytes(env.Keys)), Unit: "B",
 		Note: "8 B × the power of two ≥ 4/3 of the ids (env keys)"}}
 	if n := env.Full.Keys; n > 0 {
-		lines = append(lines, PlanLine{Metric: "bytes", Value: n * exactDistinctSlotBytes, Unit: "B", Full: true,
+		lines = append(lines, PlanLine{Metric: MetricBytes, Value: n * exactDistinctSlotBytes, Unit: "B", Full: true,
 			Note: "distinct ids × 8 B (at least: a table adds its empty slots)"})
 	}
 	return lines

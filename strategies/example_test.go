@@ -56,7 +56,13 @@ func ExampleType_Plan() {
 	// counters             sim  135915 counters
 	// bytes                sim  543660 B
 	// overestimate_bound   sim  1000 events
+	// bound_confidence     sim  0.99326 probability
+	// overestimate_bound_2n_w sim  736 events
+	// bound_2n_w_confidence sim  0.96875 probability
 	// overestimate_bound   full 200000 events
+	// bound_confidence     full 0.99326 probability
+	// overestimate_bound_2n_w full 147151 events
+	// bound_2n_w_confidence full 0.96875 probability
 	// bound_share_of_kth   full 1.4285714285714286 %
 	// failure_probability  sim  0.01 probability
 	// count-min: parameter epsilon: 1.5 not in (0,1)

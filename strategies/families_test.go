@@ -42,6 +42,18 @@ func TestDeclaredFamilies(t *testing.T) {
 		if typ.Answers(FamilyDistinct) != implements[FamilyDistinct](s) {
 			t.Errorf("%s: declares distinct %v, implements it %v", typ.Name, typ.Answers(FamilyDistinct), !typ.Answers(FamilyDistinct))
 		}
+		if typ.Promises() != PromiseNone && !typ.Answers(FamilyTopK) {
+			t.Errorf("%s promises a top-K answer but does not answer top-K", typ.Name)
+		}
+		if typ.Promises() == PromiseAbove {
+			found := false
+			for _, l := range typ.Plan(p, env) {
+				found = found || l.Metric == MetricGuaranteeAbove && !l.Full
+			}
+			if !found {
+				t.Errorf("%s promises every key above its guarantee_threshold but plans none", typ.Name)
+			}
+		}
 		if typ.onServers {
 			if err := typ.Check(p, env, false); !errors.Is(err, ErrNeedsCluster) {
 				t.Errorf("%s without a store: got %v, want ErrNeedsCluster", typ.Name, err)

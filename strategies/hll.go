@@ -411,21 +411,21 @@ func hllPlan(p *HLLParams, env Env) []PlanLine {
 	bytes := float64(hllDenseBytes(p.Precision))
 	rse := 1.04 / math.Sqrt(m)
 	lines := []PlanLine{
-		{Metric: "registers", Value: m, Unit: "registers", Note: "m = 2^p"},
-		{Metric: "bytes", Value: bytes, Unit: "B", Note: "m·6/8: 6-bit registers; the same at any scale (the sparse form holds less while few registers are set)"},
-		{Metric: "standard_error", Value: tidy(104 / math.Sqrt(m)), Unit: "%", Note: "1.04/√m, relative"},
+		{Metric: MetricRegisters, Value: m, Unit: "registers", Note: "m = 2^p"},
+		{Metric: MetricBytes, Value: bytes, Unit: "B", Note: "m·6/8: 6-bit registers; the same at any scale (the sparse form holds less while few registers are set)"},
+		{Metric: MetricStandardError, Value: tidy(104 / math.Sqrt(m)), Unit: "%", Note: "1.04/√m, relative"},
 	}
 	const countNote = "1.04/√m × distinct ids"
 	if env.Keys > 0 {
-		lines = append(lines, PlanLine{Metric: "error_count", Value: tidy(rse * float64(env.Keys)), Unit: "ids", Note: countNote + " (env keys)"})
+		lines = append(lines, PlanLine{Metric: MetricErrorCount, Value: tidy(rse * float64(env.Keys)), Unit: "ids", Note: countNote + " (env keys)"})
 	}
 	if n := env.Full.Keys; n > 0 {
 		exact := n * hllIDBytes
 		lines = append(lines,
-			PlanLine{Metric: "error_count", Value: tidy(rse * n), Unit: "ids", Full: true,
+			PlanLine{Metric: MetricErrorCount, Value: tidy(rse * n), Unit: "ids", Full: true,
 				Note: countNote + " at full scale (1.04/√m rounded to 0.81% gives the seed's 324,000 for 40 M)"},
-			PlanLine{Metric: "exact_bytes", Value: exact, Unit: "B", Full: true, Note: "distinct ids × 8 B: an exact set"},
-			PlanLine{Metric: "bytes_ratio", Value: exact / bytes, Unit: "×", Full: true, Note: "exact_bytes / bytes"})
+			PlanLine{Metric: MetricExactBytes, Value: exact, Unit: "B", Full: true, Note: "distinct ids × 8 B: an exact set"},
+			PlanLine{Metric: MetricBytesRatio, Value: exact / bytes, Unit: "×", Full: true, Note: "exact_bytes / bytes"})
 	}
 	return lines
 }

@@ -69,7 +69,8 @@ func ExampleStripedParams() {
 	if err != nil {
 		panic(err)
 	}
-	env := strategies.Env{Full: strategies.Assumptions{PeakRate: 200000, ReadRate: 5000, KeyCapacity: 10000, Headroom: 0.7}}
+	cricket := strategies.Assumptions{PeakRate: 200000, ReadRate: 5000, KeyCapacity: 10000, Headroom: 0.7}
+	env := strategies.Env{Full: cricket, Sim: cricket}
 	for _, l := range typ.Plan(p, env) {
 		if l.Full {
 			fmt.Printf("%s: %.4g %s\n", l.Metric, l.Value, l.Unit)

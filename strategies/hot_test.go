@@ -728,7 +728,8 @@ func TestCachedReads(t *testing.T) {
 
 // The plans reproduce the cricket final's step 1 and the practice question.
 func TestHotPlans(t *testing.T) {
-	cricket := Env{Full: Assumptions{PeakRate: 200000, ReadRate: 5000, KeyCapacity: 10000, Headroom: 0.7, AppServers: 200}}
+	figures := Assumptions{PeakRate: 200000, ReadRate: 5000, KeyCapacity: 10000, Headroom: 0.7, AppServers: 200}
+	cricket := Env{Full: figures, Sim: figures}
 	plan := func(typ string, params []Param, env Env) []PlanLine {
 		t.Helper()
 		ty, err := Lookup(typ)
@@ -741,24 +742,20 @@ func TestHotPlans(t *testing.T) {
 		}
 		return ty.Plan(p, env)
 	}
-	both := func(metric string, v float64, unit string) []PlanLine {
+	both := func(metric Metric, v float64, unit string) []PlanLine {
 		return []PlanLine{{Metric: metric, Value: v, Full: true}, {Metric: metric, Value: v, Full: false}}
 	}
 	t.Run("single-key", func(t *testing.T) {
 		got := plan("single-key", nil, cricket)
-		want := slices.Concat([]PlanLine{{Metric: "stripes", Value: 1}}, both("max_key_ops_per_s", 200000, ""), both("utilisation", 20, ""),
+		want := slices.Concat([]PlanLine{{Metric: "stripes", Value: 1}, {Metric: "keys_used", Value: 1}}, both("max_key_ops_per_s", 200000, ""), both("utilisation", 20, ""),
 			both("backlog_growth_per_s", 190000, ""), both("read_ops_per_s", 5000, ""))
 		checkPlan(t, got, want)
 	})
 	t.Run("striped/k=32", func(t *testing.T) {
 		got := plan("striped", []Param{{Key: "stripes", Value: int64(32)}}, cricket)
-		want := slices.Concat([]PlanLine{
-			{Metric: "stripes", Value: 32},
-			{Metric: "stripes_at_limit", Value: 20, Full: true},
-			{Metric: "stripes_at_headroom", Value: 200000.0 / 7000, Full: true},
-			{Metric: "stripes_needed", Value: 29, Full: true},
-			{Metric: "stripes_pow2", Value: 32, Full: true},
-		}, both("max_key_ops_per_s", 6250, ""), both("utilisation", 0.625, ""),
+		want := slices.Concat([]PlanLine{{Metric: "stripes", Value: 32}},
+			both("stripes_at_limit", 20, ""), both("stripes_at_headroom", 200000.0/7000, ""), both("stripes_needed", 29, ""),
+			both("stripes_pow2", 32, ""), []PlanLine{{Metric: "keys_used", Value: 32}}, both("max_key_ops_per_s", 6250, ""), both("utilisation", 0.625, ""),
 			both("backlog_growth_per_s", 0, ""), both("read_ops_per_s", 160000, ""))
 		checkPlan(t, got, want)
 		note := lineOf(t, got, "stripes_at_headroom", true).Note
@@ -780,10 +777,11 @@ func TestHotPlans(t *testing.T) {
 	})
 	t.Run("striped/adaptive", func(t *testing.T) {
 		got := plan("striped", []Param{{Key: "stripes", Value: int64(2)}, {Key: "grow_above", Value: int64(7000)}}, cricket)
-		checkPlan(t, got, append([]PlanLine{{Metric: "stripes_at_peak", Value: 32, Full: true}}, both("max_key_ops_per_s", 6250, "")...))
+		checkPlan(t, got, slices.Concat(both("stripes_at_peak", 32, ""), both("keys_used", 32, ""), both("max_key_ops_per_s", 6250, "")))
 	})
 	t.Run("practice", func(t *testing.T) {
-		env := Env{Full: Assumptions{PeakRate: 120000, KeyCapacity: 8000, Headroom: 0.7}}
+		practice := Assumptions{PeakRate: 120000, KeyCapacity: 8000, Headroom: 0.7}
+		env := Env{Full: practice, Sim: practice}
 		got := plan("striped", []Param{{Key: "stripes", Value: int64(32)}}, env)
 		checkPlan(t, got, []PlanLine{
 			{Metric: "stripes_at_limit", Value: 15, Full: true},
@@ -799,10 +797,10 @@ func TestHotPlans(t *testing.T) {
 		got := plan("batched", nil, cricket)
 		want := slices.Concat([]PlanLine{
 			{Metric: "servers", Value: 200},
+			{Metric: "keys_used", Value: 1},
 			{Metric: "increments_per_s", Value: 200},
 			{Metric: "max_key_ops_per_s", Value: 200},
-			{Metric: "staleness_max_s", Value: 1},
-		}, both("utilisation", 0.02, ""), both("lost_on_crash", 1000, ""))
+		}, both("utilisation", 0.02, ""), both("lost_on_crash", 1000, ""), both("staleness_max_s", 1, ""))
 		checkPlan(t, got, want)
 		if note := lineOf(t, got, "utilisation", true).Note; !strings.Contains(note, "2%") {
 			t.Errorf("note %q: want 2%%", note)
@@ -811,9 +809,26 @@ func TestHotPlans(t *testing.T) {
 	t.Run("batched/likes", func(t *testing.T) {
 		// Likes: 20 servers flushing once a second, 20,000 likes/s → 20 updates/s.
 		got := plan("batched", []Param{{Key: "servers", Value: int64(20)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}},
-			Env{Full: Assumptions{PeakRate: 20000, KeyCapacity: 2000}})
-		checkPlan(t, got, slices.Concat([]PlanLine{{Metric: "increments_per_s", Value: 20}, {Metric: "staleness_max_s", Value: 2}},
-			both("utilisation", 0.01, ""), both("lost_on_crash", 1000, "")))
+			Env{Full: Assumptions{PeakRate: 20000, KeyCapacity: 2000, ReadRate: 1000}, Sim: Assumptions{PeakRate: 20000, KeyCapacity: 2000, ReadRate: 1000}})
+		checkPlan(t, got, slices.Concat([]PlanLine{{Metric: "increments_per_s", Value: 20}},
+			both("utilisation", 0.01, ""), both("lost_on_crash", 1000, ""), both("staleness_max_s", 2, "")))
+	})
+	t.Run("simulated figures differ", func(t *testing.T) {
+		// The cluster simulated keys of 8,000 a second where the assumptions
+		// say 10,000: the simulated-scale lines, beside the measurements,
+		// follow the simulation; the full-scale lines the assumptions.
+		sim := figures
+		sim.KeyCapacity = 8000
+		got := plan("single-key", nil, Env{Full: figures, Sim: sim})
+		if l := lineOf(t, got, "utilisation", false); l.Value != 25 {
+			t.Errorf("simulated utilisation %v, want 200,000 / 8,000 = 25", l.Value)
+		}
+		if l := lineOf(t, got, "utilisation", true); l.Value != 20 {
+			t.Errorf("full-scale utilisation %v, want 200,000 / 10,000 = 20", l.Value)
+		}
+		if l := lineOf(t, got, "backlog_growth_per_s", false); l.Value != 192000 {
+			t.Errorf("simulated backlog growth %v, want 192,000", l.Value)
+		}
 	})
 	t.Run("missing inputs", func(t *testing.T) {
 		for _, typ := range []string{"single-key", "striped", "batched"} {
@@ -836,7 +851,7 @@ func TestHotPlans(t *testing.T) {
 	})
 }
 
-func lineOf(t *testing.T, lines []PlanLine, metric string, full bool) PlanLine {
+func lineOf(t *testing.T, lines []PlanLine, metric Metric, full bool) PlanLine {
 	t.Helper()
 	for _, l := range lines {
 		if l.Metric == metric && l.Full == full {

@@ -185,26 +185,20 @@ func hotNum(x float64) string {
 // hotPct formats a share as a percentage: 0.625 → "62.5%".
 func hotPct(x float64) string { return hotNum(100*x) + "%" }
 
-// planAt appends l twice: at the simulated scale and at full scale. The
-// hot-counter plans take their rates from the scenario's assumptions (the
-// peak on the hot key, the reads, a key's capacity); a hot-counter scenario
-// simulates the stated peak, so the plan is the same at both scales, and
-// the simulated line — the one the runner puts beside the measurement —
-// says what it assumed: simNote.
-func planAt(lines []PlanLine, l PlanLine, simNote string) []PlanLine {
-	sim := l
-	sim.Full = false
-	sim.Note += " (" + simNote + ")"
-	l.Full = true
-	return append(lines, sim, l)
+// atBothScales returns the lines f works out from the figures as
+// simulated, then those it works out from the full-scale figures, marked
+// Full. The hot-counter plans take their rates from the figures (the peak
+// on the hot key, the reads, a key's capacity): the simulated-scale lines,
+// which the runner puts beside the measurements, come from what the
+// scenario simulated, never from an assumption it did not simulate.
+func atBothScales(env Env, f func(a Assumptions) []PlanLine) []PlanLine {
+	lines := f(env.Sim)
+	for _, l := range f(env.Full) {
+		l.Full = true
+		lines = append(lines, l)
+	}
+	return lines
 }
-
-// Notes of the simulated-scale lines.
-const (
-	atPeak     = "the assumed peak, which the simulated stream should reach"
-	atCapacity = "the assumed key capacity, which the cluster should have"
-	atReads    = "the assumed read rate, which the simulated stream should have"
-)
 
 // hotSecs formats a duration in ns as seconds for a note.
 func hotSecs(ns int64) string { return hotNum(float64(ns)/1e9) + " s" }

@@ -35,13 +35,19 @@ type Assumptions struct {
 }
 
 // Env is what a design is built for: the simulated stream's size and the
-// scenario's questions and assumptions.
+// scenario's questions and figures.
 type Env struct {
 	Seed   uint64 // seeds hashes; the same seed builds the same design
 	Keys   uint64 // distinct keys the simulated stream can hold (a size hint)
 	Events int64  // events in the simulated stream
 	Top    int    // the K of the scenario's top-K question (0: none)
-	Full   Assumptions
+	// Full holds the figures at the scenario's full, real-world scale, and
+	// Sim the same figures as simulated (the simulated stream's events and
+	// keys, the phases' peak, the cluster's key capacity). A plan works its
+	// simulated-scale lines out from Sim and its full-scale lines from
+	// Full, so a plan never describes a stream other than the one measured.
+	Full Assumptions
+	Sim  Assumptions
 
 	// Store is the design's own store (a fresh simulated cluster for each
 	// design), or nil where the scenario has no cluster. Designs that live
@@ -57,7 +63,7 @@ type Env struct {
 
 // PlanLine is one closed-form number of a design's plan.
 type PlanLine struct {
-	Metric string  // same name as the measured metric where one matches
+	Metric Metric  // same name as the measured metric where one matches
 	Value  float64 //
 	Unit   string  //
 	Full   bool    // true: at the scenario's full scale; false: at the simulated scale
@@ -75,6 +81,8 @@ type Type struct {
 	check     func(Params, Env) error // optional: Check's rules beyond Validate
 	onServers bool                    // the design lives on a Store
 	families  []Family                // the questions it answers
+	errs      Bias                    // the direction its counts err
+	promise   Promise                 // what its top-K answer promises
 }
 
 // Family names a question a design answers, so that a run can be checked
@@ -97,6 +105,14 @@ func onServers(t *Type) { t.onServers = true }
 // answers declares the families a design's built values implement (a test
 // holds every registered type to it).
 func answers(fs ...Family) typeOption { return func(t *Type) { t.families = fs } }
+
+// errs declares the direction in which the design's counts and top-K items
+// err; a type that declares none is exact (the conformance suite holds
+// every design to its declaration).
+func errs(b Bias) typeOption { return func(t *Type) { t.errs = b } }
+
+// promises declares what the design's top-K answer promises.
+func promises(p Promise) typeOption { return func(t *Type) { t.promise = p } }
 
 // checkedBy adds rules that need the Env (values the scenario supplies,
 // such as batched's app servers) to Check.
@@ -214,6 +230,12 @@ func (t *Type) Check(p Params, env Env, store bool) error {
 
 // Answers reports whether the design answers the family's question.
 func (t *Type) Answers(f Family) bool { return slices.Contains(t.families, f) }
+
+// Errs is the direction in which the design's counts err.
+func (t *Type) Errs() Bias { return t.errs }
+
+// Promises is what the design's top-K answer promises of the true top k.
+func (t *Type) Promises() Promise { return t.promise }
 
 // Build constructs the design from validated parameters.
 func (t *Type) Build(p Params, env Env) (Strategy, error) { return t.build(p, env) }

@@ -98,21 +98,27 @@ func init() {
 
 // singleKeyPlan: the one key takes the whole peak.
 func singleKeyPlan(p *SingleKeyParams, env Env) []PlanLine {
-	f := env.Full
 	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
-	lines := []PlanLine{{Metric: "stripes", Value: 1, Unit: "stripes", Note: "the key itself: one store key a counted key"}}
-	if rate, capa := f.PeakRate, f.KeyCapacity; rate > 0 {
-		lines = planAt(lines, PlanLine{Metric: "max_key_ops_per_s", Value: rate, Unit: "ops/s",
-			Note: fmt.Sprintf("every write is an INCRBY on the one key: the peak, %s a second", hotNum(rate))}, atPeak)
-		if capa > 0 {
-			lines = planAt(lines, PlanLine{Metric: "utilisation", Value: rate / capa, Unit: "share",
-				Note: fmt.Sprintf("%s / %s = %s of a key's capacity", hotNum(rate), hotNum(capa), hotPct(rate/capa))}, atPeak)
-			lines = planAt(lines, PlanLine{Metric: "backlog_growth_per_s", Value: max(0, rate-capa), Unit: "ops/s",
-				Note: fmt.Sprintf("max(0, %s − %s): what the key's queue grows by each second", hotNum(rate), hotNum(capa))}, atPeak)
-		}
+	lines := []PlanLine{
+		{Metric: MetricStripes, Value: 1, Unit: "stripes", Note: "the key itself: one store key a counted key"},
+		{Metric: MetricKeysUsed, Value: 1, Unit: "keys", Note: "the key itself"},
 	}
-	lines = append(lines, hotReadPlan(o, 1, f.ReadRate, 0)...)
-	return append(lines, hotDedupPlan(o, f.PeakRate)...)
+	return append(lines, atBothScales(env, func(a Assumptions) []PlanLine {
+		var lines []PlanLine
+		if rate, capa := a.PeakRate, a.KeyCapacity; rate > 0 {
+			lines = append(lines, PlanLine{Metric: MetricMaxKeyOps, Value: rate, Unit: "ops/s",
+				Note: fmt.Sprintf("every write is an INCRBY on the one key: the peak, %s a second", hotNum(rate))})
+			if capa > 0 {
+				lines = append(lines,
+					PlanLine{Metric: MetricUtilisation, Value: rate / capa, Unit: "share",
+						Note: fmt.Sprintf("%s / %s = %s of a key's capacity", hotNum(rate), hotNum(capa), hotPct(rate/capa))},
+					PlanLine{Metric: MetricBacklogGrowth, Value: max(0, rate-capa), Unit: "ops/s",
+						Note: fmt.Sprintf("max(0, %s − %s): what the key's queue grows by each second", hotNum(rate), hotNum(capa))})
+			}
+		}
+		lines = append(lines, hotReadPlan(o, 1, a.ReadRate, 0)...)
+		return append(lines, hotDedupPlan(o, a.PeakRate)...)
+	})...)
 }
 
 // hotDedupPlan: the IDs a dedup window remembers at the peak.
@@ -121,6 +127,6 @@ func hotDedupPlan(o hotOpts, rate float64) []PlanLine {
 		return nil
 	}
 	ids := rate * float64(o.dedup) / 1e9
-	return []PlanLine{{Metric: "dedup_ids", Value: ids, Unit: "ids", Full: true,
+	return []PlanLine{{Metric: MetricDedupIDs, Value: ids, Unit: "ids",
 		Note: fmt.Sprintf("peak × window = %s × %s: IDs remembered, 16 B of ring and ≥ 24 B of table each", hotNum(rate), hotSecs(o.dedup))}}
 }

@@ -372,7 +372,7 @@ func init() {
 			}
 			return s, nil
 		},
-		spaceSavingPlan, answers(FamilyPointCounter, FamilyTopK))
+		spaceSavingPlan, answers(FamilyPointCounter, FamilyTopK), errs(ErrsOver), promises(PromiseAbove))
 }
 
 // spaceSavingPlan: memory, and the threshold N/m above which a key is
@@ -380,17 +380,17 @@ func init() {
 func spaceSavingPlan(p *SpaceSavingParams, env Env) []PlanLine {
 	m := float64(p.Counters)
 	lines := []PlanLine{
-		{Metric: "undercounts", Value: 0, Unit: "keys", Note: "Count is an upper bound: a monitored count, or the smallest counter"},
-		{Metric: "counters", Value: m, Unit: "counters", Note: "m"},
-		{Metric: "bytes", Value: float64(spaceSavingBytes(p.Counters)), Unit: "B",
+		{Metric: MetricUndercounts, Value: 0, Unit: "keys", Note: "Count is an upper bound: a monitored count, or the smallest counter"},
+		{Metric: MetricCounters, Value: m, Unit: "counters", Note: "m"},
+		{Metric: MetricBytes, Value: float64(spaceSavingBytes(p.Counters)), Unit: "B",
 			Note: "m·(32 B counter + 24 B bucket) + key index of 12 B × the power of two ≥ 2m"},
 	}
 	const note = "N/m: a key counted more often is always monitored"
 	if env.Events > 0 {
-		lines = append(lines, PlanLine{Metric: "guarantee_threshold", Value: tidy(float64(env.Events) / m), Unit: "events", Note: note})
+		lines = append(lines, PlanLine{Metric: MetricGuaranteeAbove, Value: tidy(float64(env.Events) / m), Unit: "events", Note: note})
 	}
 	if env.Full.Events > 0 {
-		lines = append(lines, PlanLine{Metric: "guarantee_threshold", Value: tidy(env.Full.Events / m), Unit: "events", Full: true, Note: note})
+		lines = append(lines, PlanLine{Metric: MetricGuaranteeAbove, Value: tidy(env.Full.Events / m), Unit: "events", Full: true, Note: note})
 	}
 	return lines
 }

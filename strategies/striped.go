@@ -501,70 +501,78 @@ func init() {
 // and the load, backlog and read cost with the K configured (for an
 // adaptive K, the K it reaches at the peak).
 func stripedPlan(p *StripedParams, env Env) []PlanLine {
-	f := env.Full
 	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
-	k := float64(p.Stripes)
-	lines := []PlanLine{{Metric: "stripes", Value: k, Unit: "stripes", Note: "K configured"}}
-	rate, capa, head := f.PeakRate, f.KeyCapacity, f.Headroom
-	if rate > 0 && capa > 0 {
-		lines = append(lines, PlanLine{Metric: "stripes_at_limit", Value: ceilTidy(rate / capa), Unit: "stripes", Full: true,
-			Note: fmt.Sprintf("⌈peak / key capacity⌉ = ⌈%s / %s⌉ = %s", hotNum(rate), hotNum(capa), hotNum(ceilTidy(rate/capa)))})
-		if head > 0 {
-			need := rate / (capa * head)
-			lines = append(lines,
-				PlanLine{Metric: "stripes_at_headroom", Value: need, Unit: "stripes", Full: true,
-					Note: fmt.Sprintf("peak / (capacity × headroom): %s / %s = %s", hotNum(rate), hotNum(capa*head), hotNum(need))},
-				PlanLine{Metric: "stripes_needed", Value: ceilTidy(need), Unit: "stripes", Full: true, Note: "⌈stripes at headroom⌉"},
-				PlanLine{Metric: "stripes_pow2", Value: float64(nextPow2(uint64(ceilTidy(need)))), Unit: "stripes", Full: true,
-					Note: "the next power of two"})
-		}
+	lines := []PlanLine{{Metric: MetricStripes, Value: float64(p.Stripes), Unit: "stripes", Note: "K configured"}}
+	if p.GrowAbove == 0 {
+		lines = append(lines, PlanLine{Metric: MetricKeysUsed, Value: float64(p.Stripes), Unit: "keys", Note: "K: one store key a stripe"})
 	}
-	kNote := "K"
-	if p.GrowAbove > 0 && rate > 0 {
-		kp := p.Stripes
-		for rate/float64(kp) > p.GrowAbove && kp < p.maxStripes() {
-			kp = min(2*kp, p.maxStripes())
+	return append(lines, atBothScales(env, func(a Assumptions) []PlanLine {
+		var lines []PlanLine
+		k := float64(p.Stripes)
+		rate, capa, head := a.PeakRate, a.KeyCapacity, a.Headroom
+		if rate > 0 && capa > 0 {
+			lines = append(lines, PlanLine{Metric: MetricStripesAtLimit, Value: ceilTidy(rate / capa), Unit: "stripes",
+				Note: fmt.Sprintf("⌈peak / key capacity⌉ = ⌈%s / %s⌉ = %s", hotNum(rate), hotNum(capa), hotNum(ceilTidy(rate/capa)))})
+			if head > 0 {
+				need := rate / (capa * head)
+				lines = append(lines,
+					PlanLine{Metric: MetricStripesAtHeadroom, Value: need, Unit: "stripes",
+						Note: fmt.Sprintf("peak / (capacity × headroom): %s / %s = %s", hotNum(rate), hotNum(capa*head), hotNum(need))},
+					PlanLine{Metric: MetricStripesNeeded, Value: ceilTidy(need), Unit: "stripes", Note: "⌈stripes at headroom⌉"},
+					PlanLine{Metric: MetricStripesPow2, Value: float64(nextPow2(uint64(ceilTidy(need)))), Unit: "stripes",
+						Note: "the next power of two"})
+			}
 		}
-		k = float64(kp)
-		kNote = "K at the peak"
-		lines = append(lines, PlanLine{Metric: "stripes_at_peak", Value: k, Unit: "stripes", Full: true,
-			Note: fmt.Sprintf("stripes doubled while peak / K > grow_above = %s (at most max_stripes %d)", hotNum(p.GrowAbove), p.maxStripes())})
-	}
-	if rate > 0 {
-		per := rate / k
-		lines = planAt(lines, PlanLine{Metric: "max_key_ops_per_s", Value: per, Unit: "ops/s",
-			Note: fmt.Sprintf("peak / %s = %s / %s = %s a stripe (the mean; the measured max over stripes and seconds is higher unless round-robin)", kNote, hotNum(rate), hotNum(k), hotNum(per))}, atPeak)
-		if capa > 0 {
-			lines = planAt(lines, PlanLine{Metric: "utilisation", Value: per / capa, Unit: "share",
-				Note: fmt.Sprintf("%s / %s = %s of a key's capacity", hotNum(per), hotNum(capa), hotPct(per/capa))}, atPeak)
-			lines = planAt(lines, PlanLine{Metric: "backlog_growth_per_s", Value: max(0, per-capa) * k, Unit: "ops/s",
-				Note: fmt.Sprintf("max(0, %s − %s) × %s: what the stripes' queues grow by each second", hotNum(per), hotNum(capa), hotNum(k))}, atPeak)
+		kNote := "K"
+		if p.GrowAbove > 0 && rate > 0 {
+			kp := p.Stripes
+			for rate/float64(kp) > p.GrowAbove && kp < p.maxStripes() {
+				kp = min(2*kp, p.maxStripes())
+			}
+			k = float64(kp)
+			kNote = "K at the peak"
+			lines = append(lines, PlanLine{Metric: MetricStripesAtPeak, Value: k, Unit: "stripes",
+				Note: fmt.Sprintf("stripes doubled while peak / K > grow_above = %s (at most max_stripes %d)", hotNum(p.GrowAbove), p.maxStripes())})
 		}
-	}
-	lines = append(lines, hotReadPlan(o, k, f.ReadRate, 0)...)
-	return append(lines, hotDedupPlan(o, rate)...)
+		if p.GrowAbove > 0 {
+			lines = append(lines, PlanLine{Metric: MetricKeysUsed, Value: k, Unit: "keys", Note: "K at the peak: one store key a stripe"})
+		}
+		if rate > 0 {
+			per := rate / k
+			lines = append(lines, PlanLine{Metric: MetricMaxKeyOps, Value: per, Unit: "ops/s",
+				Note: fmt.Sprintf("peak / %s = %s / %s = %s a stripe (the mean; the measured max over stripes and seconds is higher unless round-robin)", kNote, hotNum(rate), hotNum(k), hotNum(per))})
+			if capa > 0 {
+				lines = append(lines,
+					PlanLine{Metric: MetricUtilisation, Value: per / capa, Unit: "share",
+						Note: fmt.Sprintf("%s / %s = %s of a key's capacity", hotNum(per), hotNum(capa), hotPct(per/capa))},
+					PlanLine{Metric: MetricBacklogGrowth, Value: max(0, per-capa) * k, Unit: "ops/s",
+						Note: fmt.Sprintf("max(0, %s − %s) × %s: what the stripes' queues grow by each second", hotNum(per), hotNum(capa), hotNum(k))})
+			}
+		}
+		lines = append(lines, hotReadPlan(o, k, a.ReadRate, 0)...)
+		return append(lines, hotDedupPlan(o, rate)...)
+	})...)
 }
 
 // hotReadPlan: the store reads a second of K stripes read at readRate (sum:
 // K a read; cache: K a refresh, at most one refresh per ttl), and with a
 // cache the oldest value shown, ttl plus the hold-back of a batching design.
+// Without reads there is nothing to plan.
 func hotReadPlan(o hotOpts, k, readRate float64, hold int64) []PlanLine {
+	if readRate <= 0 {
+		return nil
+	}
 	var lines []PlanLine
 	if !o.cache {
-		if readRate > 0 {
-			lines = planAt(lines, PlanLine{Metric: "read_ops_per_s", Value: readRate * k, Unit: "ops/s",
-				Note: fmt.Sprintf("reads × K = %s × %s: one GET per stripe a read", hotNum(readRate), hotNum(k))}, atReads)
-		}
+		lines = append(lines, PlanLine{Metric: MetricReadOpsPerSec, Value: readRate * k, Unit: "ops/s",
+			Note: fmt.Sprintf("reads × K = %s × %s: one GET per stripe a read", hotNum(readRate), hotNum(k))})
 	} else {
 		ttl := float64(o.ttl) / 1e9
 		refresh, note := 1/ttl, fmt.Sprintf("K / ttl = %s / %s: one refresh of K GETs per ttl while reads come", hotNum(k), hotSecs(o.ttl))
-		if readRate > 0 && readRate < refresh {
+		if readRate < refresh {
 			refresh, note = readRate, fmt.Sprintf("reads × K = %s × %s: reads come less often than every ttl", hotNum(readRate), hotNum(k))
 		}
-		lines = append(lines, PlanLine{Metric: "read_ops_per_s", Value: refresh * k, Unit: "ops/s", Note: note})
-		if readRate > 0 {
-			lines = append(lines, PlanLine{Metric: "read_ops_per_s", Value: refresh * k, Unit: "ops/s", Full: true, Note: note})
-		}
+		lines = append(lines, PlanLine{Metric: MetricReadOpsPerSec, Value: refresh * k, Unit: "ops/s", Note: note})
 	}
 	if o.cache || hold > 0 {
 		var note string
@@ -576,7 +584,7 @@ func hotReadPlan(o hotOpts, k, readRate float64, hold int64) []PlanLine {
 		default:
 			note = fmt.Sprintf("flush interval = %s: a write is held until its server flushes", hotSecs(hold))
 		}
-		lines = append(lines, PlanLine{Metric: "staleness_max_s", Value: float64(o.ttl+hold) / 1e9, Unit: "s", Note: note})
+		lines = append(lines, PlanLine{Metric: MetricStalenessMaxSec, Value: float64(o.ttl+hold) / 1e9, Unit: "s", Note: note})
 	}
 	return lines
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"countsim/metrics"
@@ -52,7 +53,10 @@ real-world scale and at the simulated scale — without simulating anything.`,
 			if i > 0 {
 				fmt.Fprintln(env.stdout)
 			}
-			fmt.Fprintf(env.stdout, "# %s — plan\n\n", heading(st.Scenario))
+			fmt.Fprintf(env.stdout, "# %s — plan\n\n%s\n\n", st.Scenario.Heading(), st.Describe())
+			for _, line := range figureNotes(st.Scenario) {
+				fmt.Fprintf(env.stdout, "%s\n\n", line)
+			}
 			if err := writePlan(env, st.Plan()); err != nil {
 				return err
 			}
@@ -79,7 +83,7 @@ line — and checks that the run would fit the memory limit.`,
 			return err
 		}
 		for _, st := range setups {
-			fmt.Fprintf(env.stdout, "ok: %s (%s, %d designs)\n", st.Scenario.File, stepName(st.Scenario), len(st.Scenario.Strategies))
+			fmt.Fprintf(env.stdout, "ok: %s (%s, %d designs)\n", st.Scenario.File, st.Scenario.ID(), len(st.Scenario.Strategies))
 		}
 		return nil
 	},
@@ -158,7 +162,7 @@ func writePlan(env *cmdEnv, rows []metrics.Result) error {
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "design\tmetric\tplan\tunit\tscale\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n", r.Strategy, r.Metric, metrics.Format(r.Value), r.Unit, r.Scale, r.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n", r.Strategy, r.Metric, metrics.Format(r.Number()), r.Unit, r.Scale, r.Note)
 	}
 	return tw.Flush()
 }
@@ -171,21 +175,28 @@ func scenarioArgs(args []string) []string {
 	return scenarios.BuiltinNames()
 }
 
-// heading is a scenario's title, with its step's where it has one.
-func heading(scn *scenarios.Scenario) string {
-	switch {
-	case scn.StepTitle != "":
-		return scn.Title + " — " + scn.StepTitle
-	case scn.Step != "":
-		return scn.Title + " — " + scn.Step
+// figureNotes says, for a report's header, which real-world figures the
+// scenario simulated at a value other than the one it assumes (with the
+// line of each: the plan at the simulated scale follows the simulation),
+// and which figures the assumptions took from the simulation.
+func figureNotes(scn *scenarios.Scenario) []string {
+	var differ, taken []string
+	for _, f := range scn.Figures {
+		switch {
+		case f.Differs():
+			differ = append(differ, fmt.Sprintf("%s %s simulated (%s, %s) against %s assumed (assumptions.%s, %s)",
+				f.Name, metrics.Format(f.Simulated), f.SimulatedAt, f.SimulatedPos, metrics.Format(f.Assumed), f.Name, f.AssumedAt))
+		case f.Linked && f.AssumedAt.Line == 0:
+			taken = append(taken, fmt.Sprintf("%s %s from %s", f.Name, metrics.Format(f.Simulated), f.SimulatedAt))
+		}
 	}
-	return scn.Title
-}
-
-// stepName is "name" or "name/step".
-func stepName(scn *scenarios.Scenario) string {
-	if scn.Step != "" {
-		return scn.Name + "/" + scn.Step
+	var notes []string
+	if len(differ) > 0 {
+		notes = append(notes, "Simulated otherwise than assumed: "+strings.Join(differ, "; ")+
+			". Plans at the simulated scale follow the simulation; plans at full scale, the assumptions.")
 	}
-	return scn.Name
+	if len(taken) > 0 {
+		notes = append(notes, "Figures stated once, in the simulation: "+strings.Join(taken, "; ")+".")
+	}
+	return notes
 }

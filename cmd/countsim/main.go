@@ -71,9 +71,12 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return &usageError{"no command given"}
 	}
 	name := args[0]
-	if name == "-h" || name == "-help" || name == "--help" || name == "help" {
+	if name == "-h" || name == "-help" || name == "--help" {
 		printUsage(stdout)
 		return nil
+	}
+	if name == "help" {
+		return help(stdout, args[1:])
 	}
 	for _, c := range commands {
 		if c.Name != name {
@@ -116,7 +119,67 @@ func printUsage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.Name, c.Short)
 	}
-	fmt.Fprintln(w, "\n'countsim COMMAND -h' describes a command.")
+	fmt.Fprintln(w, "\n'countsim help COMMAND' describes a command; 'countsim help scenario' lists every key of a scenario file.")
+}
+
+// help is `countsim help [COMMAND | scenario]`.
+func help(w io.Writer, args []string) error {
+	switch {
+	case len(args) == 0:
+		printUsage(w)
+		return nil
+	case len(args) > 1:
+		return &usageError{"help takes one topic: a command or scenario"}
+	case args[0] == "scenario":
+		return writeReference(w)
+	}
+	for _, c := range commands {
+		if c.Name == args[0] {
+			fs := flag.NewFlagSet("countsim "+c.Name, flag.ContinueOnError)
+			fs.SetOutput(w)
+			if c.SetFlags != nil {
+				c.SetFlags(fs, &cmdEnv{})
+			}
+			fmt.Fprintf(w, "usage: countsim %s\n\n%s\n", c.UsageLine, strings.TrimSpace(c.Long))
+			if hasFlags(fs) {
+				fmt.Fprintln(w, "\nflags:")
+				fs.PrintDefaults()
+			}
+			return nil
+		}
+	}
+	var topics []string
+	for _, c := range commands {
+		topics = append(topics, c.Name)
+	}
+	return &usageError{fmt.Sprintf("help: unknown topic %q (allowed: %s, scenario)", args[0], strings.Join(topics, ", "))}
+}
+
+// writeReference prints every key a scenario file may hold, generated from
+// the schema the loader decodes by.
+func writeReference(w io.Writer) error {
+	fmt.Fprintln(w, "The keys of a scenario file (YAML), in file order. A key's path joins its")
+	fmt.Fprintln(w, "mappings with '.', and a list's entries with '[]'. Unknown keys, wrong types")
+	fmt.Fprintln(w, "and values out of range are refused with the file, the line and what is allowed.")
+	fmt.Fprintln(w, "A design's own parameters (strategies[].params) are listed by 'countsim list'.")
+	for _, k := range scenarios.Reference() {
+		head := k.Path + "  (" + k.Type
+		switch k.Default {
+		case "":
+		case "required":
+			head += ", required"
+		default:
+			head += ", default " + k.Default
+		}
+		if k.Kinds != "" {
+			head += "; " + k.Kinds + " only"
+		}
+		fmt.Fprintf(w, "\n%s)\n    %s\n", head, k.Doc)
+		if k.Allowed != "" {
+			fmt.Fprintf(w, "    allowed: %s\n", k.Allowed)
+		}
+	}
+	return nil
 }
 
 // memFlag adds the -mem flag shared by the commands that prepare scenarios.

@@ -241,25 +241,25 @@ func TestSearchRun(t *testing.T) {
 	}
 	rs := runResultsOf(t, t.TempDir(), "search")
 	get := resultGetter(t, rs)
-	if v := get("count-min", "undercounts").Value; v != 0 {
+	if v := get("count-min", "undercounts").Number(); v != 0 {
 		t.Errorf("count-min undercounts: got %v, want 0", v)
 	}
 	// The per-key bound εN = 1,000 holds with probability 1−δ per key; the
 	// seed saw a largest overestimate of 365 and this seed gives far less
 	// than the bound, so passing it here would mean a broken sketch.
-	if v := get("count-min", "max_overestimate"); v.Value > 1000 || v.Plan == nil || *v.Plan != 1000 {
-		t.Errorf("count-min max_overestimate: got %v (plan %v), want ≤ 1,000", v.Value, v.Plan)
+	if v := get("count-min", "max_overestimate"); v.Number() > 1000 || v.Plan == nil || *v.Plan != 1000 {
+		t.Errorf("count-min max_overestimate: got %v (plan %v), want ≤ 1,000", v.Number(), v.Plan)
 	}
-	if v := get("count-min", "overestimate_bound").Value; v != 1000 {
+	if v := get("count-min", "overestimate_bound").Number(); v != 1000 {
 		t.Errorf("overestimate_bound: got %v, want 1,000", v)
 	}
 	for _, s := range []string{"exact", "count-min", "space-saving"} {
-		if v := get(s, "topk_recall").Value; v != 1 {
+		if v := get(s, "topk_recall").Number(); v != 1 {
 			t.Errorf("%s topk_recall: got %v, want 1", s, v)
 		}
 	}
-	if v := get("count-min", "bytes"); v.Value != 543660 || v.Plan == nil || *v.Plan != 543660 {
-		t.Errorf("count-min bytes: got %v (plan %v), want 543,660 both", v.Value, v.Plan)
+	if v := get("count-min", "bytes"); v.Number() != 543660 || v.Plan == nil || *v.Plan != 543660 {
+		t.Errorf("count-min bytes: got %v (plan %v), want 543,660 both", v.Number(), v.Plan)
 	}
 	// The 10th phrase's count is Binomial(N, p10) around N·p10 ≈ 69,480;
 	// 6σ (σ ≈ 261) is a 1e-9 tail.
@@ -268,11 +268,11 @@ func TestSearchRun(t *testing.T) {
 		t.Errorf("kth_true_count plan: got %v, want 69,480 (10^7 / (10·H(10^6)))", *kth.Plan)
 	}
 	p := *kth.Plan / 1e7
-	if sd := math.Sqrt(1e7 * p * (1 - p)); math.Abs(kth.Value-*kth.Plan) > 6*sd {
-		t.Errorf("kth_true_count %v is more than 6σ from %v", kth.Value, *kth.Plan)
+	if sd := math.Sqrt(1e7 * p * (1 - p)); math.Abs(kth.Number()-*kth.Plan) > 6*sd {
+		t.Errorf("kth_true_count %v is more than 6σ from %v", kth.Number(), *kth.Plan)
 	}
-	if est := get("count-min", "kth_estimate").Value; est < kth.Value || est > kth.Value+1000 {
-		t.Errorf("count-min kth_estimate %v not within [true, true+εN] = [%v, %v]", est, kth.Value, kth.Value+1000)
+	if est := get("count-min", "kth_estimate").Number(); est < kth.Number() || est > kth.Number()+1000 {
+		t.Errorf("count-min kth_estimate %v not within [true, true+εN] = [%v, %v]", est, kth.Number(), kth.Number()+1000)
 	}
 }
 
@@ -298,39 +298,39 @@ func TestCricketFinalRun(t *testing.T) {
 	if got := full("striped-32", "stripes_pow2"); got != 32 {
 		t.Errorf("stripes at 70%% as a power of two: got %v, want 32", got)
 	}
-	if got := get("striped-32", "stripes").Value; got != 32 {
+	if got := get("striped-32", "stripes").Number(); got != 32 {
 		t.Errorf("stripes: got %v, want 32", got)
 	}
 	// Random stripes: a stripe-second is about Poisson(6,250), σ ≈ 79; the
 	// busiest of 32 × 60 is some 3.5σ up, far below 7,000 (9σ).
 	busiest := get("striped-32", "max_key_ops_per_s")
-	if busiest.Value < 6250 || busiest.Value >= 7000 || *busiest.Plan != 6250 {
-		t.Errorf("striped-32 busiest stripe-second: got %v (plan %v), want in [6,250, 7,000)", busiest.Value, *busiest.Plan)
+	if busiest.Number() < 6250 || busiest.Number() >= 7000 || *busiest.Plan != 6250 {
+		t.Errorf("striped-32 busiest stripe-second: got %v (plan %v), want in [6,250, 7,000)", busiest.Number(), *busiest.Plan)
 	}
-	if u := get("striped-32", "utilisation").Value; math.Abs(u-0.625) > 0.005 {
+	if u := get("striped-32", "utilisation").Number(); math.Abs(u-0.625) > 0.005 {
 		t.Errorf("striped-32 utilisation: got %v, want 0.625", u)
 	}
 	// 200,000 arrivals against 10,000 served each second.
-	if g := get("single-key", "backlog_growth_per_s").Value; math.Abs(g-190000) > 2000 {
+	if g := get("single-key", "backlog_growth_per_s").Number(); math.Abs(g-190000) > 2000 {
 		t.Errorf("single-key backlog growth: got %v, want ≈190,000", g)
 	}
-	if r := get("striped-32", "read_ops_per_s").Value; math.Abs(r-160000) > 2000 {
+	if r := get("striped-32", "read_ops_per_s").Number(); math.Abs(r-160000) > 2000 {
 		t.Errorf("uncached reads: got %v, want ≈160,000", r)
 	}
-	if r := get("striped-32-cached", "read_ops_per_s").Value; r != 32 {
+	if r := get("striped-32-cached", "read_ops_per_s").Number(); r != 32 {
 		t.Errorf("cached reads: got %v, want 32", r)
 	}
-	if s := get("striped-32-cached", "staleness_max_s").Value; s > 1.01 {
+	if s := get("striped-32-cached", "staleness_max_s").Number(); s > 1.01 {
 		t.Errorf("cached staleness: got %v s, want ≤ 1 s (to the ms)", s)
 	}
-	if inc := get("batched-1s", "increments_per_s").Value; math.Abs(inc-200) > 5 {
+	if inc := get("batched-1s", "increments_per_s").Number(); math.Abs(inc-200) > 5 {
 		t.Errorf("batched increments: got %v, want 200 a second", inc)
 	}
-	if l := get("batched-1s", "lost_on_crash").Value; l <= 0 || l > 1000 {
+	if l := get("batched-1s", "lost_on_crash").Number(); l <= 0 || l > 1000 {
 		t.Errorf("batched lost_on_crash: got %v, want in (0, 1,000]", l)
 	}
 	for _, s := range []string{"single-key", "striped-32", "striped-32-cached"} {
-		if e := get(s, "count_error").Value; e != 0 {
+		if e := get(s, "count_error").Number(); e != 0 {
 			t.Errorf("%s count_error: got %v, want 0 once served", s, e)
 		}
 	}
@@ -339,8 +339,8 @@ func TestCricketFinalRun(t *testing.T) {
 	if got := full("exact-set", "bytes"); got != 320_000_000 {
 		t.Errorf("exact set planned: got %v, want 320,000,000", got)
 	}
-	if b := get("hll", "bytes"); b.Value != 12288 || *b.Plan != 12288 {
-		t.Errorf("hll bytes: got %v (plan %v), want 12,288", b.Value, *b.Plan)
+	if b := get("hll", "bytes"); b.Number() != 12288 || *b.Plan != 12288 {
+		t.Errorf("hll bytes: got %v (plan %v), want 12,288", b.Number(), *b.Plan)
 	}
 	if r := full("hll", "bytes_ratio"); math.Round(r) != 26042 {
 		t.Errorf("bytes ratio: got %v, want 26,042", r)
@@ -353,16 +353,16 @@ func TestCricketFinalRun(t *testing.T) {
 	// 3 × 0.81%: a 3σ band, passed by a correct HLL 99.7% of the time; this
 	// seed is fixed, so it is a regression check, not a flaky one.
 	for _, i := range []int{0, 3} {
-		if d := distinct[i]; math.Abs(d.Value-*d.Plan) > 3*0.0081**d.Plan {
-			t.Errorf("hll %s: got %v, want within 3 × 0.81%% of %v", d.Note, d.Value, *d.Plan)
+		if d := distinct[i]; math.Abs(d.Number()-*d.Plan) > 3*0.0081**d.Plan {
+			t.Errorf("hll %s: got %v, want within 3 × 0.81%% of %v", d.Note, d.Number(), *d.Plan)
 		}
 	}
 	if *distinct[0].Plan != 40e6 || *distinct[3].Plan != 48e6 {
 		t.Errorf("truths: day 1 %v, union %v; want 40 M and 48 M", *distinct[0].Plan, *distinct[3].Plan)
 	}
 	exactSum := rowsNamed(rs, "exact-set", "distinct")[2]
-	if exactSum.Value != 78e6 || rowsNamed(rs, "exact-set", "relative_error")[2].Value != 62.5 {
-		t.Errorf("the sum of the days: got %v, want 78,000,000, 62.5%% too high", exactSum.Value)
+	if exactSum.Number() != 78e6 || rowsNamed(rs, "exact-set", "relative_error")[2].Number() != 62.5 {
+		t.Errorf("the sum of the days: got %v, want 78,000,000, 62.5%% too high", exactSum.Number())
 	}
 }
 
@@ -380,8 +380,8 @@ func TestHLLAccuracyProfile(t *testing.T) {
 	// The ±1σ band at n ≥ 10·m within 15% of 1.04/√m for each p.
 	for _, name := range []string{"hll-p10", "hll-p12", "hll-p14", "hll-p16"} {
 		s := get(name, "sigma_large_n")
-		if math.Abs(s.Value-*s.Plan)/(*s.Plan) > 0.15 {
-			t.Errorf("%s: ±1σ half-band %v%%, want within 15%% of %v%%", name, s.Value, *s.Plan)
+		if math.Abs(s.Number()-*s.Plan)/(*s.Plan) > 0.15 {
+			t.Errorf("%s: ±1σ half-band %v%%, want within 15%% of %v%%", name, s.Number(), *s.Plan)
 		}
 	}
 }
@@ -389,18 +389,18 @@ func TestHLLAccuracyProfile(t *testing.T) {
 func TestLikesRun(t *testing.T) {
 	rs := runResultsOf(t, t.TempDir(), "likes")
 	get := resultGetter(t, rs)
-	resends := get("truth", "resends").Value
+	resends := get("truth", "resends").Number()
 	if resends == 0 {
 		t.Fatal("no resends")
 	}
-	if g := get("single-key", "backlog_growth_per_s").Value; g < 17000 {
+	if g := get("single-key", "backlog_growth_per_s").Number(); g < 17000 {
 		t.Errorf("one row at 20,000/s against 2,000/s: backlog growth %v, want ≈18,000", g)
 	}
-	if inc := get("batched", "increments_per_s").Value; math.Abs(inc-20) > 1 {
+	if inc := get("batched", "increments_per_s").Number(); math.Abs(inc-20) > 1 {
 		t.Errorf("batched: %v updates a second, want 20", inc)
 	}
 	for s, want := range map[string]float64{"batched": resends, "striped-100": resends, "batched-dedup": 0, "striped-100-dedup": 0} {
-		if e := get(s, "count_error").Value; e != want {
+		if e := get(s, "count_error").Number(); e != want {
 			t.Errorf("%s count_error: got %v, want %v", s, e, want)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,7 +17,6 @@ import (
 
 	"countsim/metrics"
 	"countsim/plots"
-	"countsim/scenarios"
 	"countsim/sim"
 )
 
@@ -35,7 +33,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	var runErr error
 	partial := false
 	for _, st := range setups {
-		fmt.Fprintf(env.stderr, "countsim: running %s: %s\n", stepName(st.Scenario), workloadLine(st.Scenario))
+		fmt.Fprintf(env.stderr, "countsim: running %s: %s\n", st.Scenario.ID(), st.Describe())
 		rep, err := st.Run(ctx)
 		if rep != nil {
 			results = append(results, rep.Results...)
@@ -187,7 +185,10 @@ func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, f
 		if d := strings.TrimSpace(scn.Description); d != "" {
 			b.WriteString(d + "\n\n")
 		}
-		b.WriteString(workloadLine(scn) + "\n\n")
+		b.WriteString(st.Describe() + "\n\n")
+		for _, line := range figureNotes(scn) {
+			b.WriteString(line + "\n\n")
+		}
 		if i+1 < len(setups) && setups[i+1].Scenario.Name == scn.Name {
 			continue // the scenario's table and charts come after its last step
 		}
@@ -220,29 +221,6 @@ func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, f
 	}
 	b.WriteString("Rows marked ⏱ are read off the wall clock and vary between runs; every other figure is the same for the same seed.\n")
 	return b.Bytes()
-}
-
-// workloadLine describes what a scenario (or step) simulates.
-func workloadLine(scn *scenarios.Scenario) string {
-	w := scn.Workload
-	switch {
-	case scn.Profile != nil:
-		p := scn.Profile
-		return fmt.Sprintf("Accuracy profile: %d seeded trials at cardinalities from %s to %s, %d points per doubling.",
-			p.Trials, metrics.Format(p.Min), metrics.Format(p.Max), p.PointsPerOctave)
-	case w.Audience != nil:
-		var days []string
-		for _, d := range w.Audience.Days {
-			days = append(days, fmt.Sprintf("%s viewers (%s also the day before)", metrics.Format(float64(d.Viewers)), metrics.Format(float64(d.Overlap))))
-		}
-		return fmt.Sprintf("Audience: %s; %d view(s) a viewer a day.", strings.Join(days, ", then "), w.Audience.Views)
-	case w.Timed():
-		return fmt.Sprintf("Timed stream: %s writes expected over %s s in %d phase(s), %s arrivals, %s reads/s, %g resent, over %s key(s).",
-			metrics.Format(math.Round(w.ExpectedWrites())), metrics.Format(float64(w.Duration())/1e9), len(w.Phases), w.Arrivals,
-			metrics.Format(w.Reads), w.Resend, metrics.Format(float64(w.Keys)))
-	}
-	return fmt.Sprintf("Simulated stream: %s events over %s keys, %s s = %g, batches of %d.",
-		metrics.Format(float64(w.Events)), metrics.Format(float64(w.Keys)), w.Distribution, w.S, w.Batch)
 }
 
 // manifest records what produced a report.

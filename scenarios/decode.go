@@ -1,0 +1,674 @@
+package scenarios
+
+// The strict decoder: it walks the YAML node tree of one file and fills the
+// scenario types by their schema (schema.go). Every error is an *Error at
+// the line of the offending key or value whose message starts with the
+// key's path ("workload.phases[1].rate") and ends with what is allowed.
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// decoder walks the node tree of one file.
+type decoder struct {
+	file string
+	// keys and nodes record every key given, by path: its position, and
+	// its value's node (for rules that point at a value).
+	keys  map[string]Pos
+	nodes map[string]*yaml.Node
+	// strategyNames maps each strategy name to its first use: names are
+	// unique in the file, across all its steps.
+	strategyNames map[string]strategyUse
+	step          int      // the step being read, or -1
+	stepNames     []string // of the steps read so far
+}
+
+// strategyUse is where a strategy name was first given: the line of its
+// value, and the step it belongs to (-1 outside steps).
+type strategyUse struct {
+	line, step int
+}
+
+func newDecoder(file string) *decoder {
+	return &decoder{file: file, keys: map[string]Pos{}, nodes: map[string]*yaml.Node{},
+		strategyNames: map[string]strategyUse{}, step: -1}
+}
+
+func (d *decoder) pos(n *yaml.Node) Pos {
+	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+// fail returns an *Error at n whose message starts with path.
+func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	return Errorf(d.pos(n), "%s", msg)
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// given is what one mapping gave: its keys and values, in file order.
+type given struct {
+	keys  map[string]*yaml.Node
+	vals  map[string]*yaml.Node
+	order []string
+}
+
+// objectOpts adjust how object reads a mapping.
+type objectOpts struct {
+	// refuse, when set, may refuse a key of the schema at this place.
+	refuse func(kn *yaml.Node, key, path string) error
+	// other handles a key outside the schema; it reports whether it did.
+	other func(kn, vn *yaml.Node, key, path string) (bool, error)
+	// allowed are the keys an unknown key's message lists; default: the schema's.
+	allowed []string
+	// optional keys are not required here although the schema says so.
+	optional []string
+}
+
+// checker is a type with rules across its keys, checked once its mapping
+// is read.
+type checker interface {
+	check(r *rule) error
+}
+
+// entryStarter is a list entry type told its index before it is read.
+type entryStarter interface {
+	start(d *decoder, i int)
+}
+
+// rule is what a check method sees of the mapping it checks.
+type rule struct {
+	d    *decoder
+	k    *yaml.Node // the mapping's key, or the list entry
+	path string
+	given
+}
+
+// has reports whether the mapping gave key.
+func (r *rule) has(key string) bool { return r.keys[key] != nil }
+
+// fail returns an error at the value of key (which must be given).
+func (r *rule) fail(key, format string, args ...any) error {
+	return r.d.fail(r.vals[key], join(r.path, key), format, args...)
+}
+
+// failKey returns an error at key itself.
+func (r *rule) failKey(key, format string, args ...any) error {
+	return r.d.fail(r.keys[key], join(r.path, key), format, args...)
+}
+
+// failHere returns an error at the mapping's key or entry.
+func (r *rule) failHere(format string, args ...any) error {
+	return r.d.fail(r.k, r.path, format, args...)
+}
+
+// object decodes the mapping v into dst, a struct of schema sc, in file
+// order. k is where a missing required key is reported (the mapping's own
+// key, or the mapping itself); a null v is an empty mapping. Defaults are
+// set first; the struct's check, if it has one, runs last.
+func (d *decoder) object(k, v *yaml.Node, path string, sc *schema, dst reflect.Value, o objectOpts) (given, error) {
+	g := given{keys: map[string]*yaml.Node{}, vals: map[string]*yaml.Node{}}
+	allowed := o.allowed
+	if allowed == nil {
+		allowed = sc.keys()
+	}
+	if err := d.plain(v, path); err != nil {
+		return g, err
+	}
+	if v.Kind != yaml.MappingNode && !isNull(v) {
+		return g, d.fail(v, path, "%s is not a mapping (allowed: a mapping with keys %s)", describe(v), joinKeys(allowed))
+	}
+	for _, f := range sc.fields {
+		if f.def != nil {
+			if err := d.value(f, f.def, f.def, "default of "+f.key, dst.FieldByIndex(f.index)); err != nil {
+				panic(err) // a bad default tag: a programming error
+			}
+		}
+	}
+	if sc.pos != nil {
+		dst.FieldByIndex(sc.pos).Set(reflect.ValueOf(d.pos(k)))
+	}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		kn, vn := v.Content[i], v.Content[i+1]
+		key, err := d.key(kn, path, seen)
+		if err != nil {
+			return g, err
+		}
+		f := sc.field(key)
+		if f == nil && isRunKey(key) {
+			f = sc.runField()
+		}
+		if f == nil {
+			if o.other != nil {
+				handled, err := o.other(kn, vn, key, path)
+				if err != nil {
+					return g, err
+				}
+				if handled {
+					g.add(key, kn, vn)
+					continue
+				}
+			}
+			return g, d.fail(kn, path, "unknown key %q (allowed: %s)", key, joinKeys(allowed))
+		}
+		if o.refuse != nil {
+			if err := o.refuse(kn, key, path); err != nil {
+				return g, err
+			}
+		}
+		kpath := join(path, key)
+		d.keys[kpath], d.nodes[kpath] = d.pos(kn), vn
+		g.add(key, kn, vn)
+		if err := d.value(f, kn, vn, kpath, dst.FieldByIndex(f.index)); err != nil {
+			return g, err
+		}
+	}
+	for _, f := range sc.fields {
+		if f.required && seen[f.key] == nil && !contains(o.optional, f.key) {
+			return g, d.fail(k, path, "missing required key %q", f.key)
+		}
+	}
+	if c, ok := dst.Addr().Interface().(checker); ok {
+		if err := c.check(&rule{d: d, k: k, path: path, given: g}); err != nil {
+			return g, err
+		}
+	}
+	return g, nil
+}
+
+func (g *given) add(key string, kn, vn *yaml.Node) {
+	g.keys[key], g.vals[key] = kn, vn
+	g.order = append(g.order, key)
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// runField returns the schema's Run field, or nil.
+func (s *schema) runField() *field {
+	for _, f := range s.fields {
+		if f.form == formRun {
+			return f
+		}
+	}
+	return nil
+}
+
+// value decodes vn, the value of key kn, into dst as the field says.
+func (d *decoder) value(f *field, kn, vn *yaml.Node, path string, dst reflect.Value) error {
+	switch f.form {
+	case formInt, formUint:
+		u, err := d.unsigned(vn, path, f)
+		if err != nil {
+			return err
+		}
+		if f.form == formUint {
+			dst.SetUint(u)
+		} else {
+			dst.SetInt(int64(u))
+		}
+	case formWhole, formNumber:
+		x, err := d.number(vn, path, f)
+		if err != nil {
+			return err
+		}
+		dst.SetFloat(x)
+	case formDuration:
+		ns, err := d.duration(vn, path, f)
+		if err != nil {
+			return err
+		}
+		dst.SetInt(ns)
+	case formBool:
+		b, err := d.boolean(vn, path)
+		if err != nil {
+			return err
+		}
+		dst.SetBool(b)
+	case formString:
+		s, err := d.text(vn, path, f)
+		if err != nil {
+			return err
+		}
+		dst.SetString(s)
+	case formStruct:
+		_, err := d.object(kn, vn, path, f.elem, dst, objectOpts{})
+		return err
+	case formOptional:
+		p := reflect.New(f.elem.typ)
+		if _, err := d.object(kn, vn, path, f.elem, p.Elem(), objectOpts{}); err != nil {
+			return err
+		}
+		dst.Set(p)
+	case formList:
+		return d.list(f, kn, vn, path, dst)
+	case formParams:
+		ps, err := d.params(vn, path)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(ps))
+	case formRun:
+		return d.run(kn, vn, path, dst)
+	}
+	return nil
+}
+
+// list decodes the list vn of mappings into dst, a slice of the field's
+// entry type; kn is its key. A null vn has no entries.
+func (d *decoder) list(f *field, kn, vn *yaml.Node, path string, dst reflect.Value) error {
+	if err := d.plain(vn, path); err != nil {
+		return err
+	}
+	if !isNull(vn) && vn.Kind != yaml.SequenceNode {
+		return d.fail(vn, path, "%s is not a list (allowed: %s)", describe(vn), f.listRule(false))
+	}
+	if float64(len(vn.Content)) < f.lo {
+		return d.fail(kn, path, "at least one %s is required (allowed: %s)", f.entry, f.listRule(true))
+	}
+	out := reflect.MakeSlice(dst.Type(), 0, len(vn.Content))
+	for i, item := range vn.Content {
+		if float64(i) >= f.hi {
+			return d.fail(item, path, "more than %v %ss (allowed: %v..%v %ss)", f.hi, f.entry, f.lo, f.hi, f.entry)
+		}
+		ipath := fmt.Sprintf("%s[%d]", path, i)
+		if err := d.plain(item, ipath); err != nil {
+			return err
+		}
+		if item.Kind != yaml.MappingNode && !isNull(item) {
+			return d.fail(item, ipath, "%s is not a mapping (allowed: %s)", describe(item), f.elem.mappingRule())
+		}
+		out = reflect.Append(out, reflect.Zero(f.elem.typ))
+		e := out.Index(out.Len() - 1)
+		if s, ok := e.Addr().Interface().(entryStarter); ok {
+			s.start(d, i)
+		}
+		if _, err := d.object(item, item, ipath, f.elem, e, objectOpts{}); err != nil {
+			return err
+		}
+	}
+	if out.Len() > 0 {
+		dst.Set(out)
+	}
+	return nil
+}
+
+// params decodes a mapping of scalars, keeping file order.
+func (d *decoder) params(v *yaml.Node, path string) ([]Param, error) {
+	const want = "key: value pairs whose values are numbers, bools or strings"
+	if err := d.plain(v, path); err != nil {
+		return nil, err
+	}
+	if isNull(v) {
+		return nil, nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, d.fail(v, path, "%s is not a mapping (allowed: %s)", describe(v), want)
+	}
+	var out []Param
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		key, err := d.key(k, path, seen)
+		if err != nil {
+			return nil, err
+		}
+		if key == "" {
+			return nil, d.fail(k, path, "empty key (allowed: a parameter name)")
+		}
+		value, err := d.param(val, join(path, key))
+		if err != nil {
+			return nil, err
+		}
+		d.keys[join(path, key)] = d.pos(k)
+		out = append(out, Param{Key: key, Value: value, Pos: d.pos(k)})
+	}
+	return out, nil
+}
+
+// param decodes one parameter value: int64, finite float64, bool or string.
+func (d *decoder) param(v *yaml.Node, path string) (any, error) {
+	const allowed = "an integer, a number, true, false or a string"
+	if err := d.plain(v, path); err != nil {
+		return nil, err
+	}
+	if v.Kind != yaml.ScalarNode {
+		return nil, d.fail(v, path, "%s is not allowed (allowed: %s)", describe(v), allowed)
+	}
+	if isNull(v) {
+		return nil, d.fail(v, path, "missing value (allowed: %s)", allowed)
+	}
+	x, err := d.scalar(v, path)
+	if err != nil {
+		return nil, err
+	}
+	switch x := x.(type) {
+	case int:
+		return int64(x), nil
+	case int64:
+		return x, nil
+	case uint64:
+		return nil, d.fail(v, path, "%s is out of range (allowed: integers up to 9223372036854775807)", describe(v))
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, d.fail(v, path, "%s is not allowed (allowed: finite numbers)", describe(v))
+		}
+		return x, nil
+	case bool, string:
+		return x, nil
+	}
+	return nil, d.fail(v, path, "%s is not a number, bool or string (allowed: %s; quote it to make it a string)", describe(v), allowed)
+}
+
+// key checks one mapping key and records it in seen, refusing repeats.
+func (d *decoder) key(k *yaml.Node, path string, seen map[string]*yaml.Node) (string, error) {
+	if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+		return "", d.fail(k, path, "merge keys (<<) are not allowed (write the keys out)")
+	}
+	if err := d.plain(k, path); err != nil {
+		return "", err
+	}
+	if k.Kind != yaml.ScalarNode {
+		return "", d.fail(k, path, "%s as a key is not allowed (allowed: a plain name)", describe(k))
+	}
+	if prev := seen[k.Value]; prev != nil {
+		return "", d.fail(k, path, "key %q given twice (first at line %d)", k.Value, prev.Line)
+	}
+	seen[k.Value] = k
+	return k.Value, nil
+}
+
+// standardTags are the tags a node may carry explicitly.
+var standardTags = map[string]bool{
+	"!!str": true, "!!int": true, "!!float": true, "!!bool": true,
+	"!!null": true, "!!map": true, "!!seq": true,
+}
+
+// plain refuses anchors, aliases and non-standard explicit tags on n.
+func (d *decoder) plain(n *yaml.Node, path string) error {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return d.fail(n, path, "anchors and aliases are not allowed (write the value out)")
+	}
+	if n.Style&yaml.TaggedStyle != 0 && !standardTags[n.Tag] {
+		return d.fail(n, path, "tag %s is not allowed (allowed: no tag, or one of !!str, !!int, !!float, !!bool)", n.Tag)
+	}
+	return nil
+}
+
+var octalLooking = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
+
+// scalar decodes the scalar n as the YAML library types it: int, int64,
+// uint64, float64, bool, string, time.Time or nil.
+func (d *decoder) scalar(n *yaml.Node, path string) (any, error) {
+	tag := n.ShortTag()
+	if tag == "!!int" && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 && octalLooking.MatchString(n.Value) {
+		sign, digits := "", strings.TrimLeft(n.Value, "+-0_")
+		if n.Value[0] == '-' {
+			sign = "-"
+		}
+		if digits == "" {
+			digits = "0"
+		}
+		return nil, d.fail(n, path, "%s has a leading zero, which YAML reads as octal (allowed: %s%s, or %s0o%s for octal)",
+			n.Value, sign, digits, sign, digits)
+	}
+	var x any
+	if err := n.Decode(&x); err != nil {
+		return nil, d.fail(n, path, "%s is not a valid %s", strconv.Quote(truncate(n.Value)), tag)
+	}
+	return x, nil
+}
+
+// numeric reads a plain scalar tagged as an integer or a float as a
+// float64 (integers beyond 2^53 rounded) or, when it is one, a uint64: a
+// missing value, a non-scalar or another tag is an error of type.
+func (d *decoder) numeric(n *yaml.Node, path string, f *field) (x float64, u uint64, isUint bool, err error) {
+	wrongType := func() error { return d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), f.noun, f.allowed) }
+	if err := d.plain(n, path); err != nil {
+		return 0, 0, false, err
+	}
+	if isNull(n) {
+		return 0, 0, false, d.fail(n, path, "missing value (allowed: %s)", f.allowed)
+	}
+	if n.Kind != yaml.ScalarNode {
+		return 0, 0, false, wrongType()
+	}
+	if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" {
+		return 0, 0, false, wrongType()
+	}
+	v, err := d.scalar(n, path)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	switch v := v.(type) {
+	case int:
+		return float64(v), uint64(v), v >= 0, nil
+	case int64:
+		return float64(v), uint64(v), v >= 0, nil
+	case uint64:
+		return float64(v), v, true, nil
+	case float64:
+		return v, 0, false, nil
+	}
+	return 0, 0, false, wrongType()
+}
+
+// unsigned decodes an integer field in the field's range lo..hi (≥ 0).
+func (d *decoder) unsigned(n *yaml.Node, path string, f *field) (uint64, error) {
+	wrongType := func() error { return d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), f.noun, f.allowed) }
+	outOfRange := func() error { return d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), f.allowed) }
+	x, u, isUint, err := d.numeric(n, path, f)
+	if err != nil {
+		return 0, err
+	}
+	if !isUint {
+		switch {
+		case math.IsNaN(x) || math.IsInf(x, 0) || x != math.Trunc(x):
+			return 0, wrongType()
+		case x < 0 || x >= 1<<64:
+			return 0, outOfRange()
+		}
+		u = uint64(x)
+	}
+	// The bounds are whole numbers; hi ≥ 2^64 means no upper bound.
+	if float64(u) < f.lo || f.hi < 1<<64 && u > uint64(f.hi) {
+		return 0, outOfRange()
+	}
+	return u, nil
+}
+
+// number decodes a finite number field in its range; a whole-number field
+// also refuses a fraction.
+func (d *decoder) number(n *yaml.Node, path string, f *field) (float64, error) {
+	x, _, _, err := d.numeric(n, path, f)
+	if err != nil {
+		return 0, err
+	}
+	if f.form == formWhole && !math.IsInf(x, 0) && x != math.Trunc(x) {
+		return 0, d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), f.noun, f.allowed)
+	}
+	if math.IsInf(x, 0) || !f.inRange(x) {
+		return 0, d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), f.allowed)
+	}
+	return x, nil
+}
+
+// duration decodes a duration field in ns, in its range up to 24h: a
+// string that time.ParseDuration reads, or a number of seconds (rounded to
+// the ns).
+func (d *decoder) duration(n *yaml.Node, path string, f *field) (int64, error) {
+	if err := d.plain(n, path); err != nil {
+		return 0, err
+	}
+	if isNull(n) {
+		return 0, d.fail(n, path, "missing value (allowed: %s)", f.allowed)
+	}
+	wrongType := func() error { return d.fail(n, path, "%s is not a duration (allowed: %s)", describe(n), f.allowed) }
+	outOfRange := func() error { return d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), f.allowed) }
+	if n.Kind != yaml.ScalarNode {
+		return 0, wrongType()
+	}
+	var ns int64
+	switch n.ShortTag() {
+	case "!!str":
+		x, err := time.ParseDuration(n.Value)
+		if err != nil {
+			return 0, wrongType()
+		}
+		ns = int64(x)
+	case "!!int", "!!float":
+		sec, _, _, err := d.numeric(n, path, f)
+		if err != nil {
+			return 0, err
+		}
+		if math.IsNaN(sec) || sec < 0 || sec > float64(maxDuration)/1e9 {
+			return 0, outOfRange()
+		}
+		ns = int64(math.Round(sec * 1e9))
+	default:
+		return 0, wrongType()
+	}
+	if !f.inRange(float64(ns)) {
+		return 0, outOfRange()
+	}
+	return ns, nil
+}
+
+func (d *decoder) boolean(n *yaml.Node, path string) (bool, error) {
+	const allowed = "true, false"
+	if err := d.plain(n, path); err != nil {
+		return false, err
+	}
+	if isNull(n) {
+		return false, d.fail(n, path, "missing value (allowed: %s)", allowed)
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
+		if x, err := d.scalar(n, path); err != nil {
+			return false, err
+		} else if b, ok := x.(bool); ok {
+			return b, nil
+		}
+	}
+	return false, d.fail(n, path, "%s is not a bool (allowed: %s)", describe(n), allowed)
+}
+
+// str decodes a string field; allowed describes what may go there.
+func (d *decoder) str(n *yaml.Node, path, allowed string) (string, error) {
+	if err := d.plain(n, path); err != nil {
+		return "", err
+	}
+	if isNull(n) {
+		return "", d.fail(n, path, "missing value (allowed: %s)", allowed)
+	}
+	if n.Kind != yaml.ScalarNode {
+		return "", d.fail(n, path, "%s is not a string (allowed: %s)", describe(n), allowed)
+	}
+	if n.ShortTag() != "!!str" {
+		return "", d.fail(n, path, "%s is not a string (allowed: %s; put it in quotes to make it one)", describe(n), allowed)
+	}
+	return n.Value, nil
+}
+
+// text decodes a string field by its form: a name, one line, a label,
+// text, one of a set, or any string.
+func (d *decoder) text(n *yaml.Node, path string, f *field) (string, error) {
+	s, err := d.str(n, path, f.allowed)
+	if err != nil {
+		return "", err
+	}
+	notAllowed := func() error { return d.fail(n, path, "%s is not allowed (allowed: %s)", describe(n), f.allowed) }
+	switch f.str {
+	case "name":
+		if !validName(s) {
+			return "", notAllowed()
+		}
+	case "line":
+		s = strings.TrimSpace(s)
+		if strings.ContainsAny(s, "\r\n") {
+			return "", d.fail(n, path, "more than one line (allowed: one line of text; use description for more)")
+		}
+	case "label":
+		s = strings.TrimSpace(s)
+		if s == "" || strings.ContainsAny(s, "\r\n") || utf8.RuneCountInString(s) > maxLabel {
+			return "", notAllowed()
+		}
+	case "text":
+		s = strings.TrimSpace(s)
+	}
+	if f.oneof != nil && !contains(f.oneof, s) {
+		return "", d.fail(n, path, "%q is not allowed (allowed: %s)", s, f.allowed)
+	}
+	return s, nil
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > maxNameLen || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// describe shows a node in a message: a scalar as written (quoted if it is
+// a string), a collection by its kind.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		if isNull(n) {
+			return "an empty value"
+		}
+		v := truncate(n.Value)
+		if n.ShortTag() == "!!str" {
+			return strconv.Quote(v)
+		}
+		return v
+	}
+	return "a document"
+}
+
+// truncate shortens s to 40 characters for a message.
+func truncate(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,154 @@
+package scenarios
+
+// The document's skeleton: the top level, its steps, and the sections of
+// one run; and how a read file becomes its Scenario values.
+
+import (
+	"fmt"
+	"reflect"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// fileSpec is the top level of a scenario file.
+type fileSpec struct {
+	Name        string      `key:"name" type:"name" required:"true" doc:"the scenario's name, in report folders and tables"`
+	Title       string      `key:"title" type:"line" doc:"one line for reports"`
+	Description string      `key:"description" type:"text" doc:"free text for the report"`
+	Seed        uint64      `key:"seed" range:"0..18446744073709551615" default:"1" doc:"the run's seed: the same seed gives the same results, byte for byte"`
+	Assumptions Assumptions `key:"assumptions" doc:"the real-world figures the plan works from at full scale"`
+	body
+	Steps []stepSpec `key:"steps" range:"1..20" entry:"step" doc:"a scenario told in steps, each with its own run and designs (and none at the top)"`
+}
+
+// stepSpec is one entry of `steps:`.
+type stepSpec struct {
+	Name        string `key:"name" type:"name" required:"true" doc:"the step's name, unique among the steps"`
+	Title       string `key:"title" type:"line" doc:"one line for the step's heading"`
+	Description string `key:"description" type:"text" doc:"free text for the step"`
+	// Assumptions are the step's own figures, over the file's.
+	Assumptions Assumptions `key:"assumptions" doc:"the step's own real-world figures, stated here when they concern this step alone; over the file's"`
+	body
+	Pos Pos // the entry's position
+
+	// What check kept of the entry, for the rules made once the whole
+	// file is read.
+	k    *yaml.Node
+	path string
+	g    given
+}
+
+// body is the sections of one run: of a file without steps, or of a step.
+type body struct {
+	Run        Run        `doc:"what is simulated"`
+	Questions  Questions  `key:"questions" doc:"what is asked of every design that can answer it"`
+	Cluster    *Cluster   `key:"cluster" doc:"the simulated store cluster, for designs that live on servers"`
+	Faults     []Fault    `key:"faults" entry:"fault" doc:"faults injected at simulated times, in time order (a timed stream only)"`
+	Strategies []Strategy `key:"strategies" range:"1.." required:"true" entry:"strategy" doc:"the designs to compare, each run on the same events"`
+}
+
+var (
+	fileType = reflect.TypeFor[fileSpec]()
+	bodyType = reflect.TypeFor[body]()
+)
+
+// document reads the root mapping of a file into its Scenario.
+func (d *decoder) document(root *yaml.Node) (*Scenario, error) {
+	var f fileSpec
+	var opts objectOpts
+	if stepsKey := findKey(root, "steps"); stepsKey != nil {
+		// A file with steps keeps its sections in the steps: knowing that
+		// before the walk lets a section at the top be refused at its own
+		// line, wherever steps comes.
+		sections := schemaOf(bodyType).keys()
+		opts.optional = sections
+		opts.refuse = func(kn *yaml.Node, key, _ string) error {
+			if contains(sections, key) {
+				return d.fail(kn, key, "belongs in a step, as the file has steps (line %d) (allowed: %s in each entry of steps, or no steps)",
+					stepsKey.Line, key)
+			}
+			return nil
+		}
+	}
+	g, err := d.object(root, root, "", schemaOf(fileType), reflect.ValueOf(&f).Elem(), opts)
+	if err != nil {
+		return nil, err
+	}
+	top := &Scenario{File: d.file, Name: f.Name, Title: f.Title, Description: f.Description, Seed: f.Seed,
+		Assumptions: f.Assumptions, keys: d.keys}
+	if len(f.Steps) == 0 {
+		if err := d.checkBody(&f.body, g, root, "", true); err != nil {
+			return nil, err
+		}
+		if err := d.finish(top, &f.body, ""); err != nil {
+			return nil, err
+		}
+		return top, nil
+	}
+	// A step shares what the top level says of the whole file, which may
+	// come after the steps; the rules that need it run now.
+	for i := range f.Steps {
+		st := &f.Steps[i]
+		s := &Scenario{File: d.file, Name: f.Name, Title: f.Title, Description: st.Description, Seed: f.Seed,
+			Assumptions: d.over(f.Assumptions, st.Assumptions, st.path), Step: st.Name, StepTitle: st.Title, StepPos: st.Pos,
+			keys: d.keys, stepPath: st.path}
+		if err := d.finish(s, &st.body, st.path); err != nil {
+			return nil, err
+		}
+		top.Steps = append(top.Steps, s)
+	}
+	return top, nil
+}
+
+// start notes which step is being read, for the names of its strategies.
+func (s *stepSpec) start(d *decoder, i int) { d.step = i }
+
+// check: the step's name is unique among the steps, and its sections make
+// one run.
+func (s *stepSpec) check(r *rule) error {
+	d := r.d
+	for j, name := range d.stepNames {
+		if name == s.Name {
+			return d.fail(r.vals["name"], r.path, "name %q used twice (first at line %d; allowed: a name unique among the steps)",
+				s.Name, d.nodes[fmt.Sprintf("steps[%d].name", j)].Line)
+		}
+	}
+	d.stepNames = append(d.stepNames, s.Name)
+	d.step = -1
+	s.k, s.path, s.g = r.k, r.path, r.given
+	return d.checkBody(&s.body, r.given, r.k, r.path, false)
+}
+
+// finish fills s with the run of b: its sections, the faults checked
+// against the stream, the cluster and the assumptions, and the linked
+// figures.
+func (d *decoder) finish(s *Scenario, b *body, path string) error {
+	s.Run, s.Questions, s.Cluster, s.Faults, s.Strategies = b.Run, b.Questions, b.Cluster, b.Faults, b.Strategies
+	if err := d.checkFaults(s, path); err != nil {
+		return err
+	}
+	return d.link(s, path)
+}
+
+// over returns the file's assumptions with the figures a step states (at
+// path) in its own.
+func (d *decoder) over(file, step Assumptions, path string) Assumptions {
+	a := file
+	for _, f := range schemaOf(reflect.TypeFor[Assumptions]()).fields {
+		if _, ok := d.keys[path+".assumptions."+f.key]; ok {
+			v := reflect.ValueOf(step).FieldByIndex(f.index)
+			reflect.ValueOf(&a).Elem().FieldByIndex(f.index).Set(v)
+		}
+	}
+	return a
+}
+
+// findKey returns the key node of key in the mapping m, or nil.
+func findKey(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
+			return k
+		}
+	}
+	return nil
+}

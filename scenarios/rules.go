@@ -1,0 +1,148 @@
+package scenarios
+
+// Rules across sections and entries: a run given and the sections it
+// takes, faults against their stream and cluster, and names unique in the
+// file. The rules within one kind of run are in its own file; the linked
+// figures are in figures.go.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// failAt returns an *Error at p whose message starts with path.
+func (d *decoder) failAt(p Pos, path, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if path != "" {
+		msg = path + ": " + msg
+	}
+	return &Error{Pos: p, Msg: msg}
+}
+
+// checkBody checks the sections of one run together once its mapping is
+// read: a run is given, and it takes the other sections given. k is where
+// a missing run is reported (the document, or the step's entry); top says
+// whether this is the file's top level, where steps are the third choice.
+func (d *decoder) checkBody(b *body, g given, k *yaml.Node, path string, top bool) error {
+	if b.Run == nil {
+		var keys, allowed []string
+		for _, key := range runKeys() {
+			keys = append(keys, fmt.Sprintf("%q", key))
+			allowed = append(allowed, key+", "+kindsOf(key)[0].doc)
+		}
+		if top {
+			allowed = append(allowed, "or steps, each with one of them")
+		}
+		return d.fail(k, path, "missing required key %s (allowed: %s)", orList(keys), strings.Join(allowed, "; "))
+	}
+	var runKey string
+	for _, key := range g.order {
+		if isRunKey(key) {
+			runKey = key
+		}
+	}
+	for _, key := range g.order {
+		if why := b.Run.refuses(key); why != "" {
+			var others []string
+			for _, o := range runKeys() {
+				if o != runKey {
+					others = append(others, o)
+				}
+			}
+			return d.fail(g.keys[key], join(path, key), "%s (allowed: remove %s, or give %s instead of %s at line %d)",
+				why, key, orList(others), runKey, g.keys[runKey].Line)
+		}
+	}
+	if b.Questions.Pos == (Pos{}) {
+		b.Questions.Pos = d.pos(k)
+	}
+	return nil
+}
+
+// check: an app crash names its server, a node loss its node.
+func (f *Fault) check(r *rule) error {
+	switch f.Kind {
+	case "app-crash":
+		if r.has("node") {
+			return r.failKey("node", "kind app-crash targets an app server (allowed: server, not node)")
+		}
+		if !r.has("server") {
+			return r.failHere("kind app-crash needs key \"server\" (allowed: server: the crashed app server's number, from 0)")
+		}
+		f.Target = f.Server
+	case "node-loss":
+		if r.has("server") {
+			return r.failKey("server", "kind node-loss targets a cluster node (allowed: node, not server)")
+		}
+		if !r.has("node") {
+			return r.failHere("kind node-loss needs key \"node\" (allowed: node: the lost cluster node's number, from 0)")
+		}
+		f.Target = f.Node
+	}
+	return nil
+}
+
+// checkFaults checks the faults of s against the rest of it: they need a
+// timed stream, fall within it in time order, and name a server or node
+// that exists. path is "" at the top level and "steps[i]" in a step.
+func (d *decoder) checkFaults(s *Scenario, path string) error {
+	if len(s.Faults) == 0 {
+		return nil
+	}
+	fpath := join(path, "faults")
+	total := s.Run.Duration()
+	if total == 0 {
+		return d.failAt(d.keys[fpath], fpath, "faults need a timed stream (allowed: workload phases instead of events or audience, or no faults)")
+	}
+	node := func(i int, key string) *yaml.Node { return d.nodes[fmt.Sprintf("%s[%d].%s", fpath, i, key)] }
+	for i, f := range s.Faults {
+		path := fmt.Sprintf("%s[%d]", fpath, i)
+		if f.At >= total {
+			return d.fail(node(i, "at"), join(path, "at"), "%v is not within the stream (allowed: a time before %v, the phases' total duration)",
+				time.Duration(f.At), time.Duration(total))
+		}
+		if i > 0 && f.At < s.Faults[i-1].At {
+			return d.fail(node(i, "at"), join(path, "at"), "%v is before %v of %s[%d] at line %d (allowed: faults in time order)",
+				time.Duration(f.At), time.Duration(s.Faults[i-1].At), fpath, i-1, node(i-1, "at").Line)
+		}
+		switch f.Kind {
+		case "app-crash":
+			if a := s.Assumptions.AppServers; a > 0 && float64(f.Target) >= a {
+				return d.fail(node(i, "server"), join(path, "server"), "%d is out of range (allowed: 0..%d, as assumptions.app_servers is %d)",
+					f.Target, int64(a)-1, int64(a))
+			}
+		case "node-loss":
+			c := s.Cluster
+			if c == nil {
+				return d.fail(node(i, "kind"), join(path, "kind"), "node-loss needs a cluster (allowed: add cluster:, or kind app-crash)")
+			}
+			if f.Target >= c.Nodes {
+				return d.fail(node(i, "node"), join(path, "node"), "%d is out of range (allowed: 0..%d, as cluster.nodes is %d)",
+					f.Target, c.Nodes-1, c.Nodes)
+			}
+		}
+	}
+	return nil
+}
+
+// check: the strategy's name is unique in the file, across its steps, and
+// its type is not empty.
+func (s *Strategy) check(r *rule) error {
+	d := r.d
+	use, dup := d.strategyNames[s.Name]
+	switch {
+	case dup && use.step == d.step:
+		return d.fail(r.vals["name"], r.path, "name %q used twice (first at line %d; allowed: a name unique in the file)", s.Name, use.line)
+	case dup:
+		return d.fail(r.vals["name"], r.path, "name %q used in step %q at line %d (allowed: a name unique in the file, across all steps)",
+			s.Name, d.stepNames[use.step], use.line)
+	}
+	d.strategyNames[s.Name] = strategyUse{line: r.vals["name"].Line, step: d.step}
+	if s.Type == "" {
+		return r.fail("type", "empty (allowed: a design type such as count-min)")
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package sim
+
+// The audience: viewer ids over days with exact sizes and overlaps, for
+// distinct counting (the cricket final's unique viewers). Every design is
+// built afresh for each day and fed that day's views; then it is asked the
+// distinct count of each day, the union of the days by merge, and the
+// naive sum of the days' counts, against the audience's exact sizes.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+// audienceLabel names the audience's stream in the chunk seeds.
+const audienceLabel = "audience"
+
+type audienceKind struct {
+	st   *Setup
+	spec *scenarios.Audience
+	a    *workload.Audience
+}
+
+func init() { defineKind("audience", newAudienceKind) }
+
+func newAudienceKind(st *Setup) (kind, error) {
+	spec := st.Scenario.Run.(*scenarios.Audience)
+	v := spec.Viewers
+	cfg := workload.AudienceConfig{Seed: st.Scenario.Seed, Label: audienceLabel,
+		Views: workload.Views{Fixed: v.Views, ZipfS: v.ViewsS, ZipfMax: uint64(v.ViewsMax)}}
+	for _, d := range v.Days {
+		cfg.Days = append(cfg.Days, workload.Day{Viewers: d.Viewers, Overlap: d.Overlap})
+	}
+	a, err := workload.NewAudience(cfg)
+	if err != nil {
+		return nil, scenarios.Errorf(v.Pos, "audience: %v", err)
+	}
+	for d := range a.Days() {
+		st.env.Keys = max(st.env.Keys, uint64(a.Distinct(d)))
+		st.env.Events += a.Events(d)
+	}
+	return &audienceKind{st: st, spec: spec, a: a}, nil
+}
+
+func (k *audienceKind) describe() string {
+	var days []string
+	for _, d := range k.spec.Viewers.Days {
+		days = append(days, fmt.Sprintf("%s viewers (%s also the day before)", metrics.Format(float64(d.Viewers)), metrics.Format(float64(d.Overlap))))
+	}
+	return fmt.Sprintf("Audience: %s; %s view(s) a viewer a day.", strings.Join(days, ", then "), metrics.Format(k.spec.Viewers.MeanViews()))
+}
+
+func (k *audienceKind) accepts(t *strategies.Type) error { return distinctOnly(t, "an audience") }
+
+// memory: the truth is the audience's layout, known without generating
+// anything; each design is held once a day.
+func (k *audienceKind) memory() (int64, int64) { return 0, int64(k.a.Days()) }
+
+func (k *audienceKind) plan() []metrics.Result { return nil }
+
+// daySource is one day of an audience as a chunked stream.
+type daySource struct {
+	a   *workload.Audience
+	day int
+}
+
+func (d daySource) Chunks() int { return d.a.Chunks(d.day) }
+func (d daySource) Chunk(i int, buf []workload.Event) []workload.Event {
+	return d.a.Chunk(d.day, i, buf)
+}
+
+func (k *audienceKind) run(ctx context.Context) (*Report, error) {
+	st := k.st
+	n := len(st.designs)
+	perDay := make([][]strategies.Distinct, n)
+	elapsed := make([]int64, n)
+	var events int64
+	for day := range k.a.Days() {
+		r := &run{}
+		if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+			return nil, err
+		}
+		for i, s := range r.designs {
+			perDay[i] = append(perDay[i], s.(strategies.Distinct)) // accepts admits distinct counters only
+		}
+		fed, err := st.feed(ctx, r, daySource{k.a, day}, k.spec.Batch)
+		events += fed
+		for i := range elapsed {
+			elapsed[i] += r.elapsed[i]
+		}
+		if err != nil {
+			for i := range perDay { // the day cut short is not scored against the whole day's truth
+				perDay[i] = perDay[i][:day]
+			}
+			rep := k.score(perDay, elapsed, events)
+			rep.Partial = true
+			return rep, err
+		}
+	}
+	return k.score(perDay, elapsed, events), nil
+}
+
+func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, events int64) *Report {
+	st := k.st
+	rep := &Report{}
+	a := k.a
+	days := len(perDay[0])
+	all := make([]int, days)
+	for d := range all {
+		all[d] = d
+	}
+	union := float64(a.Union(all...))
+	complete := days == a.Days()
+	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "views fed")
+	for d := range days {
+		st.truthRow(rep, strategies.MetricDistinct, float64(a.Distinct(d)), "viewers", nil, fmt.Sprintf("day %d, exact", d+1))
+	}
+	if complete {
+		st.truthRow(rep, strategies.MetricDistinct, union, "viewers", nil, "all days, exact union")
+	}
+	for i, sketches := range perDay {
+		s := st.scorer(rep, st.designs[i])
+		var bytes int64
+		for _, sk := range sketches {
+			bytes = max(bytes, sk.Bytes())
+		}
+		s.add(strategies.MetricBytes, float64(bytes), "B", s.plan(strategies.MetricBytes), "the largest day's, measured from the design's arrays")
+		if events > 0 && elapsed[i] > 0 {
+			s.timing(strategies.MetricNsPerEvent, round(float64(elapsed[i])/float64(events), 2), "ns", "Observe, wall clock on this machine")
+		}
+		stdErr := s.plan(strategies.MetricStandardError) // in %
+		estimate := func(est, truth float64, note string) {
+			s.add(strategies.MetricDistinct, round(est, 1), "viewers", metrics.PlanOf(truth), note+"; plan: the exact count")
+			if truth == 0 {
+				return // no relative error of nothing
+			}
+			var errPlan *float64 // the standard error, in viewers of this count
+			if stdErr != nil {
+				errPlan = metrics.PlanOf(math.Round(*stdErr / 100 * truth))
+			}
+			s.add(strategies.MetricRelativeError, round(100*(est-truth)/truth, 4), "%", stdErr, note+"; plan: the standard error 1.04/√m")
+			s.add(strategies.MetricError, round(est-truth, 1), "viewers", errPlan, note+"; plan: the standard error in viewers, 1.04/√m × the true count")
+		}
+		var sum float64
+		for day, sk := range sketches {
+			est := sk.Distinct()
+			sum += est
+			estimate(est, float64(a.Distinct(day)), fmt.Sprintf("day %d", day+1))
+		}
+		if !complete {
+			continue
+		}
+		if days > 1 {
+			s.add(strategies.MetricDistinct, round(sum, 1), "viewers", metrics.PlanOf(union), "sum of the days' counts: viewers of several days count again; plan: the exact union")
+			if union > 0 {
+				s.add(strategies.MetricRelativeError, round(100*(sum-union)/union, 4), "%", nil, "sum of the days' counts against the union")
+			}
+		}
+		if u, ok := sketches[0].(strategies.DistinctUnion); ok && days > 1 {
+			var err error
+			for _, sk := range sketches[1:] {
+				if err = u.UnionWith(sk); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				estimate(u.Distinct(), union, "union of the days by merge")
+			}
+		}
+		s.measured[strategies.MetricErrorCount] = true // on every error row already
+		s.finish()
+	}
+	return rep
+}

@@ -1,0 +1,186 @@
+package sim
+
+// The timed stream on the simulated cluster: writes over simulated time in
+// phases, reads, resends and faults, each design on its own cluster; the
+// hot counter's kind of run. It scores what every keyed stream is scored
+// on, and what a design on servers adds: the load on the cluster, what
+// readers were shown, and what a crash lost.
+//
+// The steady state and the shutdown are told apart. The cluster's load is
+// taken at the stream's end; then the designs that hold counts back (local
+// batching) send what they hold, after the end, as an app would on
+// shutdown. Those ops count in the final values and in a row of their own,
+// never in the busiest key-second of the stream.
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+type timedKind struct {
+	keyed
+	spec   *scenarios.Timed
+	src    *workload.Timed
+	faults []strategies.Fault
+}
+
+func init() { defineKind("timed", newTimedKind) }
+
+func newTimedKind(st *Setup) (kind, error) {
+	spec := st.Scenario.Run.(*scenarios.Timed)
+	cfg := workload.TimedConfig{
+		Seed: st.Scenario.Seed, Label: streamLabel, Keys: spec.Keys, S: spec.Exponent(), Scramble: spec.Scramble,
+		Reads: spec.Reads, Resend: spec.Resend, ResendDelay: spec.ResendDelay,
+	}
+	if spec.Arrivals == "poisson" {
+		cfg.Arrivals = workload.Poisson
+	}
+	for _, p := range spec.Phases {
+		cfg.Phases = append(cfg.Phases, workload.Phase{Duration: p.Duration, Rate: p.Rate, To: p.To})
+	}
+	src, err := workload.NewTimed(cfg)
+	if err != nil {
+		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
+	}
+	events := int64(math.Round(src.ExpectedWrites()))
+	st.env.Keys = min(spec.Keys, uint64(max(events, 1)))
+	st.env.Events = events
+	st.env.Duration = spec.Duration()
+	if reads := spec.ExpectedReads(); reads > 0 {
+		// Poisson or even: the count stays below its mean + 6σ but once in
+		// a billion runs; past that the record simply grows.
+		st.env.Reads = int64(reads + 6*math.Sqrt(reads) + 16)
+	}
+	if c := st.Scenario.Cluster; c != nil {
+		if _, err := NewCluster(clusterConfig(st)); err != nil { // a capacity the ticks cannot time
+			return nil, scenarios.Errorf(c.Pos, "cluster: %v", err)
+		}
+	}
+	k := &timedKind{keyed: keyed{st: st, keys: spec.Keys, writes: src.ExpectedWrites(), prob: src.Prob}, spec: spec, src: src}
+	for _, f := range st.Scenario.Faults {
+		k.faults = append(k.faults, strategies.Fault{At: f.At, Kind: strategies.FaultKind(f.Kind), Target: f.Target})
+	}
+	return k, nil
+}
+
+// clusterConfig is the simulated cluster of the scenario.
+func clusterConfig(st *Setup) ClusterConfig {
+	c := st.Scenario.Cluster
+	return ClusterConfig{Nodes: c.Nodes, KeyCapacity: c.KeyCapacity, NodeCapacity: c.NodeCapacity, Seed: st.Scenario.Seed}
+}
+
+func (k *timedKind) describe() string {
+	w := k.spec
+	return fmt.Sprintf("Timed stream: %s writes expected over %s s in %d phase(s), %s arrivals, %s reads/s, %g resent, over %s key(s).",
+		metrics.Format(math.Round(w.ExpectedWrites())), metrics.Format(float64(w.Duration())/1e9), len(w.Phases), w.Arrivals,
+		metrics.Format(w.Reads), w.Resend, metrics.Format(float64(w.Keys)))
+}
+
+func (k *timedKind) accepts(*strategies.Type) error { return nil }
+
+func (k *timedKind) memory() (int64, int64) {
+	st, w := k.st, k.spec
+	need := int64(st.env.Keys) * truthBytesPerKey
+	if w.Resend > 0 { // the truth remembers every write's ID
+		need += int64(w.ExpectedWrites()) * truthBytesPerKey
+	}
+	need += int64(w.ExpectedReads()) * (24 + 8*int64(len(st.designs))) // the truth's record, and each reader's
+	if w.Keys <= historyMaxKeys {
+		need += int64(w.Keys) * 8 * (w.Duration()/1e6 + 1) // per-ms history
+	}
+	if c := st.Scenario.Cluster; c != nil { // per key-second and node-second counts, for each design's cluster
+		secs := w.Duration()/1e9 + 1
+		need += int64(len(st.designs)) * secs * (12*int64(min(st.env.Keys, 1<<16)) + 8*int64(c.Nodes))
+	}
+	return need, 1
+}
+
+// timedRun is a run on clusters, with what was taken of them at the end.
+type timedRun struct {
+	*run
+	steady   []ClusterStats // each cluster at the stream's end
+	shutdown []int64        // the writes each design sent after it
+	drained  []int64        // when each cluster had served everything, ns
+	finished bool           // the stream ran to its end
+}
+
+func (k *timedKind) run(ctx context.Context) (*Report, error) {
+	st := k.st
+	w := k.spec
+	r := &timedRun{run: &run{
+		truth:    newTruth(int(st.env.Keys), w.Resend > 0, w.Keys <= historyMaxKeys),
+		clusters: make([]*Cluster, len(st.designs)),
+		faults:   k.faults,
+	}}
+	err := r.build(st, func(i int) strategies.Env {
+		env := st.env
+		if st.Scenario.Cluster != nil {
+			cl, cerr := NewCluster(clusterConfig(st))
+			if cerr != nil {
+				panic(fmt.Sprintf("sim: a cluster Prepare accepted: %v", cerr))
+			}
+			r.clusters[i], env.Store = cl, cl
+		}
+		return env
+	})
+	if err != nil {
+		return nil, err
+	}
+	events, err := st.feed(ctx, r.run, k.src, w.Batch)
+	if err == nil {
+		r.finish(w.Duration())
+	} else {
+		r.steady = make([]ClusterStats, len(r.clusters))
+		for i, c := range r.clusters {
+			if c != nil {
+				r.steady[i] = c.Stats(w.Duration())
+			}
+		}
+	}
+	rep := &Report{Partial: err != nil}
+	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every event fed: writes, reads and resends")
+	tr := r.truth
+	st.truthRow(rep, strategies.MetricWrites, float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
+	st.truthRow(rep, strategies.MetricReads, float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(w.ExpectedReads())), "read events")
+	if w.Resend > 0 {
+		st.truthRow(rep, strategies.MetricResends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
+	}
+	k.score(rep, r.run, events, func(s *scorer, i int) { k.servers(s, r, i) })
+	return rep, err
+}
+
+// finish delivers the faults after the last event, takes each cluster's
+// steady state at the stream's end, then has the designs that hold counts
+// back send them at the end, and notes what that shutdown sent and when
+// each cluster had served everything.
+func (r *timedRun) finish(end int64) {
+	for r.next < len(r.faults) {
+		r.fault()
+	}
+	n := len(r.designs)
+	r.steady, r.shutdown, r.drained = make([]ClusterStats, n), make([]int64, n), make([]int64, n)
+	for i, c := range r.clusters {
+		if c != nil {
+			r.steady[i] = c.Stats(end)
+			r.shutdown[i] = -c.Writes()
+		}
+	}
+	for _, d := range r.designs {
+		if f, ok := d.(strategies.Flusher); ok {
+			f.Flush(end)
+		}
+	}
+	for i, c := range r.clusters {
+		if c != nil {
+			r.shutdown[i] += c.Writes()
+			r.drained[i] = c.DrainedAt()
+		}
+	}
+	r.finished = true
+}

@@ -1,0 +1,120 @@
+package strategies
+
+// Metric names. A plan line here and a measured row in package sim name the
+// same figure with the same constant, so that the runner puts the plan
+// beside the measurement by name: a misspelt name fails to compile instead
+// of silently leaving a measurement without its plan.
+
+// Metric is the name of a figure, measured or planned.
+type Metric string
+
+// Memory.
+const (
+	MetricBytes           Metric = "bytes"             // what the design holds, from its arrays
+	MetricHeapBytes       Metric = "heap_bytes"        // a top-K heap riding on a sketch
+	MetricTotalBytes      Metric = "total_bytes"       // all parts of a Parted design
+	MetricBytesFull       Metric = "bytes_full"        // an exact sorted set at full scale
+	MetricBytesPerShard   Metric = "bytes_per_shard"   // one shard of it
+	MetricServerDataBytes Metric = "server_data_bytes" // what a server gives to data
+	MetricFitsOneServer   Metric = "fits_one_server"   // 1 if the data fits it
+	MetricShardsNeeded    Metric = "shards_needed"     // servers the data needs
+	MetricExactBytes      Metric = "exact_bytes"       // an exact set of the ids
+	MetricBytesRatio      Metric = "bytes_ratio"       // exact_bytes / bytes
+	MetricShards          Metric = "shards"            // S configured
+	MetricMergeCandidates Metric = "merge_candidates"  // S × K local top-K entries
+)
+
+// Point counts and their error.
+const (
+	MetricUndercounts       Metric = "undercounts"        // keys counted below the truth
+	MetricMaxOverestimate   Metric = "max_overestimate"   // largest estimate − truth
+	MetricMeanOverestimate  Metric = "mean_overestimate"  // over the keys
+	MetricP99Overestimate   Metric = "p99_overestimate"   // over the keys
+	MetricOverestimateBound Metric = "overestimate_bound" // a sketch's per-key bound (εN = e·N/w)
+	MetricBoundConfidence   Metric = "bound_confidence"   // the probability a key stays within it
+	MetricBound2N           Metric = "overestimate_bound_2n_w"
+	MetricBound2NConfidence Metric = "bound_2n_w_confidence"
+	MetricKeysOverBound     Metric = "keys_over_bound"     // keys past the bound
+	MetricBoundShareOfKth   Metric = "bound_share_of_kth"  // the bound against the K-th key's count
+	MetricFailure           Metric = "failure_probability" // δ per key
+	MetricWidth             Metric = "width"
+	MetricDepth             Metric = "depth"
+	MetricCounters          Metric = "counters"
+	MetricGuaranteeAbove    Metric = "guarantee_threshold" // a key counted more is always monitored
+)
+
+// The stream and its truth.
+const (
+	MetricEvents       Metric = "events"        // every event fed
+	MetricWrites       Metric = "writes"        // logical writes of a timed stream
+	MetricReads        Metric = "reads"         // read events
+	MetricResends      Metric = "resends"       // writes sent twice
+	MetricDistinctKeys Metric = "distinct_keys" // keys the stream held
+	MetricTop1Count    Metric = "top1_count"    // the heaviest key's count
+	MetricKthTrueCount Metric = "kth_true_count"
+)
+
+// Top-K answers.
+const (
+	MetricTopKRecall     Metric = "topk_recall"
+	MetricTopKPrecision  Metric = "topk_precision"
+	MetricTopKCountError Metric = "topk_max_count_error"
+	MetricKthEstimate    Metric = "kth_estimate"
+)
+
+// Throughput on this machine (read off the wall clock).
+const (
+	MetricNsPerEvent   Metric = "ns_per_event"
+	MetricEventsPerSec Metric = "events_per_s"
+)
+
+// Designs on servers: the cluster's load, the readers, the loss.
+const (
+	MetricStripes           Metric = "stripes" // K configured
+	MetricStripesAtLimit    Metric = "stripes_at_limit"
+	MetricStripesAtHeadroom Metric = "stripes_at_headroom"
+	MetricStripesNeeded     Metric = "stripes_needed"
+	MetricStripesPow2       Metric = "stripes_pow2"
+	MetricStripesAtPeak     Metric = "stripes_at_peak" // adaptive K at the peak
+	MetricServers           Metric = "servers"         // app servers that batch
+	MetricKeysUsed          Metric = "keys_used"       // store keys written or read
+	MetricMaxKeyOps         Metric = "max_key_ops_per_s"
+	MetricMeanKeyOps        Metric = "mean_key_ops_per_s"
+	MetricP99KeyOps         Metric = "p99_key_ops_per_s"
+	MetricUtilisation       Metric = "utilisation"
+	MetricUtilisationMax    Metric = "utilisation_max"
+	MetricBacklogEnd        Metric = "backlog_end"
+	MetricBacklogGrowth     Metric = "backlog_growth_per_s"
+	MetricBacklogGrowthPeak Metric = "backlog_growth_peak_per_s"
+	MetricDelayMax          Metric = "delay_max_s"
+	MetricDelayP99          Metric = "delay_p99_s"
+	MetricIncrementsPerSec  Metric = "increments_per_s"
+	MetricReadOpsPerSec     Metric = "read_ops_per_s"
+	MetricMaxNodeOps        Metric = "max_node_ops_per_s"
+	MetricShutdownOps       Metric = "shutdown_ops"         // sent after the stream, draining what designs held
+	MetricShutdownMaxKeyOps Metric = "shutdown_max_key_ops" // on the busiest key
+	MetricDrainedAfter      Metric = "drained_after_s"      // from the stream's end until the store is idle
+	MetricLostOnNodeLoss    Metric = "lost_on_node_loss"
+	MetricLostOnCrash       Metric = "lost_on_crash"
+	MetricFinalCount        Metric = "final_count"
+	MetricCountError        Metric = "count_error"
+	MetricDedupDropped      Metric = "dedup_dropped"
+	MetricDedupIDs          Metric = "dedup_ids"
+	MetricStaleness         Metric = "staleness_max"
+	MetricStalenessP99      Metric = "staleness_p99"
+	MetricStalenessMaxSec   Metric = "staleness_max_s"
+	MetricStalenessP99Sec   Metric = "staleness_p99_s"
+	MetricReadsAnswered     Metric = "reads_answered"
+)
+
+// Distinct counting.
+const (
+	MetricDistinct      Metric = "distinct"
+	MetricRelativeError Metric = "relative_error"
+	MetricError         Metric = "error"
+	MetricErrorCount    Metric = "error_count"    // 1.04/√m × distinct ids
+	MetricRegisters     Metric = "registers"      // m = 2^p
+	MetricStandardError Metric = "standard_error" // 1.04/√m
+	MetricSigmaLargeN   Metric = "sigma_large_n"
+	MetricMedianSmallN  Metric = "median_small_n"
+)
