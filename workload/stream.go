@@ -173,14 +173,14 @@ func ChunkRand(seed uint64, label string, chunk int) *rand.Rand {
 }
 
 // chunkSeed mixes (seed, label hash, chunk) into a PCG seed. Each step is
-// splitmix64 of an xor, so for a fixed seed and label distinct chunks get
+// SplitMix64 of an xor, so for a fixed seed and label distinct chunks get
 // distinct seeds; the tag keeps these seeds apart from NewScrambler(seed)'s
 // constants.
 func chunkSeed(seed, labelHash uint64, chunk int) (hi, lo uint64) {
 	const tag = 0x636f756e7473696d // "countsim"
-	a := splitmix64(seed ^ tag)
-	a = splitmix64(a ^ labelHash)
-	hi = splitmix64(a ^ uint64(chunk))
-	lo = splitmix64(hi)
+	a := SplitMix64(seed ^ tag)
+	a = SplitMix64(a ^ labelHash)
+	hi = SplitMix64(a ^ uint64(chunk))
+	lo = SplitMix64(hi)
 	return hi, lo
 }

@@ -149,7 +149,7 @@ type TimedConfig struct {
 // end − delay), which overlaps at most two windows, its own or earlier
 // ones; it regenerates what it needs of them, whatever the delay:
 //   - Even: a write is resent when a hash of (Seed, Label, ID) falls below
-//     Resend·2^64; the chunk hashes the writes in the range (one mix64
+//     Resend·2^64; the chunk hashes the writes in the range (one Mix64
 //     each, about one window's worth) and redraws the keys of the resent.
 //   - Poisson: the writes are two independent Poisson processes of rates
 //     (1 − Resend)·rate(t), sent once, and Resend·rate(t), resent. Their
@@ -175,8 +175,8 @@ type Timed struct {
 	keepHash, resentHash, readHash uint64
 	// Gaps in Λ-space are Exp(1) times these: 1/(1 − Resend), 1/Resend.
 	keepScale, resentScale float64
-	keyBase                uint64    // a key's generator starts at mix64(keyBase ^ ID)
-	resendBase             uint64    // Even: a write is resent iff mix64(resendBase ^ ID) < resendCut
+	keyBase                uint64    // a key's generator starts at Mix64(keyBase ^ ID)
+	resendBase             uint64    // Even: a write is resent iff Mix64(resendBase ^ ID) < resendCut
 	resendCut              uint64    // Resend·2^64; 0 when nothing is resent
 	resCap, readCap        int       // initial capacities of a generator's scratch
 	gens                   sync.Pool // of *timedGen, reseeded on every use
@@ -188,23 +188,13 @@ type Timed struct {
 type timedGen struct {
 	pcg  rand.PCG   // exponential gaps of Poisson arrivals
 	gaps *rand.Rand // rand.New(&pcg)
-	src  eventSource
+	src  SplitMix   // a key's generator, restarted for each event
 	keys *rand.Rand // rand.New(&src)
 	own  []Event    // Poisson: the chunk's writes to be resent
 	res  []Event    // resends landing in the chunk
 	rd   []Event    // reads
 	tmp  []Event    // res and rd merged
 	oth  []Event    // tmp and own merged
-}
-
-// eventSource is splitmix64 (Steele, Lea and Flood 2014) restarted for each
-// event at a hash of its ID: a key costs one mix more than a draw from a
-// chunk-wide generator, and any chunk can redraw any event's key.
-type eventSource struct{ s uint64 }
-
-func (e *eventSource) Uint64() uint64 {
-	e.s += golden
-	return mix64(e.s)
 }
 
 // NewTimed validates cfg and returns its stream. Set-up is O(len(Phases)).
@@ -296,11 +286,11 @@ func NewTimed(cfg TimedConfig) (*Timed, error) {
 		resendTag = 0x74696d6564526573 // "timedRes"
 	)
 	lh := xxhash.Sum64String(cfg.Label)
-	t.keepHash = splitmix64(lh ^ writeTag)
-	t.resentHash = splitmix64(lh ^ resentTag)
-	t.readHash = splitmix64(lh ^ readTag)
-	t.keyBase = splitmix64(splitmix64(cfg.Seed^keyTag) ^ lh)
-	t.resendBase = splitmix64(splitmix64(cfg.Seed^resendTag) ^ lh)
+	t.keepHash = SplitMix64(lh ^ writeTag)
+	t.resentHash = SplitMix64(lh ^ resentTag)
+	t.readHash = SplitMix64(lh ^ readTag)
+	t.keyBase = SplitMix64(SplitMix64(cfg.Seed^keyTag) ^ lh)
+	t.resendBase = SplitMix64(SplitMix64(cfg.Seed^resendTag) ^ lh)
 	t.keepScale = 1 / (1 - cfg.Resend)
 	if cfg.Resend > 0 {
 		t.resentScale = 1 / cfg.Resend
@@ -537,7 +527,7 @@ func (t *Timed) resendsOf(g *timedGen, c int, lo, hi int64, out []Event) []Event
 		hint := in.segAtY(float64(ka) - 0.5)
 		for k := ka; k < kb; k++ {
 			id := uint64(k)
-			if mix64(t.resendBase^id) >= t.resendCut {
+			if Mix64(t.resendBase^id) >= t.resendCut {
 				continue
 			}
 			if at := clampTime(in.timeOf(float64(k)-0.5, &hint), sc, ec-1); at >= lo && at < hi {
@@ -578,15 +568,18 @@ func (t *Timed) isResent(id uint64) bool {
 	if t.cfg.Arrivals == Poisson {
 		return t.resendCut > 0 && id&1 == 0
 	}
-	return mix64(t.resendBase^id) < t.resendCut
+	return Mix64(t.resendBase^id) < t.resendCut
 }
 
-// key draws the key of the event with this ID.
+// key draws the key of the event with this ID from a SplitMix restarted at
+// a hash of (Seed, Label, ID): a key costs one Mix64 more than a draw from
+// a chunk-wide generator, and any chunk can redraw any event's key. One key
+// needs no draw, nor the restart.
 func (t *Timed) key(g *timedGen, id uint64) uint64 {
 	if t.cfg.Keys == 1 {
 		return t.hotKey
 	}
-	g.src.s = mix64(t.keyBase ^ id)
+	g.src = SplitMix(Mix64(t.keyBase ^ id))
 	return t.KeyOf(t.zipf.Rank(g.keys))
 }
 
