@@ -190,7 +190,7 @@ func NewAudience(cfg AudienceConfig) (*Audience, error) {
 		scr:  NewScrambler(cfg.Seed ^ ViewerSeedTag),
 	}
 	const tag = 0x61756469656e6365 // "audience"
-	base := splitmix64(splitmix64(cfg.Seed^tag) ^ xxhash.Sum64String(cfg.Label))
+	base := SplitMix64(SplitMix64(cfg.Seed^tag) ^ xxhash.Sum64String(cfg.Label))
 	if tails != nil { // check the size of the round tables before making them
 		entries := 0
 		for v := range audienceSizes(cfg.Days) {
@@ -239,7 +239,7 @@ func NewAudience(cfg AudienceConfig) (*Audience, error) {
 		ad.chunks = int(chunks)
 		ad.step = weylStep(ad.viewers)
 		if ad.viewers > 0 {
-			ad.offset = splitmix64(base^uint64(d)) % ad.viewers
+			ad.offset = SplitMix64(base^uint64(d)) % ad.viewers
 		}
 		if ad.events > 0 {
 			ad.dayQ, ad.dayR = audienceDayNs/uint64(ad.events), audienceDayNs%uint64(ad.events)

@@ -70,3 +70,35 @@ func ExampleZipf() {
 	// expected searches of the 10th phrase: 69480
 	// 58 1296 657 2043 10 3711 7 7649
 }
+
+// A SplitMix64 generator as a math/rand/v2 Source; its first output is
+// SplitMix64 of its seed.
+func ExampleSplitMix() {
+	s := workload.SplitMix(1234567)
+	r := rand.New(&s)
+	fmt.Println(workload.SplitMix64(1234567), r.Uint64(), r.IntN(100))
+	// Output:
+	// 6457827717110365317 6457827717110365317 17
+}
+
+// Two batches of three events for a distinct counter: the actors never
+// repeat (within 2^64 draws), so the true count is the number of events.
+func ExampleDistinctIDs() {
+	ids := workload.NewDistinctIDs(42)
+	batch := make([]workload.Event, 3)
+	for range 2 {
+		ids.Fill(batch) // then design.Observe(batch)
+		for _, e := range batch {
+			fmt.Printf("id %d: %v actor %#016x delta %d\n", e.ID, e.Op, e.Actor, e.Delta)
+		}
+	}
+	fmt.Println(ids.Count(), "distinct actors")
+	// Output:
+	// id 1: write actor 0xbdd732262feb6e95 delta 1
+	// id 2: write actor 0x28efe333b266f103 delta 1
+	// id 3: write actor 0x47526757130f9f52 delta 1
+	// id 4: write actor 0x581ce1ff0e4ae394 delta 1
+	// id 5: write actor 0x09bc585a244823f2 delta 1
+	// id 6: write actor 0xde4431fa3c80db06 delta 1
+	// 6 distinct actors
+}

@@ -51,8 +51,7 @@ type StreamConfig struct {
 // (unique, from 1) and a Key drawn from Zipf(Keys, S), scrambled if asked.
 type Stream struct {
 	cfg       StreamConfig
-	zipf      *Zipf
-	scr       Scrambler
+	keys      keySpace
 	chunks    int
 	labelHash uint64
 	gens      sync.Pool // of *chunkGen, reseeded on every use
@@ -95,14 +94,13 @@ func NewStream(cfg StreamConfig) (*Stream, error) {
 		return nil, fmt.Errorf("workload: stream of %d events in chunks of %d has more chunks than an int holds",
 			cfg.Events, cfg.ChunkSize)
 	}
-	z, err := NewZipf(cfg.Keys, cfg.S)
+	keys, err := newKeySpace(cfg.Seed, cfg.Keys, cfg.S, cfg.Scramble)
 	if err != nil {
 		return nil, err // unreachable: Keys and S were checked above
 	}
 	s := &Stream{
 		cfg:       cfg,
-		zipf:      z,
-		scr:       NewScrambler(cfg.Seed),
+		keys:      keys,
 		chunks:    int(chunks),
 		labelHash: xxhash.Sum64String(cfg.Label),
 	}
@@ -138,10 +136,10 @@ func (s *Stream) Chunk(i int, buf []Event) []Event {
 	g.pcg.Seed(chunkSeed(s.cfg.Seed, s.labelHash, i))
 	for j := range buf {
 		index := start + int64(j)
-		rank := s.zipf.Rank(g.r)
+		rank := s.keys.rank(g.r)
 		buf[j] = Event{
 			At:    int64(math.Round(float64(index) * 1e9 / s.cfg.Rate)),
-			Key:   s.KeyOf(rank),
+			Key:   s.keys.keyOf(rank),
 			Delta: 1,
 			ID:    uint64(index) + 1,
 			Op:    Write,
@@ -153,16 +151,11 @@ func (s *Stream) Chunk(i int, buf []Event) []Event {
 
 // KeyOf returns the key of a rank: NewScrambler(Seed).Key(rank) when the
 // stream scrambles, else rank.
-func (s *Stream) KeyOf(rank uint64) uint64 {
-	if s.cfg.Scramble {
-		return s.scr.Key(rank)
-	}
-	return rank
-}
+func (s *Stream) KeyOf(rank uint64) uint64 { return s.keys.keyOf(rank) }
 
 // Prob returns the probability that an event of the stream has this rank:
 // rank^−S / H(Keys, S), and 0 outside 1..Keys.
-func (s *Stream) Prob(rank uint64) float64 { return s.zipf.Prob(rank) }
+func (s *Stream) Prob(rank uint64) float64 { return s.keys.prob(rank) }
 
 // ChunkRand returns the generator of chunk i of the stream (seed, label): a
 // PCG seeded from a mix of the seed, the xxhash of the label and the chunk
@@ -173,14 +166,14 @@ func ChunkRand(seed uint64, label string, chunk int) *rand.Rand {
 }
 
 // chunkSeed mixes (seed, label hash, chunk) into a PCG seed. Each step is
-// splitmix64 of an xor, so for a fixed seed and label distinct chunks get
+// SplitMix64 of an xor, so for a fixed seed and label distinct chunks get
 // distinct seeds; the tag keeps these seeds apart from NewScrambler(seed)'s
 // constants.
 func chunkSeed(seed, labelHash uint64, chunk int) (hi, lo uint64) {
 	const tag = 0x636f756e7473696d // "countsim"
-	a := splitmix64(seed ^ tag)
-	a = splitmix64(a ^ labelHash)
-	hi = splitmix64(a ^ uint64(chunk))
-	lo = splitmix64(hi)
+	a := SplitMix64(seed ^ tag)
+	a = SplitMix64(a ^ labelHash)
+	hi = SplitMix64(a ^ uint64(chunk))
+	lo = SplitMix64(hi)
 	return hi, lo
 }

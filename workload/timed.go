@@ -21,10 +21,7 @@ package workload
 //     exact for any mean, O(1) per event and without a sort: no Poisson
 //     sampler is needed.
 //
-// Λ⁻¹ on a ramp solves α·u + β·u²/2 = c by u = 2c / (α + √(α² + 2βc)), the
-// form without cancellation (α the rate at the phase's start, β its slope).
-// A time is that real number floored to whole ns, so an event at
-// Λ⁻¹(y) ∈ [a, b) has At in [a, b) for whole a and b.
+// Λ, Λ⁻¹ and the Even count are those of an intensity (intensity.go).
 
 import (
 	"fmt"
@@ -149,7 +146,7 @@ type TimedConfig struct {
 // end − delay), which overlaps at most two windows, its own or earlier
 // ones; it regenerates what it needs of them, whatever the delay:
 //   - Even: a write is resent when a hash of (Seed, Label, ID) falls below
-//     Resend·2^64; the chunk hashes the writes in the range (one mix64
+//     Resend·2^64; the chunk hashes the writes in the range (one Mix64
 //     each, about one window's worth) and redraws the keys of the resent.
 //   - Poisson: the writes are two independent Poisson processes of rates
 //     (1 − Resend)·rate(t), sent once, and Resend·rate(t), resent. Their
@@ -164,9 +161,7 @@ type TimedConfig struct {
 // its resend at ResendDelay 0, which are equal events.
 type Timed struct {
 	cfg    TimedConfig
-	zipf   *Zipf
-	scr    Scrambler
-	hotKey uint64 // KeyOf(1)
+	keys   keySpace
 	writes intensity
 	reads  intensity
 	chunks int
@@ -175,8 +170,8 @@ type Timed struct {
 	keepHash, resentHash, readHash uint64
 	// Gaps in Λ-space are Exp(1) times these: 1/(1 − Resend), 1/Resend.
 	keepScale, resentScale float64
-	keyBase                uint64    // a key's generator starts at mix64(keyBase ^ ID)
-	resendBase             uint64    // Even: a write is resent iff mix64(resendBase ^ ID) < resendCut
+	keyBase                uint64    // a key's generator starts at Mix64(keyBase ^ ID)
+	resendBase             uint64    // Even: a write is resent iff Mix64(resendBase ^ ID) < resendCut
 	resendCut              uint64    // Resend·2^64; 0 when nothing is resent
 	resCap, readCap        int       // initial capacities of a generator's scratch
 	gens                   sync.Pool // of *timedGen, reseeded on every use
@@ -188,23 +183,13 @@ type Timed struct {
 type timedGen struct {
 	pcg  rand.PCG   // exponential gaps of Poisson arrivals
 	gaps *rand.Rand // rand.New(&pcg)
-	src  eventSource
+	src  SplitMix   // a key's generator, restarted for each event
 	keys *rand.Rand // rand.New(&src)
 	own  []Event    // Poisson: the chunk's writes to be resent
 	res  []Event    // resends landing in the chunk
 	rd   []Event    // reads
 	tmp  []Event    // res and rd merged
 	oth  []Event    // tmp and own merged
-}
-
-// eventSource is splitmix64 (Steele, Lea and Flood 2014) restarted for each
-// event at a hash of its ID: a key costs one mix more than a draw from a
-// chunk-wide generator, and any chunk can redraw any event's key.
-type eventSource struct{ s uint64 }
-
-func (e *eventSource) Uint64() uint64 {
-	e.s += golden
-	return mix64(e.s)
 }
 
 // NewTimed validates cfg and returns its stream. Set-up is O(len(Phases)).
@@ -269,7 +254,6 @@ func NewTimed(cfg TimedConfig) (*Timed, error) {
 	cfg.Phases = slices.Clone(cfg.Phases)
 	t := &Timed{
 		cfg:    cfg,
-		scr:    NewScrambler(cfg.Seed),
 		writes: newIntensity(cfg.Phases),
 		reads:  newIntensity([]Phase{{Duration: total, Rate: cfg.Reads, To: cfg.Reads}}),
 		chunks: int(chunks),
@@ -280,11 +264,11 @@ func NewTimed(cfg TimedConfig) (*Timed, error) {
 	if n := t.reads.total; n > maxExpectedEvents {
 		return nil, fmt.Errorf("workload: timed stream expects %.4g reads, more than 2^40", n)
 	}
-	z, err := NewZipf(cfg.Keys, cfg.S)
+	keys, err := newKeySpace(cfg.Seed, cfg.Keys, cfg.S, cfg.Scramble)
 	if err != nil {
 		return nil, err // unreachable: Keys and S were checked above
 	}
-	t.zipf = z
+	t.keys = keys
 
 	// Every generator and hash of the stream derives from (Seed, Label)
 	// through distinct tags, apart from each other and from a Stream's.
@@ -296,18 +280,17 @@ func NewTimed(cfg TimedConfig) (*Timed, error) {
 		resendTag = 0x74696d6564526573 // "timedRes"
 	)
 	lh := xxhash.Sum64String(cfg.Label)
-	t.keepHash = splitmix64(lh ^ writeTag)
-	t.resentHash = splitmix64(lh ^ resentTag)
-	t.readHash = splitmix64(lh ^ readTag)
-	t.keyBase = splitmix64(splitmix64(cfg.Seed^keyTag) ^ lh)
-	t.resendBase = splitmix64(splitmix64(cfg.Seed^resendTag) ^ lh)
+	t.keepHash = SplitMix64(lh ^ writeTag)
+	t.resentHash = SplitMix64(lh ^ resentTag)
+	t.readHash = SplitMix64(lh ^ readTag)
+	t.keyBase = SplitMix64(SplitMix64(cfg.Seed^keyTag) ^ lh)
+	t.resendBase = SplitMix64(SplitMix64(cfg.Seed^resendTag) ^ lh)
 	t.keepScale = 1 / (1 - cfg.Resend)
 	if cfg.Resend > 0 {
 		t.resentScale = 1 / cfg.Resend
 		// Resend < 1, so Resend·2^64 ≤ 2^64 − 2048 converts exactly.
 		t.resendCut = uint64(math.Ldexp(cfg.Resend, 64))
 	}
-	t.hotKey = t.KeyOf(1)
 
 	// Start the scratch at what a busy window needs, so the pool's
 	// generators rarely grow.
@@ -378,16 +361,11 @@ func (t *Timed) ExpectedReads() float64 { return t.reads.total }
 
 // KeyOf returns the key of a rank: NewScrambler(Seed).Key(rank) when the
 // stream scrambles, else rank.
-func (t *Timed) KeyOf(rank uint64) uint64 {
-	if t.cfg.Scramble {
-		return t.scr.Key(rank)
-	}
-	return rank
-}
+func (t *Timed) KeyOf(rank uint64) uint64 { return t.keys.keyOf(rank) }
 
 // Prob returns the probability that an event of the stream has this rank:
 // rank^−S / H(Keys, S), and 0 outside 1..Keys.
-func (t *Timed) Prob(rank uint64) float64 { return t.zipf.Prob(rank) }
+func (t *Timed) Prob(rank uint64) float64 { return t.keys.prob(rank) }
 
 // Chunk fills buf[:0] with the events of chunk i, in [0, Chunks()), and
 // returns it: the writes, resends and reads with At in the chunk's window
@@ -537,7 +515,7 @@ func (t *Timed) resendsOf(g *timedGen, c int, lo, hi int64, out []Event) []Event
 		hint := in.segAtY(float64(ka) - 0.5)
 		for k := ka; k < kb; k++ {
 			id := uint64(k)
-			if mix64(t.resendBase^id) >= t.resendCut {
+			if Mix64(t.resendBase^id) >= t.resendCut {
 				continue
 			}
 			if at := clampTime(in.timeOf(float64(k)-0.5, &hint), sc, ec-1); at >= lo && at < hi {
@@ -578,242 +556,17 @@ func (t *Timed) isResent(id uint64) bool {
 	if t.cfg.Arrivals == Poisson {
 		return t.resendCut > 0 && id&1 == 0
 	}
-	return mix64(t.resendBase^id) < t.resendCut
+	return Mix64(t.resendBase^id) < t.resendCut
 }
 
-// key draws the key of the event with this ID.
+// key draws the key of the event with this ID from a SplitMix restarted at
+// a hash of (Seed, Label, ID): a key costs one Mix64 more than a draw from
+// a chunk-wide generator, and any chunk can redraw any event's key. One key
+// needs no draw, nor the restart.
 func (t *Timed) key(g *timedGen, id uint64) uint64 {
-	if t.cfg.Keys == 1 {
-		return t.hotKey
+	if t.keys.single {
+		return t.keys.hot
 	}
-	g.src.s = mix64(t.keyBase ^ id)
-	return t.KeyOf(t.zipf.Rank(g.keys))
-}
-
-// put appends the event (at, key, delta, id, op) with Actor 0 to out. It
-// stores the fields one by one into their slot: appending an Event built
-// on the stack copies it back in 16-byte moves that wait on its 8-byte
-// stores (a store-forwarding stall), a third of a chunk's time without key
-// draws.
-func put(out []Event, at int64, key uint64, delta int64, id uint64, op Op) []Event {
-	if len(out) == cap(out) {
-		out = slices.Grow(out, 1)
-	}
-	out = out[:len(out)+1]
-	e := &out[len(out)-1]
-	e.At, e.Key, e.Actor, e.Delta, e.ID, e.Op = at, key, 0, delta, id, op
-	return out
-}
-
-// before reports whether e comes before the event (at, id) in (At, ID)
-// order.
-func before(e *Event, at int64, id uint64) bool { return e.At < at || e.At == at && e.ID < id }
-
-// flush appends to out the events of others that come before (at, id) and
-// returns out and the rest of others.
-func flush(out, others []Event, at int64, id uint64) ([]Event, []Event) {
-	for len(others) > 0 && before(&others[0], at, id) {
-		out = append(out, others[0])
-		others = others[1:]
-	}
-	return out, others
-}
-
-func clampTime(x, lo, hi int64) int64 { return min(max(x, lo), hi) }
-
-// timedLess orders events by (At, ID).
-func timedLess(a, b *Event) bool { return a.At < b.At || a.At == b.At && a.ID < b.ID }
-
-// timedMerge appends to out the merge of a and b, each sorted by (At, ID).
-func timedMerge(out, a, b []Event) []Event {
-	for len(a) > 0 && len(b) > 0 {
-		if timedLess(&b[0], &a[0]) {
-			out = append(out, b[0])
-			b = b[1:]
-		} else {
-			out = append(out, a[0])
-			a = a[1:]
-		}
-	}
-	return append(append(out, a...), b...)
-}
-
-// timedSort sorts events by (At, ID) by insertion. Chunk's sequences come
-// sorted up to a float rounding that could in principle swap two events a
-// ns apart, so this is a single comparison per event when nothing is out
-// of place, and restores the order whatever happened.
-func timedSort(events []Event) {
-	for x := 1; x < len(events); x++ {
-		if timedLess(&events[x], &events[x-1]) {
-			v, y := events[x], x
-			for ; y > 0 && timedLess(&v, &events[y-1]); y-- {
-				events[y] = events[y-1]
-			}
-			events[y] = v
-		}
-	}
-}
-
-// An intensity is a piecewise linear rate over [0, end) and its integral
-// Λ, the expected number of events before a time.
-type intensity struct {
-	segs  []segment
-	end   int64   // ns
-	total float64 // Λ(end)
-}
-
-// A segment is one phase of an intensity.
-type segment struct {
-	start, dur     int64   // ns
-	cum, cumEnd    float64 // Λ at the start and at the end
-	alpha, beta    float64 // rate at the start in events/ns, slope in events/ns²
-	alpha2, period float64 // α², and 1/α in ns when β = 0
-}
-
-func newIntensity(phases []Phase) intensity {
-	in := intensity{segs: make([]segment, len(phases))}
-	for p, ph := range phases {
-		dur := float64(ph.Duration)
-		sg := segment{
-			start: in.end,
-			dur:   ph.Duration,
-			cum:   in.total,
-			alpha: ph.Rate / 1e9,
-			beta:  (ph.To - ph.Rate) / 1e9 / dur,
-		}
-		sg.alpha2 = float64(sg.alpha * sg.alpha)
-		if sg.beta == 0 && sg.alpha > 0 {
-			sg.period = 1e9 / ph.Rate
-		}
-		sg.cumEnd = sg.cum + sg.area(dur)
-		in.segs[p] = sg
-		in.end += ph.Duration
-		in.total = sg.cumEnd
-	}
-	return in
-}
-
-// check validates the invariants that Λ, Λ⁻¹ and first rely on: the
-// segments tile [0, end) in order, Λ starts at 0, never decreases within or
-// across segments, and ends at total; the rates are ≥ 0 at both ends of
-// every segment.
-func (in *intensity) check() error {
-	var at int64
-	var cum float64
-	for p, sg := range in.segs {
-		switch {
-		case sg.start != at || sg.dur <= 0:
-			return fmt.Errorf("segment %d: [%d, +%d) does not follow %d", p, sg.start, sg.dur, at)
-		case sg.cum != cum || sg.cumEnd < sg.cum:
-			return fmt.Errorf("segment %d: Λ from %v to %v after %v", p, sg.cum, sg.cumEnd, cum)
-		case sg.alpha < 0 || sg.alpha+sg.beta*float64(sg.dur) < -1e-12*sg.alpha:
-			return fmt.Errorf("segment %d: rate from %v to %v events/ns", p, sg.alpha, sg.alpha+sg.beta*float64(sg.dur))
-		}
-		at, cum = sg.start+sg.dur, sg.cumEnd
-	}
-	if at != in.end || cum != in.total {
-		return fmt.Errorf("segments end at %d with Λ %v, want %d and %v", at, cum, in.end, in.total)
-	}
-	return nil
-}
-
-// area returns ∫_0^u of the segment's rate: α·u + β·u²/2. The float64
-// conversions forbid fused multiply-adds, as in zipf.go, so every machine
-// rounds alike.
-func (sg *segment) area(u float64) float64 {
-	return float64(u * float64(sg.alpha+float64(0.5*sg.beta*u)))
-}
-
-// inv returns the u ≥ 0 with area(u) = c, for 0 ≤ c ≤ area(dur):
-// c/α on a constant segment, 2c/(α + √(α² + 2βc)) on a ramp.
-func (sg *segment) inv(c float64) float64 {
-	if c <= 0 {
-		return 0
-	}
-	if sg.beta == 0 {
-		return float64(c * sg.period)
-	}
-	disc := sg.alpha2 + float64(2*sg.beta*c)
-	if disc < 0 {
-		disc = 0 // rounding at the very end of a ramp down to 0
-	}
-	return 2 * c / (sg.alpha + math.Sqrt(disc))
-}
-
-// segAtTime returns the segment holding time x in [0, end).
-func (in *intensity) segAtTime(x int64) int {
-	lo, hi := 0, len(in.segs)-1
-	for lo < hi { // the last segment with start ≤ x
-		mid := int(uint(lo+hi+1) >> 1)
-		if in.segs[mid].start <= x {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo
-}
-
-// segAtY returns the segment with cum ≤ y < cumEnd (segments where the rate
-// is 0 throughout hold no y), or len(segs) when y ≥ total.
-func (in *intensity) segAtY(y float64) int {
-	lo, hi := 0, len(in.segs)
-	for lo < hi { // the first segment with cumEnd > y
-		mid := int(uint(lo+hi) >> 1)
-		if in.segs[mid].cumEnd > y {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
-}
-
-// cumAt returns Λ(x), clamped to [0, total] outside [0, end].
-func (in *intensity) cumAt(x int64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	if x >= in.end {
-		return in.total
-	}
-	sg := &in.segs[in.segAtTime(x)]
-	return sg.cum + sg.area(float64(x-sg.start))
-}
-
-// timeOf returns ⌊Λ⁻¹(y)⌋ in ns, or end when y ≥ total. *hint is a segment
-// index to try first (consecutive calls mostly stay in one segment); timeOf
-// updates it.
-func (in *intensity) timeOf(y float64, hint *int) int64 {
-	p := *hint
-	if p >= len(in.segs) || !(in.segs[p].cum <= y && y < in.segs[p].cumEnd) {
-		p = in.segAtY(y)
-		*hint = p
-		if p == len(in.segs) {
-			return in.end
-		}
-	}
-	sg := &in.segs[p]
-	u := sg.inv(y - sg.cum)
-	if !(u < float64(sg.dur)) {
-		return sg.start + sg.dur
-	}
-	return sg.start + int64(u)
-}
-
-// first returns the smallest k ≥ 1 whose Even time ⌊Λ⁻¹(k − ½)⌋ is ≥ x,
-// for x in [0, end]: events k < first(x) happen before x. It starts from
-// the exact answer ⌈Λ(x) + ½⌉ and corrects it against timeOf, so that a
-// chunk's events are exactly those whose computed time falls in its window
-// and consecutive windows share their boundary's first.
-func (in *intensity) first(x int64) int64 {
-	k := max(int64(math.Ceil(in.cumAt(x)+0.5)), 1)
-	hint := 0
-	for k > 1 && in.timeOf(float64(k-1)-0.5, &hint) >= x {
-		k--
-	}
-	for in.timeOf(float64(k)-0.5, &hint) < x {
-		k++
-	}
-	return k
+	g.src = SplitMix(Mix64(t.keyBase ^ id))
+	return t.keys.keyOf(t.keys.rank(g.keys))
 }

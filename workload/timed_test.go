@@ -253,24 +253,6 @@ func TestTimedRateAt(t *testing.T) {
 	}
 }
 
-// TestIntensityCheck shows that check catches a broken intensity.
-func TestIntensityCheck(t *testing.T) {
-	for name, edit := range map[string]func(in *intensity){
-		"gap":      func(in *intensity) { in.segs[2].start++ },
-		"Λ jumps":  func(in *intensity) { in.segs[3].cum += 1 },
-		"Λ falls":  func(in *intensity) { in.segs[1].cumEnd = in.segs[1].cum - 1 },
-		"rate < 0": func(in *intensity) { in.segs[4].beta *= 2 },
-		"end":      func(in *intensity) { in.end-- },
-		"total":    func(in *intensity) { in.total++ },
-	} {
-		tm := mustTimed(t, matchConfig())
-		edit(&tm.writes)
-		if err := tm.writes.check(); err == nil {
-			t.Errorf("%s: check() = nil, want an error", name)
-		}
-	}
-}
-
 // TestTimedEven checks every write and read of an Even stream against the
 // definition: the k-th write at ⌊Λ⁻¹(k − ½)⌋, with Λ recomputed here.
 // Counts over any interval are then within 1 of the integral of the rate.
