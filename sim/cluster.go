@@ -14,6 +14,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/strategies"
+	"countsim/workload"
 )
 
 // ClusterConfig describes a simulated store cluster.
@@ -26,7 +27,8 @@ type ClusterConfig struct {
 	// NodeCapacity is the operations a second one node serves across all
 	// its keys; 0 means no node limit, otherwise it must be finite and > 0.
 	NodeCapacity float64
-	// Seed places keys on nodes: node = mix(key ⊕ mix(Seed)) mod Nodes.
+	// Seed places keys on nodes: node = Mix64(key ⊕ SplitMix64(Seed)) mod Nodes
+	// (workload.Mix64, workload.SplitMix64).
 	Seed uint64
 	// GetsQueue makes a Get take a service slot on its key (and node) like
 	// a write: it waits behind the key's queued writes and reads their sum.
@@ -195,7 +197,7 @@ func NewCluster(cfg ClusterConfig) (*Cluster, error) {
 		nodeSvc:   nodeSvc,
 		minResp:   max(keySvc, nodeSvc),
 		maxAt:     math.MaxInt64 / d / 2,
-		nodeSeed:  clusterMix(cfg.Seed + 0x9e3779b97f4a7c15),
+		nodeSeed:  workload.SplitMix64(cfg.Seed),
 		index:     make(map[uint64]int32),
 		nodes:     make([]clusterNode, cfg.Nodes),
 	}
@@ -227,16 +229,9 @@ func clusterTicks(keyCap, nodeCap float64) (d, keySvc, nodeSvc int64) {
 	return d, keySvc, nodeSvc
 }
 
-// clusterMix is the SplitMix64 finaliser: a bijection with full avalanche.
-func clusterMix(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-// NodeOf returns the node that holds key: mix(key ⊕ mix(Seed)) mod Nodes.
+// NodeOf returns the node that holds key: Mix64(key ⊕ SplitMix64(Seed)) mod Nodes.
 func (c *Cluster) NodeOf(key uint64) int {
-	return int(clusterMix(key^c.nodeSeed) % uint64(c.cfg.Nodes))
+	return int(workload.Mix64(key^c.nodeSeed) % uint64(c.cfg.Nodes))
 }
 
 // Do applies ops in order (see [strategies.Store]). For a Get, vals[i]

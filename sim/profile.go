@@ -139,41 +139,32 @@ func sum(xs []int64) int64 {
 	return s
 }
 
-// trialSeed derives trial t's seed from the scenario's.
+// trialSeed derives trial t's seed from the scenario's: the (t+1)-th
+// output of a SplitMix64 generator at the scenario's seed.
 func trialSeed(seed uint64, t int) uint64 {
-	z := seed + uint64(t+1)*0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return workload.SplitMix64(seed + uint64(t)*0x9e3779b97f4a7c15)
 }
 
-// profileTrial feeds dc distinct random ids up to every cardinality of the
-// grid and records the relative error there into errs[j][t]. It returns
-// the wall-clock ns spent in Observe and the events fed.
+// profileTrial feeds dc distinct random ids (workload.DistinctIDs of seed)
+// up to every cardinality of the grid and records the relative error there
+// into errs[j][t]. It returns the wall-clock ns spent in Observe and the
+// events fed.
 func profileTrial(dc strategies.Distinct, grid []uint64, seed uint64, errs [][]float64, t int) (int64, int64) {
 	const batch = 4096
 	buf := make([]workload.Event, batch)
+	ids := workload.NewDistinctIDs(seed)
 	var elapsed int64
-	var n uint64
-	state := seed
 	for j, target := range grid {
-		for n < target {
-			k := int(min(uint64(batch), target-n))
-			for e := range buf[:k] {
-				state += 0x9e3779b97f4a7c15 // SplitMix64: a bijection of the counter, so ids never repeat
-				z := state
-				z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-				z = (z ^ z>>27) * 0x94d049bb133111eb
-				buf[e] = workload.Event{Actor: z ^ z>>31, Delta: 1, Op: workload.Write, ID: n + uint64(e) + 1}
-			}
+		for ids.Count() < target {
+			b := buf[:min(uint64(batch), target-ids.Count())]
+			ids.Fill(b)
 			t0 := time.Now()
-			dc.Observe(buf[:k])
+			dc.Observe(b)
 			elapsed += time.Since(t0).Nanoseconds()
-			n += uint64(k)
 		}
 		errs[j][t] = (dc.Distinct() - float64(target)) / float64(target)
 	}
-	return elapsed, int64(n)
+	return elapsed, int64(ids.Count())
 }
 
 // score turns one design's errors into the profile table, the band chart
