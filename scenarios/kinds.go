@@ -67,6 +67,16 @@ func defineKind(k *kindDef) {
 	slices.SortStableFunc(kinds, func(a, b *kindDef) int { return a.order - b.order })
 }
 
+// KindNames lists the names of the kinds of run, in order: what
+// Run.Kind returns for each.
+func KindNames() []string {
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.name)
+	}
+	return names
+}
+
 // runKeys lists the keys that give a run, in the kinds' order.
 func runKeys() []string {
 	var ks []string

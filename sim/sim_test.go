@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -255,5 +256,21 @@ func TestCancelMidStream(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines left running, want %d", n, before)
+	}
+}
+
+// Every kind of run the loader can pick has a runner here, and no runner
+// waits for a kind the loader does not know.
+func TestEveryKindHasARunner(t *testing.T) {
+	names := scenarios.KindNames()
+	for _, name := range names {
+		if kinds[name] == nil {
+			t.Errorf("no runner for the loader's kind %q", name)
+		}
+	}
+	for name := range kinds {
+		if !slices.Contains(names, name) {
+			t.Errorf("a runner for %q, which the loader does not know", name)
+		}
 	}
 }

@@ -329,13 +329,26 @@ func TestCricketFinalRun(t *testing.T) {
 	if l := get("batched-1s", "lost_on_crash").Number(); l <= 0 || l > 1000 {
 		t.Errorf("batched lost_on_crash: got %v, want in (0, 1,000]", l)
 	}
+	// 200 servers flushing once a second: 200 increments in the busiest
+	// key-second of the stream, as planned; the last flush, sent when the
+	// stream ends, is the shutdown's row.
+	if b := get("batched-1s", "max_key_ops_per_s"); b.Number() != 200 || b.Plan == nil || *b.Plan != 200 {
+		t.Errorf("batched busiest key-second: got %v (plan %v), want 200 (plan 200)", b.Number(), b.Plan)
+	}
+	if s := get("batched-1s", "shutdown_ops").Number(); s != 200 {
+		t.Errorf("batched shutdown: got %v increments, want 200", s)
+	}
 	for _, s := range []string{"single-key", "striped-32", "striped-32-cached"} {
 		if e := get(s, "count_error").Number(); e != 0 {
 			t.Errorf("%s count_error: got %v, want 0 once served", s, e)
 		}
 	}
 
-	// Step 2: unique viewers over two days.
+	// Step 2: unique viewers over two days. The standard error is a plan:
+	// nothing measured it.
+	if se := get("hll", "standard_error"); se.Measured() || se.Plan == nil || *se.Plan != 0.8125 {
+		t.Errorf("hll standard_error: got %+v, want the plan 0.8125 alone", se)
+	}
 	if got := full("exact-set", "bytes"); got != 320_000_000 {
 		t.Errorf("exact set planned: got %v, want 320,000,000", got)
 	}
@@ -399,10 +412,79 @@ func TestLikesRun(t *testing.T) {
 	if inc := get("batched", "increments_per_s").Number(); math.Abs(inc-20) > 1 {
 		t.Errorf("batched: %v updates a second, want 20", inc)
 	}
+	if b := get("batched", "max_key_ops_per_s"); b.Number() != 20 || *b.Plan != 20 {
+		t.Errorf("batched busiest key-second: got %v (plan %v), want 20 (plan 20)", b.Number(), *b.Plan)
+	}
+	// No crash is injected: its worst case is a plan, never a measurement.
+	for _, r := range rs {
+		if r.Metric == "lost_on_crash" && (r.Measured() || r.Plan == nil) {
+			t.Errorf("likes without a crash: %+v, want the plan alone", r)
+		}
+	}
 	for s, want := range map[string]float64{"batched": resends, "striped-100": resends, "batched-dedup": 0, "striped-100-dedup": 0} {
 		if e := get(s, "count_error").Number(); e != want {
 			t.Errorf("%s count_error: got %v, want %v", s, e, want)
 		}
+	}
+}
+
+// help scenario lists every key the loader accepts, from the same schema.
+func TestHelpScenario(t *testing.T) {
+	out, errOut, code := cli(t, "help", "scenario")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, k := range scenarios.Reference() {
+		if !strings.Contains(out, "\n"+k.Path+"  (") {
+			t.Errorf("help scenario lacks %s", k.Path)
+		}
+	}
+	for _, want := range []string{"workload.events  (integer, required; a count stream only)", "cluster.key_capacity  (number, default assumptions.key_capacity)",
+		"allowed: a duration above 0 and at most 24h", "workload.s  (number, default 1; a count stream, a timed stream only)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help scenario lacks %q", want)
+		}
+	}
+	if _, _, code := cli(t, "help", "nosuch"); code != 2 {
+		t.Errorf("help on an unknown topic: exit %d, want 2", code)
+	}
+	if out, _, code := cli(t, "help", "run"); code != 0 || !strings.Contains(out, "usage: countsim run") {
+		t.Errorf("help run: exit %d, %q", code, out)
+	}
+}
+
+// A scenario whose cluster simulates another capacity than it assumes is
+// planned from what was simulated, and the report's header says which
+// figure differs, with the line of both.
+func TestReportSaysWhichFiguresDiffer(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "differ.yaml")
+	src := `name: differ
+assumptions: {key_capacity: 10000}
+workload:
+  keys: 1
+  phases: [{duration: 2s, rate: 20000}]
+cluster: {key_capacity: 8000}
+strategies: [{name: s, type: striped, params: {stripes: 4}}]
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if _, errOut, code := cli(t, "run", "-out", out, file); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	reports, _ := filepath.Glob(filepath.Join(out, "*", "report.md"))
+	if len(reports) != 1 {
+		t.Fatalf("got reports %v", reports)
+	}
+	md, err := os.ReadFile(reports[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Simulated otherwise than assumed: key_capacity 8,000 simulated (cluster.key_capacity, " + file + ":6:11) against 10,000 assumed (assumptions.key_capacity, " + file + ":2:15)"
+	if !strings.Contains(string(md), want) {
+		t.Errorf("report.md lacks %q:\n%s", want, md)
 	}
 }
 
