@@ -174,8 +174,8 @@ func (k *profileKind) score(rep *Report, d design, errs [][]float64, elapsed, fe
 	scn := st.Scenario
 	name := d.spec.Name
 	s := st.scorer(rep, d)
-	var stdErr, m float64 // the standard error in %, and the registers, from the plan
-	stdErr, m = d.plannedValue(strategies.MetricStandardError), d.plannedValue(strategies.MetricRegisters)
+	// The standard error in %, and the registers, from the plan.
+	stdErr, m := d.plannedValue(strategies.MetricStandardError), d.plannedValue(strategies.MetricRegisters)
 	tb := metrics.Table{Scenario: scn.Name, Name: "accuracy-" + name,
 		Title:   fmt.Sprintf("%s: relative error (%%) over %d trials at each cardinality", name, k.spec.Trials),
 		Columns: []string{"n"}}
