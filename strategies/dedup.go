@@ -12,21 +12,23 @@ import (
 //
 // A write is dropped when its ID was first seen less than the window before
 // it: a resend delayed by d < window is dropped, one delayed by d ≥ window is
-// counted again. The IDs seen are an open-addressing set (keyIndex: linear
-// probing, deletion by backward shift, so expiry leaves no tombstones) and a
-// FIFO ring of (first-seen time, ID), oldest first; before each write, the
-// IDs at the head of the ring that are window old or older leave both. Set
-// and ring have the same capacity and double together when full, so memory
-// follows the IDs seen in one window (rate × window), not the stream: 16 B
-// of ring and at least 24 B of table an ID. seen costs O(1) amortised and
-// allocates only when the window holds more IDs than ever before.
+// counted again. The IDs seen are an open-addressing set (a fixed
+// table[int32], table.go, holding 1 for each ID, since the table marks an
+// empty slot by the zero value: linear probing, deletion by backward shift,
+// so expiry leaves no tombstones) and a FIFO ring of (first-seen time, ID),
+// oldest first; before each write, the IDs at the head of the ring that are
+// window old or older leave both. Set and ring have the same capacity and
+// double together when full, so memory follows the IDs seen in one window
+// (rate × window), not the stream: 16 B of ring and at least 24 B of table
+// an ID. seen costs O(1) amortised and allocates only when the window holds
+// more IDs than ever before.
 
 // dedupInitialIDs is the capacity a dedup window starts with.
 const dedupInitialIDs = 1024
 
 type dedupWindow struct {
-	window  int64 // ns, > 0
-	set     keyIndex
+	window  int64        // ns, > 0
+	set     table[int32] // the IDs in the ring, each → 1; capacity len(ring)
 	ring    []dedupEntry // power-of-two ring, oldest at head
 	head, n int
 	seed    uint64
@@ -42,7 +44,7 @@ type dedupEntry struct {
 func newDedupWindow(window int64, seed uint64) *dedupWindow {
 	st := seed ^ 0x6465647570696473 // "dedupids"
 	d := &dedupWindow{window: window, seed: splitmix64(&st)}
-	d.set = newKeyIndex(dedupInitialIDs, d.seed)
+	d.set = newFixedTable[int32](dedupInitialIDs, d.seed)
 	d.ring = make([]dedupEntry, dedupInitialIDs)
 	return d
 }
@@ -56,7 +58,7 @@ func (d *dedupWindow) seen(id uint64, at int64) bool {
 		d.head = (d.head + 1) & mask
 		d.n--
 	}
-	if _, ok := d.set.get(id); ok {
+	if d.set.get(id) != 0 {
 		d.dropped++
 		return true
 	}
@@ -64,7 +66,7 @@ func (d *dedupWindow) seen(id uint64, at int64) bool {
 		d.grow()
 		mask = len(d.ring) - 1
 	}
-	d.set.put(id, 0)
+	*d.set.refAt(d.set.hash(id), id) = 1
 	d.ring[(d.head+d.n)&mask] = dedupEntry{at: at, id: id}
 	d.n++
 	return false
@@ -73,11 +75,11 @@ func (d *dedupWindow) seen(id uint64, at int64) bool {
 // grow doubles the ring and the set.
 func (d *dedupWindow) grow() {
 	ring := make([]dedupEntry, 2*len(d.ring))
-	set := newKeyIndex(len(ring), d.seed)
+	set := newFixedTable[int32](len(ring), d.seed)
 	for i := range d.n {
 		e := d.ring[(d.head+i)&(len(d.ring)-1)]
 		ring[i] = e
-		set.put(e.id, 0)
+		*set.refAt(set.hash(e.id), e.id) = 1
 	}
 	d.ring, d.set, d.head = ring, set, 0
 }
@@ -89,11 +91,11 @@ func (d *dedupWindow) bytes() int64 {
 // check: the ring is a power of two holding n IDs in time order, each once
 // and each in the set, and the set holds nothing else.
 func (d *dedupWindow) check() error {
-	if len(d.ring)&(len(d.ring)-1) != 0 || d.n > len(d.ring) || d.set.limit != len(d.ring) {
-		return fmt.Errorf("dedup: %d IDs in a ring of %d, set capacity %d", d.n, len(d.ring), d.set.limit)
+	if len(d.ring)&(len(d.ring)-1) != 0 || d.n > len(d.ring) || d.set.room != len(d.ring) {
+		return fmt.Errorf("dedup: %d IDs in a ring of %d, set capacity %d", d.n, len(d.ring), d.set.room)
 	}
 	if err := d.set.check(); err != nil {
-		return err
+		return fmt.Errorf("dedup: %w", err)
 	}
 	if d.set.len() != d.n {
 		return fmt.Errorf("dedup: %d IDs in the set, %d in the ring", d.set.len(), d.n)
@@ -101,7 +103,7 @@ func (d *dedupWindow) check() error {
 	mask := len(d.ring) - 1
 	for i := range d.n {
 		e := d.ring[(d.head+i)&mask]
-		if _, ok := d.set.get(e.id); !ok {
+		if d.set.get(e.id) == 0 {
 			return fmt.Errorf("dedup: ID %d in the ring, not in the set", e.id)
 		}
 		if i > 0 && e.at < d.ring[(d.head+i-1)&mask].at {

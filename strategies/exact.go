@@ -12,11 +12,11 @@ import (
 // full scale that is one sorted-set entry a key, which is what the plan
 // models (keys × bytes per entry, against a server's data budget).
 //
-// Each shard is an open-addressing hash table of its own — keys []uint64,
-// counts []uint64, linear probing, doubling when 3/4 full — so Bytes is
-// measured from arrays, not guessed from a Go map. The table is pre-sized
-// from the expected number of keys, so Observe allocates nothing unless the
-// stream holds more keys than announced. A key lives on the shard chosen by
+// Each shard is a table[uint64] of its own (table.go: keys and counts side
+// by side, linear probing, doubling when 3/4 full), so Bytes is measured
+// from arrays, not guessed from a Go map. The table is pre-sized from the
+// expected number of keys, so Observe allocates nothing unless the stream
+// holds more keys than announced. A key lives on the shard chosen by
 // the high bits of its hash (its slot comes from the low bits), so each
 // shard's local top k holds every key of the global top k that lives there:
 // merging the S local lists of k gives the exact global top k from S·k
@@ -41,29 +41,13 @@ func (p ExactParams) Validate() error {
 // Exact holds the exact count of every key, over S shard tables. It is a
 // PointCounter and a TopK with Err = 0. Not safe for concurrent use.
 type Exact struct {
-	shards []exactShard
+	shards []table[uint64] // key → count (≥ 1: the zero count marks an empty slot)
 	seed   uint64
 	n      uint64
 }
 
-// exactShard is one open-addressing table.
-type exactShard struct {
-	keys   []uint64
-	counts []uint64 // 0 marks an empty slot: only positive deltas are counted
-	mask   uint64
-	n      int    // keys held
-	grow   int    // n at which the table doubles: 3/4 of its length
-	seed   uint64 // the Exact's hash seed, for rehashing
-}
-
 // exactSlotBytes is one table slot: a key and a count.
 const exactSlotBytes = 16
-
-// exactTableLen is the table length for a shard expected to hold keys: a
-// power of two at least 4/3 of it, so the load stays ≤ 3/4, and at least 8.
-func exactTableLen(keys uint64) uint64 {
-	return max(8, nextPow2(keys+keys/3+1))
-}
 
 // exactShardKeys is the keys one of S shards is sized for when the stream
 // holds about keys keys: its share plus four standard deviations of the
@@ -78,7 +62,7 @@ func exactShardKeys(keys uint64, shards int) uint64 {
 
 // exactBytes is the memory of an Exact sized for keys keys over S shards.
 func exactBytes(keys uint64, shards int) int64 {
-	return int64(shards) * int64(exactTableLen(exactShardKeys(keys, shards))) * exactSlotBytes
+	return int64(shards) * int64(tableLen(exactShardKeys(keys, shards))) * exactSlotBytes
 }
 
 // NewExact returns an empty exact counter of p.Shards shards sized for about
@@ -89,21 +73,12 @@ func NewExact(p ExactParams, keysHint uint64, seed uint64) (*Exact, error) {
 		return nil, typed("exact", err)
 	}
 	st := seed ^ 0x6578616374686173
-	x := &Exact{shards: make([]exactShard, p.Shards), seed: splitmix64(&st)}
-	size := exactTableLen(exactShardKeys(keysHint, p.Shards))
+	x := &Exact{shards: make([]table[uint64], p.Shards), seed: splitmix64(&st)}
+	size := tableLen(exactShardKeys(keysHint, p.Shards))
 	for i := range x.shards {
-		x.shards[i].seed = x.seed
-		x.shards[i].init(size)
+		x.shards[i] = newTable[uint64](size, x.seed)
 	}
 	return x, nil
-}
-
-func (sh *exactShard) init(size uint64) {
-	sh.keys = make([]uint64, size)
-	sh.counts = make([]uint64, size)
-	sh.mask = size - 1
-	sh.n = 0
-	sh.grow = int(size / 4 * 3)
 }
 
 // Shards returns S.
@@ -116,7 +91,7 @@ func (x *Exact) N() uint64 { return x.n }
 func (x *Exact) Len() int {
 	n := 0
 	for i := range x.shards {
-		n += x.shards[i].n
+		n += x.shards[i].len()
 	}
 	return n
 }
@@ -139,10 +114,10 @@ func (x *Exact) ShardBytes() []int64 {
 	return bs
 }
 
-func (sh *exactShard) bytes() int64 { return int64(len(sh.keys))*8 + int64(len(sh.counts))*8 }
-
-// hash places a key: the high bits choose the shard, the low bits the slot.
-func (x *Exact) hash(key uint64) (*exactShard, uint64) {
+// hash places a key: the high bits of h = mix64(key ^ seed) choose the
+// shard, and the shard's table, hashing with the same seed, takes its slot
+// from the low bits of the same h: one hash an event.
+func (x *Exact) hash(key uint64) (*table[uint64], uint64) {
 	h := mix64(key ^ x.seed)
 	return &x.shards[reduce(h, uint64(len(x.shards)))], h
 }
@@ -166,61 +141,13 @@ func (x *Exact) Add(key, delta uint64) {
 	}
 	x.n += delta
 	sh, h := x.hash(key)
-	sh.add(h, key, delta)
-}
-
-func (sh *exactShard) add(h, key, delta uint64) {
-	for i := h & sh.mask; ; i = (i + 1) & sh.mask {
-		c := sh.counts[i]
-		if c == 0 {
-			if sh.n >= sh.grow {
-				sh.resize()
-				sh.add(h, key, delta)
-				return
-			}
-			sh.keys[i], sh.counts[i] = key, delta
-			sh.n++
-			return
-		}
-		if sh.keys[i] == key {
-			sh.counts[i] = c + delta
-			return
-		}
-	}
-}
-
-// resize doubles the table, rehashing every key.
-func (sh *exactShard) resize() {
-	keys, counts := sh.keys, sh.counts
-	sh.init(2 * uint64(len(keys)))
-	for i, c := range counts {
-		if c != 0 {
-			sh.place(keys[i], c)
-		}
-	}
-}
-
-// place inserts a key known to be absent into a table with room.
-func (sh *exactShard) place(key, count uint64) {
-	h := mix64(key ^ sh.seed)
-	for i := h & sh.mask; ; i = (i + 1) & sh.mask {
-		if sh.counts[i] == 0 {
-			sh.keys[i], sh.counts[i] = key, count
-			sh.n++
-			return
-		}
-	}
+	*sh.refAt(h, key) += delta
 }
 
 // Count returns key's exact count.
 func (x *Exact) Count(key uint64) uint64 {
 	sh, h := x.hash(key)
-	for i := h & sh.mask; ; i = (i + 1) & sh.mask {
-		c := sh.counts[i]
-		if c == 0 || sh.keys[i] == key {
-			return c
-		}
-	}
+	return sh.getAt(h, key)
 }
 
 // Top returns the k heaviest keys with their exact counts, count descending
@@ -232,21 +159,18 @@ func (x *Exact) Top(k int) []Item {
 	}
 	var cands []Item
 	for i := range x.shards {
-		cands = append(cands, x.shards[i].top(k)...)
+		cands = append(cands, exactTop(&x.shards[i], k)...)
 	}
 	sortItems(cands)
 	return cands[:min(k, len(cands))]
 }
 
-// top returns the shard's k heaviest keys, unordered: a bounded min-heap
+// exactTop returns the shard's k heaviest keys, unordered: a bounded min-heap
 // whose root is the worst item kept.
-func (sh *exactShard) top(k int) []Item {
-	h := make([]Item, 0, min(k, sh.n))
-	for i, c := range sh.counts {
-		if c == 0 {
-			continue
-		}
-		it := Item{Key: sh.keys[i], Count: c}
+func exactTop(sh *table[uint64], k int) []Item {
+	h := make([]Item, 0, min(k, sh.len()))
+	for key, c := range sh.all() {
+		it := Item{Key: key, Count: c}
 		switch {
 		case len(h) < k:
 			h = append(h, it)
@@ -279,33 +203,24 @@ func (sh *exactShard) top(k int) []Item {
 	return h
 }
 
-// check validates every shard: the table shape, the key count, the load,
-// that every key is reachable from its slot and lives on its shard, and that
+// check validates every shard: its table's invariants (shape, key count,
+// load, every key reachable), that every key lives on its shard, and that
 // the counts sum to N.
 func (x *Exact) check() error {
 	var sum uint64
 	for s := range x.shards {
 		sh := &x.shards[s]
-		if len(sh.keys) != len(sh.counts) || uint64(len(sh.keys)) != sh.mask+1 || len(sh.keys)&(len(sh.keys)-1) != 0 {
-			return fmt.Errorf("exact: shard %d: bad table shape %d/%d/%#x", s, len(sh.keys), len(sh.counts), sh.mask)
+		if err := sh.check(); err != nil {
+			return fmt.Errorf("exact: shard %d: %w", s, err)
 		}
-		n := 0
-		for i, c := range sh.counts {
-			if c == 0 {
-				continue
-			}
-			n++
+		if sh.seed != x.seed {
+			return fmt.Errorf("exact: shard %d hashes with seed %#x, want %#x", s, sh.seed, x.seed)
+		}
+		for key, c := range sh.all() {
 			sum += c
-			key := sh.keys[i]
 			if got, _ := x.hash(key); got != sh {
 				return fmt.Errorf("exact: key %d on shard %d, its hash says another", key, s)
 			}
-			if got := x.Count(key); got != c {
-				return fmt.Errorf("exact: key %d at slot %d has %d, lookup gives %d", key, i, c, got)
-			}
-		}
-		if n != sh.n || n > sh.grow {
-			return fmt.Errorf("exact: shard %d holds %d keys, n = %d, grows at %d", s, n, sh.n, sh.grow)
 		}
 	}
 	if sum != x.n {

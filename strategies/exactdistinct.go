@@ -13,7 +13,10 @@ import (
 // full — with 0 marking an empty slot and a separate flag for the id 0, so
 // Bytes is measured from the array rather than guessed from a Go map. It is
 // pre-sized from the expected number of ids (Env.Keys), so Observe allocates
-// nothing unless the stream holds more ids than announced.
+// nothing unless the stream holds more ids than announced. It is sized like
+// the package's table (table.go) but is not one: a set's slots hold ids and
+// nothing else, so only the ids can mark a slot empty, where the table marks
+// it with the zero value.
 
 // ExactDistinctParams are the parameters of the exact set: none.
 type ExactDistinctParams struct{}
@@ -36,9 +39,9 @@ type ExactDistinct struct {
 const exactDistinctSlotBytes = 8
 
 // exactDistinctBytes is the memory of a set sized for ids ids: the table of
-// exactTableLen(ids) slots of 8 bytes (a power of two ≥ 4/3 of the ids).
+// tableLen(ids) slots of 8 bytes (a power of two ≥ 4/3 of the ids).
 func exactDistinctBytes(ids uint64) int64 {
-	return int64(exactTableLen(ids)) * exactDistinctSlotBytes
+	return int64(tableLen(ids)) * exactDistinctSlotBytes
 }
 
 // NewExactDistinct returns an empty set sized for about idsHint ids (it
@@ -46,7 +49,7 @@ func exactDistinctBytes(ids uint64) int64 {
 func NewExactDistinct(idsHint, seed uint64) *ExactDistinct {
 	st := seed ^ 0x64697374696e6374 // "distinct"
 	x := &ExactDistinct{seed: splitmix64(&st)}
-	x.init(exactTableLen(idsHint))
+	x.init(tableLen(idsHint))
 	return x
 }
 

@@ -50,11 +50,11 @@ func (p SpaceSavingParams) Validate() error {
 // PointCounter (Count is an upper bound) and a TopK (Item.Err is the
 // counter's error). Not safe for concurrent use.
 type SpaceSaving struct {
-	counters []ssCounter // len grows to m; a counter keeps its id
-	buckets  []ssBucket  // live buckets form a list by count; the rest are free
-	head     int32       // the bucket of the smallest count, or -1
-	free     int32       // first free bucket (linked through next), or -1
-	index    keyIndex    // key → counter id
+	counters []ssCounter  // len grows to m; a counter keeps its id
+	buckets  []ssBucket   // live buckets form a list by count; the rest are free
+	head     int32        // the bucket of the smallest count, or -1
+	free     int32        // first free bucket (linked through next), or -1
+	index    table[int32] // key → counter id + 1 (fixed capacity m)
 	m        int
 	n        uint64
 }
@@ -87,7 +87,7 @@ func NewSpaceSaving(p SpaceSavingParams, seed uint64) (*SpaceSaving, error) {
 		buckets:  make([]ssBucket, 0, p.Counters),
 		head:     -1,
 		free:     -1,
-		index:    newKeyIndex(p.Counters, splitmix64(&st)),
+		index:    newFixedTable[int32](p.Counters, splitmix64(&st)),
 		m:        p.Counters,
 	}, nil
 }
@@ -96,7 +96,8 @@ func NewSpaceSaving(p SpaceSavingParams, seed uint64) (*SpaceSaving, error) {
 // links: 32 B), a bucket (count, three links: 24 B) and the key index, 12 B
 // a slot of a power-of-two table ≥ 2m.
 func spaceSavingBytes(m int) int64 {
-	return int64(m)*int64(unsafe.Sizeof(ssCounter{})+unsafe.Sizeof(ssBucket{})) + keyIndexBytes(m)
+	return int64(m)*int64(unsafe.Sizeof(ssCounter{})+unsafe.Sizeof(ssBucket{})) +
+		int64(fixedTableLen(m))*tableSlotBytes[int32]()
 }
 
 // Counters returns m.
@@ -129,14 +130,14 @@ func (s *SpaceSaving) Add(key, delta uint64) {
 		return
 	}
 	s.n += delta
-	if c, ok := s.index.get(key); ok {
-		s.raise(c, delta)
+	if c := s.index.get(key); c != 0 {
+		s.raise(c-1, delta)
 		return
 	}
 	if len(s.counters) < s.m {
 		c := int32(len(s.counters))
 		s.counters = append(s.counters, ssCounter{key: key, bucket: -1})
-		s.index.put(key, c)
+		*s.index.refAt(s.index.hash(key), key) = c + 1
 		s.link(c, delta, -1, s.head)
 		return
 	}
@@ -145,7 +146,7 @@ func (s *SpaceSaving) Add(key, delta uint64) {
 	c := s.buckets[b].first
 	min := s.buckets[b].count
 	s.index.del(s.counters[c].key)
-	s.index.put(key, c)
+	*s.index.refAt(s.index.hash(key), key) = c + 1
 	s.counters[c].key = key
 	s.counters[c].err = min
 	s.raise(c, delta)
@@ -255,8 +256,8 @@ func (s *SpaceSaving) Min() uint64 {
 // key can exceed — 0 while the counters are not all taken, since then every
 // key seen is monitored.
 func (s *SpaceSaving) Count(key uint64) uint64 {
-	if c, ok := s.index.get(key); ok {
-		return s.buckets[s.counters[c].bucket].count
+	if c := s.index.get(key); c != 0 {
+		return s.buckets[s.counters[c-1].bucket].count
 	}
 	return s.Min()
 }
@@ -333,8 +334,8 @@ func (s *SpaceSaving) check() error {
 			if ct.err >= bk.count || ct.err > minC {
 				return fmt.Errorf("space-saving: key %d has count %d and error %d (minimum %d)", ct.key, bk.count, ct.err, minC)
 			}
-			if i, ok := s.index.get(ct.key); !ok || i != c {
-				return fmt.Errorf("space-saving: index gives key %d counter %d (found %v), want %d", ct.key, i, ok, c)
+			if i := s.index.get(ct.key); i != c+1 {
+				return fmt.Errorf("space-saving: index gives key %d counter %d (-1: absent), want %d", ct.key, i-1, c)
 			}
 			if c = ct.next; c == bk.first {
 				break
@@ -359,7 +360,10 @@ func (s *SpaceSaving) check() error {
 		return fmt.Errorf("space-saving: %d live and %d free of %d buckets; %d keys indexed for %d counters",
 			live, nfree, len(s.buckets), s.index.len(), len(s.counters))
 	}
-	return s.index.check()
+	if err := s.index.check(); err != nil {
+		return fmt.Errorf("space-saving: index: %w", err)
+	}
+	return nil
 }
 
 func init() {

@@ -12,10 +12,10 @@ import (
 // in answer order: the lowest count, and among equal counts the largest key.
 // It is the monitored set of count-min + heap.
 //
-// A key keeps one slot, 0..limit−1, while it is held: the keyIndex maps the
-// key to its slot, and pos maps the slot to the item's heap position. Moving
-// an item in the heap rewrites pos, not the hash table, so a sift costs no
-// hashing; find is one index lookup.
+// A key keeps one slot, 0..limit−1, while it is held: the index (a fixed
+// table[int32], table.go) maps the key to its slot, and pos maps the slot to
+// the item's heap position. Moving an item in the heap rewrites pos, not the
+// hash table, so a sift costs no hashing; find is one index lookup.
 //
 // Invariants (check): len(heap) ≤ limit; no item is better than its parent;
 // the index maps each held key to a slot s with heap[pos[s]] holding the key
@@ -24,8 +24,8 @@ import (
 // construction.
 type topHeap struct {
 	heap  []heapEntry
-	pos   []int32 // slot → heap position
-	index keyIndex
+	pos   []int32      // slot → heap position
+	index table[int32] // key → slot + 1 (fixed capacity limit)
 	limit int
 }
 
@@ -39,7 +39,7 @@ func newTopHeap(limit int, seed uint64) topHeap {
 	return topHeap{
 		heap:  make([]heapEntry, 0, limit),
 		pos:   make([]int32, limit),
-		index: newKeyIndex(limit, seed),
+		index: newFixedTable[int32](limit, seed),
 		limit: limit,
 	}
 }
@@ -48,7 +48,8 @@ func newTopHeap(limit int, seed uint64) topHeap {
 // (key, count, error, slot and padding), 4 B of position a slot, and the key
 // index.
 func topHeapBytes(limit int) int64 {
-	return int64(limit)*(int64(unsafe.Sizeof(heapEntry{}))+4) + keyIndexBytes(limit)
+	return int64(limit)*(int64(unsafe.Sizeof(heapEntry{}))+4) +
+		int64(fixedTableLen(limit))*tableSlotBytes[int32]()
 }
 
 // worse reports whether a ranks below b in answer order (count descending,
@@ -68,17 +69,17 @@ func (h *topHeap) at(i int) *Item { return &h.heap[i].Item }
 
 // find returns the heap position of key.
 func (h *topHeap) find(key uint64) (int, bool) {
-	s, ok := h.index.get(key)
-	if !ok {
+	s := h.index.get(key)
+	if s == 0 {
 		return 0, false
 	}
-	return int(h.pos[s]), true
+	return int(h.pos[s-1]), true
 }
 
 // push adds an item whose key is not held; the heap must not be full.
 func (h *topHeap) push(it Item) {
 	s := int32(len(h.heap))
-	h.index.put(it.Key, s)
+	*h.index.refAt(h.index.hash(it.Key), it.Key) = s + 1
 	h.heap = append(h.heap, heapEntry{it, s})
 	h.up(len(h.heap) - 1)
 }
@@ -88,7 +89,7 @@ func (h *topHeap) push(it Item) {
 func (h *topHeap) replaceMin(it Item) Item {
 	old := h.heap[0]
 	h.index.del(old.Key)
-	h.index.put(it.Key, old.slot)
+	*h.index.refAt(h.index.hash(it.Key), it.Key) = old.slot + 1
 	h.heap[0].Item = it
 	h.down(0)
 	return old.Item
@@ -185,12 +186,15 @@ func (h *topHeap) check() error {
 		if h.pos[e.slot] != int32(i) {
 			return fmt.Errorf("heap: slot %d says position %d, item is at %d", e.slot, h.pos[e.slot], i)
 		}
-		if s, ok := h.index.get(e.Key); !ok || s != e.slot {
-			return fmt.Errorf("heap: index gives key %d slot %d (found %v), want %d", e.Key, s, ok, e.slot)
+		if s := h.index.get(e.Key); s != e.slot+1 {
+			return fmt.Errorf("heap: index gives key %d slot %d (-1: absent), want %d", e.Key, s-1, e.slot)
 		}
 	}
 	if h.index.len() != len(h.heap) {
 		return fmt.Errorf("heap: index holds %d keys, heap %d", h.index.len(), len(h.heap))
 	}
-	return h.index.check()
+	if err := h.index.check(); err != nil {
+		return fmt.Errorf("heap: index: %w", err)
+	}
+	return nil
 }

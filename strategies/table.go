@@ -1,0 +1,290 @@
+package strategies
+
+import (
+	"fmt"
+	"iter"
+	"unsafe"
+)
+
+// table is the package's open-addressing hash table from uint64 keys to
+// non-zero values of type V: linear probing from mix64(key ^ seed) over a
+// power-of-two array of keys with the values beside them (keys []uint64,
+// vals []V), and deletion by backward shift (Knuth, TAOCP vol. 3, §6.4,
+// Algorithm R), so no tombstones build up however many keys come and go.
+// The zero V marks an empty slot, so every uint64, 0 included, is an
+// ordinary key, and a value stored must not be the zero V: exact counting
+// stores counts ≥ 1, the key indexes store a slot number + 1.
+//
+// It serves the tables of the package whose entries are a key and a value
+// side by side:
+//
+//   - table[uint64]: a shard of exact counting (exact.go), key → count;
+//   - table[int32]: the key → slot + 1 index of Space-Saving (spacesaving.go)
+//     and of the count-min heap (topheap.go), and the ID set of the dedup
+//     window (dedup.go), which stores 1 for every ID (4 B a slot, as before).
+//
+// Why the emptiness is in the values. A probe reads the value first, so a
+// miss ends at the first zero value without reading the key array, which is
+// twice the size of an int32 value array. Marking emptiness in the keys
+// instead (key 0, with the key 0 itself kept beside the array), which would
+// let exact distinct counting's set be a table[struct{}] too, was tried: it
+// made Space-Saving's point query 12–17% slower at m = 10,000 (benchstat,
+// p < 0.05 in four interleaved runs), most likely because its misses then
+// read the larger array, which competes for the cache with the counters.
+//
+// Tables kept separate, because their shape differs:
+//
+//   - exact distinct counting (exactdistinct.go) is a set: its slots hold ids
+//     and nothing else (8 B a slot), so its emptiness can only be marked in
+//     the ids (0, with a flag for the id 0); a table[struct{}] has no value
+//     to mark it with, and one with a byte of value would change its Bytes.
+//   - hotKeys (hotcounter.go) and the batched servers' sums (batched.go) keep
+//     their keys in dense arrays in order of first sight, behind an int32
+//     index table of 4 B a slot: per-key state is indexed by the dense slot
+//     and a flush walks arrival order. A table here would cost 12 B a slot
+//     and change the hot designs' Bytes.
+//   - the HLL sparse form (hll_sparse.go) packs a 26-bit register index and
+//     its 6-bit rank into one uint32 a slot with Fibonacci hashing: 4 B a
+//     slot against at least 9 B here, and only at 4 B a slot is the sparse
+//     form smaller than the dense array.
+//
+// Sizes. A growing table (newTable) doubles before a new key would make
+// more than 3/4 of its slots' worth of keys; a fixed one (newFixedTable) has
+// at least twice its capacity in slots, so its load stays ≤ 1/2, and adding
+// a key beyond the capacity is a programming error that panics. bytes is
+// 8 B of key and the size of V a slot.
+//
+// Cost. get, getAt, refAt and del take O(1) expected probes (about 2.5 for
+// a key held and 8.5 for one absent at load 3/4, Knuth's estimates for
+// linear probing); growth is O(slots) and amortised O(1) a key; nothing is
+// allocated except by growth. The per-event operations are plain code over
+// concrete slices, with no call through V: get and getAt inline, refAt and
+// del are one direct call, as in the hand-written tables they replace (check
+// with go build -gcflags=-m). refAt takes the key's hash (hash(key)) for
+// that reason — a wrapper that hashed and called it would be two calls — and
+// so that exact counting, which picks the shard from the same hash, hashes
+// once an event.
+//
+// The zero table is unusable; build one with newTable or newFixedTable. Not
+// safe for concurrent use.
+type table[V comparable] struct {
+	keys  []uint64 // key held in each slot; 0 in an empty slot
+	vals  []V      // vals[i] is the value of keys[i]; the zero V: empty
+	mask  uint64   // len(keys) − 1
+	seed  uint64
+	n     int  // keys held
+	room  int  // the most keys held: a growing table doubles at a new key beyond it
+	fixed bool // the table never grows: a new key beyond room panics
+}
+
+// tableLen is the slots of a growing table sized for keys keys: a power of
+// two at least 4/3 of keys (and more than keys + keys/3), so that it holds
+// them without doubling, and at least 8.
+func tableLen(keys uint64) uint64 { return max(8, nextPow2(keys+keys/3+1)) }
+
+// fixedTableLen is the slots of a fixed table of the capacity: a power of two
+// ≥ 2·capacity, at least 8.
+func fixedTableLen(capacity int) int { return int(max(8, nextPow2(2*uint64(capacity)))) }
+
+// tableSlotBytes is the memory of one slot of a table[V]: the key and the value.
+func tableSlotBytes[V any]() int64 {
+	var v V
+	return 8 + int64(unsafe.Sizeof(v))
+}
+
+// newTable returns an empty growing table of slots slots, a power of two ≥ 8
+// (tableLen), hashing with seed.
+func newTable[V comparable](slots uint64, seed uint64) table[V] {
+	t := table[V]{seed: seed}
+	t.init(int(slots))
+	return t
+}
+
+// newFixedTable returns an empty table that holds at most capacity keys,
+// hashing with seed.
+func newFixedTable[V comparable](capacity int, seed uint64) table[V] {
+	t := table[V]{seed: seed, fixed: true}
+	t.init(fixedTableLen(capacity))
+	t.room = capacity
+	return t
+}
+
+// init gives the table empty arrays of size slots.
+func (t *table[V]) init(size int) {
+	if size < 8 || size&(size-1) != 0 {
+		panic(fmt.Sprintf("strategies: table of %d slots, not a power of two ≥ 8", size))
+	}
+	t.keys = make([]uint64, size)
+	t.vals = make([]V, size)
+	t.mask = uint64(size - 1)
+	t.n = 0
+	if !t.fixed {
+		t.room = size / 4 * 3
+	}
+}
+
+// hash is the hash of key that the table probes from; refAt and getAt take
+// it, so that a caller that needs it for something else too computes it once.
+func (t *table[V]) hash(key uint64) uint64 { return mix64(key ^ t.seed) }
+
+// len returns the number of keys held.
+func (t *table[V]) len() int { return t.n }
+
+// slots returns the length of the arrays.
+func (t *table[V]) slots() int { return len(t.keys) }
+
+// bytes is the memory of the arrays: 8 B of key and the size of V a slot.
+func (t *table[V]) bytes() int64 { return int64(len(t.keys)) * tableSlotBytes[V]() }
+
+// get returns the value of key, or the zero V if key is not held. (It is
+// getAt with the hash written out, so that it inlines.)
+func (t *table[V]) get(key uint64) V {
+	var zero V
+	for i := mix64(key^t.seed) & t.mask; ; i = (i + 1) & t.mask {
+		v := t.vals[i]
+		if v == zero || t.keys[i] == key {
+			return v
+		}
+	}
+}
+
+// getAt is get for a key whose hash is h = t.hash(key).
+func (t *table[V]) getAt(h, key uint64) V {
+	var zero V
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		v := t.vals[i]
+		if v == zero || t.keys[i] == key {
+			return v
+		}
+	}
+}
+
+// refAt returns a pointer to the value of key, whose hash is h = t.hash(key),
+// adding key if it is not held. A key added has the zero value, which marks
+// its slot empty: the caller must store a non-zero value through the pointer
+// before any other call on the table (exact counting adds a count ≥ 1, the
+// indexes store a slot + 1). The pointer is valid until the next key is
+// added or deleted.
+func (t *table[V]) refAt(h, key uint64) *V {
+	var zero V
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		if t.vals[i] == zero {
+			if t.n >= t.room {
+				t.full()
+				return t.refAt(h, key)
+			}
+			t.keys[i] = key
+			t.n++
+			return &t.vals[i]
+		}
+		if t.keys[i] == key {
+			return &t.vals[i]
+		}
+	}
+}
+
+// full makes room for one more key: a growing table doubles, rehashing every
+// key (O(slots)); a fixed one is over its capacity, a programming error.
+func (t *table[V]) full() {
+	if t.fixed {
+		panic(fmt.Sprintf("strategies: table over its capacity of %d keys", t.room))
+	}
+	var zero V
+	keys, vals := t.keys, t.vals
+	t.init(2 * len(keys))
+	for i, v := range vals {
+		if v == zero {
+			continue
+		}
+		j := t.hash(keys[i]) & t.mask
+		for t.vals[j] != zero {
+			j = (j + 1) & t.mask
+		}
+		t.keys[j], t.vals[j] = keys[i], v
+		t.n++
+	}
+}
+
+// del removes key and reports whether it was held (Algorithm R): the keys
+// after it in its run of occupied slots move back into the hole when it lies
+// on their probe path, so that every key stays reachable from its home.
+func (t *table[V]) del(key uint64) bool {
+	var zero V
+	i := t.hash(key) & t.mask
+	for ; ; i = (i + 1) & t.mask {
+		if t.vals[i] == zero {
+			return false
+		}
+		if t.keys[i] == key {
+			break
+		}
+	}
+	for j := i; ; {
+		j = (j + 1) & t.mask
+		if t.vals[j] == zero {
+			break
+		}
+		// The key at j may fill the hole at i if i lies on its probe path
+		// from its home h to j, that is if i is no nearer to j than h is.
+		if h := t.hash(t.keys[j]) & t.mask; (j-h)&t.mask >= (j-i)&t.mask {
+			t.keys[i], t.vals[i] = t.keys[j], t.vals[j]
+			i = j
+		}
+	}
+	t.keys[i], t.vals[i] = 0, zero
+	t.n--
+	return true
+}
+
+// all yields every key held with its value, in slot order (an order that
+// depends on the seed and the size). The table must not change during the
+// loop.
+func (t *table[V]) all() iter.Seq2[uint64, V] {
+	return func(yield func(uint64, V) bool) {
+		var zero V
+		for i, v := range t.vals {
+			if v != zero && !yield(t.keys[i], v) {
+				return
+			}
+		}
+	}
+}
+
+// check validates the invariants: the arrays are a power of two ≥ 8 long
+// with the mask to match; the load rule holds (a growing table holds at most
+// 3/4 of its slots, a fixed one at most its capacity, itself at most half
+// the slots); n counts the keys held; every key is reachable from its home
+// with no empty slot on the way, and appears once; an empty slot has key 0.
+func (t *table[V]) check() error {
+	l := len(t.keys)
+	if l < 8 || l&(l-1) != 0 || len(t.vals) != l || uint64(l) != t.mask+1 {
+		return fmt.Errorf("table: bad shape: %d keys, %d values, mask %#x", l, len(t.vals), t.mask)
+	}
+	if (!t.fixed && t.room != l/4*3) || (t.fixed && 2*t.room > l) {
+		return fmt.Errorf("table: room for %d keys in %d slots (fixed %v)", t.room, l, t.fixed)
+	}
+	var zero V
+	n := 0
+	for i, v := range t.vals {
+		k := t.keys[i]
+		if v == zero {
+			if k != 0 {
+				return fmt.Errorf("table: empty slot %d has the key %d", i, k)
+			}
+			continue
+		}
+		n++
+		for j := t.hash(k) & t.mask; j != uint64(i); j = (j + 1) & t.mask {
+			switch {
+			case t.vals[j] == zero:
+				return fmt.Errorf("table: key %d at slot %d unreachable: empty slot %d on its path", k, i, j)
+			case t.keys[j] == k:
+				return fmt.Errorf("table: key %d at slots %d and %d", k, j, i)
+			}
+		}
+	}
+	if n != t.n || n > t.room {
+		return fmt.Errorf("table: %d keys held, n = %d, room for %d", n, t.n, t.room)
+	}
+	return nil
+}

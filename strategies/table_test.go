@@ -1,0 +1,328 @@
+package strategies
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// tablePut sets the value of key, which must not be the zero V.
+func tablePut[V comparable](x *table[V], key uint64, v V) { *x.refAt(x.hash(key), key) = v }
+
+// checkTable fails the test if the table's invariants do not hold or it does
+// not hold exactly the keys and values of want.
+func checkTable[V comparable](t *testing.T, x *table[V], want map[uint64]V) {
+	t.Helper()
+	if err := x.check(); err != nil {
+		t.Fatal(err)
+	}
+	if x.len() != len(want) {
+		t.Fatalf("len: got %d, want %d", x.len(), len(want))
+	}
+	n := 0
+	for k, v := range x.all() {
+		n++
+		if w, ok := want[k]; !ok || w != v {
+			t.Fatalf("all yields key %d = %v, want %v (held %v)", k, v, w, ok)
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("all yields %d keys, want %d", n, len(want))
+	}
+	for k, v := range want {
+		if got := x.get(k); got != v {
+			t.Fatalf("get(%d): got %v, want %v", k, got, v)
+		}
+		if got := x.getAt(x.hash(k), k); got != v {
+			t.Fatalf("getAt(%d): got %v, want %v", k, got, v)
+		}
+	}
+}
+
+// A fixed table against a Go map under random puts and deletes of clustered
+// keys, the key 0 among them, with check after every operation: what
+// Space-Saving, the count-min heap and the dedup window do to it.
+func TestTableFixedVsMap(t *testing.T) {
+	for _, capacity := range []int{1, 5, 64, 1000} {
+		t.Run(fmt.Sprintf("cap=%d", capacity), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(capacity), 9))
+			x := newFixedTable[int32](capacity, 7)
+			if got, want := x.slots(), fixedTableLen(capacity); got != want || 2*capacity > got {
+				t.Fatalf("slots: got %d, want %d ≥ 2·%d", got, want, capacity)
+			}
+			want := map[uint64]int32{}
+			universe := uint64(2 * capacity)
+			for op := range 20 * capacity {
+				key := r.Uint64N(universe) << 3 // clustered keys, key 0 included
+				if _, ok := want[key]; ok && r.IntN(2) == 0 {
+					if !x.del(key) {
+						t.Fatalf("op %d: del(%d) found nothing", op, key)
+					}
+					delete(want, key)
+				} else if ok || len(want) < capacity {
+					v := int32(r.IntN(1<<20)) + 1
+					tablePut(&x, key, v)
+					want[key] = v
+				}
+				if x.del(universe << 4) {
+					t.Fatalf("op %d: deleted a key never put", op)
+				}
+				if err := x.check(); err != nil {
+					t.Fatalf("op %d: %v", op, err)
+				}
+				if x.len() != len(want) {
+					t.Fatalf("op %d: got len %d, want %d", op, x.len(), len(want))
+				}
+			}
+			checkTable(t, &x, want)
+			if got := x.get(universe << 4); got != 0 {
+				t.Errorf("get of a key never put: got %d", got)
+			}
+		})
+	}
+}
+
+// A growing table against a Go map: counts added through refAt (as exact
+// counting does), keys deleted now and then, random and clustered keys, the
+// key 0 among them; check after every operation.
+func TestTableGrowingVsMap(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		key  func(r *rand.Rand) uint64
+	}{
+		{"random", func(r *rand.Rand) uint64 { return r.Uint64() >> r.IntN(64) }},
+		{"clustered", func(r *rand.Rand) uint64 { return r.Uint64N(3000) << 20 }},
+		{"dense", func(r *rand.Rand) uint64 { return r.Uint64N(3000) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, 4))
+			x := newTable[uint64](8, 11)
+			want := map[uint64]uint64{}
+			for op := range 20000 {
+				key := tt.key(r)
+				if r.IntN(10) == 0 {
+					key = 0
+				}
+				if _, held := want[key]; held && r.IntN(8) == 0 {
+					if !x.del(key) {
+						t.Fatalf("op %d: del(%d) found nothing", op, key)
+					}
+					delete(want, key)
+				} else {
+					d := r.Uint64N(5) + 1
+					*x.refAt(x.hash(key), key) += d
+					want[key] += d
+				}
+				if err := x.check(); err != nil {
+					t.Fatalf("op %d: %v", op, err)
+				}
+			}
+			checkTable(t, &x, want)
+		})
+	}
+}
+
+// A growing table doubles exactly when a new key would take it beyond 3/4
+// of its slots, the key 0 like any other, so its length is the least power
+// of two ≥ 8 of which the keys are at most 3/4; bytes is 8 B of key plus the
+// value a slot.
+func TestTableGrowth(t *testing.T) {
+	for _, zeroAt := range []int{-1, 0, 5, 6, 40} {
+		t.Run(fmt.Sprintf("zero-at=%d", zeroAt), func(t *testing.T) {
+			x := newTable[uint64](8, 1)
+			for i := range 100 {
+				key := uint64(i + 1)
+				if i == zeroAt {
+					key = 0
+				}
+				before := x.slots()
+				if x.get(key) != 0 {
+					t.Fatalf("key %d: held before it is added", key)
+				}
+				*x.refAt(x.hash(key), key) = 1
+				if grew := x.slots() != before; grew != (i == before/4*3) {
+					t.Fatalf("key %d, the %dth: %d → %d slots", key, i+1, before, x.slots())
+				}
+				if l := x.slots(); i+1 > l/4*3 || (l > 8 && i+1 <= l/8*3) {
+					t.Fatalf("%d keys in %d slots", i+1, l)
+				}
+				if err := x.check(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, want := x.bytes(), int64(x.slots())*16; got != want {
+				t.Errorf("bytes: got %d, want %d", got, want)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		got, want int64
+	}{
+		{tableSlotBytes[uint64](), 16},
+		{tableSlotBytes[int32](), 12},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("slot bytes: got %d, want %d", tt.got, tt.want)
+		}
+	}
+	if l := tableLen(1000); l != 2048 {
+		t.Errorf("tableLen(1000): got %d, want 2048", l)
+	}
+}
+
+// The key 0 is an ordinary key: it is put, read, deleted and counted
+// against the capacity like any other; a key beyond the capacity panics.
+func TestTableKeyZero(t *testing.T) {
+	x := newFixedTable[int32](2, 5)
+	if x.get(0) != 0 || x.del(0) {
+		t.Fatal("an empty table holds the key 0")
+	}
+	tablePut(&x, 0, 7)
+	tablePut(&x, 8, 9)
+	if v := x.get(0); v != 7 || x.len() != 2 {
+		t.Fatalf("get(0): got %d, len %d", v, x.len())
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "over its capacity") {
+				t.Errorf("a third key in a table of capacity 2: recovered %v", r)
+			}
+		}()
+		tablePut(&x, 16, 1)
+	}()
+	tablePut(&x, 0, 3) // changing a key held is no new key
+	if !x.del(0) || x.get(0) != 0 || x.len() != 1 {
+		t.Fatalf("after del(0): get %d, len %d", x.get(0), x.len())
+	}
+	tablePut(&x, 16, 1) // the room the key 0 left
+	checkTable(t, &x, map[uint64]int32{8: 9, 16: 1})
+}
+
+// Deletion by backward shift (Knuth 6.4, Algorithm R): in a run of keys that
+// share a home, wrapping round the end of the array, deleting any one moves
+// the later ones back so that no slot is left empty inside the run and every
+// key is found.
+func TestTableBackwardShift(t *testing.T) {
+	x := newFixedTable[int32](8, 3) // 16 slots
+	mask := x.mask
+	home := func(k uint64) uint64 { return x.hash(k) & mask }
+	// Three keys homed at the last slot, one at slot 0 and one at slot 1.
+	var run, at0, at1 []uint64
+	for k := uint64(1); len(run) < 3 || len(at0) < 1 || len(at1) < 1; k++ {
+		switch home(k) {
+		case mask:
+			run = append(run, k)
+		case 0:
+			at0 = append(at0, k)
+		case 1:
+			at1 = append(at1, k)
+		}
+	}
+	order := []uint64{run[0], run[1], at0[0], run[2], at1[0]}
+	for _, victim := range order {
+		t.Run(fmt.Sprintf("del=%d", victim), func(t *testing.T) {
+			y := newFixedTable[int32](8, 3)
+			want := map[uint64]int32{}
+			for i, k := range order {
+				tablePut(&y, k, int32(i+1))
+				want[k] = int32(i + 1)
+			}
+			// Slots mask, 0, 1, 2, 3 hold the five keys in insertion order.
+			for i, k := range order {
+				if s := (mask + uint64(i)) & mask; y.keys[s] != k {
+					t.Fatalf("slot %d: got key %d, want %d", s, y.keys[s], k)
+				}
+			}
+			if !y.del(victim) {
+				t.Fatalf("del(%d) found nothing", victim)
+			}
+			delete(want, victim)
+			checkTable(t, &y, want)
+			// The run stays contiguous: the four keys in slots mask, 0, 1, 2.
+			for i := range 4 {
+				if s := (mask + uint64(i)) & mask; y.vals[s] == 0 {
+					t.Errorf("slot %d empty inside the run", s)
+				}
+			}
+			if s := uint64(3); y.keys[s] != 0 || y.vals[s] != 0 {
+				t.Errorf("slot 3: key %d value %d, want empty", y.keys[s], y.vals[s])
+			}
+		})
+	}
+}
+
+// check notices a broken table.
+func TestTableCheckCatches(t *testing.T) {
+	fresh := func() table[uint64] {
+		x := newTable[uint64](16, 9)
+		for k := uint64(1); k <= 10; k++ {
+			tablePut(&x, k, k)
+		}
+		return x
+	}
+	slotOf := func(x *table[uint64], key uint64) int { return slices.Index(x.keys, key) }
+	emptySlot := func(x *table[uint64]) int { return slices.Index(x.vals, 0) }
+	for _, tt := range []struct {
+		name    string
+		corrupt func(x *table[uint64])
+	}{
+		{"count", func(x *table[uint64]) { x.n++ }},
+		{"unreachable", func(x *table[uint64]) {
+			// Move a key one slot further than its run allows.
+			for i, k := range x.keys {
+				j, j2 := (uint64(i)+1)&x.mask, (uint64(i)+2)&x.mask
+				if x.vals[i] != 0 && x.hash(k)&x.mask == uint64(i) && x.vals[j] == 0 && x.vals[j2] == 0 {
+					x.keys[i], x.vals[i], x.keys[j2], x.vals[j2] = 0, 0, k, x.vals[i]
+					return
+				}
+			}
+			t.Skip("no isolated key to move")
+		}},
+		{"duplicate", func(x *table[uint64]) {
+			i := slotOf(x, 3)
+			for j := (uint64(i) + 1) & x.mask; ; j = (j + 1) & x.mask {
+				if x.vals[j] == 0 {
+					x.keys[j], x.vals[j] = 3, 1
+					x.n++
+					return
+				}
+			}
+		}},
+		{"stale key", func(x *table[uint64]) { x.keys[emptySlot(x)] = 99 }},
+		{"mask", func(x *table[uint64]) { x.mask = 7 }},
+		{"overfull", func(x *table[uint64]) { x.room = 100 }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fresh()
+			if err := x.check(); err != nil {
+				t.Fatal(err)
+			}
+			tt.corrupt(&x)
+			if err := x.check(); err == nil {
+				t.Error("check passed a broken table")
+			}
+		})
+	}
+}
+
+// The per-event operations allocate nothing once the table has room.
+func TestTableAllocs(t *testing.T) {
+	x := newTable[uint64](tableLen(1000), 2)
+	keys := make([]uint64, 1000)
+	for i := range keys {
+		keys[i] = mix64(uint64(i))
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		for _, k := range keys {
+			*x.refAt(x.hash(k), k)++
+			if x.get(k) == 0 {
+				t.Fatal("lost a key")
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("refAt and get allocated %v times a run", allocs)
+	}
+}
