@@ -40,10 +40,10 @@ import (
 //     their times, then everything still held at now;
 //   - reads (readpath.go) see only what was flushed and served.
 //
-// Each server's sums are an open-addressing table (linear probing, load
-// ≤ 1/2, doubling) over dense arrays of keys and sums in arrival order: a
-// flush walks the dense arrays — the INCRBYs go out in the order the keys
-// first came — and clears just the table slots it used. The servers holding
+// Each server's sums are a dense[int64] table (dense.go): its keys in
+// arrival order with their sums beside, so that a flush walks the arrays — the
+// INCRBYs go out in the order the keys first came — and clears the index,
+// which is at most twice the keys the server ever held. The servers holding
 // something wait in a binary min-heap by flush time, so a flush costs
 // O(keys held + log A) and an idle server nothing.
 
@@ -92,27 +92,26 @@ type Batched struct {
 	t      int64 // ns
 	k      int
 	jitter bool
-	seed   uint64
+	seed   uint64 // the servers' hash seed
 
 	servers []batchServer
 	due     []int64 // server's next flush, while it holds something
 	held    []bool  // server is in the heap
 	heap    []int32 // servers holding something, by (due, server)
 
-	keys hotKeys // slots of the keys read, on the cache path
-	io   hotIO
-	dd   *dedupWindow
+	keys    denseKeys // numbers of the keys read, on the cache path
+	keySeed uint64    // keys' hash seed
+	io      hotIO
+	dd      *dedupWindow
 
 	lost    int64 // counts dropped by crashes
 	flushes int64 // server flushes that sent something
 }
 
-// batchServer is one app server's unflushed sums.
+// batchServer is one app server's unflushed sums: the keys it holds in
+// the order they came, and the sum of each.
 type batchServer struct {
-	tab   []int32 // entry + 1; 0: empty; nil until first used
-	keys  []uint64
-	sums  []int64
-	slots []int32 // the table slot of each entry
+	sums dense[int64]
 }
 
 // NewBatched returns local batching on store with p.Servers ≥ 1 servers;
@@ -132,11 +131,12 @@ func NewBatched(p BatchedParams, store Store, seed uint64) (*Batched, error) {
 	b := &Batched{
 		a: p.Servers, t: int64(p.Flush), k: p.Stripes, jitter: p.Jitter,
 		seed:    splitmix64(&st),
-		servers: make([]batchServer, p.Servers),
+		servers: make([]batchServer, p.Servers), // each allocates its index on its first key
 		due:     make([]int64, p.Servers),
 		held:    make([]bool, p.Servers),
 		heap:    make([]int32, 0, p.Servers),
-		keys:    newHotKeys(splitmix64(&st)),
+		keys:    newDense[struct{}](16),
+		keySeed: splitmix64(&st),
 		io:      newHotIO(store, o),
 	}
 	if o.dedup > 0 {
@@ -180,7 +180,7 @@ func (b *Batched) Observe(batch []workload.Event) {
 			slot := int32(-1)
 			if b.io.cache {
 				var added bool
-				if slot, added = b.keys.slot(e.Key); added {
+				if slot, added = b.keys.slot(e.Key, b.keySeed); added {
 					b.io.addKey()
 				}
 			}
@@ -190,7 +190,7 @@ func (b *Batched) Observe(batch []workload.Event) {
 				continue
 			}
 			s := appServer(e.ID, b.a)
-			b.servers[s].add(e.Key, e.Delta, b.seed)
+			*b.servers[s].sums.ref(e.Key, b.seed) += e.Delta
 			if !b.held[s] {
 				b.held[s] = true
 				b.due[s] = b.nextFlush(s, e.At)
@@ -214,8 +214,8 @@ func (b *Batched) flushServer(s int, at int64) {
 	v := &b.servers[s]
 	j := s % b.k
 	sent := false
-	for i, key := range v.keys {
-		if d := v.sums[i]; d != 0 {
+	for i, key := range v.sums.keys {
+		if d := v.sums.vals[i]; d != 0 {
 			b.io.incr(at, stripeKey(key, j), d)
 			sent = true
 		}
@@ -248,7 +248,7 @@ func (b *Batched) Fault(f Fault) {
 	b.flushDue(f.At)
 	b.io.send()
 	v := &b.servers[f.Target]
-	for _, d := range v.sums {
+	for _, d := range v.sums.vals {
 		b.lost += d
 	}
 	v.clear()
@@ -263,7 +263,7 @@ func (b *Batched) Lost() int64 { return b.lost }
 func (b *Batched) Held() int64 {
 	var h int64
 	for s := range b.servers {
-		for _, d := range b.servers[s].sums {
+		for _, d := range b.servers[s].sums.vals {
 			h += d
 		}
 	}
@@ -309,7 +309,7 @@ func (b *Batched) Bytes() int64 {
 		int64(cap(b.due))*8 + int64(cap(b.held)) + int64(cap(b.heap))*4
 	for s := range b.servers {
 		v := &b.servers[s]
-		n += int64(cap(v.tab))*4 + int64(cap(v.keys))*8 + int64(cap(v.sums))*8 + int64(cap(v.slots))*4
+		n += v.sums.bytes()
 	}
 	if b.dd != nil {
 		n += b.dd.bytes()
@@ -363,61 +363,15 @@ func (b *Batched) before(x, y int32) bool {
 	return x < y
 }
 
-// add adds delta to the server's sum for key.
-func (v *batchServer) add(key uint64, delta int64, seed uint64) {
-	if v.tab == nil {
-		v.tab = make([]int32, 8)
-	}
-	mask := uint64(len(v.tab) - 1)
-	for i := mix64(key^seed) & mask; ; i = (i + 1) & mask {
-		e := v.tab[i]
-		if e == 0 {
-			if 2*(len(v.keys)+1) > len(v.tab) {
-				v.grow(seed)
-				v.add(key, delta, seed)
-				return
-			}
-			v.tab[i] = int32(len(v.keys)) + 1
-			v.keys = append(v.keys, key)
-			v.sums = append(v.sums, delta)
-			v.slots = append(v.slots, int32(i))
-			return
-		}
-		if v.keys[e-1] == key {
-			v.sums[e-1] += delta
-			return
-		}
-	}
-}
-
-// grow doubles the server's table.
-func (v *batchServer) grow(seed uint64) {
-	v.tab = make([]int32, 2*len(v.tab))
-	mask := uint64(len(v.tab) - 1)
-	for n, key := range v.keys {
-		i := mix64(key^seed) & mask
-		for v.tab[i] != 0 {
-			i = (i + 1) & mask
-		}
-		v.tab[i] = int32(n + 1)
-		v.slots[n] = int32(i)
-	}
-}
-
 // clear empties the server, keeping its arrays.
-func (v *batchServer) clear() {
-	for _, i := range v.slots {
-		v.tab[i] = 0
-	}
-	v.keys, v.sums, v.slots = v.keys[:0], v.sums[:0], v.slots[:0]
-}
+func (v *batchServer) clear() { v.sums.reset() }
 
 // check validates the invariants between calls: each server's table holds
 // exactly its entries, each reachable from its home; a server is in the heap
 // once iff it is marked held, an unheld server holds nothing, the heap is
 // ordered and every flush time is one of its server's boundaries.
 func (b *Batched) check() error {
-	if err := b.keys.check(); err != nil {
+	if err := b.keys.check(b.keySeed); err != nil {
 		return err
 	}
 	if err := b.io.check(b.keys.len()); err != nil {
@@ -438,32 +392,11 @@ func (b *Batched) check() error {
 		if (inHeap[s] == 1) != b.held[s] || inHeap[s] > 1 {
 			return fmt.Errorf("batched: server %d in the heap %d times, held %v", s, inHeap[s], b.held[s])
 		}
-		if !b.held[s] && len(v.keys) != 0 {
-			return fmt.Errorf("batched: server %d holds %d keys outside the heap", s, len(v.keys))
+		if !b.held[s] && v.sums.len() != 0 {
+			return fmt.Errorf("batched: server %d holds %d keys outside the heap", s, v.sums.len())
 		}
-		if len(v.keys) != len(v.sums) || len(v.keys) != len(v.slots) || 2*len(v.keys) > len(v.tab) {
-			return fmt.Errorf("batched: server %d: %d keys, %d sums, %d slots, table %d", s, len(v.keys), len(v.sums), len(v.slots), len(v.tab))
-		}
-		used := 0
-		for _, e := range v.tab {
-			if e != 0 {
-				used++
-			}
-		}
-		if used != len(v.keys) {
-			return fmt.Errorf("batched: server %d: %d table entries for %d keys", s, used, len(v.keys))
-		}
-		mask := uint64(len(v.tab) - 1)
-		for n, key := range v.keys {
-			i := uint64(v.slots[n])
-			if v.tab[i] != int32(n+1) {
-				return fmt.Errorf("batched: server %d: key %d not at its slot", s, key)
-			}
-			for j := mix64(key^b.seed) & mask; j != i; j = (j + 1) & mask {
-				if v.tab[j] == 0 {
-					return fmt.Errorf("batched: server %d: key %d unreachable", s, key)
-				}
-			}
+		if err := v.sums.check(b.seed); err != nil {
+			return fmt.Errorf("batched: server %d: %w", s, err)
 		}
 	}
 	if b.dd != nil {

@@ -1052,27 +1052,6 @@ func TestHotNum(t *testing.T) {
 	}
 }
 
-// The key table grows and keeps every key reachable.
-func TestHotKeys(t *testing.T) {
-	h := newHotKeys(3)
-	for i := range uint64(5000) {
-		if s, added := h.slot(i * 7919); !added || s != int32(i) {
-			t.Fatalf("key %d: slot %d, added %v", i, s, added)
-		}
-	}
-	for i := range uint64(5000) {
-		if s, added := h.slot(i * 7919); added || s != int32(i) {
-			t.Fatalf("key %d again: slot %d, added %v", i, s, added)
-		}
-	}
-	if h.find(1) != -1 {
-		t.Error("found a key never added")
-	}
-	if err := h.check(); err != nil {
-		t.Error(err)
-	}
-}
-
 // A batch whose reads fan out to more ops than the buffer holds is sent in
 // several Do calls, and every reader is still shown the exact count.
 func TestHotLargeFanOut(t *testing.T) {

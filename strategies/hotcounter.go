@@ -10,9 +10,9 @@ import (
 )
 
 // What the hot-counter designs — single-key, striped, batched — share: the
-// names of their keys in the store, a growable key → slot table for the
-// state they keep per counted key, the parameters every one of them takes
-// (read path and dedup window) and the plan helpers. Each design has its own
+// names of their keys in the store, the parameters every one of them takes
+// (read path and dedup window) and the plan helpers; the table of the keys
+// they keep state for is denseKeys (dense.go). Each design has its own
 // file; the read path is in readpath.go, the dedup window in dedup.go.
 
 // ErrNeedsCluster is returned when a design that lives on servers is built
@@ -36,94 +36,6 @@ const (
 // (the cluster places a key by its own hash of this name). The single-key
 // design's key is stripe 0.
 func stripeKey(key uint64, j int) uint64 { return rowHash(rowState(uint64(j)), keyLane(key)) }
-
-// hotKeys maps counted keys to dense slots 0, 1, 2… in order of first sight,
-// in an open-addressing table (linear probing from mix64(key ^ seed), load
-// ≤ 1/2, doubling) so that per-key state lives in plain slices indexed by
-// slot: no Go map on the hot path, and nothing allocated once every key has
-// been seen. Keys are never removed. find and slot take O(1) expected probes.
-type hotKeys struct {
-	tab  []int32  // slot + 1 of the key homed here; 0: empty
-	keys []uint64 // keys[slot]
-	mask uint64
-	seed uint64
-}
-
-func newHotKeys(seed uint64) hotKeys {
-	return hotKeys{tab: make([]int32, 16), mask: 15, seed: seed}
-}
-
-// find returns key's slot, or -1.
-func (h *hotKeys) find(key uint64) int32 {
-	for i := mix64(key^h.seed) & h.mask; ; i = (i + 1) & h.mask {
-		s := h.tab[i]
-		if s == 0 {
-			return -1
-		}
-		if h.keys[s-1] == key {
-			return s - 1
-		}
-	}
-}
-
-// slot returns key's slot, giving it the next one if it has none (added).
-func (h *hotKeys) slot(key uint64) (slot int32, added bool) {
-	for i := mix64(key^h.seed) & h.mask; ; i = (i + 1) & h.mask {
-		s := h.tab[i]
-		if s == 0 {
-			if 2*(len(h.keys)+1) > len(h.tab) {
-				h.grow()
-				return h.slot(key)
-			}
-			h.keys = append(h.keys, key)
-			h.tab[i] = int32(len(h.keys))
-			return int32(len(h.keys) - 1), true
-		}
-		if h.keys[s-1] == key {
-			return s - 1, false
-		}
-	}
-}
-
-// grow doubles the table and rehashes every key.
-func (h *hotKeys) grow() {
-	h.tab = make([]int32, 2*len(h.tab))
-	h.mask = uint64(len(h.tab) - 1)
-	for s, key := range h.keys {
-		i := mix64(key^h.seed) & h.mask
-		for h.tab[i] != 0 {
-			i = (i + 1) & h.mask
-		}
-		h.tab[i] = int32(s + 1)
-	}
-}
-
-func (h *hotKeys) len() int { return len(h.keys) }
-
-func (h *hotKeys) bytes() int64 { return int64(cap(h.tab))*4 + int64(cap(h.keys))*8 }
-
-// check: the table is a power of two at most half full, and every key is
-// found at its own slot.
-func (h *hotKeys) check() error {
-	if len(h.tab)&(len(h.tab)-1) != 0 || uint64(len(h.tab)) != h.mask+1 || 2*len(h.keys) > len(h.tab) {
-		return fmt.Errorf("hot keys: %d keys in a table of %d (mask %#x)", len(h.keys), len(h.tab), h.mask)
-	}
-	used := 0
-	for _, s := range h.tab {
-		if s != 0 {
-			used++
-		}
-	}
-	if used != len(h.keys) {
-		return fmt.Errorf("hot keys: %d table entries for %d keys", used, len(h.keys))
-	}
-	for s, key := range h.keys {
-		if got := h.find(key); got != int32(s) {
-			return fmt.Errorf("hot keys: key %d has slot %d, lookup gives %d", key, s, got)
-		}
-	}
-	return nil
-}
 
 // hotOpts are the parameters every hot-counter design shares, decoded.
 type hotOpts struct {

@@ -166,10 +166,11 @@ type Striped struct {
 	rng   rand.PCG // random selection
 	hseed uint64   // hash selection
 
-	keys  hotKeys // slots of the keys with state or a cache entry
-	state []stripeState
-	io    hotIO
-	dd    *dedupWindow // nil: no dedup
+	keys    denseKeys // numbers of the keys with state or a cache entry
+	keySeed uint64    // keys' hash seed
+	state   []stripeState
+	io      hotIO
+	dd      *dedupWindow // nil: no dedup
 
 	grows, shrinks int64 // K changes so far, over all keys
 }
@@ -216,7 +217,7 @@ func newStriped(name string, p StripedParams, store Store, seed uint64) (*Stripe
 	s.hseed = splitmix64(&st)
 	s.perKey = s.adaptive || sel == selectRoundRobin || sel == selectLeastLoaded
 	s.loads = s.adaptive || sel == selectLeastLoaded
-	s.keys = newHotKeys(splitmix64(&st))
+	s.keys, s.keySeed = newDense[struct{}](16), splitmix64(&st)
 	if o.dedup > 0 {
 		s.dd = newDedupWindow(o.dedup, seed)
 	}
@@ -225,7 +226,7 @@ func newStriped(name string, p StripedParams, store Store, seed uint64) (*Stripe
 
 // slot returns key's slot, creating its state and cache entry on first sight.
 func (s *Striped) slot(key uint64, at int64) int32 {
-	i, added := s.keys.slot(key)
+	i, added := s.keys.slot(key, s.keySeed)
 	if added {
 		s.io.addKey()
 		if s.perKey {
@@ -369,7 +370,7 @@ func (s *Striped) adapt(slot int32, key uint64, at, sec int64) {
 func (s *Striped) Count(key uint64) uint64 {
 	top := s.base
 	if s.perKey {
-		if slot := s.keys.find(key); slot >= 0 {
+		if slot := s.keys.find(key, s.keySeed); slot >= 0 {
 			top = int(s.state[slot].top)
 		}
 	}
@@ -383,7 +384,7 @@ func (s *Striped) Count(key uint64) uint64 {
 // StripesOf returns the key's live stripes K now.
 func (s *Striped) StripesOf(key uint64) int {
 	if s.perKey {
-		if slot := s.keys.find(key); slot >= 0 {
+		if slot := s.keys.find(key, s.keySeed); slot >= 0 {
 			return int(s.state[slot].k)
 		}
 	}
@@ -429,7 +430,7 @@ func (s *Striped) Bytes() int64 {
 // it, m from it); and that every stripe removed by a shrink holds 0 once
 // served (folding lost nothing).
 func (s *Striped) check() error {
-	if err := s.keys.check(); err != nil {
+	if err := s.keys.check(s.keySeed); err != nil {
 		return err
 	}
 	if err := s.io.check(s.keys.len()); err != nil {

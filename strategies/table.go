@@ -38,11 +38,11 @@ import (
 //     and nothing else (8 B a slot), so its emptiness can only be marked in
 //     the ids (0, with a flag for the id 0); a table[struct{}] has no value
 //     to mark it with, and one with a byte of value would change its Bytes.
-//   - hotKeys (hotcounter.go) and the batched servers' sums (batched.go) keep
+//   - the hot-counter designs' keys and the batched servers' sums keep
 //     their keys in dense arrays in order of first sight, behind an int32
-//     index table of 4 B a slot: per-key state is indexed by the dense slot
-//     and a flush walks arrival order. A table here would cost 12 B a slot
-//     and change the hot designs' Bytes.
+//     index of 4 B a slot: per-key state is indexed by the dense number and
+//     a flush walks arrival order. That is the package's other table shape,
+//     dense[V] (dense.go); a table here would cost 12 B a slot.
 //   - the HLL sparse form (hll_sparse.go) packs a 26-bit register index and
 //     its 6-bit rank into one uint32 a slot with Fibonacci hashing: 4 B a
 //     slot against at least 9 B here, and only at 4 B a slot is the sparse
