@@ -127,16 +127,16 @@ func NewBatched(p BatchedParams, store Store, seed uint64) (*Batched, error) {
 		return nil, needsCluster("batched")
 	}
 	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
-	st := seed ^ 0x62617463686564 // "batched"
+	st := workload.SplitMix(seed ^ 0x62617463686564) // "batched"
 	b := &Batched{
 		a: p.Servers, t: int64(p.Flush), k: p.Stripes, jitter: p.Jitter,
-		seed:    splitmix64(&st),
+		seed:    st.Uint64(),
 		servers: make([]batchServer, p.Servers), // each allocates its index on its first key
 		due:     make([]int64, p.Servers),
 		held:    make([]bool, p.Servers),
 		heap:    make([]int32, 0, p.Servers),
 		keys:    newDense[struct{}](16),
-		keySeed: splitmix64(&st),
+		keySeed: st.Uint64(),
 		io:      newHotIO(store, o),
 	}
 	if o.dedup > 0 {
@@ -499,4 +499,4 @@ func batchedPlan(p *BatchedParams, env Env) []PlanLine {
 // appServer is the app server, of a, that handles the write with this ID:
 // a hash of the ID, so that any ID layout (dense, strided, chunked) spreads
 // evenly, and a resend reaches the server of its original.
-func appServer(id uint64, a int) int { return int(reduce(mix64(id), uint64(a))) }
+func appServer(id uint64, a int) int { return int(reduce(workload.Mix64(id), uint64(a))) }

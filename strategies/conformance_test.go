@@ -162,7 +162,7 @@ func checkPointCounter(t *testing.T, pc PointCounter, truth map[uint64]uint64, b
 func wrongCounts(pc PointCounter, truth map[uint64]uint64, bias Bias) []Item {
 	keys := sortedKeys(truth)
 	for i := range uint64(1000) { // keys never seen (almost surely)
-		keys = append(keys, mix64(i^0xdeadbeef)|1<<63)
+		keys = append(keys, workload.Mix64(i^0xdeadbeef)|1<<63)
 	}
 	var bad []Item
 	for _, k := range keys {

@@ -172,9 +172,9 @@ func NewCountMin(p CountMinParams, seed uint64) (*CountMin, error) {
 		seed:         seed,
 		cells:        make([]uint32, w*d),
 	}
-	st := seed
+	st := workload.SplitMix(seed)
 	for i := range d {
-		s.rows[i] = rowState(splitmix64(&st))
+		s.rows[i] = rowState(st.Uint64())
 	}
 	return s, nil
 }

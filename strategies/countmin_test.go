@@ -80,7 +80,7 @@ func TestCountMinNeverUndercounts(t *testing.T) {
 					}
 					for k := range uint64(sp.keys) {
 						if sp.scramble {
-							k = mix64(k)
+							k = workload.Mix64(k)
 						}
 						p, c, tr := plain.Count(k), cons.Count(k), truth[k]
 						if p < tr || c < tr {
@@ -262,7 +262,7 @@ func universe(sp streamSpec) []uint64 {
 	for i := range keys {
 		keys[i] = uint64(i)
 		if sp.scramble {
-			keys[i] = mix64(keys[i])
+			keys[i] = workload.Mix64(keys[i])
 		}
 	}
 	return keys

@@ -36,8 +36,8 @@ func NewCountMinTopK(p CountMinParams, seed uint64) (*CountMinTopK, error) {
 	if p.Top < 1 {
 		return nil, typed("count-min", paramErr("top", "%d: a heap needs top ≥ 1", p.Top))
 	}
-	st := seed ^ 0x6865617020696478 // the heap index hashes apart from the rows
-	return &CountMinTopK{sketch: s, heap: newTopHeap(p.Top, splitmix64(&st))}, nil
+	st := workload.SplitMix(seed ^ 0x6865617020696478) // the heap index hashes apart from the rows
+	return &CountMinTopK{sketch: s, heap: newTopHeap(p.Top, st.Uint64())}, nil
 }
 
 // Sketch returns the underlying sketch (for Width, Depth, N, Bound, Merge of

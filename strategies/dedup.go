@@ -3,6 +3,8 @@ package strategies
 import (
 	"fmt"
 	"unsafe"
+
+	"countsim/workload"
 )
 
 // Exactly-once counting by event ID over a window of simulated time, the
@@ -42,8 +44,8 @@ type dedupEntry struct {
 
 // newDedupWindow returns an empty window of the given length (ns, > 0).
 func newDedupWindow(window int64, seed uint64) *dedupWindow {
-	st := seed ^ 0x6465647570696473 // "dedupids"
-	d := &dedupWindow{window: window, seed: splitmix64(&st)}
+	st := workload.SplitMix(seed ^ 0x6465647570696473) // "dedupids"
+	d := &dedupWindow{window: window, seed: st.Uint64()}
 	d.set = newFixedTable[int32](dedupInitialIDs, d.seed)
 	d.ring = make([]dedupEntry, dedupInitialIDs)
 	return d

@@ -3,11 +3,13 @@ package strategies
 import (
 	"fmt"
 	"unsafe"
+
+	"countsim/workload"
 )
 
 // dense numbers keys 0, 1, 2… in order of first sight and keeps a value of
 // type V for each: an open-addressing index (tab holds a key's number + 1;
-// linear probing from mix64(key ^ seed); load ≤ 1/2; doubling) over dense
+// linear probing from workload.Mix64(key ^ seed); load ≤ 1/2; doubling) over dense
 // arrays of the keys and their values. Per-key state then lives in plain
 // slices indexed by the number, and a walk over the keys goes in the order
 // they came. It is the package's second table shape, beside table[V]
@@ -48,7 +50,7 @@ func (h *dense[V]) find(key, seed uint64) int32 {
 		return -1
 	}
 	mask := uint64(len(h.tab) - 1)
-	for i := mix64(key^seed) & mask; ; i = (i + 1) & mask {
+	for i := workload.Mix64(key^seed) & mask; ; i = (i + 1) & mask {
 		s := h.tab[i]
 		if s == 0 {
 			return -1
@@ -67,7 +69,7 @@ func (h *dense[V]) slot(key, seed uint64) (n int32, added bool) {
 	}
 	tab, keys := h.tab, h.keys
 	mask := uint64(len(tab) - 1)
-	for i := mix64(key^seed) & mask; ; i = (i + 1) & mask {
+	for i := workload.Mix64(key^seed) & mask; ; i = (i + 1) & mask {
 		s := tab[i]
 		if s == 0 {
 			return h.add(key, seed, i)
@@ -104,7 +106,7 @@ func (h *dense[V]) grow(seed uint64) {
 	h.tab = make([]int32, 2*len(h.tab))
 	mask := uint64(len(h.tab) - 1)
 	for n, key := range h.keys {
-		i := mix64(key^seed) & mask
+		i := workload.Mix64(key^seed) & mask
 		for h.tab[i] != 0 {
 			i = (i + 1) & mask
 		}

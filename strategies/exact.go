@@ -72,8 +72,8 @@ func NewExact(p ExactParams, keysHint uint64, seed uint64) (*Exact, error) {
 	if err := p.Validate(); err != nil {
 		return nil, typed("exact", err)
 	}
-	st := seed ^ 0x6578616374686173
-	x := &Exact{shards: make([]table[uint64], p.Shards), seed: splitmix64(&st)}
+	st := workload.SplitMix(seed ^ 0x6578616374686173)
+	x := &Exact{shards: make([]table[uint64], p.Shards), seed: st.Uint64()}
 	size := tableLen(exactShardKeys(keysHint, p.Shards))
 	for i := range x.shards {
 		x.shards[i] = newTable[uint64](size, x.seed)
@@ -114,11 +114,11 @@ func (x *Exact) ShardBytes() []int64 {
 	return bs
 }
 
-// hash places a key: the high bits of h = mix64(key ^ seed) choose the
+// hash places a key: the high bits of h = workload.Mix64(key ^ seed) choose the
 // shard, and the shard's table, hashing with the same seed, takes its slot
 // from the low bits of the same h: one hash an event.
 func (x *Exact) hash(key uint64) (*table[uint64], uint64) {
-	h := mix64(key ^ x.seed)
+	h := workload.Mix64(key ^ x.seed)
 	return &x.shards[reduce(h, uint64(len(x.shards)))], h
 }
 

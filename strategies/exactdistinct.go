@@ -9,7 +9,7 @@ import (
 // Exact distinct counting: the set of every id seen, the design a
 // HyperLogLog is measured against ("an exact set of 40,000,000 ids of 8
 // bytes needs at least 320 MB"). The set is an open-addressing hash table
-// of uint64 ids — linear probing from mix64(id ^ seed), doubling when 3/4
+// of uint64 ids — linear probing from workload.Mix64(id ^ seed), doubling when 3/4
 // full — with 0 marking an empty slot and a separate flag for the id 0, so
 // Bytes is measured from the array rather than guessed from a Go map. It is
 // pre-sized from the expected number of ids (Env.Keys), so Observe allocates
@@ -47,8 +47,8 @@ func exactDistinctBytes(ids uint64) int64 {
 // NewExactDistinct returns an empty set sized for about idsHint ids (it
 // grows past that), hashing with seed.
 func NewExactDistinct(idsHint, seed uint64) *ExactDistinct {
-	st := seed ^ 0x64697374696e6374 // "distinct"
-	x := &ExactDistinct{seed: splitmix64(&st)}
+	st := workload.SplitMix(seed ^ 0x64697374696e6374) // "distinct"
+	x := &ExactDistinct{seed: st.Uint64()}
 	x.init(tableLen(idsHint))
 	return x
 }
@@ -90,7 +90,7 @@ func (x *ExactDistinct) Insert(id uint64) {
 		x.hasZero = true
 		return
 	}
-	for i := mix64(id^x.seed) & x.mask; ; i = (i + 1) & x.mask {
+	for i := workload.Mix64(id^x.seed) & x.mask; ; i = (i + 1) & x.mask {
 		v := x.ids[i]
 		if v == id {
 			return
@@ -113,7 +113,7 @@ func (x *ExactDistinct) Contains(id uint64) bool {
 	if id == 0 {
 		return x.hasZero
 	}
-	for i := mix64(id^x.seed) & x.mask; ; i = (i + 1) & x.mask {
+	for i := workload.Mix64(id^x.seed) & x.mask; ; i = (i + 1) & x.mask {
 		switch x.ids[i] {
 		case id:
 			return true
@@ -136,7 +136,7 @@ func (x *ExactDistinct) resize() {
 
 // place inserts a non-zero id known to be absent into a table with room.
 func (x *ExactDistinct) place(id uint64) {
-	for i := mix64(id^x.seed) & x.mask; ; i = (i + 1) & x.mask {
+	for i := workload.Mix64(id^x.seed) & x.mask; ; i = (i + 1) & x.mask {
 		if x.ids[i] == 0 {
 			x.ids[i] = id
 			x.n++
@@ -176,7 +176,7 @@ func (x *ExactDistinct) check() error {
 			continue
 		}
 		n++
-		for j := mix64(id^x.seed) & x.mask; j != uint64(i); j = (j + 1) & x.mask {
+		for j := workload.Mix64(id^x.seed) & x.mask; j != uint64(i); j = (j + 1) & x.mask {
 			switch x.ids[j] {
 			case 0:
 				return fmt.Errorf("exact-distinct: id %d at slot %d unreachable: empty slot %d on its path", id, i, j)

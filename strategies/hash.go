@@ -3,24 +3,11 @@ package strategies
 import "math/bits"
 
 // Hashing shared by the designs. Every hash is seeded from Env.Seed, so the
-// same seed builds the same design and a different seed an independent one.
-
-// splitmix64 advances *state and returns the next output of Vigna's
-// SplitMix64 generator. Designs derive their per-row and per-table seeds
-// from Env.Seed with it, so nearby seeds still give unrelated hashes.
-func splitmix64(state *uint64) uint64 {
-	*state += 0x9e3779b97f4a7c15
-	return mix64(*state)
-}
-
-// mix64 is the SplitMix64 finaliser (Stafford's "variant 13"): a bijection
-// of 64-bit words with full avalanche. Hash tables index with
-// mix64(key ^ seed).
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
+// same seed builds the same design and a different seed an independent one:
+// a design derives its per-row and per-table seeds from Env.Seed with
+// workload's SplitMix64 generator (workload.SplitMix), so nearby seeds still
+// give unrelated hashes, and its tables index with workload.Mix64(key ^
+// seed), SplitMix64's finaliser.
 
 // reduce maps a uniform 64-bit hash to [0, n) by Lemire's fast range
 // reduction: the high word of h·n. It uses the hash's high bits, with a

@@ -83,7 +83,7 @@ type streamSpec struct {
 	keys     int     // ranks 0..keys-1
 	s        float64 // Zipf exponent; 0 is uniform
 	events   int
-	scramble bool // key = mix64(rank) instead of rank
+	scramble bool // key = workload.Mix64(rank) instead of rank
 }
 
 // events generates the stream: Write events of Delta 1.
@@ -94,7 +94,7 @@ func (sp streamSpec) gen() []workload.Event {
 	for i := range ev {
 		k := uint64(z.draw(r))
 		if sp.scramble {
-			k = mix64(k)
+			k = workload.Mix64(k)
 		}
 		ev[i] = workload.Event{At: int64(i), Key: k, Delta: 1, ID: uint64(i), Op: workload.Write}
 	}

@@ -113,8 +113,8 @@ func newHLL(p uint8, seed uint64) *HLL {
 // hllState is the XXH64 state after the first lane, the hash seed derived
 // from the sketch's seed (see hash.go).
 func hllState(seed uint64) uint64 {
-	st := seed ^ 0x68797065726c6f67 // "hyperlog"
-	return rowState(splitmix64(&st))
+	st := workload.SplitMix(seed ^ 0x68797065726c6f67) // "hyperlog"
+	return rowState(st.Uint64())
 }
 
 // hllSplit cuts a hash into the register index (the top p bits) and the rank

@@ -112,8 +112,8 @@ func TestHLLParams(t *testing.T) {
 // The hash is XXH64 (github.com/cespare/xxhash/v2) of s‖id; the top p bits
 // pick the register and the rank is the leading zeros of the rest plus one.
 func TestHLLHashIsXXH64(t *testing.T) {
-	st := uint64(42) ^ 0x68797065726c6f67
-	s0 := splitmix64(&st)
+	st := workload.SplitMix(uint64(42) ^ 0x68797065726c6f67)
+	s0 := st.Uint64()
 	r := rand.New(rand.NewPCG(5, 6))
 	for i := range 2000 {
 		id := r.Uint64()
@@ -478,7 +478,7 @@ func TestHLLMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 		for id := lo; id < hi; id++ {
-			s.Insert(mix64(id))
+			s.Insert(workload.Mix64(id))
 		}
 		return s
 	}
@@ -578,7 +578,7 @@ func TestHLLTwoDays(t *testing.T) {
 	ids := func(lo, hi uint64) []workload.Event {
 		ev := make([]workload.Event, 0, hi-lo)
 		for i := lo; i < hi; i++ {
-			ev = append(ev, workload.Event{Actor: mix64(i), Op: workload.Write, Delta: 1})
+			ev = append(ev, workload.Event{Actor: workload.Mix64(i), Op: workload.Write, Delta: 1})
 		}
 		return ev
 	}

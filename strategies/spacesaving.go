@@ -81,13 +81,13 @@ func NewSpaceSaving(p SpaceSavingParams, seed uint64) (*SpaceSaving, error) {
 	if err := p.Validate(); err != nil {
 		return nil, typed("space-saving", err)
 	}
-	st := seed ^ 0x7370616365736176
+	st := workload.SplitMix(seed ^ 0x7370616365736176)
 	return &SpaceSaving{
 		counters: make([]ssCounter, 0, p.Counters),
 		buckets:  make([]ssBucket, 0, p.Counters),
 		head:     -1,
 		free:     -1,
-		index:    newFixedTable[int32](p.Counters, splitmix64(&st)),
+		index:    newFixedTable[int32](p.Counters, st.Uint64()),
 		m:        p.Counters,
 	}, nil
 }

@@ -199,7 +199,7 @@ func newStriped(name string, p StripedParams, store Store, seed uint64) (*Stripe
 	}
 	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
 	sel, _ := parseStripeSelect(p.Select)
-	st := seed ^ 0x7374726970656421 // "striped!"
+	st := workload.SplitMix(seed ^ 0x7374726970656421) // "striped!"
 	s := &Striped{
 		name:        name,
 		base:        p.Stripes,
@@ -213,11 +213,11 @@ func newStriped(name string, p StripedParams, store Store, seed uint64) (*Stripe
 	if s.adaptive {
 		s.max = p.maxStripes()
 	}
-	s.rng.Seed(splitmix64(&st), splitmix64(&st))
-	s.hseed = splitmix64(&st)
+	s.rng.Seed(st.Uint64(), st.Uint64())
+	s.hseed = st.Uint64()
 	s.perKey = s.adaptive || sel == selectRoundRobin || sel == selectLeastLoaded
 	s.loads = s.adaptive || sel == selectLeastLoaded
-	s.keys, s.keySeed = newDense[struct{}](16), splitmix64(&st)
+	s.keys, s.keySeed = newDense[struct{}](16), st.Uint64()
 	if o.dedup > 0 {
 		s.dd = newDedupWindow(o.dedup, seed)
 	}
@@ -276,7 +276,7 @@ func (s *Striped) pick(e *workload.Event) int {
 		case s.base == 1:
 			return 0
 		case s.sel == selectHash:
-			return int(reduce(mix64(e.ID^s.hseed), uint64(s.base)))
+			return int(reduce(workload.Mix64(e.ID^s.hseed), uint64(s.base)))
 		default:
 			return int(reduce(s.rng.Uint64(), uint64(s.base)))
 		}
@@ -289,7 +289,7 @@ func (s *Striped) pick(e *workload.Event) int {
 	case selectRandom:
 		j = int32(reduce(s.rng.Uint64(), uint64(st.k)))
 	case selectHash:
-		j = int32(reduce(mix64(e.ID^s.hseed), uint64(st.k)))
+		j = int32(reduce(workload.Mix64(e.ID^s.hseed), uint64(st.k)))
 	default: // round-robin, least-loaded
 		j = st.next
 		if st.next++; st.next == st.k {

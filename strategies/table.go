@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"iter"
 	"unsafe"
+
+	"countsim/workload"
 )
 
 // table is the package's open-addressing hash table from uint64 keys to
-// non-zero values of type V: linear probing from mix64(key ^ seed) over a
+// non-zero values of type V: linear probing from workload.Mix64(key ^ seed) over a
 // power-of-two array of keys with the values beside them (keys []uint64,
 // vals []V), and deletion by backward shift (Knuth, TAOCP vol. 3, §6.4,
 // Algorithm R), so no tombstones build up however many keys come and go.
@@ -125,7 +127,7 @@ func (t *table[V]) init(size int) {
 
 // hash is the hash of key that the table probes from; refAt and getAt take
 // it, so that a caller that needs it for something else too computes it once.
-func (t *table[V]) hash(key uint64) uint64 { return mix64(key ^ t.seed) }
+func (t *table[V]) hash(key uint64) uint64 { return workload.Mix64(key ^ t.seed) }
 
 // len returns the number of keys held.
 func (t *table[V]) len() int { return t.n }
@@ -140,7 +142,7 @@ func (t *table[V]) bytes() int64 { return int64(len(t.keys)) * tableSlotBytes[V]
 // getAt with the hash written out, so that it inlines.)
 func (t *table[V]) get(key uint64) V {
 	var zero V
-	for i := mix64(key^t.seed) & t.mask; ; i = (i + 1) & t.mask {
+	for i := workload.Mix64(key^t.seed) & t.mask; ; i = (i + 1) & t.mask {
 		v := t.vals[i]
 		if v == zero || t.keys[i] == key {
 			return v

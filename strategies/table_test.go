@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"countsim/workload"
 )
 
 // tablePut sets the value of key, which must not be the zero V.
@@ -312,7 +314,7 @@ func TestTableAllocs(t *testing.T) {
 	x := newTable[uint64](tableLen(1000), 2)
 	keys := make([]uint64, 1000)
 	for i := range keys {
-		keys[i] = mix64(uint64(i))
+		keys[i] = workload.Mix64(uint64(i))
 	}
 	allocs := testing.AllocsPerRun(10, func() {
 		for _, k := range keys {
