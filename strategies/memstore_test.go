@@ -11,9 +11,9 @@ import (
 )
 
 // Stores for the hot-counter tests: memStore applies every operation at
-// once, queueStore serves each key's increments at a fixed capacity so that
-// writes queue, and nullStore does nothing (benchmarks: the design's own
-// cost). None shares code with package sim's cluster.
+// once, and queueStore serves each key's increments at a fixed capacity so
+// that writes queue (the benchmarks count ops with countStore). None shares
+// code with package sim's cluster.
 
 // memStore applies each op when it is sent: a Get sees every IncrBy sent
 // before it. It checks that op times never decrease and counts the ops per
@@ -146,19 +146,6 @@ func (q *queueStore) Final(key uint64) int64 {
 	}
 	return qk.sums[len(qk.sums)-1]
 }
-
-// nullStore discards every op; Gets read 0.
-type nullStore struct{}
-
-func (nullStore) Do(ops []StoreOp, vals []int64) {
-	for i := range ops {
-		if ops[i].Kind == Get {
-			vals[i] = 0
-		}
-	}
-}
-
-func (nullStore) Final(uint64) int64 { return 0 }
 
 // hotSpec describes a seeded timed test stream.
 type hotSpec struct {

@@ -142,16 +142,6 @@ func (h *topHeap) down(i int) {
 	h.pos[e.slot] = int32(i)
 }
 
-// sorted returns a copy of the items in answer order, at most k of them.
-func (h *topHeap) sorted(k int) []Item {
-	out := make([]Item, len(h.heap))
-	for i := range h.heap {
-		out[i] = h.heap[i].Item
-	}
-	sortItems(out)
-	return out[:min(max(k, 0), len(out))]
-}
-
 // sortItems sorts items in answer order: count descending, key ascending.
 func sortItems(items []Item) {
 	slices.SortFunc(items, func(a, b Item) int {
