@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -177,7 +178,7 @@ func (d *decoder) object(k, v *yaml.Node, path string, sc *schema, dst reflect.V
 		}
 	}
 	for _, f := range sc.fields {
-		if f.required && seen[f.key] == nil && !contains(o.optional, f.key) {
+		if f.required && seen[f.key] == nil && !slices.Contains(o.optional, f.key) {
 			return g, d.fail(k, path, "missing required key %q", f.key)
 		}
 	}
@@ -192,15 +193,6 @@ func (d *decoder) object(k, v *yaml.Node, path string, sc *schema, dst reflect.V
 func (g *given) add(key string, kn, vn *yaml.Node) {
 	g.keys[key], g.vals[key] = kn, vn
 	g.order = append(g.order, key)
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // runField returns the schema's Run field, or nil.

@@ -6,6 +6,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -63,7 +64,7 @@ func (d *decoder) document(root *yaml.Node) (*Scenario, error) {
 		sections := schemaOf(bodyType).keys()
 		opts.optional = sections
 		opts.refuse = func(kn *yaml.Node, key, _ string) error {
-			if contains(sections, key) {
+			if slices.Contains(sections, key) {
 				return d.fail(kn, key, "belongs in a step, as the file has steps (line %d) (allowed: %s in each entry of steps, or no steps)",
 					stepsKey.Line, key)
 			}

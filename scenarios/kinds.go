@@ -81,14 +81,14 @@ func KindNames() []string {
 func runKeys() []string {
 	var ks []string
 	for _, k := range kinds {
-		if !contains(ks, k.key) {
+		if !slices.Contains(ks, k.key) {
 			ks = append(ks, k.key)
 		}
 	}
 	return ks
 }
 
-func isRunKey(key string) bool { return contains(runKeys(), key) }
+func isRunKey(key string) bool { return slices.Contains(runKeys(), key) }
 
 // kindsOf returns the kinds given by key.
 func kindsOf(key string) []*kindDef {
@@ -109,7 +109,7 @@ func unionKeys(ks []*kindDef) []string {
 	var out []string
 	for _, k := range ks {
 		for _, key := range k.schema().keys() {
-			if !contains(out, key) {
+			if !slices.Contains(out, key) {
 				out = append(out, key)
 			}
 		}
@@ -203,7 +203,7 @@ func (d *decoder) pickKind(kn, vn *yaml.Node, path string, cands []*kindDef) (*k
 	}
 	union := unionKeys(cands)
 	for i := 0; i+1 < len(vn.Content); i += 2 {
-		if m := vn.Content[i]; m.Kind == yaml.ScalarNode && m.Tag != "!!merge" && !contains(union, m.Value) {
+		if m := vn.Content[i]; m.Kind == yaml.ScalarNode && m.Tag != "!!merge" && !slices.Contains(union, m.Value) {
 			return nil, d.fail(m, path, "unknown key %q (allowed: %s)", m.Value, joinKeys(union))
 		}
 	}

@@ -8,6 +8,7 @@ package scenarios
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -216,7 +217,7 @@ func (d *decoder) text(n *yaml.Node, path string, f *field) (string, error) {
 	case "text":
 		s = strings.TrimSpace(s)
 	}
-	if f.oneof != nil && !contains(f.oneof, s) {
+	if f.oneof != nil && !slices.Contains(f.oneof, s) {
 		return "", d.fail(n, path, "%q is not allowed (allowed: %s)", s, f.allowed)
 	}
 	return s, nil

@@ -136,12 +136,7 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	if err == nil {
 		r.finish(w.Duration())
 	} else {
-		r.steady = make([]ClusterStats, len(r.clusters))
-		for i, c := range r.clusters {
-			if c != nil {
-				r.steady[i] = c.Stats(w.Duration())
-			}
-		}
+		r.takeSteady(w.Duration()) // what was fed, with nothing sent after it
 	}
 	rep := &Report{Partial: err != nil}
 	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every event fed: writes, reads and resends")
@@ -163,11 +158,11 @@ func (r *timedRun) finish(end int64) {
 	for r.next < len(r.faults) {
 		r.fault()
 	}
+	r.takeSteady(end)
 	n := len(r.designs)
-	r.steady, r.shutdown, r.drained = make([]ClusterStats, n), make([]int64, n), make([]int64, n)
+	r.shutdown, r.drained = make([]int64, n), make([]int64, n)
 	for i, c := range r.clusters {
 		if c != nil {
-			r.steady[i] = c.Stats(end)
 			r.shutdown[i] = -c.Writes()
 		}
 	}
@@ -183,4 +178,15 @@ func (r *timedRun) finish(end int64) {
 		}
 	}
 	r.finished = true
+}
+
+// takeSteady takes each cluster's statistics of the stream, which ended at
+// end.
+func (r *timedRun) takeSteady(end int64) {
+	r.steady = make([]ClusterStats, len(r.clusters))
+	for i, c := range r.clusters {
+		if c != nil {
+			r.steady[i] = c.Stats(end)
+		}
+	}
 }

@@ -83,18 +83,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 			continue
 		}
 		env := &cmdEnv{stdout: stdout, stderr: stderr}
-		fs := flag.NewFlagSet("countsim "+c.Name, flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		fs.Usage = func() {
-			fmt.Fprintf(fs.Output(), "usage: countsim %s\n\n%s\n", c.UsageLine, strings.TrimSpace(c.Long))
-			if hasFlags(fs) {
-				fmt.Fprintln(fs.Output(), "\nflags:")
-				fs.PrintDefaults()
-			}
-		}
-		if c.SetFlags != nil {
-			c.SetFlags(fs, env)
-		}
+		fs := c.flags(env, stderr)
 		if err := fs.Parse(args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
@@ -105,6 +94,24 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	}
 	printUsage(stderr)
 	return &usageError{fmt.Sprintf("unknown command %q", name)}
+}
+
+// flags returns the command's flag set, bound to env, whose Usage writes
+// the command's manual to out.
+func (c *command) flags(env *cmdEnv, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("countsim "+c.Name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: countsim %s\n\n%s\n", c.UsageLine, strings.TrimSpace(c.Long))
+		if hasFlags(fs) {
+			fmt.Fprintln(fs.Output(), "\nflags:")
+			fs.PrintDefaults()
+		}
+	}
+	if c.SetFlags != nil {
+		c.SetFlags(fs, env)
+	}
+	return fs
 }
 
 func hasFlags(fs *flag.FlagSet) bool {
@@ -135,16 +142,7 @@ func help(w io.Writer, args []string) error {
 	}
 	for _, c := range commands {
 		if c.Name == args[0] {
-			fs := flag.NewFlagSet("countsim "+c.Name, flag.ContinueOnError)
-			fs.SetOutput(w)
-			if c.SetFlags != nil {
-				c.SetFlags(fs, &cmdEnv{})
-			}
-			fmt.Fprintf(w, "usage: countsim %s\n\n%s\n", c.UsageLine, strings.TrimSpace(c.Long))
-			if hasFlags(fs) {
-				fmt.Fprintln(w, "\nflags:")
-				fs.PrintDefaults()
-			}
+			c.flags(&cmdEnv{}, w).Usage()
 			return nil
 		}
 	}
