@@ -153,6 +153,15 @@ func (s *Stream) Chunk(i int, buf []Event) []Event {
 // stream scrambles, else rank.
 func (s *Stream) KeyOf(rank uint64) uint64 { return s.keys.keyOf(rank) }
 
+// RankOf returns the rank whose key is key: the inverse of KeyOf, a
+// bijection on uint64. A key the stream can draw has a rank in 1..Keys.
+func (s *Stream) RankOf(key uint64) uint64 {
+	if s.keys.scramble {
+		return s.keys.scr.Rank(key)
+	}
+	return key
+}
+
 // Prob returns the probability that an event of the stream has this rank:
 // rank^−S / H(Keys, S), and 0 outside 1..Keys.
 func (s *Stream) Prob(rank uint64) float64 { return s.keys.prob(rank) }

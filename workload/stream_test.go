@@ -159,6 +159,9 @@ func TestStreamEvents(t *testing.T) {
 		if e.Key != s.KeyOf(scr.Rank(e.Key)) {
 			t.Fatalf("event %d: KeyOf disagrees with NewScrambler(Seed)", i)
 		}
+		if r := s.RankOf(e.Key); r != scr.Rank(e.Key) || s.KeyOf(r) != e.Key {
+			t.Fatalf("event %d: RankOf(%#x) = %d, not the inverse of KeyOf", i, e.Key, r)
+		}
 	}
 	// The hottest key is KeyOf(1), and its share is P(1) = 1/H(10^6, 1)
 	// ≈ 0.0695 within 5.33 binomial sd (see the tolerances in zipf_test.go).
