@@ -156,6 +156,35 @@ func TestQuantileSortedZeros(t *testing.T) {
 	}
 }
 
+// TestQuantileWeighted: a histogram gives the quantile of the sample
+// written out, bit for bit, including at the edges of a value's run.
+func TestQuantileWeighted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for trial := range 2000 {
+		var vals, weights, all []float64
+		v := 0.0
+		for range rng.IntN(8) {
+			v += float64(1 + rng.IntN(5))
+			w := float64(rng.IntN(4)) // zero weights included
+			vals, weights = append(vals, v), append(weights, w)
+			for range int(w) {
+				all = append(all, v)
+			}
+		}
+		q := rng.Float64()
+		if trial%4 == 0 && len(all) > 1 {
+			q = float64(rng.IntN(len(all))) / float64(len(all)-1) // on an order statistic
+		}
+		want := Quantile(all, q)
+		if got := QuantileWeighted(vals, weights, q); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("vals %v weights %v q %v: got %v, want %v (sample %v)", vals, weights, q, got, want, all)
+		}
+		if got, want := QuantileWeighted(all, nil, q), QuantileSorted(all, 0, q); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("nil weights: got %v, want %v", got, want)
+		}
+	}
+}
+
 func TestQuantileSortedAllocs(t *testing.T) {
 	xs := []float64{1, 2, 3}
 	if a := testing.AllocsPerRun(100, func() { _ = QuantileSorted(xs, 2, 0.9) }); a != 0 {

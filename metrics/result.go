@@ -53,7 +53,9 @@ func (r Result) Number() float64 {
 type SeriesKind string
 
 const (
-	// Distribution: Values are samples (one per key, trial…); drawn as a histogram.
+	// Distribution: Values are samples (one per key, trial…), or the
+	// distinct values of a sample with Weights saying how often each
+	// occurs; drawn as a histogram.
 	Distribution SeriesKind = "distribution"
 	// Curve: Y against X, one line per strategy.
 	Curve SeriesKind = "curve"
@@ -81,6 +83,7 @@ type Series struct {
 	LogX     bool
 	LogY     bool
 	Values   []float64 // Distribution samples
+	Weights  []float64 // Distribution: Values[i] occurs Weights[i] times; nil: once each
 	X, Y     []float64 // Curve points; Bars use Y with Labels
 	Labels   []string  // Bars
 	Marks    []Mark

@@ -41,6 +41,42 @@ func QuantileSorted(sorted []float64, zeros int, q float64) float64 {
 	return at(lo) + (h-float64(lo))*(at(lo+1)-at(lo))
 }
 
+// QuantileWeighted returns the q-quantile of a sample given as a
+// histogram: values, increasing, where values[i] occurs weights[i] times
+// (whole numbers ≥ 0; nil weights mean once each). It is the type 7
+// quantile of [QuantileSorted] over the sample written out, without
+// writing it out: the same number for the same sample. It returns NaN
+// for an empty sample or a NaN q, and allocates nothing.
+func QuantileWeighted(values, weights []float64, q float64) float64 {
+	if weights == nil {
+		return QuantileSorted(values, 0, q)
+	}
+	var n float64
+	for _, w := range weights {
+		n += w
+	}
+	if n == 0 || math.IsNaN(q) {
+		return math.NaN()
+	}
+	// at(i) is the i-th of the written-out sample, from 0.
+	at := func(i float64) float64 {
+		for j, w := range weights {
+			if i < w {
+				return values[j]
+			}
+			i -= w
+		}
+		return values[len(values)-1]
+	}
+	q = min(max(q, 0), 1)
+	h := q * (n - 1)
+	lo := math.Floor(h)
+	if lo+1 >= n {
+		return at(n - 1)
+	}
+	return at(lo) + (h-lo)*(at(lo+1)-at(lo))
+}
+
 // Recall is the share of the true set that the answer holds: |got ∩ want| / |want|.
 // An empty want gives 1.
 func Recall(got, want []uint64) float64 {

@@ -87,7 +87,7 @@ func renders(t *testing.T, p *plot.Plot) {
 	}
 }
 
-func weight(h *plotter.Histogram) float64 {
+func totalWeight(h *plotter.Histogram) float64 {
 	var sum float64
 	for _, b := range h.Bins {
 		sum += b.Weight
@@ -113,7 +113,7 @@ func TestChartDistributionWithMark(t *testing.T) {
 		t.Fatalf("got %d histograms, want 1", len(hs))
 	}
 	h := hs[0]
-	if got := weight(h); got != float64(len(s.Values)) {
+	if got := totalWeight(h); got != float64(len(s.Values)) {
 		t.Errorf("histogram weight %v, want %d samples", got, len(s.Values))
 	}
 	if n := len(h.Bins); n < 2 || n > maxBins+1 {
@@ -152,8 +152,8 @@ func TestChartDistributionOverlay(t *testing.T) {
 				hs[0].Bins[i].Min, hs[0].Bins[i].Max, hs[1].Bins[i].Min, hs[1].Bins[i].Max)
 		}
 	}
-	if weight(hs[0]) != 5000 || weight(hs[1]) != 2000 {
-		t.Errorf("weights %v, %v, want 5000, 2000", weight(hs[0]), weight(hs[1]))
+	if totalWeight(hs[0]) != 5000 || totalWeight(hs[1]) != 2000 {
+		t.Errorf("weights %v, %v, want 5000, 2000", totalWeight(hs[0]), totalWeight(hs[1]))
 	}
 	if hs[0].FillColor == hs[1].FillColor {
 		t.Errorf("both strategies filled with %v", hs[0].FillColor)
@@ -189,7 +189,7 @@ func TestBinning(t *testing.T) {
 		{"tail of zeros", append(make([]float64, 99), 1000), true, -0.5, 100, 11},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lo, w, n := binning(tc.data, tc.integer)
+			lo, w, n := binning(tc.data, nil, tc.integer)
 			if math.Abs(lo-tc.lo) > 1e-9 || math.Abs(w-tc.w) > 1e-9 || n != tc.n {
 				t.Errorf("got lo %v, w %v, n %v; want %v, %v, %v", lo, w, n, tc.lo, tc.w, tc.n)
 			}
@@ -205,7 +205,7 @@ func TestBinning(t *testing.T) {
 			data[i] = r.NormFloat64()
 		}
 		slices.Sort(data)
-		if _, _, n := binning(data, false); n != maxBins {
+		if _, _, n := binning(data, nil, false); n != maxBins {
 			t.Errorf("got %d bins, want the cap %d", n, maxBins)
 		}
 	})
@@ -395,7 +395,7 @@ func TestChartSkipsNonFinite(t *testing.T) {
 	empty := metrics.Series{Name: "x", Strategy: "exact", Kind: metrics.Distribution}
 	c := build(t, s, empty)
 	hs := plottersOf[*plotter.Histogram](c)
-	if len(hs) != 1 || weight(hs[0]) != 3 {
+	if len(hs) != 1 || totalWeight(hs[0]) != 3 {
 		t.Fatalf("histograms %v, want one of weight 3", hs)
 	}
 	want := []string{"hll (2 of 5 not shown: NaN or ±Inf)", "exact (no data)"}

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -19,10 +20,10 @@ const maxBins = 60
 
 // histograms draws a histogram of Values per series, all on the same bins.
 func (c *chart) histograms() error {
-	var pooled []float64 // kept values, log10 on a log X axis
+	var pooled, pooledW []float64 // kept values (log10 on a log X axis) and how often each occurs
 	integer := true
 	for _, s := range c.group {
-		for _, v := range s.Values {
+		for j, v := range s.Values {
 			if !keep(v, c.logX) {
 				continue
 			}
@@ -30,15 +31,23 @@ func (c *chart) histograms() error {
 			if c.logX {
 				v = math.Log10(v)
 			}
-			pooled = append(pooled, v)
+			pooled, pooledW = append(pooled, v), append(pooledW, weight(s, j))
 		}
 	}
 	if len(pooled) == 0 {
 		return fmt.Errorf("%w: no value is %s", ErrNoData, drawable(c.logX))
 	}
-	slices.Sort(pooled)
-	edges := binEdges(pooled, integer, c.logX)
-	pooled = nil
+	order := make([]int, len(pooled))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pooled[a], pooled[b]) })
+	sorted, weights := make([]float64, len(order)), make([]float64, len(order))
+	for i, j := range order {
+		sorted[i], weights[i] = pooled[j], pooledW[j]
+	}
+	edges := binEdges(sorted, weights, integer, c.logX)
+	pooled, pooledW, sorted, weights = nil, nil, nil, nil
 
 	c.isHist = true
 	alpha := uint8(210)
@@ -47,15 +56,17 @@ func (c *chart) histograms() error {
 	}
 	for i, s := range c.group {
 		weights := make([]float64, len(edges)-1)
-		kept := 0
-		for _, v := range s.Values {
+		var kept, total float64
+		for j, v := range s.Values {
+			w := weight(s, j)
+			total += w
 			if !keep(v, c.logX) {
 				continue
 			}
-			weights[bin(edges, v)]++
-			kept++
+			weights[bin(edges, v)] += w
+			kept += w
 		}
-		name := legendName(s, len(s.Values)-kept, len(s.Values), why(c.logX))
+		name := legendName(s, int(total-kept), int(total), why(c.logX))
 		if kept == 0 {
 			c.name(nonEmpty(name, i))
 			continue
@@ -78,12 +89,21 @@ func (c *chart) histograms() error {
 	return nil
 }
 
+// weight is how often the j-th value of a Distribution occurs: its
+// weight, or 1 without weights.
+func weight(s metrics.Series, j int) float64 {
+	if s.Weights == nil {
+		return 1
+	}
+	return s.Weights[j]
+}
+
 // binEdges returns the increasing edges of the bins of a histogram of
 // sorted data: from binning, or on a log X axis (where data holds log10 of
 // the values) log-spaced, moved to half-integers for integer data so that no
 // bin is too narrow to hold an integer.
-func binEdges(data []float64, integer, logX bool) []float64 {
-	lo, w, n := binning(data, integer && !logX)
+func binEdges(data, weights []float64, integer, logX bool) []float64 {
+	lo, w, n := binning(data, weights, integer && !logX)
 	edges := make([]float64, 0, n+1)
 	for k := range n + 1 {
 		e := lo + float64(k)*w
@@ -122,7 +142,7 @@ func bin(edges []float64, v float64) int {
 // or range/√n when the quartiles coincide, as they do for a heavy tail of
 // mostly equal values. Integer data gets whole-number bins centred on the
 // integers, so that no bin holds more integers than its neighbours.
-func binning(sorted []float64, integer bool) (lo, w float64, n int) {
+func binning(sorted, weights []float64, integer bool) (lo, w float64, n int) {
 	first, last := sorted[0], sorted[len(sorted)-1]
 	span := last - first
 	if span == 0 {
@@ -133,7 +153,13 @@ func binning(sorted []float64, integer bool) (lo, w float64, n int) {
 		return first - d, 2 * d, 1
 	}
 	count := float64(len(sorted))
-	iqr := metrics.QuantileSorted(sorted, 0, 0.75) - metrics.QuantileSorted(sorted, 0, 0.25)
+	if weights != nil {
+		count = 0
+		for _, w := range weights {
+			count += w
+		}
+	}
+	iqr := metrics.QuantileWeighted(sorted, weights, 0.75) - metrics.QuantileWeighted(sorted, weights, 0.25)
 	if iqr > 0 {
 		n = int(math.Ceil(span / (2 * iqr / math.Cbrt(count))))
 	} else {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"countsim/strategies"
 	"countsim/workload"
 )
 
+// chunk is chunk index of the stream, generated into events.
 type chunk struct {
 	index  int
 	events []workload.Event
@@ -17,18 +19,19 @@ type chunk struct {
 
 // run is what one simulation holds while the stream is fed.
 type run struct {
-	truth    *truth
+	truth    observer
 	designs  []strategies.Strategy
 	clusters []*Cluster // each design's own cluster; nil entries without one
 	elapsed  []int64    // wall-clock ns each design spent in Observe
 	faults   []strategies.Fault
-	next     int // the next fault to deliver
+	next     []int // the next fault to deliver, for each design
 }
 
 // build builds every design of st for the Env envOf gives it.
 func (r *run) build(st *Setup, envOf func(i int) strategies.Env) error {
 	r.designs = make([]strategies.Strategy, len(st.designs))
 	r.elapsed = make([]int64, len(st.designs))
+	r.next = make([]int, len(st.designs))
 	for i, d := range st.designs {
 		s, err := d.build(envOf(i))
 		if err != nil {
@@ -39,47 +42,43 @@ func (r *run) build(st *Setup, envOf func(i int) strategies.Env) error {
 	return nil
 }
 
-// observe hands one batch to the truth and every design, delivering each
-// fault between the last event before its time and the first at or after.
-func (r *run) observe(b []workload.Event) {
+// observe hands one batch to design i, delivering each fault between the
+// last event before its time and the first at or after. It returns the ns
+// spent in Observe.
+func (r *run) observe(i int, b []workload.Event) int64 {
+	var ns int64
+	d := r.designs[i]
 	for len(b) > 0 {
 		cut := len(b)
-		if r.next < len(r.faults) {
-			at := r.faults[r.next].At
-			cut = sort.Search(len(b), func(i int) bool { return b[i].At >= at })
+		if r.next[i] < len(r.faults) {
+			at := r.faults[r.next[i]].At
+			cut = sort.Search(len(b), func(j int) bool { return b[j].At >= at })
 		}
 		if cut > 0 {
-			part := b[:cut]
-			if r.truth != nil {
-				r.truth.observe(part)
-			}
-			for i, d := range r.designs {
-				t0 := time.Now()
-				d.Observe(part)
-				r.elapsed[i] += time.Since(t0).Nanoseconds()
-			}
+			t0 := time.Now()
+			d.Observe(b[:cut])
+			ns += time.Since(t0).Nanoseconds()
 		}
 		if b = b[cut:]; len(b) > 0 {
-			r.fault()
+			r.fault(i)
 		}
 	}
+	return ns
 }
 
-// fault delivers the next fault: a crash to the designs that hold counts in
-// app servers, a node loss to every design's cluster.
-func (r *run) fault() {
-	f := r.faults[r.next]
-	r.next++
-	for i, d := range r.designs {
-		switch f.Kind {
-		case strategies.NodeLoss:
-			if c := r.clusters[i]; c != nil {
-				c.LoseNode(f.Target, f.At)
-			}
-		default:
-			if fd, ok := d.(strategies.Faultable); ok {
-				fd.Fault(f)
-			}
+// fault delivers design i's next fault: a crash to a design that holds
+// counts in app servers, a node loss to the design's cluster.
+func (r *run) fault(i int) {
+	f := r.faults[r.next[i]]
+	r.next[i]++
+	switch f.Kind {
+	case strategies.NodeLoss:
+		if c := r.clusters[i]; c != nil {
+			c.LoseNode(f.Target, f.At)
+		}
+	default:
+		if fd, ok := r.designs[i].(strategies.Faultable); ok {
+			fd.Fault(f)
 		}
 	}
 }
@@ -91,18 +90,93 @@ type source interface {
 	Chunk(i int, buf []workload.Event) []workload.Event
 }
 
-// feed generates the stream with several workers and hands its batches of
-// at most batch events, in stream order, to r. It returns the number of
-// events fed.
+// Progress is what a long run has done so far, for a caller that shows it.
+type Progress struct {
+	Scenario string
+	Events   int64         // events every design and the truth have taken
+	Done     float64       // the share of the stream's chunks taken, 0..1
+	Elapsed  time.Duration // since the stream began
+	Slowest  string        // the design (or "truth") that has spent the most time so far
+}
+
+// DefaultProgressEvery is how often a run reports its progress when
+// Options.Progress is set and Options.ProgressEvery is 0.
+const DefaultProgressEvery = 2 * time.Second
+
+// laneDepth is how many chunks a lane may have waiting: enough that a lane
+// that is briefly slower does not stall the others, few enough that the
+// buffers stay small (a chunk of 65,536 events is 3 MB).
+const laneDepth = 3
+
+// fedChunk is a chunk handed to every lane; the last lane done with it
+// gives its buffer back.
+type fedChunk struct {
+	events []workload.Event
+	left   atomic.Int32 // lanes not done with it yet
+}
+
+// lane is one consumer of the stream on its own goroutine: the truth, or
+// one design. Lanes share nothing but the chunks they read, so a run's
+// wall time approaches its slowest lane's rather than the sum of all.
+type lane struct {
+	name  string
+	take  func(b []workload.Event) int64 // observes a batch, returns ns spent
+	in    chan *fedChunk
+	ns    atomic.Int64 // time spent taking batches
+	taken atomic.Int64 // events taken
+}
+
+// feedBuffers is the most chunk buffers a feed holds at once: one per
+// generating worker, the lanes' queues, and the chunks in hand.
+func feedBuffers(workers int) int { return workers + laneDepth + 3 }
+
+// feed generates the stream with several workers and hands it in stream
+// order, in batches of at most batch events, to the truth (when r has one)
+// and to every design, each on its own goroutine. It returns the number of
+// events fed, which every lane has taken when it returns.
 func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64, error) {
+	if len(r.next) != len(r.designs) {
+		r.next = make([]int, len(r.designs))
+	}
+	if len(r.elapsed) != len(r.designs) {
+		r.elapsed = make([]int64, len(r.designs))
+	}
+	var lanes []*lane
+	if r.truth != nil {
+		lanes = append(lanes, &lane{name: "truth", take: func(b []workload.Event) int64 {
+			t0 := time.Now()
+			r.truth.observe(b)
+			return time.Since(t0).Nanoseconds()
+		}})
+	}
+	for i := range r.designs {
+		lanes = append(lanes, &lane{name: st.designs[i].name(), take: func(b []workload.Event) int64 { return r.observe(i, b) }})
+	}
 	workers := st.workers()
 	nChunks := src.Chunks()
 	// Buffers are handed out in chunk order before the chunk's job is sent,
-	// so the chunk the consumer waits for always has a buffer: no deadlock
-	// however the workers are scheduled.
-	pool := make(chan []workload.Event, workers+2)
+	// so the chunk the dispatcher waits for always has a buffer: no
+	// deadlock however the workers and lanes are scheduled.
+	pool := make(chan []workload.Event, feedBuffers(workers))
 	for range cap(pool) {
 		pool <- nil
+	}
+	var lanesDone sync.WaitGroup
+	for _, l := range lanes {
+		l.in = make(chan *fedChunk, laneDepth)
+		lanesDone.Add(1)
+		go func() {
+			defer lanesDone.Done()
+			for c := range l.in {
+				for lo := 0; lo < len(c.events); lo += batch {
+					l.ns.Add(l.take(c.events[lo:min(lo+batch, len(c.events))]))
+				}
+				l.taken.Add(int64(len(c.events)))
+				if c.left.Add(-1) == 0 {
+					pool <- c.events
+				}
+			}
+		}()
 	}
 	jobs := make(chan chunk)
 	done := make(chan chunk, cap(pool))
@@ -133,13 +207,24 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 			}
 		}
 	}()
+	start := time.Now()
+	var dispatched atomic.Int64 // chunks handed to the lanes
+	stopProgress := st.reportProgress(lanes, &dispatched, nChunks, start)
 	defer func() {
+		for _, l := range lanes {
+			close(l.in)
+		}
+		lanesDone.Wait() // every lane takes what it was handed
+		stopProgress()
 		close(stop)
 		go func() { // drain so workers can finish, then let them go
 			wg.Wait()
 			close(done)
 		}()
 		for range done {
+		}
+		for i := range r.designs {
+			r.elapsed[i] = lanes[len(lanes)-len(r.designs)+i].ns.Load()
 		}
 	}()
 
@@ -160,13 +245,59 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 				return fed, err
 			}
 			delete(pending, next)
-			for lo := 0; lo < len(evs); lo += batch {
-				r.observe(evs[lo:min(lo+batch, len(evs))])
+			fc := &fedChunk{events: evs}
+			fc.left.Store(int32(len(lanes)))
+			for _, l := range lanes {
+				l.in <- fc
+			}
+			if len(lanes) == 0 {
+				pool <- evs
 			}
 			fed += int64(len(evs))
-			pool <- evs
+			dispatched.Add(1)
 			next++
 		}
 	}
 	return fed, nil
+}
+
+// reportProgress calls Options.Progress every ProgressEvery until the
+// function it returns is called; without Options.Progress it does nothing.
+func (st *Setup) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks int, start time.Time) (stop func()) {
+	report := st.opts.Progress
+	if report == nil || len(lanes) == 0 {
+		return func() {}
+	}
+	every := st.opts.ProgressEvery
+	if every <= 0 {
+		every = DefaultProgressEvery
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+			p := Progress{Scenario: st.Scenario.Name, Events: lanes[0].taken.Load(), Elapsed: time.Since(start)}
+			var most int64 = -1
+			for _, l := range lanes {
+				p.Events = min(p.Events, l.taken.Load())
+				if ns := l.ns.Load(); ns > most {
+					most, p.Slowest = ns, l.name
+				}
+			}
+			if chunks > 0 {
+				p.Done = float64(dispatched.Load()) / float64(chunks)
+			}
+			report(p)
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
 }

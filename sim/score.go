@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"countsim/metrics"
 	"countsim/strategies"
@@ -89,51 +91,103 @@ func (st *Setup) truthRow(rep *Report, m strategies.Metric, v float64, unit stri
 // histogram worth drawing (a hot-counter scenario has one key).
 const minKeysForDistribution = 100
 
-// points compares a point counter's count of every key seen with the
-// truth: undercounts, overestimates and their distribution.
-func (s *scorer) points(pc strategies.PointCounter, tr *truth, keys []uint64) {
-	var under, overBound int
-	var maxOver, sumOver uint64
-	over := make([]float64, len(keys))
-	bound := s.plan(strategies.MetricOverestimateBound)
-	for j, key := range keys {
-		est, want := pc.Count(key), tr.counts[key]
+// overs is a histogram of overestimates, one count per value: the small
+// values in an array, the rare large ones in a map. Scoring a run of
+// 400,000,000 keys keeps a few thousand numbers, not one per key.
+type overs struct {
+	small [1 << 16]uint64
+	large map[uint64]uint64
+}
+
+func (o *overs) add(v uint64) {
+	if v < uint64(len(o.small)) {
+		o.small[v]++
+		return
+	}
+	if o.large == nil {
+		o.large = map[uint64]uint64{}
+	}
+	o.large[v]++
+}
+
+// values returns the distinct values held, increasing, and how many keys
+// have each.
+func (o *overs) values() (vals, weights []float64) {
+	for v, n := range o.small {
+		if n > 0 {
+			vals, weights = append(vals, float64(v)), append(weights, float64(n))
+		}
+	}
+	large := slices.Sorted(maps.Keys(o.large))
+	for _, v := range large {
+		vals, weights = append(vals, float64(v)), append(weights, float64(o.large[v]))
+	}
+	return vals, weights
+}
+
+// pointStats is what comparing a point counter with the truth over every
+// key found.
+type pointStats struct {
+	keys      int
+	under     int // keys counted below the truth
+	overBound int // keys whose overestimate passes the bound
+	maxOver   uint64
+	sumOver   uint64
+	over      overs // 0 for keys counted below the truth
+}
+
+// measurePoints compares pc's count of every key the truth holds with the
+// truth. It reads pc and tr only, so designs are measured side by side.
+func measurePoints(pc strategies.PointCounter, tr tally, bound *float64) *pointStats {
+	ps := &pointStats{}
+	for key, want := range tr.all() {
+		ps.keys++
+		est := pc.Count(key)
 		if est < want {
-			under++
+			ps.under++
+			ps.over.add(0)
 			continue
 		}
 		e := est - want
-		over[j] = float64(e)
-		sumOver += e
-		maxOver = max(maxOver, e)
+		ps.over.add(e)
+		ps.sumOver += e
+		ps.maxOver = max(ps.maxOver, e)
 		if bound != nil && float64(e) > *bound {
-			overBound++
+			ps.overBound++
 		}
 	}
-	s.add(strategies.MetricUndercounts, float64(under), "keys", s.plan(strategies.MetricUndercounts),
-		"keys whose estimate is below the truth, of "+metrics.Format(float64(len(keys))))
+	return ps
+}
+
+// points adds the rows of a point counter's counts against the truth:
+// undercounts, overestimates and their distribution.
+func (s *scorer) points(ps *pointStats) {
+	bound := s.plan(strategies.MetricOverestimateBound)
+	s.add(strategies.MetricUndercounts, float64(ps.under), "keys", s.plan(strategies.MetricUndercounts),
+		"keys whose estimate is below the truth, of "+metrics.Format(float64(ps.keys)))
 	maxNote := "largest estimate − truth over every key"
 	if bound != nil {
 		maxNote += "; plan: the per-key bound εN"
 	}
-	s.add(strategies.MetricMaxOverestimate, float64(maxOver), "events", bound, maxNote)
+	s.add(strategies.MetricMaxOverestimate, float64(ps.maxOver), "events", bound, maxNote)
 	mean := 0.0
-	if len(keys) > 0 {
-		mean = float64(sumOver) / float64(len(keys))
+	if ps.keys > 0 {
+		mean = float64(ps.sumOver) / float64(ps.keys)
 	}
 	s.add(strategies.MetricMeanOverestimate, round(mean, 3), "events", nil, "")
-	if len(keys) > 0 {
-		s.add(strategies.MetricP99Overestimate, metrics.Quantile(append([]float64(nil), over...), 0.99), "events", nil, "over keys")
+	vals, weights := ps.over.values()
+	if ps.keys > 0 {
+		s.add(strategies.MetricP99Overestimate, metrics.QuantileWeighted(vals, weights, 0.99), "events", nil, "over keys")
 	}
 	if bound != nil {
-		s.add(strategies.MetricKeysOverBound, float64(overBound), "keys", nil,
+		s.add(strategies.MetricKeysOverBound, float64(ps.overBound), "keys", nil,
 			"keys whose overestimate passes εN; each does with probability at most e^-d")
 	}
-	if maxOver > 0 && len(keys) >= minKeysForDistribution {
+	if ps.maxOver > 0 && ps.keys >= minKeysForDistribution {
 		name := s.d.name()
 		ser := metrics.Series{Scenario: s.scenario, Strategy: name, Name: "overestimate-" + name,
-			Title: fmt.Sprintf("%s: overestimate per key (%s keys)", name, metrics.Format(float64(len(keys)))),
-			Kind:  metrics.Distribution, XLabel: "estimate − true count", YLabel: "keys", Values: over}
+			Title: fmt.Sprintf("%s: overestimate per key (%s keys)", name, metrics.Format(float64(ps.keys))),
+			Kind:  metrics.Distribution, XLabel: "estimate − true count", YLabel: "keys", Values: vals, Weights: weights}
 		if bound != nil {
 			ser.Marks = []metrics.Mark{{Label: "bound εN = " + metrics.Format(*bound), Value: *bound, Axis: "x"}}
 		}
@@ -145,13 +199,13 @@ func (s *scorer) points(pc strategies.PointCounter, tr *truth, keys []uint64) {
 // The recall has a plan only where the design promises one: 1 for an exact
 // design; for one that promises every key above its guarantee threshold,
 // the share of the true top K counted more than the threshold.
-func (s *scorer) top(tk strategies.TopK, tr *truth, top []keyCount, k int) float64 {
+func (s *scorer) top(tk strategies.TopK, tr tally, top []keyCount, k int) float64 {
 	got := tk.Top(k)
 	gotKeys := make([]uint64, len(got))
 	var maxErr uint64
 	for j, it := range got {
 		gotKeys[j] = it.Key
-		maxErr = max(maxErr, absDiff(it.Count, tr.counts[it.Key]))
+		maxErr = max(maxErr, absDiff(it.Count, tr.count(it.Key)))
 	}
 	wantKeys := make([]uint64, len(top))
 	for j, kc := range top {

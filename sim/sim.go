@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
+	"time"
+	"unsafe"
 
 	"countsim/metrics"
 	"countsim/scenarios"
 	"countsim/strategies"
+	"countsim/workload"
 )
 
 // DefaultMemoryLimit is the memory a run may plan to use unless Options say
@@ -23,6 +27,10 @@ type Options struct {
 	// Workers generate chunks of the stream; 0 means GOMAXPROCS. The results
 	// do not depend on it.
 	Workers int
+	// Progress, when set, is called every ProgressEvery (0 means
+	// DefaultProgressEvery) while a stream is fed, from another goroutine.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
 }
 
 // design is one strategy entry of the scenario, decoded and planned.
@@ -139,6 +147,9 @@ func (st *Setup) memoryNeeded() int64 {
 		total := max(d.plannedValue(strategies.MetricBytes), d.plannedValue(strategies.MetricTotalBytes))
 		held += copies * int64(total)
 	}
+	// The chunks in flight, and what scoring holds for each design.
+	held += int64(feedBuffers(st.workers())) * workload.DefaultChunkSize * int64(unsafe.Sizeof(workload.Event{}))
+	held += int64(len(st.designs)) * int64(unsafe.Sizeof(overs{}))
 	return held
 }
 
@@ -205,4 +216,21 @@ func (st *Setup) truthName() string {
 		return "truth-" + st.Scenario.Step
 	}
 	return "truth"
+}
+
+// parallel runs the jobs on at most workers goroutines and returns when
+// all are done.
+func (st *Setup) parallel(jobs []func()) {
+	sem := make(chan struct{}, st.workers())
+	var wg sync.WaitGroup
+	for _, job := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			job()
+		}()
+	}
+	wg.Wait()
 }

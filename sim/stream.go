@@ -55,11 +55,17 @@ func (k *streamKind) describe() string {
 
 func (k *streamKind) accepts(*strategies.Type) error { return nil }
 
-func (k *streamKind) memory() (int64, int64) { return int64(k.st.env.Keys) * truthBytesPerKey, 1 }
+func (k *streamKind) memory() (int64, int64) {
+	if k.byRank() {
+		return rankTruthBytes(k.spec.Events, k.spec.Keys), 1
+	}
+	return int64(k.st.env.Keys) * truthBytesPerKey, 1
+}
 
 func (k *streamKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
-	r := &run{truth: newTruth(int(st.env.Keys), false, false)}
+	tr := k.truth()
+	r := &run{truth: tr}
 	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
 		return nil, err
 	}
@@ -70,9 +76,21 @@ func (k *streamKind) run(ctx context.Context) (*Report, error) {
 		plan = metrics.PlanOf(float64(k.spec.Events))
 	}
 	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", plan, "every event fed")
-	k.score(rep, r, events, nil)
+	k.score(rep, r, tr, events, nil)
 	return rep, err
 }
+
+// truth is the stream's ground truth: by rank when the array is the
+// smaller (the key space is at most 16 times the events: 4 or 8 bytes a
+// rank against about 64 a key seen), else by key.
+func (k *streamKind) truth() tallyObserver {
+	if k.byRank() {
+		return newRankTruth(k.src)
+	}
+	return newTruth(int(k.st.env.Keys), false, false)
+}
+
+func (k *streamKind) byRank() bool { return k.spec.Keys/16 <= uint64(k.spec.Events) }
 
 // keyed is what the count and the timed stream share: writes over a key
 // space drawn by a known law, an exact truth by key, and the questions a
@@ -100,16 +118,28 @@ func (k keyed) plan() []metrics.Result {
 // score adds the truth's rows and every design's: its memory and speed,
 // its counts against the truth, its top K, then what more the kind asks
 // of it (more, when not nil), then its plan rows.
-func (k keyed) score(rep *Report, r *run, events int64, more func(s *scorer, i int)) {
+func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *scorer, i int)) {
 	st := k.st
-	tr := r.truth
 	top := st.Scenario.Questions.Top
-	keys := tr.keys()
 	var trueTop []keyCount
-	if top > 0 {
-		trueTop = tr.top(top)
+	var distinct int
+	// The truth's own answers and every design's counts of every key are
+	// worked out side by side: each reads the truth and one design only.
+	stats := make([]*pointStats, len(r.designs))
+	jobs := []func(){func() {
+		if top > 0 {
+			trueTop = tr.top(top)
+		}
+		distinct = tr.distinct()
+	}}
+	for i, built := range r.designs {
+		if pc, ok := built.(strategies.PointCounter); ok {
+			bound := st.designs[i].planned(strategies.MetricOverestimateBound)
+			jobs = append(jobs, func() { stats[i] = measurePoints(pc, tr, bound) })
+		}
 	}
-	st.truthRow(rep, strategies.MetricDistinctKeys, float64(len(keys)), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
+	st.parallel(jobs)
+	st.truthRow(rep, strategies.MetricDistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
 	if len(trueTop) > 0 {
 		st.truthRow(rep, strategies.MetricTop1Count, float64(trueTop[0].count), "events", metrics.PlanOf(k.expected(1)), "N·P(rank 1)")
 	}
@@ -127,8 +157,8 @@ func (k keyed) score(rep *Report, r *run, events int64, more func(s *scorer, i i
 			note += "; includes the simulated cluster's queueing and accounting"
 		}
 		s.speed(r.elapsed[i], events, note)
-		if pc, ok := built.(strategies.PointCounter); ok {
-			s.points(pc, tr, keys)
+		if stats[i] != nil {
+			s.points(stats[i])
 		}
 		if more != nil {
 			more(s, i)

@@ -104,6 +104,7 @@ func (k *timedKind) memory() (int64, int64) {
 // timedRun is a run on clusters, with what was taken of them at the end.
 type timedRun struct {
 	*run
+	truth    *truth
 	steady   []ClusterStats // each cluster at the stream's end
 	shutdown []int64        // the writes each design sent after it
 	drained  []int64        // when each cluster had served everything, ns
@@ -113,8 +114,9 @@ type timedRun struct {
 func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
 	w := k.spec
-	r := &timedRun{run: &run{
-		truth:    newTruth(int(st.env.Keys), w.Resend > 0, w.Keys <= historyMaxKeys),
+	tr := newTruth(int(st.env.Keys), w.Resend > 0, w.Keys <= historyMaxKeys)
+	r := &timedRun{truth: tr, run: &run{
+		truth:    tr,
 		clusters: make([]*Cluster, len(st.designs)),
 		faults:   k.faults,
 	}}
@@ -140,13 +142,12 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	}
 	rep := &Report{Partial: err != nil}
 	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every event fed: writes, reads and resends")
-	tr := r.truth
 	st.truthRow(rep, strategies.MetricWrites, float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
 	st.truthRow(rep, strategies.MetricReads, float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(w.ExpectedReads())), "read events")
 	if w.Resend > 0 {
 		st.truthRow(rep, strategies.MetricResends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
 	}
-	k.score(rep, r.run, events, func(s *scorer, i int) { k.servers(s, r, i) })
+	k.score(rep, r.run, tr, events, func(s *scorer, i int) { k.servers(s, r, i) })
 	return rep, err
 }
 
@@ -155,8 +156,10 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 // back send them at the end, and notes what that shutdown sent and when
 // each cluster had served everything.
 func (r *timedRun) finish(end int64) {
-	for r.next < len(r.faults) {
-		r.fault()
+	for i := range r.designs {
+		for r.next[i] < len(r.faults) {
+			r.fault(i)
+		}
 	}
 	r.takeSteady(end)
 	n := len(r.designs)

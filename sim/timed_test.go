@@ -92,13 +92,14 @@ func TestFaultsReachDesignsAtTheirTime(t *testing.T) {
 		designs:  []strategies.Strategy{&faultLog{}},
 		clusters: make([]*Cluster, 1),
 		elapsed:  make([]int64, 1),
+		next:     make([]int, 1),
 		faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 150, Kind: strategies.AppCrash, Target: 2}, {At: 900, Kind: strategies.AppCrash}},
 	}
 	var b []workload.Event
 	for at := int64(0); at < 400; at += 50 {
 		b = append(b, workload.Event{At: at, Key: 1, Delta: 1, ID: uint64(at) + 1})
 	}
-	r.observe(b)
+	r.observe(0, b)
 	(&timedRun{run: r}).finish(1000)
 	log := r.designs[0].(*faultLog)
 	want := "0 50 100 F1 F2 150 200 250 300 350 F0 flush"
@@ -179,5 +180,44 @@ strategies:
 	}
 	if got := find(t, rep.Results, "striped", "count_error").Number(); got != -lost {
 		t.Errorf("count_error: got %v, want −%v (of %v writes)", got, lost, writes)
+	}
+}
+
+// fixedSource is a stream of chunks of events every 50 ns.
+type fixedSource struct{ chunks, size int }
+
+func (f fixedSource) Chunks() int { return f.chunks }
+func (f fixedSource) Chunk(i int, buf []workload.Event) []workload.Event {
+	buf = buf[:0]
+	for j := range f.size {
+		at := int64(i*f.size+j) * 50
+		buf = append(buf, workload.Event{At: at, Key: 1, Delta: 1, ID: uint64(at) + 1})
+	}
+	return buf
+}
+
+// Every design, each on its own lane, gets every event and its own faults
+// at their time, however the lanes are scheduled.
+func TestFeedGivesEveryLaneItsFaults(t *testing.T) {
+	st := prepare(t, smallYAML, Options{Workers: 3})
+	st.designs = []design{st.designs[0], st.designs[0], st.designs[0]}
+	r := &run{
+		truth:    newTruth(4, false, false),
+		designs:  []strategies.Strategy{&faultLog{}, &faultLog{}, &faultLog{}},
+		clusters: make([]*Cluster, 3),
+		faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 375, Kind: strategies.AppCrash, Target: 2}},
+	}
+	fed, err := st.feed(context.Background(), r, fixedSource{chunks: 5, size: 2}, 3)
+	if err != nil || fed != 10 {
+		t.Fatalf("fed %d, %v; want 10 events", fed, err)
+	}
+	want := "0 50 100 F1 150 200 250 300 350 F2 400 450"
+	for i, d := range r.designs {
+		if got := d.(*faultLog).String(); got != want {
+			t.Errorf("design %d: got %q, want %q", i, got, want)
+		}
+	}
+	if got := r.truth.(*truth).total(); got != 10 {
+		t.Errorf("the truth counted %d, want 10", got)
 	}
 }

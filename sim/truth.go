@@ -1,8 +1,10 @@
 package sim
 
 import (
-	"cmp"
+	"iter"
+	"maps"
 	"slices"
+	"sync"
 
 	"countsim/workload"
 )
@@ -24,6 +26,9 @@ type truth struct {
 	readAt  []int64             // the read's time
 	readKey []uint64            // and its key
 	history map[uint64][]uint64 // per key: the count at the end of each millisecond
+
+	sortOnce sync.Once
+	sorted   []uint64 // every key written, ascending, once the stream is fed
 }
 
 // historyMaxKeys is the most keys whose per-millisecond history the truth
@@ -61,6 +66,9 @@ func (t *truth) observe(batch []workload.Event) {
 		}
 	}
 }
+
+// total is the sum of the writes counted.
+func (t *truth) total() uint64 { return t.n }
 
 // seen reports whether id was seen before, and remembers it.
 func (t *truth) seen(id uint64) bool {
@@ -120,27 +128,64 @@ type keyCount struct {
 
 // top returns the k heaviest keys, count descending then key ascending —
 // the same order the designs' Top answers use.
-func (t *truth) top(k int) []keyCount {
-	all := make([]keyCount, 0, len(t.counts))
-	for key, c := range t.counts {
-		all = append(all, keyCount{key, c})
-	}
-	slices.SortFunc(all, func(a, b keyCount) int {
-		if c := cmp.Compare(b.count, a.count); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.key, b.key)
+func (t *truth) top(k int) []keyCount { return topOf(t.all(), k) }
+
+// count is the exact count of key.
+func (t *truth) count(key uint64) uint64 { return t.counts[key] }
+
+// distinct is the number of keys written.
+func (t *truth) distinct() int { return len(t.counts) }
+
+// all yields every key written with its count, keys ascending, so that
+// scoring visits keys in an order that does not depend on map iteration.
+// The keys are sorted once, on the first call; all may be called from
+// several goroutines once the stream is fed.
+func (t *truth) all() iter.Seq2[uint64, uint64] {
+	t.sortOnce.Do(func() {
+		t.sorted = slices.Sorted(maps.Keys(t.counts))
 	})
-	return all[:min(k, len(all))]
+	return func(yield func(uint64, uint64) bool) {
+		for _, k := range t.sorted {
+			if !yield(k, t.counts[k]) {
+				return
+			}
+		}
+	}
 }
 
-// keys returns every key seen, sorted, so that scoring visits keys in an
-// order that does not depend on map iteration.
-func (t *truth) keys() []uint64 {
-	ks := make([]uint64, 0, len(t.counts))
-	for k := range t.counts {
-		ks = append(ks, k)
+// topOf selects the k heaviest of the keys all yields.
+func topOf(all iter.Seq2[uint64, uint64], k int) []keyCount {
+	sel := selection{k: k}
+	for key, c := range all {
+		sel.offer(keyCount{key, c})
 	}
-	slices.Sort(ks)
-	return ks
+	return sel.best
+}
+
+// selection holds the k heaviest keys offered so far, count descending
+// then key ascending: one pass and O(k) memory, no sort of every key. A
+// key enters only when it beats the last one held.
+type selection struct {
+	k    int
+	best []keyCount
+}
+
+func (s *selection) full() bool      { return len(s.best) >= s.k }
+func (s *selection) last() *keyCount { return &s.best[len(s.best)-1] }
+
+// heavier reports whether a comes before b in a top-K answer.
+func heavier(a, b keyCount) bool { return a.count > b.count || a.count == b.count && a.key < b.key }
+
+func (s *selection) offer(kc keyCount) {
+	if s.k <= 0 || s.full() && !heavier(kc, *s.last()) {
+		return
+	}
+	i := len(s.best)
+	for i > 0 && heavier(kc, s.best[i-1]) {
+		i--
+	}
+	s.best = slices.Insert(s.best, i, kc)
+	if len(s.best) > s.k {
+		s.best = s.best[:s.k]
+	}
 }

@@ -1,0 +1,121 @@
+package sim
+
+import (
+	"iter"
+	"math"
+
+	"countsim/workload"
+)
+
+// tally is the exact count of every key, as scoring reads it: the map
+// truth of a timed stream and the rank truth of a count stream both are.
+type tally interface {
+	count(key uint64) uint64
+	distinct() int
+	top(k int) []keyCount
+	// all yields every key written with its count, in an order fixed by
+	// the run (never by map iteration).
+	all() iter.Seq2[uint64, uint64]
+}
+
+// observer takes the stream batch by batch, as the truth does.
+type observer interface {
+	observe(batch []workload.Event)
+}
+
+// rankTruth is the ground truth of a count stream, whose keys are a
+// bijection of Zipf ranks: the count of the key of rank r is at[r−1], an
+// array of C, 4 bytes a key when no count can pass 2^32−1 (the stream has
+// fewer events than that), else 8. An event costs one inverse of the
+// stream's scrambler and one increment; the array shares no code with the
+// designs it judges. 400,000,000 keys take 1.6 GB.
+type rankTruth[C uint32 | uint64] struct {
+	src *workload.Stream
+	at  []C
+	n   uint64 // sum of the deltas counted
+}
+
+// rankTruthMaxBytesPerKey is what a rank truth costs a key at most.
+const rankTruthMaxBytesPerKey = 8
+
+// newRankTruth returns the rank truth of src: 4 bytes a key when its events
+// fit a uint32 count, else 8.
+func newRankTruth(src *workload.Stream) tallyObserver {
+	cfg := src.Config()
+	if cfg.Events <= math.MaxUint32 {
+		return &rankTruth[uint32]{src: src, at: make([]uint32, cfg.Keys)}
+	}
+	return &rankTruth[uint64]{src: src, at: make([]uint64, cfg.Keys)}
+}
+
+// rankTruthBytes is the memory of the rank truth of a stream.
+func rankTruthBytes(events int64, keys uint64) int64 {
+	if events <= math.MaxUint32 {
+		return 4 * int64(keys)
+	}
+	return rankTruthMaxBytesPerKey * int64(keys)
+}
+
+// tallyObserver is a truth that is fed and then read.
+type tallyObserver interface {
+	tally
+	observer
+	total() uint64
+}
+
+func (t *rankTruth[C]) observe(batch []workload.Event) {
+	at := t.at
+	for i := range batch {
+		e := &batch[i]
+		if e.Op != workload.Write || e.Delta <= 0 {
+			continue
+		}
+		at[t.src.RankOf(e.Key)-1] += C(e.Delta)
+		t.n += uint64(e.Delta)
+	}
+}
+
+func (t *rankTruth[C]) total() uint64 { return t.n }
+
+func (t *rankTruth[C]) count(key uint64) uint64 {
+	r := t.src.RankOf(key)
+	if r < 1 || r > uint64(len(t.at)) {
+		return 0
+	}
+	return uint64(t.at[r-1])
+}
+
+func (t *rankTruth[C]) distinct() int {
+	n := 0
+	for _, c := range t.at {
+		if c != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// all yields the keys written by rank, hottest first.
+func (t *rankTruth[C]) all() iter.Seq2[uint64, uint64] {
+	return func(yield func(uint64, uint64) bool) {
+		for i, c := range t.at {
+			if c != 0 && !yield(t.src.KeyOf(uint64(i)+1), uint64(c)) {
+				return
+			}
+		}
+	}
+}
+
+// top selects the k heaviest keys in one pass over the array, without
+// sorting it: a rank's key is worked out only when its count could enter
+// the answer.
+func (t *rankTruth[C]) top(k int) []keyCount {
+	sel := selection{k: k}
+	for i, c := range t.at {
+		if c == 0 || sel.full() && uint64(c) < sel.last().count {
+			continue
+		}
+		sel.offer(keyCount{t.src.KeyOf(uint64(i) + 1), uint64(c)})
+	}
+	return sel.best
+}

@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"countsim/workload"
+)
+
+// The rank truth and the map truth, fed the same stream, agree on every
+// key's count, the number of keys, and the top K, ties included.
+func TestRankTruthAgreesWithMapTruth(t *testing.T) {
+	for _, scramble := range []bool{false, true} {
+		src, err := workload.NewStream(workload.StreamConfig{Seed: 3, Label: "events", Events: 300_000, Keys: 50_000,
+			S: 1.1, Scramble: scramble, Rate: 1e6, ChunkSize: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byRank, byKey := newRankTruth(src), newTruth(0, false, false)
+		for i := range src.Chunks() {
+			b := src.Chunk(i, nil)
+			byRank.observe(b)
+			byKey.observe(b)
+		}
+		if byRank.total() != byKey.total() || byRank.distinct() != byKey.distinct() {
+			t.Fatalf("scramble %v: totals %d/%d, distinct %d/%d", scramble, byRank.total(), byKey.total(), byRank.distinct(), byKey.distinct())
+		}
+		seen := 0
+		for key, c := range byRank.all() {
+			seen++
+			if want := byKey.count(key); c != want || byRank.count(key) != want {
+				t.Fatalf("scramble %v: key %#x counted %d (count %d), want %d", scramble, key, c, byRank.count(key), want)
+			}
+		}
+		if seen != byKey.distinct() {
+			t.Fatalf("scramble %v: all yields %d keys, want %d", scramble, seen, byKey.distinct())
+		}
+		for _, k := range []int{1, 10, 1000, 60_000} {
+			if got, want := byRank.top(k), sortedTop(byKey.counts, k); !slices.Equal(got, want) {
+				t.Fatalf("scramble %v, top %d: got %v…, want %v…", scramble, k, got[:min(3, len(got))], want[:min(3, len(want))])
+			}
+		}
+	}
+}
+
+// sortedTop is the top k by a full sort, the way the truth answered before
+// it selected.
+func sortedTop(counts map[uint64]uint64, k int) []keyCount {
+	var all []keyCount
+	for key, c := range counts {
+		all = append(all, keyCount{key, c})
+	}
+	slices.SortFunc(all, func(a, b keyCount) int {
+		if c := cmp.Compare(b.count, a.count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.key, b.key)
+	})
+	return all[:min(k, len(all))]
+}
+
+// The selection answers as a full sort does, with many ties.
+func TestSelectionMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for trial := range 300 {
+		counts := map[uint64]uint64{}
+		for range rng.IntN(200) {
+			counts[rng.Uint64N(1000)] = 1 + rng.Uint64N(4) // few distinct counts: ties everywhere
+		}
+		k := rng.IntN(30)
+		if got, want := topOf(func(yield func(uint64, uint64) bool) {
+			for key, c := range counts {
+				if !yield(key, c) {
+					return
+				}
+			}
+		}, k), sortedTop(counts, k); !slices.Equal(got, want) && (len(got) != 0 || len(want) != 0) {
+			t.Fatalf("trial %d, k %d: got %v, want %v", trial, k, got, want)
+		}
+	}
+}
+
+// A stream of more than 2^32−1 events counts in 8 bytes a rank.
+func TestRankTruthWidth(t *testing.T) {
+	if got := rankTruthBytes(1<<32-1, 10); got != 40 {
+		t.Errorf("2^32−1 events: %d bytes for 10 keys, want 40", got)
+	}
+	if got := rankTruthBytes(1<<32, 10); got != 80 {
+		t.Errorf("2^32 events: %d bytes for 10 keys, want 80", got)
+	}
+}
