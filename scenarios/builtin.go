@@ -31,6 +31,22 @@ func BuiltinNames() []string {
 	return names
 }
 
+// DefaultBuiltins lists the built-in scenarios a run of every built-in one
+// runs: all but those marked on_demand, sorted.
+func DefaultBuiltins() ([]string, error) {
+	var names []string
+	for _, name := range BuiltinNames() {
+		scn, err := Builtin(name)
+		if err != nil {
+			return nil, err
+		}
+		if !scn.OnDemand {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
 // BuiltinSource returns the YAML text of the built-in scenario name, for
 // `countsim list` and as a template to copy.
 func BuiltinSource(name string) ([]byte, error) {

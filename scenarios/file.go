@@ -17,6 +17,7 @@ type fileSpec struct {
 	Title       string      `key:"title" type:"line" doc:"one line for reports"`
 	Description string      `key:"description" type:"text" doc:"free text for the report"`
 	Seed        uint64      `key:"seed" range:"0..18446744073709551615" default:"1" doc:"the run's seed: the same seed gives the same results, byte for byte"`
+	OnDemand    bool        `key:"on_demand" doc:"run only when named: a built-in scenario left out of a run of every built-in one (too long for it); true or false"`
 	Assumptions Assumptions `key:"assumptions" doc:"the real-world figures the plan works from at full scale"`
 	body
 	Steps []stepSpec `key:"steps" range:"1..20" entry:"step" doc:"a scenario told in steps, each with its own run and designs (and none at the top)"`
@@ -76,7 +77,7 @@ func (d *decoder) document(root *yaml.Node) (*Scenario, error) {
 		return nil, err
 	}
 	top := &Scenario{File: d.file, Name: f.Name, Title: f.Title, Description: f.Description, Seed: f.Seed,
-		Assumptions: f.Assumptions, keys: d.keys}
+		OnDemand: f.OnDemand, Assumptions: f.Assumptions, keys: d.keys}
 	if len(f.Steps) == 0 {
 		if err := d.checkBody(&f.body, g, root, "", true); err != nil {
 			return nil, err
@@ -90,7 +91,7 @@ func (d *decoder) document(root *yaml.Node) (*Scenario, error) {
 	// come after the steps; the rules that need it run now.
 	for i := range f.Steps {
 		st := &f.Steps[i]
-		s := &Scenario{File: d.file, Name: f.Name, Title: f.Title, Description: st.Description, Seed: f.Seed,
+		s := &Scenario{File: d.file, Name: f.Name, Title: f.Title, Description: st.Description, Seed: f.Seed, OnDemand: f.OnDemand,
 			Assumptions: d.over(f.Assumptions, st.Assumptions, st.path), Step: st.Name, StepTitle: st.Title, StepPos: st.Pos,
 			keys: d.keys, stepPath: st.path}
 		if err := d.finish(s, &st.body, st.path); err != nil {

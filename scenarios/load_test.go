@@ -289,7 +289,7 @@ func bare(s *Scenario) *Scenario {
 func TestParseErrors(t *testing.T) {
 	const (
 		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience)"
-		topKeys      = "name, title, description, seed, assumptions, workload, profile, questions, cluster, faults, strategies, steps"
+		topKeys      = "name, title, description, seed, on_demand, assumptions, workload, profile, questions, cluster, faults, strategies, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
 		durations    = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25)`
@@ -325,7 +325,7 @@ func TestParseErrors(t *testing.T) {
 		// Unknown and repeated keys.
 		{"unknown top key", plus("evnets: 5"), 9, []string{`unknown key "evnets"`, "(allowed: " + topKeys + ")"}},
 		{"unknown workload key", with(4, "  evnets: 1000"), 4, []string{`workload: unknown key "evnets" ` + workloadKeys}},
-		{"unknown strategy key", plus("    parms: {}"), 9, []string{`strategies[0]: unknown key "parms" (allowed: name, type, params)`}},
+		{"unknown strategy key", plus("    parms: {}"), 9, []string{`strategies[0]: unknown key "parms" (allowed: name, type, params, on_demand)`}},
 		{"unknown assumption", plus("assumptions:", "  event: 5"), 10, []string{`assumptions: unknown key "event" (allowed: events, keys, entry_bytes, server_bytes, data_fraction, counter_bytes, kth_count, peak_rate, read_rate, key_capacity, headroom, app_servers)`}},
 		{"unknown question", plus("questions: {top: 1, bottom: 2}"), 9, []string{`questions: unknown key "bottom" (allowed: top)`}},
 		{"merge key", plus("questions:", "  <<: {top: 1}"), 10, []string{"questions: merge keys (<<) are not allowed"}},
@@ -1636,5 +1636,24 @@ func checkAccepted(t *testing.T, s *Scenario, seen map[string]bool) {
 				t.Fatalf("accepted param %+v of type %T", p, v)
 			}
 		}
+	}
+}
+
+// A run of every built-in scenario leaves out the ones marked on_demand:
+// the full search day, which takes minutes.
+func TestDefaultBuiltinsLeaveOutOnDemand(t *testing.T) {
+	names, err := DefaultBuiltins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(names, "search-full-day") || !slices.Contains(names, "search") {
+		t.Errorf("default built-ins %v: want search and not search-full-day", names)
+	}
+	full, err := Builtin("search-full-day")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !full.OnDemand || len(full.Strategies) != 4 || !full.Strategies[3].OnDemand || full.Strategies[3].Name != "exact" {
+		t.Errorf("search-full-day: on_demand %v, strategies %+v; want on demand, with exact on demand", full.OnDemand, full.Strategies)
 	}
 }

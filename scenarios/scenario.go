@@ -33,6 +33,7 @@ type Scenario struct {
 	Title       string // `title`
 	Description string // `description`: the file's, or the step's in a step
 	Seed        uint64 // `seed`
+	OnDemand    bool   // `on_demand`: left out of a run of every built-in scenario
 
 	// Assumptions are the real-world figures. The linked ones (figures.go)
 	// not stated here are taken from what the scenario simulates.
@@ -122,7 +123,10 @@ type Strategy struct {
 	Name   string  `key:"name" type:"name" required:"true" doc:"the design's name in tables: unique in the file"`
 	Type   string  `key:"type" required:"true" allowed:"a design type such as count-min" doc:"a design type (countsim list shows them and their parameters)"`
 	Params []Param `key:"params" doc:"the design's parameters, decoded strictly by its type"`
-	Pos    Pos     // the entry's position (its first key, after the "- ")
+	// OnDemand leaves the design out of a run unless the run names it
+	// (countsim run -with NAME): a design too large for every run.
+	OnDemand bool `key:"on_demand" doc:"leave the design out unless the run names it with -with NAME (a design too large for every run); true or false"`
+	Pos      Pos  // the entry's position (its first key, after the "- ")
 }
 
 // Param is one raw design parameter. Value is an int64, float64, bool or

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -31,6 +32,8 @@ type Options struct {
 	// DefaultProgressEvery) while a stream is fed, from another goroutine.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// With names the on-demand designs to run; the others are left out.
+	With []string
 }
 
 // design is one strategy entry of the scenario, decoded and planned.
@@ -77,6 +80,8 @@ type Setup struct {
 	env      strategies.Env
 	designs  []design
 	opts     Options
+	// LeftOut names the on-demand designs that Options.With did not ask for.
+	LeftOut []string
 }
 
 // Prepare checks a loaded scenario against the registry and the memory
@@ -101,6 +106,10 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 	}
 	st.kind = k
 	for i, spec := range scn.Strategies {
+		if spec.OnDemand && !slices.Contains(opts.With, spec.Name) {
+			st.LeftOut = append(st.LeftOut, spec.Name)
+			continue
+		}
 		d := design{spec: spec, index: i}
 		if d.typ, err = strategies.Lookup(spec.Type); err != nil {
 			return nil, d.errorf("%v", err)

@@ -274,3 +274,29 @@ func TestEveryKindHasARunner(t *testing.T) {
 		}
 	}
 }
+
+// An on-demand design runs only when Options.With names it.
+func TestOnDemandDesigns(t *testing.T) {
+	scn, err := scenarios.Builtin("search-full-day")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Prepare(scn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.designs) != 3 || !slices.Equal(st.LeftOut, []string{"exact"}) {
+		t.Errorf("without -with: %d designs, left out %v; want 3 and exact", len(st.designs), st.LeftOut)
+	}
+	st, err = Prepare(scn, Options{With: []string{"exact"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.designs) != 4 || len(st.LeftOut) != 0 || st.designs[3].index != 3 {
+		t.Errorf("with exact: %d designs, left out %v; want all 4", len(st.designs), st.LeftOut)
+	}
+	// The whole day with exact needs more than a 4 GiB limit: refused with the numbers.
+	if _, err := Prepare(scn, Options{With: []string{"exact"}, MemoryLimit: 4 << 30}); err == nil || !strings.Contains(err.Error(), "limit of 4,294,967,296 bytes") {
+		t.Errorf("got %v, want the memory limit refused", err)
+	}
+}

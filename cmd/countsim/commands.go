@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -15,32 +16,40 @@ import (
 
 var cmdRun = &command{
 	Name:      "run",
-	UsageLine: "run [-out DIR] [-mem GiB] [SCENARIO...]",
+	UsageLine: "run [-out DIR] [-mem GiB] [-with NAME] [-q | -progress] [SCENARIO...]",
 	Short:     "simulate scenarios, print the table and write a report folder",
 	Long: `
 Run simulates each scenario (a YAML file, or a built-in name; none means every
-built-in scenario), scores every design against exact ground truth, prints the
+built-in scenario but those marked on_demand), scores every design against
+exact ground truth, prints the
 results as a markdown table, and writes a fresh folder under DIR holding
 report.md, results.csv, results.json, manifest.json and plots/.
 
 Every scenario is checked before anything runs or is written: bad input exits
 with status 2 and writes nothing. Ctrl-C stops the run; what was measured is
-written, marked partial, and the exit status is 1.`,
+written, marked partial, and the exit status is 1.
+
+While a stream is fed, a line on stderr every few seconds tells the events
+fed, events/s, the design that has taken the most time, the time elapsed and
+the time left; -q silences it. It is printed only when stderr is a terminal,
+unless -progress asks for it.`,
 	SetFlags: func(fs *flag.FlagSet, env *cmdEnv) {
 		fs.StringVar(&env.out, "out", "reports", "write the report folder under `DIR`")
-		memFlag(fs, env)
+		designFlags(fs, env)
+		fs.BoolVar(&env.quiet, "q", false, "print no progress lines")
+		fs.BoolVar(&env.progress, "progress", false, "print progress lines even when stderr is not a terminal")
 	},
 	Run: runRun,
 }
 
 var cmdPlan = &command{
 	Name:      "plan",
-	UsageLine: "plan [-mem GiB] SCENARIO...",
+	UsageLine: "plan [-mem GiB] [-with NAME] SCENARIO...",
 	Short:     "print the closed-form numbers of each design, instantly",
 	Long: `
 Plan prints every design's closed-form numbers — at the scenario's full,
 real-world scale and at the simulated scale — without simulating anything.`,
-	SetFlags: memFlag,
+	SetFlags: designFlags,
 	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
 		if len(args) == 0 {
 			return &usageError{"plan: name at least one scenario (countsim list shows the built-in ones)"}
@@ -67,13 +76,13 @@ real-world scale and at the simulated scale — without simulating anything.`,
 
 var cmdValidate = &command{
 	Name:      "validate",
-	UsageLine: "validate [-mem GiB] SCENARIO...",
+	UsageLine: "validate [-mem GiB] [-with NAME] SCENARIO...",
 	Short:     "check scenario files strictly and write nothing",
 	Long: `
 Validate loads each scenario strictly — unknown keys, wrong types, values out
 of range, unknown design types and parameters are errors naming the file and
 line — and checks that the run would fit the memory limit.`,
-	SetFlags: memFlag,
+	SetFlags: designFlags,
 	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
 		if len(args) == 0 {
 			return &usageError{"validate: name at least one scenario file"}
@@ -147,14 +156,24 @@ func prepareAll(args []string, env *cmdEnv) ([]*sim.Setup, error) {
 			steps = []*scenarios.Scenario{scn}
 		}
 		for _, step := range steps {
-			st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit})
+			st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit, With: env.with, Progress: env.progressFunc()})
 			if err != nil {
 				return nil, err
 			}
 			setups = append(setups, st)
 		}
 	}
+	for _, name := range env.with {
+		if !slices.ContainsFunc(setups, func(st *sim.Setup) bool { return onDemand(st.Scenario, name) }) {
+			return nil, &usageError{fmt.Sprintf("-with %s: no design of that name is marked on_demand in the scenarios named", name)}
+		}
+	}
 	return setups, nil
+}
+
+// onDemand reports whether the scenario has an on-demand design by name.
+func onDemand(scn *scenarios.Scenario, name string) bool {
+	return slices.ContainsFunc(scn.Strategies, func(s scenarios.Strategy) bool { return s.OnDemand && s.Name == name })
 }
 
 // writePlan prints plan rows as an aligned table.
@@ -168,11 +187,11 @@ func writePlan(env *cmdEnv, rows []metrics.Result) error {
 }
 
 // scenarioArgs returns the scenarios to run: the arguments, or every built-in.
-func scenarioArgs(args []string) []string {
+func scenarioArgs(args []string) ([]string, error) {
 	if len(args) > 0 {
-		return args
+		return args, nil
 	}
-	return scenarios.BuiltinNames()
+	return scenarios.DefaultBuiltins()
 }
 
 // figureNotes says, for a report's header, which real-world figures the

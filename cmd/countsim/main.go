@@ -29,8 +29,11 @@ type command struct {
 // cmdEnv is what a command writes to and its parsed flags.
 type cmdEnv struct {
 	stdout, stderr io.Writer
-	out            string // run -out
-	memLimit       int64  // run/plan/validate -mem (bytes)
+	out            string   // run -out
+	memLimit       int64    // run/plan/validate -mem (bytes)
+	with           []string // run/plan/validate -with: on-demand designs to include
+	quiet          bool     // run -q: no progress lines
+	progress       bool     // run -progress: progress lines even when stderr is not a terminal
 }
 
 var commands = []*command{cmdRun, cmdPlan, cmdValidate, cmdList}
@@ -181,6 +184,21 @@ func writeReference(w io.Writer) error {
 }
 
 // memFlag adds the -mem flag shared by the commands that prepare scenarios.
+// designFlags are the flags of every command that prepares scenarios:
+// the memory limit and the on-demand designs to include.
+func designFlags(fs *flag.FlagSet, env *cmdEnv) {
+	memFlag(fs, env)
+	fs.Func("with", "include the on-demand design `NAME` (a design marked on_demand: true); repeat or separate by commas", func(s string) error {
+		for name := range strings.SplitSeq(s, ",") {
+			if name = strings.TrimSpace(name); name == "" {
+				return fmt.Errorf("-with %q: want design names separated by commas", s)
+			}
+			env.with = append(env.with, name)
+		}
+		return nil
+	})
+}
+
 func memFlag(fs *flag.FlagSet, env *cmdEnv) {
 	fs.Func("mem", "refuse scenarios needing more than this many GiB for truth and designs (default 12)", func(s string) error {
 		g, err := strconv.ParseFloat(s, 64)

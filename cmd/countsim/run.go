@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,7 +23,11 @@ import (
 
 // runRun is `countsim run`.
 func runRun(ctx context.Context, env *cmdEnv, args []string) error {
-	setups, err := prepareAll(scenarioArgs(args), env)
+	names, err := scenarioArgs(args)
+	if err != nil {
+		return err
+	}
+	setups, err := prepareAll(names, env)
 	if err != nil {
 		return err
 	}
@@ -34,6 +39,10 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	partial := false
 	for _, st := range setups {
 		fmt.Fprintf(env.stderr, "countsim: running %s: %s\n", st.Scenario.ID(), st.Describe())
+		if len(st.LeftOut) > 0 {
+			fmt.Fprintf(env.stderr, "countsim: %s: left out the on-demand design(s) %s (include with -with NAME)\n",
+				st.Scenario.ID(), strings.Join(st.LeftOut, ", "))
+		}
 		rep, err := st.Run(ctx)
 		if rep != nil {
 			results = append(results, rep.Results...)
@@ -273,4 +282,37 @@ func hostname() string {
 		return ""
 	}
 	return h
+}
+
+// progressFunc is the progress printer of a run: nil (none) with -q, or
+// when stderr is not a terminal and -progress was not given.
+func (env *cmdEnv) progressFunc() func(sim.Progress) {
+	if env.quiet || !env.progress && !isTerminal(env.stderr) {
+		return nil
+	}
+	return func(p sim.Progress) { fmt.Fprintln(env.stderr, progressLine(p)) }
+}
+
+// progressLine is one line of progress: events fed and their rate, the
+// design that has taken the most time, the time elapsed and left.
+func progressLine(p sim.Progress) string {
+	secs := p.Elapsed.Seconds()
+	line := fmt.Sprintf("countsim: %s: %s events (%.0f%%), %s events/s, slowest %s, %s elapsed",
+		p.Scenario, metrics.Format(float64(p.Events)), 100*p.Done, metrics.Format(math.Round(float64(p.Events)/secs)),
+		p.Slowest, p.Elapsed.Round(time.Second))
+	if p.Done > 0 && p.Done < 1 {
+		left := time.Duration(float64(p.Elapsed) * (1 - p.Done) / p.Done)
+		line += fmt.Sprintf(", about %s left", left.Round(time.Second))
+	}
+	return line
+}
+
+// isTerminal reports whether w is a character device, as a terminal is.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
