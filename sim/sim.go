@@ -135,7 +135,7 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 		d.plan = d.typ.Plan(d.params, st.env)
 		st.designs = append(st.designs, d)
 	}
-	if need := st.memoryNeeded(); need > opts.MemoryLimit {
+	if need := st.MemoryNeeded(); need > opts.MemoryLimit {
 		return nil, scenarios.Errorf(scn.Run.Where(), "the run would need about %s bytes (truth and designs), more than the limit of %s bytes: lower the stream's size or the designs'",
 			metrics.Format(float64(need)), metrics.Format(float64(opts.MemoryLimit)))
 	}
@@ -147,10 +147,10 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 // the other fails to compile here.
 func figures(a scenarios.Assumptions) strategies.Assumptions { return strategies.Assumptions(a) }
 
-// memoryNeeded estimates the bytes a run holds at its peak: what the kind
+// MemoryNeeded estimates the bytes a run holds at its peak: what the kind
 // holds (its truth, its record of reads), and every design's planned
 // simulated-scale bytes as many times as the kind holds designs at once.
-func (st *Setup) memoryNeeded() int64 {
+func (st *Setup) MemoryNeeded() int64 {
 	held, copies := st.kind.memory()
 	for _, d := range st.designs {
 		total := max(d.plannedValue(strategies.MetricBytes), d.plannedValue(strategies.MetricTotalBytes))

@@ -36,6 +36,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	var series []metrics.Series
 	var tables []metrics.Table
 	var runErr error
+	var wall []time.Duration // each scenario's, in order
 	partial := false
 	for _, st := range setups {
 		fmt.Fprintf(env.stderr, "countsim: running %s: %s\n", st.Scenario.ID(), st.Describe())
@@ -43,7 +44,10 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 			fmt.Fprintf(env.stderr, "countsim: %s: left out the on-demand design(s) %s (include with -with NAME)\n",
 				st.Scenario.ID(), strings.Join(st.LeftOut, ", "))
 		}
+		t0 := time.Now()
 		rep, err := st.Run(ctx)
+		wall = append(wall, time.Since(t0))
+		fmt.Fprintf(env.stderr, "countsim: %s took %s of wall time\n", st.Scenario.ID(), time.Since(t0).Round(time.Millisecond))
 		if rep != nil {
 			results = append(results, rep.Results...)
 			series = append(series, rep.Series...)
@@ -67,7 +71,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeReport(tmp, env, setups, results, series, tables, started, partial); err != nil {
+	if err := writeReport(tmp, env, setups, results, series, tables, started, wall, partial); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("writing the report: %w", err)
 	}
@@ -122,7 +126,7 @@ func publish(tmp, out, name string) (string, error) {
 
 // writeReport writes every file of the report folder, each atomically.
 func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics.Result, series []metrics.Series,
-	tables []metrics.Table, started time.Time, partial bool) error {
+	tables []metrics.Table, started time.Time, wall []time.Duration, partial bool) error {
 	var files []plots.File
 	if len(series) > 0 {
 		plotDir := filepath.Join(dir, "plots")
@@ -157,7 +161,7 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 	if err := metrics.WriteFile(filepath.Join(dir, "results.json"), func(w io.Writer) error { return metrics.WriteJSON(w, results) }); err != nil {
 		return err
 	}
-	man, err := json.MarshalIndent(manifest(setups, started, partial), "", "  ")
+	man, err := json.MarshalIndent(manifest(setups, started, wall, partial), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -233,12 +237,14 @@ func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, f
 }
 
 // manifest records what produced a report.
-func manifest(setups []*sim.Setup, started time.Time, partial bool) any {
+func manifest(setups []*sim.Setup, started time.Time, wall []time.Duration, partial bool) any {
 	type scen struct {
-		Name  string `json:"name"`
-		File  string `json:"file"`
-		Title string `json:"title"`
-		Seed  uint64 `json:"seed"`
+		Name    string  `json:"name"`
+		File    string  `json:"file"`
+		Title   string  `json:"title"`
+		Seed    uint64  `json:"seed"`
+		Planned int64   `json:"memory_planned_bytes"` // what the memory check counted
+		Wall    float64 `json:"wall_seconds"`         // 0 for a scenario not run
 	}
 	type module struct {
 		Path    string `json:"path"`
@@ -253,6 +259,7 @@ func manifest(setups []*sim.Setup, started time.Time, partial bool) any {
 		Modules   []module `json:"modules"`
 		Machine   any      `json:"machine"`
 		Countsim  string   `json:"countsim"`
+		PeakRSS   int64    `json:"peak_rss_bytes"` // the process's, over every scenario; 0 where unknown
 	}{
 		Started:   started.Format(time.RFC3339),
 		Finished:  time.Now().UTC().Format(time.RFC3339),
@@ -263,9 +270,14 @@ func manifest(setups []*sim.Setup, started time.Time, partial bool) any {
 			"hostname": hostname(),
 		},
 		Countsim: "(devel)",
+		PeakRSS:  peakRSS(),
 	}
-	for _, st := range setups {
-		m.Scenarios = append(m.Scenarios, scen{st.Scenario.Name, st.Scenario.File, st.Scenario.Title, st.Scenario.Seed})
+	for i, st := range setups {
+		sc := scen{st.Scenario.Name, st.Scenario.File, st.Scenario.Title, st.Scenario.Seed, st.MemoryNeeded(), 0}
+		if i < len(wall) {
+			sc.Wall = math.Round(wall[i].Seconds()*1000) / 1000
+		}
+		m.Scenarios = append(m.Scenarios, sc)
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		m.Countsim = bi.Main.Version

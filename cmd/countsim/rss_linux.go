@@ -1,0 +1,13 @@
+package main
+
+import "syscall"
+
+// peakRSS is the process's peak resident set size in bytes (Linux reports
+// ru_maxrss in KiB), or 0 if it cannot be read.
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// peakRSS is 0 where the peak resident set size is not read.
+func peakRSS() int64 { return 0 }
