@@ -132,7 +132,7 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 		}
 		s.add(strategies.MetricBytes, float64(bytes), "B", s.plan(strategies.MetricBytes), "the largest day's, measured from the design's arrays")
 		if events > 0 && elapsed[i] > 0 {
-			s.timing(strategies.MetricNsPerEvent, round(float64(elapsed[i])/float64(events), 2), "ns", "Observe, wall clock on this machine")
+			s.timing(strategies.MetricNsPerEvent, round(float64(elapsed[i])/float64(events), 2), "ns", laneClockNote)
 		}
 		stdErr := s.plan(strategies.MetricStandardError) // in %
 		estimate := func(est, truth float64, note string) {

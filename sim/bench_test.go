@@ -2,6 +2,9 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/workload"
+	"fmt"
 	"testing"
 
 	"countsim/scenarios"
@@ -28,4 +31,51 @@ func BenchmarkRunSearch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*events), "ns/event")
+}
+
+// BenchmarkTruth is the ground truth's cost an event beside its floor, the
+// simplest loop doing the same counting (counts[rank−1]++ over ranks drawn
+// beforehand), and the map it replaced, in one run: issue 8 holds the rank
+// truth to 2× the floor.
+func BenchmarkTruth(b *testing.B) {
+	for _, keys := range []uint64{1e6, 4e8} {
+		src, err := workload.NewStream(workload.StreamConfig{Seed: 1, Label: "events", Events: 1 << 20, Keys: keys, S: 1, Scramble: true, Rate: 1e6})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var events []workload.Event
+		for i := range src.Chunks() {
+			events = append(events, src.Chunk(i, nil)...)
+		}
+		ranks := make([]uint64, len(events))
+		for i, e := range events {
+			ranks[i] = src.RankOf(e.Key)
+		}
+		run := func(b *testing.B, observe func()) {
+			b.ReportAllocs()
+			for b.Loop() {
+				observe()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*int64(len(events))), "ns/event")
+		}
+		name := fmt.Sprintf("keys=%s/impl=", metrics.Format(float64(keys)))
+		b.Run(name+"floor", func(b *testing.B) {
+			counts := make([]uint32, keys)
+			run(b, func() {
+				for _, r := range ranks {
+					counts[r-1]++
+				}
+			})
+		})
+		b.Run(name+"rank", func(b *testing.B) {
+			tr := newRankTruth(src)
+			run(b, func() { tr.observe(events) })
+		})
+		if keys <= 1e6 {
+			b.Run(name+"map", func(b *testing.B) {
+				tr := newTruth(int(keys), false, false)
+				run(b, func() { tr.observe(events) })
+			})
+		}
+	}
 }

@@ -152,7 +152,7 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 	for i, built := range r.designs {
 		s := st.scorer(rep, st.designs[i])
 		s.memory(built, "measured from the design's arrays")
-		note := "Observe, wall clock on this machine"
+		note := laneClockNote
 		if r.clusters != nil && r.clusters[i] != nil {
 			note += "; includes the simulated cluster's queueing and accounting"
 		}

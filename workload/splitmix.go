@@ -23,9 +23,11 @@ const (
 	mixMul2 = 0x94d049bb133111eb
 )
 
-var (
-	mixMul1Inv = inverseOdd(mixMul1)
-	mixMul2Inv = inverseOdd(mixMul2)
+// The inverses of the multipliers modulo 2^64 (inverseOdd; a test checks
+// them), as constants so that unmix64 inlines and loads nothing.
+const (
+	mixMul1Inv = 0x96de1b173f119089
+	mixMul2Inv = 0x319642b2d24d8ec3
 )
 
 // Mix64 is the SplitMix64 finaliser (Stafford's Mix13): two rounds of
@@ -40,10 +42,12 @@ func Mix64(x uint64) uint64 {
 
 // unmix64 is the inverse of Mix64: each step of Mix64 is invertible (see
 // unshift and inverseOdd), so unmix64 undoes them in reverse order.
+// The inverse of each xor-shift is written out (see unshift): it inlines
+// and costs about what Mix64 does.
 func unmix64(x uint64) uint64 {
-	x = unshift(x, 31) * mixMul2Inv
-	x = unshift(x, 27) * mixMul1Inv
-	return unshift(x, 30)
+	x = (x ^ x>>31 ^ x>>62) * mixMul2Inv
+	x = (x ^ x>>27 ^ x>>54) * mixMul1Inv
+	return x ^ x>>30 ^ x>>60
 }
 
 // unshift inverts x ⊕= x>>k: over GF(2), (1+S)^−1 = 1 + S + S² + … for the

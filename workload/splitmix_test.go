@@ -38,6 +38,17 @@ func TestSplitMix64(t *testing.T) {
 			t.Errorf("%#x · inverseOdd: got %d, want 1", m, got)
 		}
 	}
+	if mixMul1Inv != inverseOdd(mixMul1) || mixMul2Inv != inverseOdd(mixMul2) {
+		t.Errorf("the written-out inverses %#x, %#x differ from inverseOdd's", uint64(mixMul1Inv), uint64(mixMul2Inv))
+	}
+	// The written-out xor-shift inverses undo what unshift undoes.
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		x := r.Uint64()
+		if got, want := unmix64(x), unshift(unshift(unshift(x, 31)*mixMul2Inv, 27)*mixMul1Inv, 30); got != want {
+			t.Fatalf("unmix64(%#x) = %#x, want %#x", x, got, want)
+		}
+	}
 }
 
 // TestSplitMixSource checks that rand.New over a SplitMix reads it and
