@@ -243,12 +243,14 @@ func TestCancelMidStream(t *testing.T) {
 	defer cancel()
 	c := &cancelling{cancel: cancel}
 	r := &run{truth: newTruth(16, false, false), designs: []strategies.Strategy{c}, elapsed: make([]int64, 1)}
-	fed, err := st.feed(ctx, r, st.kind.(*streamKind).src, 999)
+	// 1,000 chunks: the lanes' queues hold a few, so the stream cannot
+	// all be handed out before the design cancels.
+	fed, err := st.feed(ctx, r, fixedSource{chunks: 1000, size: 1000}, 999)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	if fed == 0 || fed >= 200000 || int64(c.seen) != fed {
-		t.Errorf("fed %d events (the design saw %d), want some of the 200,000", fed, c.seen)
+	if fed == 0 || fed >= 1_000_000 || int64(c.seen) != fed {
+		t.Errorf("fed %d events (the design saw %d), want some of the 1,000,000", fed, c.seen)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
