@@ -360,31 +360,3 @@ func TestStreamChunkNoAlloc(t *testing.T) {
 		t.Errorf("got %v allocs per Chunk with a big enough buffer, want 0", allocs)
 	}
 }
-
-func BenchmarkStreamChunk(b *testing.B) {
-	for _, bc := range []struct {
-		name     string
-		s        float64
-		keys     uint64
-		scramble bool
-	}{
-		{"s=1.0/n=1e6/scrambled", 1, 1_000_000, true},
-		{"s=1.0/n=1e6/plain", 1, 1_000_000, false},
-		{"s=0/n=1e6/scrambled", 0, 1_000_000, true},
-		{"s=0.7/n=1e9/scrambled", 0.7, MaxZipfN, true},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			cfg := StreamConfig{Seed: 1, Label: "bench", Events: 1 << 30, Keys: bc.keys, S: bc.s,
-				Scramble: bc.scramble, Rate: 1e6}
-			s := mustStream(b, cfg)
-			buf := make([]Event, 0, DefaultChunkSize)
-			i := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				buf = s.Chunk(i%s.Chunks(), buf)
-				i++
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/DefaultChunkSize, "ns/event")
-		})
-	}
-}

@@ -595,35 +595,6 @@ func TestHarmonicEdges(t *testing.T) {
 	}
 }
 
-func BenchmarkZipfRank(b *testing.B) {
-	for _, bc := range []struct {
-		s    float64
-		n    uint64
-		name string
-	}{
-		{0, 1_000_000, "s=0/n=1e6"},
-		{0.7, 1_000_000, "s=0.7/n=1e6"},
-		{1, 1_000_000, "s=1.0/n=1e6"},
-		{1.3, 1_000_000, "s=1.3/n=1e6"},
-		{1, MaxZipfN, "s=1.0/n=1e9"},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			z, err := NewZipf(bc.n, bc.s)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r := rand.New(rand.NewPCG(1, 2))
-			b.ReportAllocs()
-			var sink uint64
-			for b.Loop() {
-				sink += z.Rank(r)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
-			_ = sink
-		})
-	}
-}
-
 func BenchmarkNewZipf(b *testing.B) {
 	for _, n := range []uint64{1_000_000, MaxZipfN} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
