@@ -15,6 +15,9 @@ package workload
 // series near 0. s = 0 is the uniform distribution and is drawn exactly with
 // Uint64N instead.
 //
+// At s = 1 the helpers are exactly 1, so a try is one exp, with no log1p or
+// division, and tryHarmonic makes the same ranks bit for bit faster.
+//
 // A note on determinism across machines: Go may fuse x*y+z into one FMA
 // instruction on arm64, ppc64le, riscv64 and s390x, which would change the
 // last bit of some intermediates there. Every such expression on the sampling
@@ -24,6 +27,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -44,9 +48,9 @@ const (
 //
 // A Zipf is immutable after NewZipf: one value may serve any number of
 // goroutines at once, each with its own *rand.Rand. Rank costs O(1) expected
-// time whatever n: one uniform and a log1p/exp pair per try, and over 98% of
-// tries are accepted for every s from 0.01 to 200 (TestZipfAcceptance); it
-// never allocates.
+// time whatever n: one uniform and a log1p/exp pair per try (one exp at
+// s = 1), and over 98% of tries are accepted for every s from 0.01 to 200
+// (TestZipfAcceptance); it never allocates.
 type Zipf struct {
 	n         uint64
 	s         float64
@@ -56,7 +60,19 @@ type Zipf struct {
 	hN        float64 // hIntegral(n + 0.5): the right end
 	squeeze   float64 // accept without evaluating h when k − x ≤ squeeze
 	norm      float64 // H(n, s)
+	kind      zipfKind
 }
+
+// zipfKind picks Rank's loop: s = 0 is drawn exactly as uniform, s = 1 by
+// rejection-inversion specialised to ln and exp, any other s by the
+// general form.
+type zipfKind uint8
+
+const (
+	zipfGeneral zipfKind = iota
+	zipfUniform
+	zipfHarmonic
+)
 
 // NewZipf returns a sampler of n ranks with exponent s. n must be in
 // [1, 10^9]; s must be finite and ≥ 0 (0 is uniform, 1 the classic Zipf).
@@ -74,8 +90,12 @@ func NewZipf(n uint64, s float64) (*Zipf, error) {
 	} else {
 		z.norm = harmonicEM(n, s)
 	}
-	if s == 0 {
+	switch s {
+	case 0:
+		z.kind = zipfUniform
 		return z, nil // Rank draws uniformly; the hat is not used
+	case 1:
+		z.kind = zipfHarmonic
 	}
 	z.hX1 = z.hIntegral(1.5) - 1
 	z.hN = z.hIntegral(z.nf + 0.5)
@@ -91,26 +111,153 @@ func (z *Zipf) S() float64 { return z.s }
 
 // Rank returns a rank in 1..n, 1 the most frequent, drawn from r. It does not
 // allocate.
+//
+// Each try takes one r.Uint64(): rand.Rand's Float64 and Uint64N are
+// functions of the words its source gives, so Rank is written on the words
+// (tryHarmonic, tryGeneral, tryUniform), and rankPCG and rankSplitMix, which
+// draw the words straight from a concrete source, return exactly the ranks
+// Rank returns from rand.New of that source.
 func (z *Zipf) Rank(r *rand.Rand) uint64 {
-	if z.s == 0 {
-		return 1 + r.Uint64N(z.n)
+	switch z.kind {
+	case zipfHarmonic:
+		for {
+			if k, ok := z.tryHarmonic(r.Uint64()); ok {
+				return k
+			}
+		}
+	case zipfUniform:
+		for {
+			if k, ok := z.tryUniform(r.Uint64()); ok {
+				return k
+			}
+		}
 	}
 	for {
-		// u is uniform on (hX1, hN]: the area under the hat from 1/2 to n+1/2.
-		u := z.hN + float64(r.Float64()*(z.hX1-z.hN))
-		x := z.hIntegralInv(u)
-		k := math.Floor(x + 0.5)
-		if k < 1 {
-			k = 1
-		} else if k > z.nf {
-			k = z.nf
-		}
-		// The squeeze accepts most draws without another log/exp; otherwise
-		// accept when u falls in the part of the hat under the bar at k.
-		if k-x <= z.squeeze || u >= z.hIntegral(k+0.5)-z.h(k) {
-			return uint64(k)
+		if k, ok := z.tryGeneral(r.Uint64()); ok {
+			return k
 		}
 	}
+}
+
+// rankPCG returns the rank Rank(rand.New(p)) would, without the interface
+// call per word.
+func (z *Zipf) rankPCG(p *rand.PCG) uint64 {
+	switch z.kind {
+	case zipfHarmonic:
+		for {
+			if k, ok := z.tryHarmonic(p.Uint64()); ok {
+				return k
+			}
+		}
+	case zipfUniform:
+		for {
+			if k, ok := z.tryUniform(p.Uint64()); ok {
+				return k
+			}
+		}
+	}
+	for {
+		if k, ok := z.tryGeneral(p.Uint64()); ok {
+			return k
+		}
+	}
+}
+
+// rankSplitMix returns the rank Rank(rand.New(g)) would, without the
+// interface call per word.
+func (z *Zipf) rankSplitMix(g *SplitMix) uint64 {
+	switch z.kind {
+	case zipfHarmonic:
+		for {
+			if k, ok := z.tryHarmonic(g.Uint64()); ok {
+				return k
+			}
+		}
+	case zipfUniform:
+		for {
+			if k, ok := z.tryUniform(g.Uint64()); ok {
+				return k
+			}
+		}
+	}
+	for {
+		if k, ok := z.tryGeneral(g.Uint64()); ok {
+			return k
+		}
+	}
+}
+
+// unit returns the uniform on [0, 1) that rand.Rand.Float64 makes of the
+// word w: its low 53 bits over 2^53.
+func unit(w uint64) float64 {
+	return float64(w<<11>>11) / (1 << 53)
+}
+
+// tryUniform is one try of s = 0, exactly as rand.Rand.Uint64N(n) takes
+// the word w: 1 + w mod n when n is a power of two, else (Lemire's
+// multiply-and-reject) 1 + ⌊w·n/2^64⌋, or false, with probability below
+// n/2^64, when Uint64N would draw again.
+func (z *Zipf) tryUniform(w uint64) (uint64, bool) {
+	n := z.n
+	if n&(n-1) == 0 {
+		return 1 + w&(n-1), true
+	}
+	hi, lo := bits.Mul64(w, n)
+	if lo < n && lo < -n%n {
+		return 0, false
+	}
+	return 1 + hi, true
+}
+
+// tryGeneral is one try of rejection-inversion from the word w: the rank
+// k, or false when the try is rejected.
+func (z *Zipf) tryGeneral(w uint64) (uint64, bool) {
+	// u is uniform on (hX1, hN]: the area under the hat from 1/2 to n+1/2.
+	u := z.hN + float64(unit(w)*(z.hX1-z.hN))
+	return z.tryAt(u)
+}
+
+// tryAt computes the try at u: x = hIntegralInv(u), rounded to the rank k,
+// accepted by the squeeze or by comparing u with the hat's area under k's
+// bar.
+func (z *Zipf) tryAt(u float64) (uint64, bool) {
+	x := z.hIntegralInv(u)
+	k := math.Floor(x + 0.5)
+	if k < 1 {
+		k = 1
+	} else if k > z.nf {
+		k = z.nf
+	}
+	// The squeeze accepts most draws without another log/exp; otherwise
+	// accept when u falls in the part of the hat under the bar at k.
+	if k-x <= z.squeeze || u >= z.hIntegral(k+0.5)-z.h(k) {
+		return uint64(k), true
+	}
+	return 0, false
+}
+
+// tryHarmonic is tryGeneral at s = 1, where hIntegral(x) is ln x,
+// hIntegralInv(y) is e^y and h(x) is e^(−ln x), each bit for bit: at s = 1,
+// oneMinusS is 0, so hIntegral's factor expm1Ratio(±0) and hIntegralInv's
+// factor log1pRatio(±0) are both exactly 1 (their Taylor branches give
+// 1 ± 0), and h's exponent −1·ln x is exactly −ln x. h is kept as e^(−ln x)
+// rather than 1/x, which differs from it in the last bits for nine k in ten
+// below 10^6 (e^(−ln 3) is 0.33333333333333337). So the
+// try costs one exp (a log and another exp on the rare squeeze miss), with
+// no log1p and no division.
+func (z *Zipf) tryHarmonic(w uint64) (uint64, bool) {
+	u := z.hN + float64(unit(w)*(z.hX1-z.hN))
+	x := math.Exp(u)
+	k := math.Floor(x + 0.5)
+	if k < 1 {
+		k = 1
+	} else if k > z.nf {
+		k = z.nf
+	}
+	if k-x <= z.squeeze || u >= math.Log(k+0.5)-math.Exp(-math.Log(k)) {
+		return uint64(k), true
+	}
+	return 0, false
 }
 
 // Prob returns P(k) = k^−s / H(n,s) for k in 1..n and 0 outside.

@@ -607,3 +607,131 @@ func BenchmarkNewZipf(b *testing.B) {
 		})
 	}
 }
+
+// TestZipfHarmonicIdentical checks that the s = 1 loop draws bit for bit
+// what the general rejection-inversion path draws at s = 1: every try on
+// the same word gives the same rank, or is rejected by both. The words are
+// a PCG's, plus words aimed at the squeeze's miss (the rare path where h is
+// evaluated) and at the ends of the hat's area.
+func TestZipfHarmonicIdentical(t *testing.T) {
+	tries := 2_000_000
+	if testing.Short() {
+		tries = 200_000
+	}
+	for _, n := range []uint64{1, 2, 3, 50, 1_000_000, 400_000_000, MaxZipfN} {
+		z, err := NewZipf(n, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z.kind != zipfHarmonic {
+			t.Fatalf("n=%d: NewZipf(n, 1) did not pick the s = 1 loop", n)
+		}
+		general := *z
+		general.kind = zipfGeneral
+		words := rand.NewPCG(n, 0x4a7)
+		var rejected, missed int
+		check := func(w uint64) {
+			k1, ok1 := z.tryHarmonic(w)
+			k2, ok2 := general.tryGeneral(w)
+			if k1 != k2 || ok1 != ok2 {
+				t.Fatalf("n=%d word %#x: got %d, %v at s = 1, want %d, %v as the general path draws", n, w, k1, ok1, k2, ok2)
+			}
+			if !ok1 {
+				rejected++
+			}
+		}
+		for range tries {
+			check(words.Uint64())
+		}
+		// Words with uniform v just above each rank's squeeze boundary:
+		// v ∈ [0, 1) maps to u = hN + v·(hX1 − hN) (unit takes the low 53 bits),
+		// and below k − squeeze the try evaluates h.
+		for k := 2.0; k <= min(z.nf, 5000); k++ {
+			u := z.hIntegral(k - z.squeeze)
+			v := (u - z.hN) / (z.hX1 - z.hN)
+			m := uint64(v * (1 << 53))
+			for d := uint64(0); d < 64 && m+d < 1<<53; d++ {
+				w := (m + d) | words.Uint64()<<53
+				check(w)
+				missed++
+			}
+		}
+		for _, m := range []uint64{0, 1, 1<<53 - 2, 1<<53 - 1} {
+			check(m)
+		}
+		t.Logf("n=%d: %d tries and %d near the squeeze, %d rejected by both", n, tries, missed, rejected)
+		if n >= 50 && rejected == 0 {
+			t.Errorf("n=%d: no try was rejected: the rejection path went untested", n)
+		}
+	}
+}
+
+// TestZipfRankFromSource checks that rankPCG and rankSplitMix draw exactly
+// the ranks Rank draws from rand.New of the same source, and leave the
+// source in the same state, for every kind of exponent: the uniform (with
+// n a power of two, where Uint64N masks, and not), s = 1, and the general
+// form, near 1 and far from it.
+func TestZipfRankFromSource(t *testing.T) {
+	draws := 100_000
+	if testing.Short() {
+		draws = 10_000
+	}
+	for _, s := range []float64{0, 1, 0.7, 1 - 1e-12, 1 + 1e-12, 1.2, 3, 200} {
+		for _, n := range []uint64{1, 2, 3, 1 << 20, 1_000_000, MaxZipfN} {
+			z, err := NewZipf(n, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seed := uint64(n) ^ math.Float64bits(s)
+			p1, p2 := rand.NewPCG(seed, 9), rand.NewPCG(seed, 9)
+			r := rand.New(p1)
+			g1, g2 := SplitMix(seed), SplitMix(seed)
+			rg := rand.New(&g1)
+			for i := range draws {
+				if got, want := z.rankPCG(p2), z.Rank(r); got != want {
+					t.Fatalf("s=%g n=%d draw %d: rankPCG got %d, Rank want %d", s, n, i, got, want)
+				}
+				if got, want := z.rankSplitMix(&g2), z.Rank(rg); got != want {
+					t.Fatalf("s=%g n=%d draw %d: rankSplitMix got %d, Rank want %d", s, n, i, got, want)
+				}
+			}
+			if *p1 != *p2 || g1 != g2 {
+				t.Errorf("s=%g n=%d: the sources' states differ after %d draws", s, n, draws)
+			}
+		}
+	}
+}
+
+// TestZipfTryUniform checks tryUniform against rand.Rand.Uint64N on words
+// that reach its rejection: with n = 2^63 + 1, -n % n is 2^63 − 1, so about
+// half the words are rejected, and Uint64N must have drawn again on exactly
+// those.
+func TestZipfTryUniform(t *testing.T) {
+	for _, n := range []uint64{1<<63 + 1, 3, 1<<64 - 1, 1 << 40, 1_000_000} {
+		z := &Zipf{n: n, kind: zipfUniform}
+		p1, p2 := rand.NewPCG(n, 1), rand.NewPCG(n, 1)
+		r := rand.New(p1)
+		var rejected int
+		for range 10_000 {
+			want := 1 + r.Uint64N(n)
+			var got uint64
+			for {
+				k, ok := z.tryUniform(p2.Uint64())
+				if ok {
+					got = k
+					break
+				}
+				rejected++
+			}
+			if got != want {
+				t.Fatalf("n=%d: got %d, want %d as Uint64N draws", n, got, want)
+			}
+		}
+		if *p1 != *p2 {
+			t.Errorf("n=%d: tryUniform and Uint64N took different numbers of words", n)
+		}
+		if n == 1<<63+1 && rejected < 4000 {
+			t.Errorf("n=2^63+1: got %d rejections in 10,000 draws, want about 5,000", rejected)
+		}
+	}
+}
