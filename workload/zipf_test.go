@@ -735,3 +735,110 @@ func TestZipfTryUniform(t *testing.T) {
 		}
 	}
 }
+
+// TestZipfHotTable checks that the hot table decides every try it is sure
+// of exactly as the computation does. For each exponent and n it compares
+// the two on random words (tryGeneral with the table against tryGeneral
+// without), then on every float64 u within 256 ulps of each of the table's
+// thresholds, where the table is sure closest to a decision point of the
+// computation: a margin too thin, or a threshold on the wrong side, shows
+// up there first. It also checks that the table is built where it should
+// be, and covers the share of draws the design promises.
+func TestZipfHotTable(t *testing.T) {
+	words := 1_000_000
+	if testing.Short() {
+		words = 100_000
+	}
+	cases := []struct {
+		s         float64
+		n         uint64
+		wantShare float64 // the least share of u the table must cover; 0: no table
+	}{
+		{0.3, 1000, 0.3},
+		{0.3, 1_000_000, 0},
+		{0.7, 1000, 0.5},
+		{0.7, 1_000_000, 0},
+		{1, 1000, 0}, // s = 1 goes without
+		{1 - 1e-9, 1_000_000, 0.4},
+		{1 + 1e-12, MaxZipfN, 0.25},
+		{1.1, MaxZipfN, 0.5},
+		{1.2, 1_000_000, 0.7},
+		{1.2, 400_000_000, 0.7},
+		{1.5, 1, 0.99},
+		{1.5, 2, 0.99},
+		{1.5, 3, 0.95},
+		{1.5, 400_000_000, 0.9},
+		{2, 50, 0.95},
+		{2, MaxZipfN, 0.95},
+		{3, 1_000_000, 0.99},
+		{5, MaxZipfN, 0.99},
+		{7.3, 1000, 0.99},
+		{20, MaxZipfN, 0.99},
+		{200, MaxZipfN, 0}, // u cannot tell rank 2 from rank 1: κ at 1.5 is 1.5^199/199
+	}
+	for i, c := range cases {
+		t.Run(fmt.Sprintf("s=%g/n=%d", c.s, c.n), func(t *testing.T) {
+			z, err := NewZipf(c.n, c.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := *z
+			plain.hot = hotTable{end: math.Inf(-1)}
+			share := 0.0
+			if rows := len(z.hot.ranks) - 1; rows > 0 {
+				share = (z.hot.end - z.hX1) / (z.hN - z.hX1)
+				t.Logf("%d ranks, %d buckets, %.3f of the draws", rows, len(z.hot.guide), share)
+			}
+			if c.wantShare == 0 {
+				if !math.IsInf(z.hot.end, -1) {
+					t.Fatalf("got a table covering %.3f of the draws, want none", share)
+				}
+				return
+			}
+			if share < c.wantShare {
+				t.Fatalf("the table covers %.3f of the draws, want >= %.2f", share, c.wantShare)
+			}
+			p := rand.NewPCG(uint64(i), 0x407)
+			sure := 0
+			for range words {
+				w := p.Uint64()
+				k1, ok1 := z.tryGeneral(w)
+				k2, ok2 := plain.tryGeneral(w)
+				if k1 != k2 || ok1 != ok2 {
+					t.Fatalf("word %#x: got %d, %v with the table, want %d, %v", w, k1, ok1, k2, ok2)
+				}
+				u := z.hN + float64(unit(w)*(z.hX1-z.hN))
+				if u < z.hot.end {
+					if _, _, s := z.hot.decide(u, z.hX1); s {
+						sure++
+					}
+				}
+			}
+			// The table must be sure of nearly all it covers.
+			if got := float64(sure) / float64(words); got < 0.99*share-0.01 {
+				t.Errorf("the table was sure of %.3f of the words, want about its share %.3f", got, share)
+			}
+			checked := 0
+			for _, r := range z.hot.ranks[:len(z.hot.ranks)-1] {
+				for _, th := range []float64{r.lo, r.hi, r.acc, r.rej} {
+					u := th
+					for range 256 {
+						u = math.Nextafter(u, math.Inf(-1))
+					}
+					for range 513 {
+						if u < z.hot.end {
+							if k, ok, s := z.hot.decide(u, z.hX1); s {
+								checked++
+								if wk, wok := z.tryAt(u); k != wk || ok != wok {
+									t.Fatalf("u = %.17g (rank row %+v): the table says %d, %v, the computation %d, %v", u, r, k, ok, wk, wok)
+								}
+							}
+						}
+						u = math.Nextafter(u, math.Inf(1))
+					}
+				}
+			}
+			t.Logf("%d u next to the thresholds decided by the table, all as computed", checked)
+		})
+	}
+}
