@@ -4,7 +4,7 @@ package workload
 // correct loop doing the same work, so a run prints the ratio of countsim
 // to the floor side by side (compare runs with benchstat):
 //
-//	go test ./workload/ -run '^$' -bench 'ZipfRank|StreamChunk' -count 8
+//	go test ./workload/ -run '^$' -bench 'ZipfRank|Stream(Chunk|At)' -count 8
 
 import (
 	"math"
@@ -208,5 +208,46 @@ func BenchmarkStreamChunk(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/DefaultChunkSize, "ns/event")
 		})
+	}
+}
+
+// BenchmarkStreamAt times the clock of Stream.Chunk alone, At of 65,536
+// events: impl=floor is the definition, int64(math.Round(i·10^9/Rate)),
+// impl=countsim is roundTime, the same values for less; impl=reciprocal
+// multiplies by 10^9/Rate instead of dividing, which is not the same value
+// for every i and Rate, and is here only to show what the division costs.
+// Rate 10^6 makes every time whole, Rate 12,345 leaves fractions.
+func BenchmarkStreamAt(b *testing.B) {
+	for _, rc := range []struct {
+		name string
+		rate float64
+	}{{"rate=1e6", 1e6}, {"rate=12345", 12_345}} {
+		rate := rc.rate
+		for _, impl := range []string{"floor", "countsim", "reciprocal"} {
+			b.Run(rc.name+"/impl="+impl, func(b *testing.B) {
+				at := make([]int64, DefaultChunkSize)
+				q := 1e9 / rate
+				start := int64(1e9)
+				b.ReportAllocs()
+				for b.Loop() {
+					switch impl {
+					case "floor":
+						for j := range at {
+							at[j] = int64(math.Round(float64(start+int64(j)) * 1e9 / rate))
+						}
+					case "countsim":
+						for j := range at {
+							at[j] = roundTime(float64(start+int64(j)) * 1e9 / rate)
+						}
+					case "reciprocal":
+						for j := range at {
+							at[j] = int64(math.Round(float64(start+int64(j)) * q))
+						}
+					}
+					start += DefaultChunkSize
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/DefaultChunkSize, "ns/event")
+			})
+		}
 	}
 }
