@@ -295,10 +295,14 @@ func (z *Zipf) tryHarmonic(w uint64) (uint64, bool) {
 // each decision point of the try (the rank boundaries k + ½ and the
 // squeeze's k − squeeze), computed as H(b) ∓ 2ε·b·h(b), which is at least
 // ε·b·h(b) inside H(b(1∓ε)). So a u on the sure side of a boundary gives an
-// x on the same side of the decision point whenever the float64 errors,
-// about (κ + 5·ln x + 2)·2^−52 relative, are below ε; the table stops at
-// the first rank where κ + 5·ln x + 2 would pass 2^10, which leaves a
-// factor of 256 to spare. The acceptance threshold hIntegral(k + ½) − h(k)
+// x on the same side of the decision point whenever the float64 errors, at
+// most (κ + 5·ln x + 2)·2^−51 relative in x (those of the try and those of
+// the boundary's own computation), are below ε; the table stops at the
+// first rank where κ + 5·ln x + 2 would pass 2^10, so the errors stay below
+// 2^−41, 2,000 times less than ε. (κ is below ln x for s < 1, ln x at
+// s = 1, and (x^(s−1) − 1)/(s−1) for s > 1, so this limits K only for
+// s > 1: to 44 at s = 3, 1 at s = 20, and no table at s = 200.)
+// The acceptance threshold hIntegral(k + ½) − h(k)
 // needs no margin: the table holds the very float64 the try compares u
 // with. TestZipfHotTable checks the table against the computation on
 // millions of u, and on every float64 u next to each of its boundaries.
