@@ -8,17 +8,19 @@ import "math/rand/v2"
 // itself (1 the hottest). The map is a bijection, so the pmf of the keys is
 // the pmf of the ranks.
 //
-// A key is drawn as keyOf(rank(r)). Both inline, so a loop that draws keys
-// pays one call (Zipf.Rank) an event, no more than with a Zipf of its own,
-// and holds the rank of every key it draws. Each stream brings its own
-// randomness: a Stream draws ranks from a PCG per chunk (ChunkRand), a
-// Timed stream from a SplitMix restarted at a hash of each event's ID. With
-// one rank every key is hot: a caller may skip the draw, and whatever it
-// costs to prepare r, and take hot (the Timed stream does; a Stream draws
-// anyway, as ChunkRand promises).
+// A key is drawn as keyOf(rankPCG(p)) or keyOf(rankSplitMix(g)). Both
+// inline, so a loop that draws keys pays one call an event, no more than
+// with a Zipf of its own, and holds the rank of every key it draws. Each
+// stream brings its own randomness: a Stream draws ranks from a PCG per
+// chunk (ChunkRand), a Timed stream from a SplitMix restarted at a hash of
+// each event's ID. Either is drawn from directly, with no rand.Rand and so
+// no interface call per draw, and gives exactly the ranks Zipf.Rank gives
+// from rand.New of it. With one rank every key is hot: a caller may skip
+// the draw, and whatever it costs to prepare the generator, and take hot
+// (the Timed stream does; a Stream draws anyway, as ChunkRand promises).
 //
 // A keySpace is immutable after newKeySpace and safe for concurrent use;
-// the *rand.Rand passed to rank is not.
+// the generator passed to a draw is not.
 type keySpace struct {
 	zipf     *Zipf     // Zipf(n, s)
 	scr      Scrambler // NewScrambler(seed)
@@ -40,8 +42,13 @@ func newKeySpace(seed, n uint64, s float64, scramble bool) (keySpace, error) {
 	return k, nil
 }
 
-// rank draws a rank in 1..n from r by Zipf.Rank: O(1) expected time.
-func (k *keySpace) rank(r *rand.Rand) uint64 { return k.zipf.Rank(r) }
+// rankPCG draws a rank in 1..n from p, the rank Zipf.Rank(rand.New(p))
+// would draw: O(1) expected time.
+func (k *keySpace) rankPCG(p *rand.PCG) uint64 { return k.zipf.rankPCG(p) }
+
+// rankSplitMix draws a rank in 1..n from g, the rank
+// Zipf.Rank(rand.New(g)) would draw: O(1) expected time.
+func (k *keySpace) rankSplitMix(g *SplitMix) uint64 { return k.zipf.rankSplitMix(g) }
 
 // keyOf returns the key of a rank: scr.Key(rank) when scrambling, else rank.
 func (k *keySpace) keyOf(rank uint64) uint64 {

@@ -361,30 +361,34 @@ func TestStreamChunkNoAlloc(t *testing.T) {
 	}
 }
 
-func BenchmarkStreamChunk(b *testing.B) {
-	for _, bc := range []struct {
-		name     string
-		s        float64
-		keys     uint64
-		scramble bool
-	}{
-		{"s=1.0/n=1e6/scrambled", 1, 1_000_000, true},
-		{"s=1.0/n=1e6/plain", 1, 1_000_000, false},
-		{"s=0/n=1e6/scrambled", 0, 1_000_000, true},
-		{"s=0.7/n=1e9/scrambled", 0.7, MaxZipfN, true},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			cfg := StreamConfig{Seed: 1, Label: "bench", Events: 1 << 30, Keys: bc.keys, S: bc.s,
-				Scramble: bc.scramble, Rate: 1e6}
-			s := mustStream(b, cfg)
-			buf := make([]Event, 0, DefaultChunkSize)
-			i := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				buf = s.Chunk(i%s.Chunks(), buf)
-				i++
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/DefaultChunkSize, "ns/event")
-		})
+// TestRoundTime checks roundTime against int64(math.Round(y)) at the
+// values where a cheaper rounding goes wrong (just below a half, halves,
+// the ends of the exact integers, 2^63 less an ulp) and at random values of
+// every magnitude up to 2^63, half of them exact halves.
+func TestRoundTime(t *testing.T) {
+	ys := []float64{0, math.Copysign(0, -1), 0.5, math.Nextafter(0.5, 0), math.Nextafter(0.5, 1), 1, 1.5, 2.5,
+		math.Nextafter(1.5, 0), 1<<52 - 0.5, 1<<52 - 1.5, 1 << 52, 1<<52 + 1, 1<<53 - 1, 1 << 53, 1<<53 + 2,
+		1 << 62, math.Nextafter(1<<63, 0), 4503599627370495.5, 12345.499999999998}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1_000_000 {
+		y := math.Ldexp(r.Float64(), r.IntN(64))
+		if r.IntN(2) == 0 {
+			y = math.Floor(y) + 0.5
+		}
+		if y < 1<<63 {
+			ys = append(ys, y)
+		}
+	}
+	for _, y := range ys {
+		if got, want := roundTime(y), int64(math.Round(y)); got != want {
+			t.Fatalf("roundTime(%v): got %d, want %d", y, got, want)
+		}
+	}
+	// A cheaper rounding the test must catch: int64(y + 0.5) is wrong just
+	// below a half and at the top of the exact halves.
+	for _, y := range []float64{math.Nextafter(0.5, 0), 1<<52 + 1} {
+		if int64(y+0.5) == int64(math.Round(y)) {
+			t.Errorf("int64(%v + 0.5) = round(%v): the test's hard values are not hard", y, y)
+		}
 	}
 }

@@ -183,8 +183,6 @@ type Timed struct {
 type timedGen struct {
 	pcg  rand.PCG   // exponential gaps of Poisson arrivals
 	gaps *rand.Rand // rand.New(&pcg)
-	src  SplitMix   // a key's generator, restarted for each event
-	keys *rand.Rand // rand.New(&src)
 	own  []Event    // Poisson: the chunk's writes to be resent
 	res  []Event    // resends landing in the chunk
 	rd   []Event    // reads
@@ -309,7 +307,6 @@ func NewTimed(cfg TimedConfig) (*Timed, error) {
 			oth: make([]Event, 0, 2*t.resCap+t.readCap),
 		}
 		g.gaps = rand.New(&g.pcg)
-		g.keys = rand.New(&g.src)
 		return g
 	}
 	return t, nil
@@ -435,7 +432,7 @@ func (t *Timed) even(g *timedGen, in *intensity, op Op, top uint64, s, e int64, 
 		if len(others) > 0 && before(&others[0], at, id) {
 			out, others = flush(out, others, at, id)
 		}
-		out = put(out, at, t.key(g, id), delta, id, op)
+		out = put(out, at, t.key(id), delta, id, op)
 	}
 	return append(out, others...)
 }
@@ -464,7 +461,7 @@ func (t *Timed) poisson(g *timedGen, in *intensity, op Op, hash uint64, scale fl
 		if len(others) > 0 && before(&others[0], at, id) {
 			out, others = flush(out, others, at, id)
 		}
-		out = put(out, at, t.key(g, id), delta, id, op)
+		out = put(out, at, t.key(id), delta, id, op)
 	}
 	return append(out, others...)
 }
@@ -519,7 +516,7 @@ func (t *Timed) resendsOf(g *timedGen, c int, lo, hi int64, out []Event) []Event
 				continue
 			}
 			if at := clampTime(in.timeOf(float64(k)-0.5, &hint), sc, ec-1); at >= lo && at < hi {
-				out = append(out, Event{At: at + d, Key: t.key(g, id), Delta: 1, ID: id, Op: Write})
+				out = append(out, Event{At: at + d, Key: t.key(id), Delta: 1, ID: id, Op: Write})
 			}
 		}
 		return out
@@ -543,7 +540,7 @@ func (t *Timed) resendsOf(g *timedGen, c int, lo, hi int64, out []Event) []Event
 			break
 		}
 		if at := clampTime(in.timeOf(y, &hint), sc, ec-1); at >= lo && at < hi {
-			out = append(out, Event{At: at + d, Key: t.key(g, id), Delta: 1, ID: id, Op: Write})
+			out = append(out, Event{At: at + d, Key: t.key(id), Delta: 1, ID: id, Op: Write})
 		}
 	}
 	return out
@@ -563,10 +560,10 @@ func (t *Timed) isResent(id uint64) bool {
 // a hash of (Seed, Label, ID): a key costs one Mix64 more than a draw from
 // a chunk-wide generator, and any chunk can redraw any event's key. One key
 // needs no draw, nor the restart.
-func (t *Timed) key(g *timedGen, id uint64) uint64 {
+func (t *Timed) key(id uint64) uint64 {
 	if t.keys.single {
 		return t.keys.hot
 	}
-	g.src = SplitMix(Mix64(t.keyBase ^ id))
-	return t.keys.keyOf(t.keys.rank(g.keys))
+	src := SplitMix(Mix64(t.keyBase ^ id))
+	return t.keys.keyOf(t.keys.rankSplitMix(&src))
 }

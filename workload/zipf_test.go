@@ -595,35 +595,6 @@ func TestHarmonicEdges(t *testing.T) {
 	}
 }
 
-func BenchmarkZipfRank(b *testing.B) {
-	for _, bc := range []struct {
-		s    float64
-		n    uint64
-		name string
-	}{
-		{0, 1_000_000, "s=0/n=1e6"},
-		{0.7, 1_000_000, "s=0.7/n=1e6"},
-		{1, 1_000_000, "s=1.0/n=1e6"},
-		{1.3, 1_000_000, "s=1.3/n=1e6"},
-		{1, MaxZipfN, "s=1.0/n=1e9"},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			z, err := NewZipf(bc.n, bc.s)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r := rand.New(rand.NewPCG(1, 2))
-			b.ReportAllocs()
-			var sink uint64
-			for b.Loop() {
-				sink += z.Rank(r)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
-			_ = sink
-		})
-	}
-}
-
 func BenchmarkNewZipf(b *testing.B) {
 	for _, n := range []uint64{1_000_000, MaxZipfN} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
@@ -633,6 +604,241 @@ func BenchmarkNewZipf(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// TestZipfHarmonicIdentical checks that the s = 1 loop draws bit for bit
+// what the general rejection-inversion path draws at s = 1: every try on
+// the same word gives the same rank, or is rejected by both. The words are
+// a PCG's, plus words aimed at the squeeze's miss (the rare path where h is
+// evaluated) and at the ends of the hat's area.
+func TestZipfHarmonicIdentical(t *testing.T) {
+	tries := 2_000_000
+	if testing.Short() {
+		tries = 200_000
+	}
+	for _, n := range []uint64{1, 2, 3, 50, 1_000_000, 400_000_000, MaxZipfN} {
+		z, err := NewZipf(n, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z.kind != zipfHarmonic {
+			t.Fatalf("n=%d: NewZipf(n, 1) did not pick the s = 1 loop", n)
+		}
+		general := *z
+		general.kind = zipfGeneral
+		words := rand.NewPCG(n, 0x4a7)
+		var rejected, missed int
+		check := func(w uint64) {
+			k1, ok1 := z.tryHarmonic(w)
+			k2, ok2 := general.tryGeneral(w)
+			if k1 != k2 || ok1 != ok2 {
+				t.Fatalf("n=%d word %#x: got %d, %v at s = 1, want %d, %v as the general path draws", n, w, k1, ok1, k2, ok2)
+			}
+			if !ok1 {
+				rejected++
+			}
+		}
+		for range tries {
+			check(words.Uint64())
+		}
+		// Words with uniform v just above each rank's squeeze boundary:
+		// v ∈ [0, 1) maps to u = hN + v·(hX1 − hN) (unit takes the low 53 bits),
+		// and below k − squeeze the try evaluates h.
+		for k := 2.0; k <= min(z.nf, 5000); k++ {
+			u := z.hIntegral(k - z.squeeze)
+			v := (u - z.hN) / (z.hX1 - z.hN)
+			m := uint64(v * (1 << 53))
+			for d := uint64(0); d < 64 && m+d < 1<<53; d++ {
+				w := (m + d) | words.Uint64()<<53
+				check(w)
+				missed++
+			}
+		}
+		for _, m := range []uint64{0, 1, 1<<53 - 2, 1<<53 - 1} {
+			check(m)
+		}
+		t.Logf("n=%d: %d tries and %d near the squeeze, %d rejected by both", n, tries, missed, rejected)
+		if n >= 50 && rejected == 0 {
+			t.Errorf("n=%d: no try was rejected: the rejection path went untested", n)
+		}
+	}
+}
+
+// TestZipfRankFromSource checks that rankPCG and rankSplitMix draw exactly
+// the ranks Rank draws from rand.New of the same source, and leave the
+// source in the same state, for every kind of exponent: the uniform (with
+// n a power of two, where Uint64N masks, and not), s = 1, and the general
+// form, near 1 and far from it.
+func TestZipfRankFromSource(t *testing.T) {
+	draws := 100_000
+	if testing.Short() {
+		draws = 10_000
+	}
+	for _, s := range []float64{0, 1, 0.7, 1 - 1e-12, 1 + 1e-12, 1.2, 3, 200} {
+		for _, n := range []uint64{1, 2, 3, 1 << 20, 1_000_000, MaxZipfN} {
+			z, err := NewZipf(n, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seed := uint64(n) ^ math.Float64bits(s)
+			p1, p2 := rand.NewPCG(seed, 9), rand.NewPCG(seed, 9)
+			r := rand.New(p1)
+			g1, g2 := SplitMix(seed), SplitMix(seed)
+			rg := rand.New(&g1)
+			for i := range draws {
+				if got, want := z.rankPCG(p2), z.Rank(r); got != want {
+					t.Fatalf("s=%g n=%d draw %d: rankPCG got %d, Rank want %d", s, n, i, got, want)
+				}
+				if got, want := z.rankSplitMix(&g2), z.Rank(rg); got != want {
+					t.Fatalf("s=%g n=%d draw %d: rankSplitMix got %d, Rank want %d", s, n, i, got, want)
+				}
+			}
+			if *p1 != *p2 || g1 != g2 {
+				t.Errorf("s=%g n=%d: the sources' states differ after %d draws", s, n, draws)
+			}
+		}
+	}
+}
+
+// TestZipfTryUniform checks tryUniform against rand.Rand.Uint64N on words
+// that reach its rejection: with n = 2^63 + 1, -n % n is 2^63 − 1, so about
+// half the words are rejected, and Uint64N must have drawn again on exactly
+// those.
+func TestZipfTryUniform(t *testing.T) {
+	for _, n := range []uint64{1<<63 + 1, 3, 1<<64 - 1, 1 << 40, 1_000_000} {
+		z := &Zipf{n: n, kind: zipfUniform}
+		p1, p2 := rand.NewPCG(n, 1), rand.NewPCG(n, 1)
+		r := rand.New(p1)
+		var rejected int
+		for range 10_000 {
+			want := 1 + r.Uint64N(n)
+			var got uint64
+			for {
+				k, ok := z.tryUniform(p2.Uint64())
+				if ok {
+					got = k
+					break
+				}
+				rejected++
+			}
+			if got != want {
+				t.Fatalf("n=%d: got %d, want %d as Uint64N draws", n, got, want)
+			}
+		}
+		if *p1 != *p2 {
+			t.Errorf("n=%d: tryUniform and Uint64N took different numbers of words", n)
+		}
+		if n == 1<<63+1 && rejected < 4000 {
+			t.Errorf("n=2^63+1: got %d rejections in 10,000 draws, want about 5,000", rejected)
+		}
+	}
+}
+
+// TestZipfHotTable checks that the hot table decides every try it is sure
+// of exactly as the computation does. For each exponent and n it compares
+// the two on random words (tryGeneral with the table against tryGeneral
+// without), then on every float64 u within 256 ulps of each of the table's
+// thresholds, where the table is sure closest to a decision point of the
+// computation: a margin too thin, or a threshold on the wrong side, shows
+// up there first. It also checks that the table is built where it should
+// be, and covers the share of draws the design promises.
+func TestZipfHotTable(t *testing.T) {
+	words := 1_000_000
+	if testing.Short() {
+		words = 100_000
+	}
+	cases := []struct {
+		s         float64
+		n         uint64
+		wantShare float64 // the least share of u the table must cover; 0: no table
+	}{
+		{0.3, 1000, 0.3},
+		{0.3, 1_000_000, 0},
+		{0.7, 1000, 0.5},
+		{0.7, 1_000_000, 0},
+		{1, 1000, 0}, // s = 1 goes without
+		{1 - 1e-9, 1_000_000, 0.4},
+		{1 + 1e-12, MaxZipfN, 0.25},
+		{1.1, MaxZipfN, 0.5},
+		{1.2, 1_000_000, 0.7},
+		{1.2, 400_000_000, 0.7},
+		{1.5, 1, 0.99},
+		{1.5, 2, 0.99},
+		{1.5, 3, 0.95},
+		{1.5, 400_000_000, 0.9},
+		{2, 50, 0.95},
+		{2, MaxZipfN, 0.95},
+		{3, 1_000_000, 0.99},
+		{5, MaxZipfN, 0.99},
+		{7.3, 1000, 0.99},
+		{20, MaxZipfN, 0.99},
+		{200, MaxZipfN, 0}, // u cannot tell rank 2 from rank 1: κ at 1.5 is 1.5^199/199
+	}
+	for i, c := range cases {
+		t.Run(fmt.Sprintf("s=%g/n=%d", c.s, c.n), func(t *testing.T) {
+			z, err := NewZipf(c.n, c.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := *z
+			plain.hot = hotTable{end: math.Inf(-1)}
+			share := 0.0
+			if rows := len(z.hot.ranks) - 1; rows > 0 {
+				share = (z.hot.end - z.hX1) / (z.hN - z.hX1)
+				t.Logf("%d ranks, %d buckets, %.3f of the draws", rows, len(z.hot.guide), share)
+			}
+			if c.wantShare == 0 {
+				if !math.IsInf(z.hot.end, -1) {
+					t.Fatalf("got a table covering %.3f of the draws, want none", share)
+				}
+				return
+			}
+			if share < c.wantShare {
+				t.Fatalf("the table covers %.3f of the draws, want >= %.2f", share, c.wantShare)
+			}
+			p := rand.NewPCG(uint64(i), 0x407)
+			sure := 0
+			for range words {
+				w := p.Uint64()
+				k1, ok1 := z.tryGeneral(w)
+				k2, ok2 := plain.tryGeneral(w)
+				if k1 != k2 || ok1 != ok2 {
+					t.Fatalf("word %#x: got %d, %v with the table, want %d, %v", w, k1, ok1, k2, ok2)
+				}
+				u := z.hN + float64(unit(w)*(z.hX1-z.hN))
+				if u < z.hot.end {
+					if _, _, s := z.hot.decide(u, z.hX1); s {
+						sure++
+					}
+				}
+			}
+			// The table must be sure of nearly all it covers.
+			if got := float64(sure) / float64(words); got < 0.99*share-0.01 {
+				t.Errorf("the table was sure of %.3f of the words, want about its share %.3f", got, share)
+			}
+			checked := 0
+			for _, r := range z.hot.ranks[:len(z.hot.ranks)-1] {
+				for _, th := range []float64{r.lo, r.hi, r.acc, r.rej} {
+					u := th
+					for range 256 {
+						u = math.Nextafter(u, math.Inf(-1))
+					}
+					for range 513 {
+						if u < z.hot.end {
+							if k, ok, s := z.hot.decide(u, z.hX1); s {
+								checked++
+								if wk, wok := z.tryAt(u); k != wk || ok != wok {
+									t.Fatalf("u = %.17g (rank row %+v): the table says %d, %v, the computation %d, %v", u, r, k, ok, wk, wok)
+								}
+							}
+						}
+						u = math.Nextafter(u, math.Inf(1))
+					}
+				}
+			}
+			t.Logf("%d u next to the thresholds decided by the table, all as computed", checked)
 		})
 	}
 }
