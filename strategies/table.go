@@ -59,15 +59,15 @@ import (
 // programming error that panics. bytes is 8 B of key and the size of V a
 // slot.
 //
-// Cost. get, getAt, refAt and del take O(1) expected probes (at most about
-// 1.5 for a key held and 2.5 for one absent at load 1/2, Knuth's estimates
-// for linear probing); nothing is allocated after newFixedTable. The
-// per-event operations are plain code over concrete slices, with no call
-// through V: get and getAt inline, refAt and del are one direct call, as in
-// the hand-written tables they replace (check with go build -gcflags=-m).
-// getAt and refAt take the key's hash (hash(key)) for that reason — a
-// wrapper that hashed and called it would be two calls — and so that a
-// caller that needs the hash twice computes it once.
+// Cost. get, getAt, find, refAt and del take O(1) expected probes (at most
+// about 1.5 for a key held and 2.5 for one absent at load 1/2, Knuth's
+// estimates for linear probing); nothing is allocated after newFixedTable.
+// The per-event operations are plain code over concrete slices, with no
+// call through V: get, getAt and find inline, refAt and del are one direct
+// call, as in the hand-written tables they replace (check with go build
+// -gcflags=-m). getAt, find, refAt and delAt take the key's hash (hash(key))
+// for that reason — a wrapper that hashed and called it would be two calls —
+// and so that a caller that needs the hash twice computes it once.
 //
 // The zero table is unusable; build one with newFixedTable. Not safe for
 // concurrent use.
@@ -130,12 +130,33 @@ func (t *table[V]) get(key uint64) V {
 
 // getAt is get for a key whose hash is h = t.hash(key).
 func (t *table[V]) getAt(h, key uint64) V {
+	_, v := t.find(h, key)
+	return v
+}
+
+// find returns the slot of key, whose hash is h = t.hash(key), and its
+// value: the slot that holds it, or if it is not held the empty slot where
+// it would be added, with the zero V.
+func (t *table[V]) find(h, key uint64) (uint64, V) {
 	var zero V
-	for i := h & t.mask; ; i = (i + 1) & t.mask {
-		v := t.vals[i]
-		if v == zero || t.keys[i] == key {
-			return v
+	keys, vals, mask := t.keys, t.vals, t.mask
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := vals[i]
+		if v == zero || keys[i] == key {
+			return i, v
 		}
+	}
+}
+
+// replace puts key with the value v (not the zero V) into the empty slot i
+// that find gave for it, and deletes old, whose hash is hOld, in its place:
+// the table holds as many keys as before. key must not be held and old must
+// be; no other call may come between find and replace.
+func (t *table[V]) replace(i, key uint64, v V, hOld, old uint64) {
+	t.keys[i], t.vals[i] = key, v
+	t.n++
+	if !t.delAt(hOld, old) {
+		panic(fmt.Sprintf("strategies: table replaces the key %d, which it does not hold", old))
 	}
 }
 
@@ -165,30 +186,45 @@ func (t *table[V]) refAt(h, key uint64) *V {
 // del removes key and reports whether it was held (Algorithm R): the keys
 // after it in its run of occupied slots move back into the hole when it lies
 // on their probe path, so that every key stays reachable from its home.
-func (t *table[V]) del(key uint64) bool {
+func (t *table[V]) del(key uint64) bool { return t.delAt(t.hash(key), key) }
+
+// delAt is del for a key whose hash is h = t.hash(key). Only h & mask
+// matters: a caller that keeps the low 32 bits of h may pass those for a
+// table of at most 2^32 slots.
+func (t *table[V]) delAt(h, key uint64) bool {
 	var zero V
-	i := t.hash(key) & t.mask
-	for ; ; i = (i + 1) & t.mask {
-		if t.vals[i] == zero {
+	keys, vals, mask := t.keys, t.vals, t.mask
+	i := h & mask
+	for ; ; i = (i + 1) & mask {
+		if vals[i] == zero {
 			return false
 		}
-		if t.keys[i] == key {
+		if keys[i] == key {
 			break
 		}
 	}
 	for j := i; ; {
-		j = (j + 1) & t.mask
-		if t.vals[j] == zero {
+		j = (j + 1) & mask
+		v := vals[j]
+		if v == zero {
 			break
 		}
 		// The key at j may fill the hole at i if i lies on its probe path
 		// from its home h to j, that is if i is no nearer to j than h is.
-		if h := t.hash(t.keys[j]) & t.mask; (j-h)&t.mask >= (j-i)&t.mask {
-			t.keys[i], t.vals[i] = t.keys[j], t.vals[j]
+		// Written without a branch (the compiler makes conditional moves):
+		// the key is copied to to, which is i if it moves and j, itself,
+		// if it stays.
+		k := keys[j]
+		to := j
+		if h := workload.Mix64(k^t.seed) & mask; (j-h)&mask >= (j-i)&mask {
+			to = i
+		}
+		keys[to], vals[to] = k, v
+		if to == i {
 			i = j
 		}
 	}
-	t.keys[i], t.vals[i] = 0, zero
+	keys[i], vals[i] = 0, zero
 	t.n--
 	return true
 }

@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -12,6 +13,12 @@ import (
 
 // tablePut sets the value of key, which must not be the zero V.
 func tablePut[V comparable](x *table[V], key uint64, v V) { *x.refAt(x.hash(key), key) = v }
+
+// heldKey returns a key of want, chosen by r whatever the map's order.
+func heldKey[V any](r *rand.Rand, want map[uint64]V) uint64 {
+	keys := slices.Sorted(maps.Keys(want))
+	return keys[r.IntN(len(keys))]
+}
 
 // checkTable fails the test if the table's invariants do not hold or it does
 // not hold exactly the keys and values of want.
@@ -40,12 +47,16 @@ func checkTable[V comparable](t *testing.T, x *table[V], want map[uint64]V) {
 		if got := x.getAt(x.hash(k), k); got != v {
 			t.Fatalf("getAt(%d): got %v, want %v", k, got, v)
 		}
+		if i, got := x.find(x.hash(k), k); got != v || x.keys[i] != k {
+			t.Fatalf("find(%d): got slot %d holding %d = %v, want %v", k, i, x.keys[i], got, v)
+		}
 	}
 }
 
-// A fixed table against a Go map under random puts and deletes of clustered
-// keys, the key 0 among them, with check after every operation: what
-// Space-Saving, the count-min heap and the dedup window do to it.
+// A fixed table against a Go map under random puts, deletes and
+// replacements of clustered keys, the key 0 among them, with check after
+// every operation: what Space-Saving, the count-min heap and the dedup
+// window do to it.
 func TestTableFixedVsMap(t *testing.T) {
 	for _, capacity := range []int{1, 5, 64, 1000} {
 		t.Run(fmt.Sprintf("cap=%d", capacity), func(t *testing.T) {
@@ -66,6 +77,18 @@ func TestTableFixedVsMap(t *testing.T) {
 				} else if ok || len(want) < capacity {
 					v := int32(r.IntN(1<<20)) + 1
 					tablePut(&x, key, v)
+					want[key] = v
+				} else {
+					// Full: the new key replaces a key held, as Space-Saving
+					// evicts, in the slot find gives.
+					old := heldKey(r, want)
+					slot, v := x.find(x.hash(key), key)
+					if v != 0 || x.vals[slot] != 0 {
+						t.Fatalf("op %d: find(%d) of a key not held: slot %d, value %d", op, key, slot, v)
+					}
+					v = int32(r.IntN(1<<20)) + 1
+					x.replace(slot, key, v, x.hash(old), old)
+					delete(want, old)
 					want[key] = v
 				}
 				if x.del(universe << 4) {
@@ -259,18 +282,30 @@ func TestTableAllocs(t *testing.T) {
 	}
 	allocs := testing.AllocsPerRun(10, func() {
 		// Replace the first half by the second, then back.
-		for _, from := range []int{0, 1000} {
-			to := 1000 - from
-			for i, k := range keys[from : from+1000] {
-				if x.get(k) == 0 || x.getAt(x.hash(k), k) == 0 || !x.del(k) {
-					t.Fatal("lost a key")
-				}
-				k2 := keys[to+i]
-				*x.refAt(x.hash(k2), k2)++
+		for i, k := range keys[:1000] {
+			k2 := keys[1000+i]
+			if x.get(k) == 0 || x.getAt(x.hash(k), k) == 0 {
+				t.Fatal("lost a key")
 			}
+			slot, _ := x.find(x.hash(k2), k2)
+			x.replace(slot, k2, 2, x.hash(k), k)
+		}
+		for i, k := range keys[:1000] {
+			k2 := keys[1000+i]
+			if !x.delAt(x.hash(k2), k2) {
+				t.Fatal("lost a key")
+			}
+			*x.refAt(x.hash(k), k)++
 		}
 	})
 	if allocs != 0 {
-		t.Errorf("get, getAt, del and refAt allocated %v times a run", allocs)
+		t.Errorf("get, find, replace, del and refAt allocated %v times a run", allocs)
 	}
+	checkTable(t, &x, func() map[uint64]int32 {
+		want := map[uint64]int32{}
+		for _, k := range keys[:1000] {
+			want[k] = 1
+		}
+		return want
+	}())
 }
