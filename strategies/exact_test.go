@@ -3,7 +3,10 @@ package strategies
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"countsim/workload"
 )
 
 // Counts equal a Go map's, whatever the shards and however small the
@@ -127,6 +130,181 @@ func TestExactPlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkPlannedBytes(t, plan, s)
+		})
+	}
+}
+
+// checkCountTable fails the test if the table's invariants do not hold or
+// it does not hold exactly the counts of want.
+func checkCountTable(t *testing.T, x *countTable, want map[uint64]uint64) {
+	t.Helper()
+	if err := x.check(); err != nil {
+		t.Fatal(err)
+	}
+	if x.len() != len(want) {
+		t.Fatalf("len: got %d, want %d", x.len(), len(want))
+	}
+	n := 0
+	for k, c := range x.all() {
+		n++
+		if w, ok := want[k]; !ok || w != c {
+			t.Fatalf("all yields key %d = %d, want %d (held %v)", k, c, w, ok)
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("all yields %d keys, want %d", n, len(want))
+	}
+	for k, c := range want {
+		if got := x.getAt(workload.Mix64(k^x.seed), k); got != c {
+			t.Fatalf("getAt(%d): got %d, want %d", k, got, c)
+		}
+	}
+}
+
+// A count table from 8 slots against a Go map: counts added one by one
+// (add) and a batch at a time (observe), random, clustered and dense keys,
+// the key 0 among them; check after every operation.
+func TestCountTableVsMap(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		key  func(r *rand.Rand) uint64
+	}{
+		{"random", func(r *rand.Rand) uint64 { return r.Uint64() >> r.IntN(64) }},
+		{"clustered", func(r *rand.Rand) uint64 { return r.Uint64N(3000) << 20 }},
+		{"dense", func(r *rand.Rand) uint64 { return r.Uint64N(3000) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, 4))
+			var x countTable
+			x.init(8, 11)
+			want := map[uint64]uint64{}
+			batch := make([]workload.Event, 7)
+			for op := range 4000 {
+				key := tt.key(r)
+				if r.IntN(10) == 0 {
+					key = 0
+				}
+				if op%2 == 0 {
+					d := r.Uint64N(5) + 1
+					x.add(workload.Mix64(key^x.seed), key, d)
+					want[key] += d
+				} else {
+					var sum uint64
+					for i := range batch {
+						batch[i] = workload.Event{Key: tt.key(r), Delta: r.Int64N(4) - 1, Op: workload.Write}
+						if i == 3 {
+							batch[i].Op = workload.Read
+						}
+						if batch[i].Op == workload.Write && batch[i].Delta > 0 {
+							want[batch[i].Key] += uint64(batch[i].Delta)
+							sum += uint64(batch[i].Delta)
+						}
+					}
+					if got := x.observe(batch); got != sum {
+						t.Fatalf("op %d: observe counted %d, want %d", op, got, sum)
+					}
+				}
+				if err := x.check(); err != nil {
+					t.Fatalf("op %d: %v", op, err)
+				}
+			}
+			checkCountTable(t, &x, want)
+		})
+	}
+}
+
+// A count table doubles exactly when a new key would take it beyond 3/4 of
+// its slots, the key 0 like any other, so its length is the least power of
+// two ≥ 8 of which the keys are at most 3/4; bytes is 16 B a slot.
+func TestCountTableGrowth(t *testing.T) {
+	for _, zeroAt := range []int{-1, 0, 5, 6, 40} {
+		t.Run(fmt.Sprintf("zero-at=%d", zeroAt), func(t *testing.T) {
+			var x countTable
+			x.init(8, 1)
+			for i := range 100 {
+				key := uint64(i + 1)
+				if i == zeroAt {
+					key = 0
+				}
+				before := len(x.slots)
+				h := workload.Mix64(key ^ x.seed)
+				if x.getAt(h, key) != 0 {
+					t.Fatalf("key %d: held before it is added", key)
+				}
+				x.add(h, key, 1)
+				if grew := len(x.slots) != before; grew != (i == before/4*3) {
+					t.Fatalf("key %d, the %dth: %d → %d slots", key, i+1, before, len(x.slots))
+				}
+				if l := len(x.slots); i+1 > l/4*3 || (l > 8 && i+1 <= l/8*3) {
+					t.Fatalf("%d keys in %d slots", i+1, l)
+				}
+				if err := x.check(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, want := x.bytes(), int64(len(x.slots))*16; got != want {
+				t.Errorf("bytes: got %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+// check notices a broken count table.
+func TestCountTableCheckCatches(t *testing.T) {
+	fresh := func() countTable {
+		var x countTable
+		x.init(32, 9)
+		for k := uint64(1); k <= 10; k++ {
+			x.add(workload.Mix64(k^x.seed), k, k)
+		}
+		return x
+	}
+	home := func(x *countTable, k uint64) uint64 { return workload.Mix64(k^x.seed) & x.mask }
+	for _, tt := range []struct {
+		name    string
+		corrupt func(x *countTable)
+	}{
+		{"count", func(x *countTable) { x.n++ }},
+		{"unreachable", func(x *countTable) {
+			// Move a key one slot further than its run allows.
+			for i, s := range x.slots {
+				j, j2 := (uint64(i)+1)&x.mask, (uint64(i)+2)&x.mask
+				if s.count != 0 && home(x, s.key) == uint64(i) && x.slots[j].count == 0 && x.slots[j2].count == 0 {
+					x.slots[i], x.slots[j2] = countSlot{}, s
+					return
+				}
+			}
+			t.Skip("no isolated key to move")
+		}},
+		{"duplicate", func(x *countTable) {
+			for j := home(x, 3); ; j = (j + 1) & x.mask {
+				if x.slots[j].count == 0 {
+					x.slots[j] = countSlot{key: 3, count: 1}
+					x.n++
+					return
+				}
+			}
+		}},
+		{"stale key", func(x *countTable) {
+			for i := range x.slots {
+				if x.slots[i].count == 0 {
+					x.slots[i].key = 99
+					return
+				}
+			}
+		}},
+		{"mask", func(x *countTable) { x.mask = 7 }},
+		{"room", func(x *countTable) { x.room = 9 }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := fresh()
+			if err := x.check(); err != nil {
+				t.Fatal(err)
+			}
+			tt.corrupt(&x)
+			if err := x.check(); err == nil {
+				t.Error("check passed a broken table")
+			}
 		})
 	}
 }

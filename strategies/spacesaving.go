@@ -36,7 +36,7 @@ type SpaceSavingParams struct {
 	Counters int `param:"counters" doc:"monitored keys m, 1..10000000 (required); every key counted more than N/m times is monitored"`
 }
 
-const spaceSavingMaxCounters = 10_000_000
+const spaceSavingMaxCounters = 10_000_000 // so the index has ≤ 2^25 slots and a counter keeps 32 bits of hash
 
 // Validate checks 1 ≤ counters ≤ 10,000,000.
 func (p SpaceSavingParams) Validate() error {
@@ -63,6 +63,7 @@ type SpaceSaving struct {
 type ssCounter struct {
 	key        uint64
 	err        uint64
+	hash       uint32 // the index's hash of key, its low 32 bits (the index has ≤ 2^25 slots)
 	bucket     int32
 	prev, next int32
 }
@@ -92,8 +93,8 @@ func NewSpaceSaving(p SpaceSavingParams, seed uint64) (*SpaceSaving, error) {
 	}, nil
 }
 
-// spaceSavingBytes is the memory of m counters: a counter (key, error, three
-// links: 32 B), a bucket (count, three links: 24 B) and the key index, 12 B
+// spaceSavingBytes is the memory of m counters: a counter (key, error, the
+// low half of the key's hash, three links: 32 B), a bucket (count, three links: 24 B) and the key index, 12 B
 // a slot of a power-of-two table ≥ 2m.
 func spaceSavingBytes(m int) int64 {
 	return int64(m)*int64(unsafe.Sizeof(ssCounter{})+unsafe.Sizeof(ssBucket{})) +
@@ -119,36 +120,44 @@ func (s *SpaceSaving) Observe(batch []workload.Event) {
 	for i := range batch {
 		e := &batch[i]
 		if e.Op == workload.Write && e.Delta > 0 {
-			s.Add(e.Key, uint64(e.Delta))
+			s.add(e.Key, uint64(e.Delta))
 		}
 	}
 }
 
 // Add counts delta (> 0) for key: O(1) for a unit delta.
 func (s *SpaceSaving) Add(key, delta uint64) {
-	if delta == 0 {
-		return
+	if delta != 0 {
+		s.add(key, delta)
 	}
+}
+
+// add is Add for delta > 0. The key is hashed once, and a key not
+// monitored takes the index slot where its probe ended: the index is probed
+// once an event.
+func (s *SpaceSaving) add(key, delta uint64) {
 	s.n += delta
-	if c := s.index.get(key); c != 0 {
+	h := s.index.hash(key)
+	slot, c := s.index.find(h, key)
+	if c != 0 {
 		s.raise(c-1, delta)
 		return
 	}
 	if len(s.counters) < s.m {
 		c := int32(len(s.counters))
-		s.counters = append(s.counters, ssCounter{key: key, bucket: -1})
-		*s.index.refAt(s.index.hash(key), key) = c + 1
+		s.counters = append(s.counters, ssCounter{key: key, hash: uint32(h), bucket: -1})
+		*s.index.refAt(h, key) = c + 1
 		s.link(c, delta, -1, s.head)
 		return
 	}
-	// Evict the first counter of the smallest count; the new key inherits it.
+	// Evict the first counter of the smallest count; the new key inherits
+	// it. The counter keeps its key's hash, so the index deletes the old
+	// key without hashing it again.
 	b := s.head
-	c := s.buckets[b].first
-	min := s.buckets[b].count
-	s.index.del(s.counters[c].key)
-	*s.index.refAt(s.index.hash(key), key) = c + 1
-	s.counters[c].key = key
-	s.counters[c].err = min
+	c = s.buckets[b].first
+	ct := &s.counters[c]
+	s.index.replace(slot, key, c+1, uint64(ct.hash), ct.key)
+	ct.key, ct.hash, ct.err = key, uint32(h), s.buckets[b].count
 	s.raise(c, delta)
 }
 
@@ -304,8 +313,8 @@ func (s *SpaceSaving) Guaranteed(k int) bool {
 // check validates the stream-summary: buckets in strictly increasing count
 // order with consistent links, each a non-empty consistent ring of counters
 // that name it; every counter in exactly one bucket; free and live buckets
-// accounting for all; the index mapping exactly the monitored keys; and
-// Σ counts = N, 0 ≤ err < count, err ≤ the minimum counter (an error is a
+// accounting for all; the index mapping exactly the monitored keys, each
+// counter keeping its key's hash; and Σ counts = N, 0 ≤ err < count, err ≤ the minimum counter (an error is a
 // past minimum and the minimum never decreases).
 func (s *SpaceSaving) check() error {
 	seen := make([]bool, len(s.counters))
@@ -336,6 +345,9 @@ func (s *SpaceSaving) check() error {
 			}
 			if i := s.index.get(ct.key); i != c+1 {
 				return fmt.Errorf("space-saving: index gives key %d counter %d (-1: absent), want %d", ct.key, i-1, c)
+			}
+			if h := uint32(s.index.hash(ct.key)); ct.hash != h {
+				return fmt.Errorf("space-saving: counter %d keeps the hash %#x of key %d, want %#x", c, ct.hash, ct.key, h)
 			}
 			if c = ct.next; c == bk.first {
 				break

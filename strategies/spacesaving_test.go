@@ -145,3 +145,34 @@ func TestSpaceSavingPlan(t *testing.T) {
 	}
 	checkPlannedBytes(t, plan, s)
 }
+
+// check notices a broken summary.
+func TestSpaceSavingCheckCatches(t *testing.T) {
+	ev := streamSpec{seed: 57, keys: 2000, s: 1, events: 20000, scramble: true}.gen()
+	for _, tt := range []struct {
+		name    string
+		corrupt func(s *SpaceSaving)
+	}{
+		{"n", func(s *SpaceSaving) { s.n++ }},
+		{"hash", func(s *SpaceSaving) { s.counters[7].hash ^= 1 }},
+		{"index", func(s *SpaceSaving) { *s.index.refAt(s.index.hash(s.counters[7].key), s.counters[7].key) = 9 }},
+		{"error", func(s *SpaceSaving) { s.counters[7].err = s.buckets[s.counters[7].bucket].count }},
+		{"bucket order", func(s *SpaceSaving) { s.buckets[s.head].count = s.buckets[s.buckets[s.head].next].count }},
+		{"ring", func(s *SpaceSaving) { s.counters[s.buckets[s.head].first].bucket = s.buckets[s.head].next }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := NewSpaceSaving(SpaceSavingParams{Counters: 50}, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Observe(ev)
+			if err := s.check(); err != nil {
+				t.Fatal(err)
+			}
+			tt.corrupt(s)
+			if err := s.check(); err == nil {
+				t.Error("check passed a broken summary")
+			}
+		})
+	}
+}

@@ -8,34 +8,38 @@ import (
 	"countsim/workload"
 )
 
-// table is the package's open-addressing hash table from uint64 keys to
-// non-zero values of type V: linear probing from workload.Mix64(key ^ seed) over a
-// power-of-two array of keys with the values beside them (keys []uint64,
-// vals []V), and deletion by backward shift (Knuth, TAOCP vol. 3, §6.4,
-// Algorithm R), so no tombstones build up however many keys come and go.
-// The zero V marks an empty slot, so every uint64, 0 included, is an
-// ordinary key, and a value stored must not be the zero V: exact counting
-// stores counts ≥ 1, the key indexes store a slot number + 1.
+// table is the package's fixed-capacity open-addressing hash table from
+// uint64 keys to non-zero values of type V: linear probing from
+// workload.Mix64(key ^ seed) over a power-of-two array of keys with the
+// values beside them (keys []uint64, vals []V), and deletion by backward
+// shift (Knuth, TAOCP vol. 3, §6.4, Algorithm R), so no tombstones build up
+// however many keys come and go. The zero V marks an empty slot, so every
+// uint64, 0 included, is an ordinary key, and a value stored must not be
+// the zero V: the key indexes store a slot number + 1.
 //
-// It serves the tables of the package whose entries are a key and a value
-// side by side:
+// It serves the indexes of the package, whose keys come and go within a
+// fixed capacity: table[int32] is the key → slot + 1 index of Space-Saving
+// (spacesaving.go) and of the count-min heap (topheap.go), and the ID set of
+// the dedup window (dedup.go), which stores 1 for every ID (4 B a slot, as
+// before).
 //
-//   - table[uint64]: a shard of exact counting (exact.go), key → count;
-//   - table[int32]: the key → slot + 1 index of Space-Saving (spacesaving.go)
-//     and of the count-min heap (topheap.go), and the ID set of the dedup
-//     window (dedup.go), which stores 1 for every ID (4 B a slot, as before).
-//
-// Why the emptiness is in the values. A probe reads the value first, so a
-// miss ends at the first zero value without reading the key array, which is
-// twice the size of an int32 value array. Marking emptiness in the keys
-// instead (key 0, with the key 0 itself kept beside the array), which would
-// let exact distinct counting's set be a table[struct{}] too, was tried: it
-// made Space-Saving's point query 12–17% slower at m = 10,000 (benchstat,
-// p < 0.05 in four interleaved runs), most likely because its misses then
-// read the larger array, which competes for the cache with the counters.
+// Why the keys and the values are two arrays, and the emptiness is in the
+// values. A probe reads the value first, so a miss ends at the first zero
+// value without reading the key array, which is twice the size of an int32
+// value array, and a slot costs 12 B where a {key, value} struct would be
+// padded to 16. Marking emptiness in the keys instead (key 0, with the key 0
+// itself kept beside the array), which would let exact distinct counting's
+// set be a table[struct{}] too, was tried: it made Space-Saving's point
+// query 12–17% slower at m = 10,000 (benchstat, p < 0.05 in four
+// interleaved runs), most likely because its misses then read the larger
+// array, which competes for the cache with the counters.
 //
 // Tables kept separate, because their shape differs:
 //
+//   - exact counting (exact.go) grows to millions of keys and never deletes
+//     one: its countTable keeps key and count side by side in one 16 B slot,
+//     so that a probe of a table far larger than the cache misses once, not
+//     once an array.
 //   - exact distinct counting (exactdistinct.go) is a set: its slots hold ids
 //     and nothing else (8 B a slot), so its emptiness can only be marked in
 //     the ids (0, with a flag for the id 0); a table[struct{}] has no value
@@ -50,38 +54,36 @@ import (
 //     slot against at least 9 B here, and only at 4 B a slot is the sparse
 //     form smaller than the dense array.
 //
-// Sizes. A growing table (newTable) doubles before a new key would make
-// more than 3/4 of its slots' worth of keys; a fixed one (newFixedTable) has
-// at least twice its capacity in slots, so its load stays ≤ 1/2, and adding
-// a key beyond the capacity is a programming error that panics. bytes is
-// 8 B of key and the size of V a slot.
+// Sizes. A table (newFixedTable) has at least twice its capacity in slots,
+// so its load stays ≤ 1/2, and adding a key beyond the capacity is a
+// programming error that panics. bytes is 8 B of key and the size of V a
+// slot.
 //
-// Cost. get, getAt, refAt and del take O(1) expected probes (about 2.5 for
-// a key held and 8.5 for one absent at load 3/4, Knuth's estimates for
-// linear probing); growth is O(slots) and amortised O(1) a key; nothing is
-// allocated except by growth. The per-event operations are plain code over
-// concrete slices, with no call through V: get and getAt inline, refAt and
-// del are one direct call, as in the hand-written tables they replace (check
-// with go build -gcflags=-m). refAt takes the key's hash (hash(key)) for
-// that reason — a wrapper that hashed and called it would be two calls — and
-// so that exact counting, which picks the shard from the same hash, hashes
-// once an event.
+// Cost. get, getAt, find, refAt and del take O(1) expected probes (at most
+// about 1.5 for a key held and 2.5 for one absent at load 1/2, Knuth's
+// estimates for linear probing); nothing is allocated after newFixedTable.
+// The per-event operations are plain code over concrete slices, with no
+// call through V: get, getAt and find inline, refAt and del are one direct
+// call, as in the hand-written tables they replace (check with go build
+// -gcflags=-m). getAt, find, refAt and delAt take the key's hash (hash(key))
+// for that reason — a wrapper that hashed and called it would be two calls —
+// and so that a caller that needs the hash twice computes it once.
 //
-// The zero table is unusable; build one with newTable or newFixedTable. Not
-// safe for concurrent use.
+// The zero table is unusable; build one with newFixedTable. Not safe for
+// concurrent use.
 type table[V comparable] struct {
-	keys  []uint64 // key held in each slot; 0 in an empty slot
-	vals  []V      // vals[i] is the value of keys[i]; the zero V: empty
-	mask  uint64   // len(keys) − 1
-	seed  uint64
-	n     int  // keys held
-	room  int  // the most keys held: a growing table doubles at a new key beyond it
-	fixed bool // the table never grows: a new key beyond room panics
+	keys []uint64 // key held in each slot; 0 in an empty slot
+	vals []V      // vals[i] is the value of keys[i]; the zero V: empty
+	mask uint64   // len(keys) − 1
+	seed uint64
+	n    int // keys held
+	room int // the capacity: a new key beyond it panics
 }
 
-// tableLen is the slots of a growing table sized for keys keys: a power of
-// two at least 4/3 of keys (and more than keys + keys/3), so that it holds
-// them without doubling, and at least 8.
+// tableLen is the slots of a growing open-addressing table sized for keys
+// keys (exact counting's countTable, exact distinct counting's set): a power
+// of two at least 4/3 of keys (and more than keys + keys/3), so that it
+// holds them at a load ≤ 3/4 without doubling, and at least 8.
 func tableLen(keys uint64) uint64 { return max(8, nextPow2(keys+keys/3+1)) }
 
 // fixedTableLen is the slots of a fixed table of the capacity: a power of two
@@ -94,35 +96,11 @@ func tableSlotBytes[V any]() int64 {
 	return 8 + int64(unsafe.Sizeof(v))
 }
 
-// newTable returns an empty growing table of slots slots, a power of two ≥ 8
-// (tableLen), hashing with seed.
-func newTable[V comparable](slots uint64, seed uint64) table[V] {
-	t := table[V]{seed: seed}
-	t.init(int(slots))
-	return t
-}
-
 // newFixedTable returns an empty table that holds at most capacity keys,
 // hashing with seed.
 func newFixedTable[V comparable](capacity int, seed uint64) table[V] {
-	t := table[V]{seed: seed, fixed: true}
-	t.init(fixedTableLen(capacity))
-	t.room = capacity
-	return t
-}
-
-// init gives the table empty arrays of size slots.
-func (t *table[V]) init(size int) {
-	if size < 8 || size&(size-1) != 0 {
-		panic(fmt.Sprintf("strategies: table of %d slots, not a power of two ≥ 8", size))
-	}
-	t.keys = make([]uint64, size)
-	t.vals = make([]V, size)
-	t.mask = uint64(size - 1)
-	t.n = 0
-	if !t.fixed {
-		t.room = size / 4 * 3
-	}
+	size := fixedTableLen(capacity)
+	return table[V]{keys: make([]uint64, size), vals: make([]V, size), mask: uint64(size - 1), seed: seed, room: capacity}
 }
 
 // hash is the hash of key that the table probes from; refAt and getAt take
@@ -152,28 +130,48 @@ func (t *table[V]) get(key uint64) V {
 
 // getAt is get for a key whose hash is h = t.hash(key).
 func (t *table[V]) getAt(h, key uint64) V {
+	_, v := t.find(h, key)
+	return v
+}
+
+// find returns the slot of key, whose hash is h = t.hash(key), and its
+// value: the slot that holds it, or if it is not held the empty slot where
+// it would be added, with the zero V.
+func (t *table[V]) find(h, key uint64) (uint64, V) {
 	var zero V
-	for i := h & t.mask; ; i = (i + 1) & t.mask {
-		v := t.vals[i]
-		if v == zero || t.keys[i] == key {
-			return v
+	keys, vals, mask := t.keys, t.vals, t.mask
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := vals[i]
+		if v == zero || keys[i] == key {
+			return i, v
 		}
+	}
+}
+
+// replace puts key with the value v (not the zero V) into the empty slot i
+// that find gave for it, and deletes old, whose hash is hOld, in its place:
+// the table holds as many keys as before. key must not be held and old must
+// be; no other call may come between find and replace.
+func (t *table[V]) replace(i, key uint64, v V, hOld, old uint64) {
+	t.keys[i], t.vals[i] = key, v
+	t.n++
+	if !t.delAt(hOld, old) {
+		panic(fmt.Sprintf("strategies: table replaces the key %d, which it does not hold", old))
 	}
 }
 
 // refAt returns a pointer to the value of key, whose hash is h = t.hash(key),
 // adding key if it is not held. A key added has the zero value, which marks
 // its slot empty: the caller must store a non-zero value through the pointer
-// before any other call on the table (exact counting adds a count ≥ 1, the
-// indexes store a slot + 1). The pointer is valid until the next key is
+// before any other call on the table (the indexes store a slot + 1). The
+// pointer is valid until the next key is
 // added or deleted.
 func (t *table[V]) refAt(h, key uint64) *V {
 	var zero V
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		if t.vals[i] == zero {
 			if t.n >= t.room {
-				t.full()
-				return t.refAt(h, key)
+				panic(fmt.Sprintf("strategies: table over its capacity of %d keys", t.room))
 			}
 			t.keys[i] = key
 			t.n++
@@ -185,55 +183,48 @@ func (t *table[V]) refAt(h, key uint64) *V {
 	}
 }
 
-// full makes room for one more key: a growing table doubles, rehashing every
-// key (O(slots)); a fixed one is over its capacity, a programming error.
-func (t *table[V]) full() {
-	if t.fixed {
-		panic(fmt.Sprintf("strategies: table over its capacity of %d keys", t.room))
-	}
-	var zero V
-	keys, vals := t.keys, t.vals
-	t.init(2 * len(keys))
-	for i, v := range vals {
-		if v == zero {
-			continue
-		}
-		j := t.hash(keys[i]) & t.mask
-		for t.vals[j] != zero {
-			j = (j + 1) & t.mask
-		}
-		t.keys[j], t.vals[j] = keys[i], v
-		t.n++
-	}
-}
-
 // del removes key and reports whether it was held (Algorithm R): the keys
 // after it in its run of occupied slots move back into the hole when it lies
 // on their probe path, so that every key stays reachable from its home.
-func (t *table[V]) del(key uint64) bool {
+func (t *table[V]) del(key uint64) bool { return t.delAt(t.hash(key), key) }
+
+// delAt is del for a key whose hash is h = t.hash(key). Only h & mask
+// matters: a caller that keeps the low 32 bits of h may pass those for a
+// table of at most 2^32 slots.
+func (t *table[V]) delAt(h, key uint64) bool {
 	var zero V
-	i := t.hash(key) & t.mask
-	for ; ; i = (i + 1) & t.mask {
-		if t.vals[i] == zero {
+	keys, vals, mask := t.keys, t.vals, t.mask
+	i := h & mask
+	for ; ; i = (i + 1) & mask {
+		if vals[i] == zero {
 			return false
 		}
-		if t.keys[i] == key {
+		if keys[i] == key {
 			break
 		}
 	}
 	for j := i; ; {
-		j = (j + 1) & t.mask
-		if t.vals[j] == zero {
+		j = (j + 1) & mask
+		v := vals[j]
+		if v == zero {
 			break
 		}
 		// The key at j may fill the hole at i if i lies on its probe path
 		// from its home h to j, that is if i is no nearer to j than h is.
-		if h := t.hash(t.keys[j]) & t.mask; (j-h)&t.mask >= (j-i)&t.mask {
-			t.keys[i], t.vals[i] = t.keys[j], t.vals[j]
+		// Written without a branch (the compiler makes conditional moves):
+		// the key is copied to to, which is i if it moves and j, itself,
+		// if it stays.
+		k := keys[j]
+		to := j
+		if h := workload.Mix64(k^t.seed) & mask; (j-h)&mask >= (j-i)&mask {
+			to = i
+		}
+		keys[to], vals[to] = k, v
+		if to == i {
 			i = j
 		}
 	}
-	t.keys[i], t.vals[i] = 0, zero
+	keys[i], vals[i] = 0, zero
 	t.n--
 	return true
 }
@@ -253,17 +244,17 @@ func (t *table[V]) all() iter.Seq2[uint64, V] {
 }
 
 // check validates the invariants: the arrays are a power of two ≥ 8 long
-// with the mask to match; the load rule holds (a growing table holds at most
-// 3/4 of its slots, a fixed one at most its capacity, itself at most half
-// the slots); n counts the keys held; every key is reachable from its home
-// with no empty slot on the way, and appears once; an empty slot has key 0.
+// with the mask to match; the capacity is at most half the slots and the
+// keys held at most the capacity; n counts the keys held; every key is
+// reachable from its home with no empty slot on the way, and appears once;
+// an empty slot has key 0.
 func (t *table[V]) check() error {
 	l := len(t.keys)
 	if l < 8 || l&(l-1) != 0 || len(t.vals) != l || uint64(l) != t.mask+1 {
 		return fmt.Errorf("table: bad shape: %d keys, %d values, mask %#x", l, len(t.vals), t.mask)
 	}
-	if (!t.fixed && t.room != l/4*3) || (t.fixed && 2*t.room > l) {
-		return fmt.Errorf("table: room for %d keys in %d slots (fixed %v)", t.room, l, t.fixed)
+	if 2*t.room > l {
+		return fmt.Errorf("table: room for %d keys in %d slots", t.room, l)
 	}
 	var zero V
 	n := 0

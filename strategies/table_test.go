@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -12,6 +13,12 @@ import (
 
 // tablePut sets the value of key, which must not be the zero V.
 func tablePut[V comparable](x *table[V], key uint64, v V) { *x.refAt(x.hash(key), key) = v }
+
+// heldKey returns a key of want, chosen by r whatever the map's order.
+func heldKey[V any](r *rand.Rand, want map[uint64]V) uint64 {
+	keys := slices.Sorted(maps.Keys(want))
+	return keys[r.IntN(len(keys))]
+}
 
 // checkTable fails the test if the table's invariants do not hold or it does
 // not hold exactly the keys and values of want.
@@ -40,12 +47,16 @@ func checkTable[V comparable](t *testing.T, x *table[V], want map[uint64]V) {
 		if got := x.getAt(x.hash(k), k); got != v {
 			t.Fatalf("getAt(%d): got %v, want %v", k, got, v)
 		}
+		if i, got := x.find(x.hash(k), k); got != v || x.keys[i] != k {
+			t.Fatalf("find(%d): got slot %d holding %d = %v, want %v", k, i, x.keys[i], got, v)
+		}
 	}
 }
 
-// A fixed table against a Go map under random puts and deletes of clustered
-// keys, the key 0 among them, with check after every operation: what
-// Space-Saving, the count-min heap and the dedup window do to it.
+// A fixed table against a Go map under random puts, deletes and
+// replacements of clustered keys, the key 0 among them, with check after
+// every operation: what Space-Saving, the count-min heap and the dedup
+// window do to it.
 func TestTableFixedVsMap(t *testing.T) {
 	for _, capacity := range []int{1, 5, 64, 1000} {
 		t.Run(fmt.Sprintf("cap=%d", capacity), func(t *testing.T) {
@@ -67,6 +78,18 @@ func TestTableFixedVsMap(t *testing.T) {
 					v := int32(r.IntN(1<<20)) + 1
 					tablePut(&x, key, v)
 					want[key] = v
+				} else {
+					// Full: the new key replaces a key held, as Space-Saving
+					// evicts, in the slot find gives.
+					old := heldKey(r, want)
+					slot, v := x.find(x.hash(key), key)
+					if v != 0 || x.vals[slot] != 0 {
+						t.Fatalf("op %d: find(%d) of a key not held: slot %d, value %d", op, key, slot, v)
+					}
+					v = int32(r.IntN(1<<20)) + 1
+					x.replace(slot, key, v, x.hash(old), old)
+					delete(want, old)
+					want[key] = v
 				}
 				if x.del(universe << 4) {
 					t.Fatalf("op %d: deleted a key never put", op)
@@ -86,91 +109,28 @@ func TestTableFixedVsMap(t *testing.T) {
 	}
 }
 
-// A growing table against a Go map: counts added through refAt (as exact
-// counting does), keys deleted now and then, random and clustered keys, the
-// key 0 among them; check after every operation.
-func TestTableGrowingVsMap(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		key  func(r *rand.Rand) uint64
-	}{
-		{"random", func(r *rand.Rand) uint64 { return r.Uint64() >> r.IntN(64) }},
-		{"clustered", func(r *rand.Rand) uint64 { return r.Uint64N(3000) << 20 }},
-		{"dense", func(r *rand.Rand) uint64 { return r.Uint64N(3000) }},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(3, 4))
-			x := newTable[uint64](8, 11)
-			want := map[uint64]uint64{}
-			for op := range 20000 {
-				key := tt.key(r)
-				if r.IntN(10) == 0 {
-					key = 0
-				}
-				if _, held := want[key]; held && r.IntN(8) == 0 {
-					if !x.del(key) {
-						t.Fatalf("op %d: del(%d) found nothing", op, key)
-					}
-					delete(want, key)
-				} else {
-					d := r.Uint64N(5) + 1
-					*x.refAt(x.hash(key), key) += d
-					want[key] += d
-				}
-				if err := x.check(); err != nil {
-					t.Fatalf("op %d: %v", op, err)
-				}
-			}
-			checkTable(t, &x, want)
-		})
-	}
-}
-
-// A growing table doubles exactly when a new key would take it beyond 3/4
-// of its slots, the key 0 like any other, so its length is the least power
-// of two ≥ 8 of which the keys are at most 3/4; bytes is 8 B of key plus the
-// value a slot.
-func TestTableGrowth(t *testing.T) {
-	for _, zeroAt := range []int{-1, 0, 5, 6, 40} {
-		t.Run(fmt.Sprintf("zero-at=%d", zeroAt), func(t *testing.T) {
-			x := newTable[uint64](8, 1)
-			for i := range 100 {
-				key := uint64(i + 1)
-				if i == zeroAt {
-					key = 0
-				}
-				before := x.slots()
-				if x.get(key) != 0 {
-					t.Fatalf("key %d: held before it is added", key)
-				}
-				*x.refAt(x.hash(key), key) = 1
-				if grew := x.slots() != before; grew != (i == before/4*3) {
-					t.Fatalf("key %d, the %dth: %d → %d slots", key, i+1, before, x.slots())
-				}
-				if l := x.slots(); i+1 > l/4*3 || (l > 8 && i+1 <= l/8*3) {
-					t.Fatalf("%d keys in %d slots", i+1, l)
-				}
-				if err := x.check(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if got, want := x.bytes(), int64(x.slots())*16; got != want {
-				t.Errorf("bytes: got %d, want %d", got, want)
-			}
-		})
-	}
+// bytes is 8 B of key and the size of the value a slot; a fixed table has
+// at least twice its capacity in slots.
+func TestTableSizes(t *testing.T) {
 	for _, tt := range []struct {
 		got, want int64
 	}{
 		{tableSlotBytes[uint64](), 16},
 		{tableSlotBytes[int32](), 12},
+		{int64(fixedTableLen(1000)), 2048},
+		{int64(fixedTableLen(1024)), 2048},
+		{int64(fixedTableLen(1)), 8},
+		{int64(tableLen(1000)), 2048},
+		{int64(tableLen(768)), 2048},
+		{int64(tableLen(767)), 1024},
 	} {
 		if tt.got != tt.want {
-			t.Errorf("slot bytes: got %d, want %d", tt.got, tt.want)
+			t.Errorf("got %d, want %d", tt.got, tt.want)
 		}
 	}
-	if l := tableLen(1000); l != 2048 {
-		t.Errorf("tableLen(1000): got %d, want 2048", l)
+	x := newFixedTable[int32](1000, 1)
+	if got, want := x.bytes(), int64(2048*12); got != want {
+		t.Errorf("bytes: got %d, want %d", got, want)
 	}
 }
 
@@ -257,21 +217,21 @@ func TestTableBackwardShift(t *testing.T) {
 
 // check notices a broken table.
 func TestTableCheckCatches(t *testing.T) {
-	fresh := func() table[uint64] {
-		x := newTable[uint64](16, 9)
+	fresh := func() table[int32] {
+		x := newFixedTable[int32](10, 9) // 32 slots
 		for k := uint64(1); k <= 10; k++ {
-			tablePut(&x, k, k)
+			tablePut(&x, k, int32(k))
 		}
 		return x
 	}
-	slotOf := func(x *table[uint64], key uint64) int { return slices.Index(x.keys, key) }
-	emptySlot := func(x *table[uint64]) int { return slices.Index(x.vals, 0) }
+	slotOf := func(x *table[int32], key uint64) int { return slices.Index(x.keys, key) }
+	emptySlot := func(x *table[int32]) int { return slices.Index(x.vals, 0) }
 	for _, tt := range []struct {
 		name    string
-		corrupt func(x *table[uint64])
+		corrupt func(x *table[int32])
 	}{
-		{"count", func(x *table[uint64]) { x.n++ }},
-		{"unreachable", func(x *table[uint64]) {
+		{"count", func(x *table[int32]) { x.n++ }},
+		{"unreachable", func(x *table[int32]) {
 			// Move a key one slot further than its run allows.
 			for i, k := range x.keys {
 				j, j2 := (uint64(i)+1)&x.mask, (uint64(i)+2)&x.mask
@@ -282,7 +242,7 @@ func TestTableCheckCatches(t *testing.T) {
 			}
 			t.Skip("no isolated key to move")
 		}},
-		{"duplicate", func(x *table[uint64]) {
+		{"duplicate", func(x *table[int32]) {
 			i := slotOf(x, 3)
 			for j := (uint64(i) + 1) & x.mask; ; j = (j + 1) & x.mask {
 				if x.vals[j] == 0 {
@@ -292,9 +252,10 @@ func TestTableCheckCatches(t *testing.T) {
 				}
 			}
 		}},
-		{"stale key", func(x *table[uint64]) { x.keys[emptySlot(x)] = 99 }},
-		{"mask", func(x *table[uint64]) { x.mask = 7 }},
-		{"overfull", func(x *table[uint64]) { x.room = 100 }},
+		{"stale key", func(x *table[int32]) { x.keys[emptySlot(x)] = 99 }},
+		{"mask", func(x *table[int32]) { x.mask = 7 }},
+		{"room", func(x *table[int32]) { x.room = 17 }},
+		{"over capacity", func(x *table[int32]) { x.room = 9 }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			x := fresh()
@@ -309,22 +270,42 @@ func TestTableCheckCatches(t *testing.T) {
 	}
 }
 
-// The per-event operations allocate nothing once the table has room.
+// The per-event operations allocate nothing.
 func TestTableAllocs(t *testing.T) {
-	x := newTable[uint64](tableLen(1000), 2)
-	keys := make([]uint64, 1000)
+	x := newFixedTable[int32](1000, 2)
+	keys := make([]uint64, 2000)
 	for i := range keys {
 		keys[i] = workload.Mix64(uint64(i))
 	}
+	for _, k := range keys[:1000] {
+		tablePut(&x, k, 1)
+	}
 	allocs := testing.AllocsPerRun(10, func() {
-		for _, k := range keys {
-			*x.refAt(x.hash(k), k)++
-			if x.get(k) == 0 {
+		// Replace the first half by the second, then back.
+		for i, k := range keys[:1000] {
+			k2 := keys[1000+i]
+			if x.get(k) == 0 || x.getAt(x.hash(k), k) == 0 {
 				t.Fatal("lost a key")
 			}
+			slot, _ := x.find(x.hash(k2), k2)
+			x.replace(slot, k2, 2, x.hash(k), k)
+		}
+		for i, k := range keys[:1000] {
+			k2 := keys[1000+i]
+			if !x.delAt(x.hash(k2), k2) {
+				t.Fatal("lost a key")
+			}
+			*x.refAt(x.hash(k), k)++
 		}
 	})
 	if allocs != 0 {
-		t.Errorf("refAt and get allocated %v times a run", allocs)
+		t.Errorf("get, find, replace, del and refAt allocated %v times a run", allocs)
 	}
+	checkTable(t, &x, func() map[uint64]int32 {
+		want := map[uint64]int32{}
+		for _, k := range keys[:1000] {
+			want[k] = 1
+		}
+		return want
+	}())
 }
