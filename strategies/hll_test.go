@@ -740,8 +740,7 @@ func TestHLLObserveIsInsert(t *testing.T) {
 			ev[i].Op = workload.Read
 		}
 	}
-	ev[3].Actor = 0          // every bit of the hash below the index …
-	ev[4].Actor = ^uint64(0) // … and a few fixed ids among the random ones
+	ev[3].Actor, ev[4].Actor = 0, ^uint64(0) // two edge ids among the random ones
 	for p := hllMinP; p <= hllMaxP; p++ {
 		for _, dense := range []bool{false, true} {
 			obs, err := NewHLL(HLLParams{Precision: p, Dense: dense}, uint64(p))
