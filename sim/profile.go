@@ -10,8 +10,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -42,9 +44,14 @@ func (k *profileKind) describe() string {
 
 func (k *profileKind) accepts(t *strategies.Type) error { return distinctOnly(t, "a profile") }
 
-// memory: trials run side by side, each with its own instance of a design.
+// memory: trials run side by side, each with its own instance of every
+// design and a batch of events; the records hold an error per design, grid
+// point and trial.
 func (k *profileKind) memory() (int64, int64) {
-	return 0, int64(min(k.st.workers(), k.spec.Trials))
+	trials := min(k.st.workers(), k.spec.Trials)
+	batches := int64(trials) * profileBatch * int64(unsafe.Sizeof(workload.Event{}))
+	records := int64(len(k.st.designs)) * int64(len(k.grid)+1) * int64(k.spec.Trials) * 8
+	return batches + records, int64(trials)
 }
 
 func (k *profileKind) plan() []metrics.Result { return nil }
@@ -78,57 +85,96 @@ var bands = []struct {
 	{"+1σ", 0.84134}, {"+2σ", 0.97725}, {"+3σ", 0.99865},
 }
 
-// run runs every design over the profile's trials: in trial t it counts a
-// stream of random 64-bit ids (seeded by the scenario's seed and t) and
-// records the relative error at every cardinality of the grid.
+// run runs the profile's trials, several at a time: trial t builds a fresh
+// instance of every design (seeded by the scenario's seed and t), feeds them
+// all one stream of random 64-bit ids, generated once for all of them, and
+// records each one's relative error at every cardinality of the grid. Each
+// trial writes only its own column of the records, so the result does not
+// depend on how the trials are scheduled. If ctx ends first, the trials
+// under way finish and the report scores the trials completed before the
+// first one not completed (none, if that is the first).
 func (k *profileKind) run(ctx context.Context) (*Report, error) {
 	st, p := k.st, k.spec
-	rep := &Report{}
-	for _, d := range st.designs {
-		errs := make([][]float64, len(k.grid)) // [grid point][trial]
-		for j := range errs {
-			errs[j] = make([]float64, p.Trials)
-		}
-		// Trials run on several goroutines; each writes only its own column
-		// of errs, so the result does not depend on how they are scheduled.
-		elapsed := make([]int64, p.Trials)
-		fed := make([]int64, p.Trials)
-		var firstErr error
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range st.workers() {
-			wg.Go(func() {
-				for t := range next {
-					env := st.env
-					env.Seed = trialSeed(st.Scenario.Seed, t)
-					s, err := d.build(env)
-					if err != nil {
-						mu.Lock()
-						firstErr = cmp.Or(firstErr, err)
-						mu.Unlock()
-						continue
+	rec := make([]profileRecord, len(st.designs))
+	for i := range rec {
+		rec[i] = newProfileRecord(len(k.grid), p.Trials)
+	}
+	fed := make([]int64, p.Trials)
+	done := make([]bool, p.Trials)
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range st.workers() {
+		wg.Go(func() {
+			dcs := make([]strategies.Distinct, len(st.designs))
+			for t := range next {
+				env := st.env
+				env.Seed = trialSeed(st.Scenario.Seed, t)
+				var err error
+				for i, d := range st.designs {
+					var s strategies.Strategy
+					if s, err = d.build(env); err != nil {
+						break
 					}
-					dc := s.(strategies.Distinct) // accepts admits distinct counters only
-					elapsed[t], fed[t] = profileTrial(dc, k.grid, trialSeed(st.Scenario.Seed^0x70726f66696c65, t), errs, t)
+					dcs[i] = s.(strategies.Distinct) // accepts admits distinct counters only
 				}
-			})
+				if err != nil {
+					mu.Lock()
+					firstErr = cmp.Or(firstErr, err)
+					mu.Unlock()
+					continue
+				}
+				fed[t] = profileTrial(dcs, k.grid, trialSeed(st.Scenario.Seed^0x70726f66696c65, t), rec, t)
+				done[t] = true
+			}
+		})
+	}
+	for t := 0; t < p.Trials && ctx.Err() == nil; t++ {
+		next <- t
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	trials := p.Trials
+	if i := slices.Index(done, false); i >= 0 {
+		trials = i
+	}
+	rep := &Report{Partial: trials < p.Trials}
+	if trials > 0 {
+		for i, d := range st.designs {
+			k.score(rep, d, rec[i].trials(trials), sum(fed[:trials]))
 		}
-		for t := 0; t < p.Trials && ctx.Err() == nil; t++ {
-			next <- t
-		}
-		close(next)
-		wg.Wait()
-		if firstErr != nil {
-			return nil, firstErr
-		}
-		if err := ctx.Err(); err != nil {
-			rep.Partial = true
-			return rep, err
-		}
-		k.score(rep, d, errs, sum(elapsed), sum(fed))
+	}
+	if rep.Partial {
+		return rep, ctx.Err()
 	}
 	return rep, nil
+}
+
+// A profileRecord is what the trials measured of one design.
+type profileRecord struct {
+	errs    [][]float64 // [grid point][trial]: the relative error
+	elapsed []int64     // [trial]: wall-clock ns in Observe
+}
+
+func newProfileRecord(points, trials int) profileRecord {
+	r := profileRecord{errs: make([][]float64, points), elapsed: make([]int64, trials)}
+	for j := range r.errs {
+		r.errs[j] = make([]float64, trials)
+	}
+	return r
+}
+
+// trials returns the record of the first n trials.
+func (r profileRecord) trials(n int) profileRecord {
+	c := profileRecord{errs: make([][]float64, len(r.errs)), elapsed: r.elapsed[:n]}
+	for j := range r.errs {
+		c.errs[j] = r.errs[j][:n]
+	}
+	return c
 }
 
 func sum(xs []int64) int64 {
@@ -145,45 +191,53 @@ func trialSeed(seed uint64, t int) uint64 {
 	return workload.SplitMix64(seed + uint64(t)*0x9e3779b97f4a7c15)
 }
 
-// profileTrial feeds dc distinct random ids (workload.DistinctIDs of seed)
-// up to every cardinality of the grid and records the relative error there
-// into errs[j][t]. It returns the wall-clock ns spent in Observe and the
-// events fed.
-func profileTrial(dc strategies.Distinct, grid []uint64, seed uint64, errs [][]float64, t int) (int64, int64) {
-	const batch = 4096
-	buf := make([]workload.Event, batch)
+// profileBatch is the events a trial generates at once.
+const profileBatch = 4096
+
+// profileTrial feeds every design of dcs the same distinct random ids
+// (workload.DistinctIDs of seed, each batch generated once for all) up to
+// every cardinality of the grid, and records design i's relative error
+// there into rec[i].errs[j][t] and its wall-clock ns in Observe into
+// rec[i].elapsed[t]. It returns the events fed to each design.
+func profileTrial(dcs []strategies.Distinct, grid []uint64, seed uint64, rec []profileRecord, t int) int64 {
+	buf := make([]workload.Event, profileBatch)
 	ids := workload.NewDistinctIDs(seed)
-	var elapsed int64
 	for j, target := range grid {
 		for ids.Count() < target {
-			b := buf[:min(uint64(batch), target-ids.Count())]
+			b := buf[:min(uint64(profileBatch), target-ids.Count())]
 			ids.Fill(b)
-			t0 := time.Now()
-			dc.Observe(b)
-			elapsed += time.Since(t0).Nanoseconds()
+			for i, dc := range dcs {
+				t0 := time.Now()
+				dc.Observe(b)
+				rec[i].elapsed[t] += time.Since(t0).Nanoseconds()
+			}
 		}
-		errs[j][t] = (dc.Distinct() - float64(target)) / float64(target)
+		for i, dc := range dcs {
+			rec[i].errs[j][t] = (dc.Distinct() - float64(target)) / float64(target)
+		}
 	}
-	return elapsed, int64(ids.Count())
+	return int64(ids.Count())
 }
 
-// score turns one design's errors into the profile table, the band chart
-// and the summary rows.
-func (k *profileKind) score(rep *Report, d design, errs [][]float64, elapsed, fed int64) {
+// score turns one design's record into the profile table, the band chart
+// and the summary rows; fed is the events fed to it over the trials
+// recorded.
+func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64) {
 	st := k.st
 	scn := st.Scenario
 	name := d.spec.Name
+	errs, elapsed, trials := rec.errs, sum(rec.elapsed), len(rec.elapsed)
 	s := st.scorer(rep, d)
 	// The standard error in %, and the registers, from the plan.
 	stdErr, m := d.plannedValue(strategies.MetricStandardError), d.plannedValue(strategies.MetricRegisters)
 	tb := metrics.Table{Scenario: scn.Name, Name: "accuracy-" + name,
-		Title:   fmt.Sprintf("%s: relative error (%%) over %d trials at each cardinality", name, k.spec.Trials),
+		Title:   fmt.Sprintf("%s: relative error (%%) over %d trials at each cardinality", name, trials),
 		Columns: []string{"n"}}
 	curves := make([]metrics.Series, len(bands))
 	for b, band := range bands {
 		tb.Columns = append(tb.Columns, band.label)
 		curves[b] = metrics.Series{Scenario: scn.Name, Strategy: band.label, Name: "accuracy-" + name,
-			Title: fmt.Sprintf("%s: relative error quantiles over %d trials", name, k.spec.Trials),
+			Title: fmt.Sprintf("%s: relative error quantiles over %d trials", name, trials),
 			Kind:  metrics.Curve, XLabel: "distinct ids (log)", YLabel: "relative error (%)", LogX: true}
 	}
 	var wide, wideN, smallMedian float64

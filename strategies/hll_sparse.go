@@ -14,8 +14,9 @@ import (
 //
 // The table starts at 8 slots and doubles when an insertion would fill it
 // beyond 3/4. Its largest length is m/8 slots, 4·m/8 = m/2 bytes, under the
-// m·6/8 bytes of the dense array; the next doubling would make it larger,
-// so instead the sketch turns dense. The sparse form thus holds at most
+// m·6/8 bytes of the dense registers packed (and the m bytes they take
+// while inserting, see HLL); the next doubling would make it larger than
+// the packed form, so instead the sketch turns dense. The sparse form thus holds at most
 // 3m/32 non-zero registers (1,536 at p = 14) and exists for p ≥ 6 (at p < 6
 // the dense array is no larger than the smallest table). Because it holds
 // the exact registers, the estimate computed from it is, bit for bit, the
@@ -97,7 +98,7 @@ func (s *HLL) sparseSetMax(idx uint32, r uint8) {
 			if sp.n >= len(sp.slots)/4*3 {
 				if len(sp.slots) >= hllSparseMaxSlots(s.p) {
 					s.toDense()
-					hllDenseSetMax(s.dense, idx, r)
+					s.dense[idx] = r // absent from the table: 0 until now
 					return
 				}
 				sp.grow()
@@ -142,10 +143,10 @@ func (sp *hllSparse) place(e uint32) {
 
 // toDense writes the pairs into a fresh dense array and drops the table.
 func (s *HLL) toDense() {
-	d := make([]byte, hllDenseBytes(int(s.p)))
+	d := make([]uint8, 1<<s.p)
 	for _, e := range s.sp.slots {
 		if e != 0 {
-			hllDenseSetMax(d, e>>6, uint8(e&63))
+			d[e>>6] = uint8(e & 63)
 		}
 	}
 	s.dense, s.sp = d, hllSparse{}

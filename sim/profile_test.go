@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+
+	"countsim/metrics"
+)
+
+// profileYAML is a small profile of the designs named, each a line of
+// strategies.
+func profileYAML(designs ...string) string {
+	y := `name: prof
+seed: 7
+profile:
+  max: 30000
+  points_per_octave: 2
+  trials: 24
+strategies:
+`
+	for _, d := range designs {
+		y += d + "\n"
+	}
+	return y
+}
+
+var (
+	profHLL8  = "  - {name: hll-8, type: hll, params: {p: 8}}"
+	profHLL11 = "  - {name: hll-11, type: hll, params: {p: 11, dense: true}}"
+	profExact = "  - {name: exact, type: exact-distinct}"
+)
+
+// profileRun runs a profile to its end with workers goroutines and returns
+// its results without the timing rows, and its tables.
+func profileRun(t *testing.T, yaml string, workers int) ([]metrics.Result, []metrics.Table) {
+	t.Helper()
+	rep, err := prepare(t, yaml, Options{Workers: workers}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Partial {
+		t.Fatal("a run to the end is partial")
+	}
+	return metrics.Untimed(rep.Results), rep.Tables
+}
+
+// The trials run side by side and the designs share each trial's ids, yet
+// the profile is the same whatever the number of workers, and each design's
+// profile is the one it has when it runs alone: sharing the stream changes
+// no design's input.
+func TestProfileDeterministic(t *testing.T) {
+	yaml := profileYAML(profHLL8, profExact, profHLL11)
+	rs1, tb1 := profileRun(t, yaml, 1)
+	for _, w := range []int{2, 5} {
+		rs, tb := profileRun(t, yaml, w)
+		if !reflect.DeepEqual(rs, rs1) || !reflect.DeepEqual(tb, tb1) {
+			t.Errorf("workers=%d: the profile differs from workers=1", w)
+		}
+	}
+	for _, alone := range []struct {
+		line, name string
+	}{{profHLL8, "hll-8"}, {profExact, "exact"}, {profHLL11, "hll-11"}} {
+		rs, tb := profileRun(t, profileYAML(alone.line), 2)
+		var want []metrics.Result
+		for _, r := range rs1 {
+			if r.Strategy == alone.name {
+				want = append(want, r)
+			}
+		}
+		if !reflect.DeepEqual(rs, want) {
+			t.Errorf("%s alone: results\n%v\nwant, as among the others,\n%v", alone.name, rs, want)
+		}
+		i := tableIndex(tb1, "accuracy-"+alone.name)
+		if len(tb) != 1 || i < 0 || !reflect.DeepEqual(tb[0], tb1[i]) {
+			t.Errorf("%s alone: its table differs from the one it has among the others", alone.name)
+		}
+	}
+	// The exact set is exact at every cardinality: every band is 0.
+	for _, row := range tb1[tableIndex(tb1, "accuracy-exact")].Rows {
+		for _, v := range row[1:] {
+			if v != 0 {
+				t.Fatalf("exact-distinct: n = %v: row %v, want 0 in every band", row[0], row)
+			}
+		}
+	}
+}
+
+// tableIndex returns the index of the table named name, or -1.
+func tableIndex(tbs []metrics.Table, name string) int {
+	return slices.IndexFunc(tbs, func(tb metrics.Table) bool { return tb.Name == name })
+}
+
+// A profile stopped before its first trial ends scores nothing, and says
+// it was stopped.
+func TestProfileStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := prepare(t, profileYAML(profHLL8, profHLL11), Options{}).Run(ctx)
+	if !errors.Is(err, context.Canceled) || rep == nil || !rep.Partial {
+		t.Fatalf("got %v, %+v; want context.Canceled and a partial report", err, rep)
+	}
+	if len(rep.Results) != 0 || len(rep.Tables) != 0 || len(rep.Series) != 0 {
+		t.Errorf("a profile with no trial done scored %d rows, %d tables, %d series", len(rep.Results), len(rep.Tables), len(rep.Series))
+	}
+}
