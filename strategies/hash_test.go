@@ -34,8 +34,9 @@ func TestRowHashIsXXH64(t *testing.T) {
 // broken variant of it) spreads keys over a row of w counters.
 type rowIndex func(row int, key uint64) uint64
 
-// sketchIndex is the count-min sketch's own: reduce(h1 + row·h2, w), as
-// CountMin.add computes it.
+// sketchIndex is the count-min sketch's own: reduce(h1 + i·h2 + C(i,2)·h3,
+// w) in row i, which CountMin computes by forward differences
+// (TestCountMinColumns checks that every path agrees).
 func sketchIndex(s *CountMin) rowIndex {
 	return func(row int, key uint64) uint64 {
 		h1, h2, h3 := s.hashes(key)
@@ -86,8 +87,9 @@ func rowUniformityP(idx rowIndex, depth, w int, keys []uint64) float64 {
 // independent uniform rows a pair collides in both with probability p =
 // 1/w², the pair indicators are pairwise independent, so the count has mean
 // P·p and variance P·p·(1−p) for P key pairs; with one hash reused the count
-// is about P/w, w times more. This is all the count-min rows promise: two
-// rows are independent; three need not be (see CountMin).
+// is about P/w, w times more. Count-min's rows are 3-wise independent, and
+// no more (see CountMin); TestCountMinRowCollisions counts three rows and
+// all of them.
 func rowPairZ(idx rowIndex, depth, w int, keys []uint64) float64 {
 	pairs := float64(len(keys)) * float64(len(keys)-1) / 2
 	p := 1 / float64(w*w)
@@ -119,9 +121,9 @@ const (
 )
 
 func TestRowHashQuality(t *testing.T) {
-	// a prime; a width ⌈e/ε⌉ would give (2^3·5^3); the search scenario's
-	// 27,183 = 3·13·17·41 at a tenth, 2,719 (prime) is no use, so 2,718 =
-	// 2·3^2·151 stands in at a size the pair test can afford.
+	// A prime; 1,000 = 2^3·5^3, a width ⌈e/ε⌉ gives; and 2,718 = 2·3^2·151,
+	// composite as the search scenario's 27,183 = 3·13·17·41 is, at a tenth
+	// of it: the largest the pair test's w² cells afford.
 	for _, w := range []int{61, 1000, 2718} {
 		s, err := NewCountMin(CountMinParams{Width: w, Depth: 5}, 42)
 		if err != nil {
