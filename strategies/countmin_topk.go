@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"math"
 
 	"countsim/workload"
 )
@@ -15,8 +16,11 @@ import (
 // the heap replaces the heap's minimum if its estimate beats it (or fills
 // the heap while it is not full). Estimates only grow, so a key dropped
 // from the heap comes back as soon as one of its events lifts its estimate
-// above the minimum. Cost per event: the sketch's O(d) plus an O(1)
-// expected lookup and O(log Top) heap work. Nothing is allocated per event.
+// above the minimum. Cost per event: the sketch's O(d) and one comparison
+// with the heap's minimum; only an event whose estimate reaches it (on a
+// skewed stream, mostly the held keys' own events) costs an O(1) expected
+// lookup in the heap's index, which reuses the sketch's hash, and O(log
+// Top) heap work. Nothing is allocated per event.
 //
 // Counts are estimates: never below the truth, and above it by at most εN
 // with probability 1 − δ per key. A CountMinTopK is not safe for
@@ -24,6 +28,10 @@ import (
 type CountMinTopK struct {
 	sketch *CountMin
 	heap   topHeap
+	// floor is the heap's least count once it is full, 0 before: a key
+	// whose estimate is below it is not held (a held key's heap count is at
+	// least the minimum and at most its estimate now) and does not get in.
+	floor uint64
 }
 
 // NewCountMinTopK returns a sketch with a heap of p.Top keys (p.Top ≥ 1),
@@ -36,8 +44,10 @@ func NewCountMinTopK(p CountMinParams, seed uint64) (*CountMinTopK, error) {
 	if p.Top < 1 {
 		return nil, typed("count-min", paramErr("top", "%d: a heap needs top ≥ 1", p.Top))
 	}
-	st := workload.SplitMix(seed ^ 0x6865617020696478) // the heap index hashes apart from the rows
-	return &CountMinTopK{sketch: s, heap: newTopHeap(p.Top, st.Uint64())}, nil
+	// The heap's index hashes a key as Mix64(key ⊕ s1), the sketch's h1, so
+	// that Observe hands it the hash it has. The index probes from h1's low
+	// bits, the rows read its high bits.
+	return &CountMinTopK{sketch: s, heap: newTopHeap(p.Top, s.s1)}, nil
 }
 
 // Sketch returns the underlying sketch (for Width, Depth, N, Bound, Merge of
@@ -55,35 +65,78 @@ func (s *CountMinTopK) Parts() []Part {
 
 // Observe adds every write event's positive Delta to its key and keeps the
 // heap up to date; other events are ignored.
+//
+// With the plain update the sketch's loop is written out here as in
+// CountMin.Observe, with the key's estimate (the least of its new counters)
+// taken on the way; only an estimate at or above the heap's minimum (the
+// cached floor) goes on to the heap's index, so most events of a skewed
+// stream cost the sketch's update and one comparison.
 func (s *CountMinTopK) Observe(batch []workload.Event) {
+	cm := s.sketch
+	if cm.conservative {
+		for i := range batch {
+			if e := &batch[i]; e.Op == workload.Write && e.Delta > 0 {
+				s.Add(e.Key, uint64(e.Delta))
+			}
+		}
+		return
+	}
+	w, cells := uint64(cm.width), cm.cells
+	dw := w * uint64(cm.depth)
+	n := cm.n
 	for i := range batch {
 		e := &batch[i]
-		if e.Op == workload.Write && e.Delta > 0 {
-			s.Add(e.Key, uint64(e.Delta))
+		if e.Op != workload.Write || e.Delta <= 0 {
+			continue
+		}
+		delta := uint64(e.Delta)
+		if n += delta; n > math.MaxUint32 {
+			cm.n = n - delta
+			s.Add(e.Key, delta)
+			continue
+		}
+		g, step, accel := cm.hashes(e.Key)
+		h1 := g
+		est := uint32(math.MaxUint32)
+		for off := uint64(0); off < dw; off += w {
+			j := off + reduce(g, w)
+			c := cells[j] + uint32(delta)
+			cells[j] = c
+			est = min(est, c)
+			g += step
+			step += accel
+		}
+		if uint64(est) >= s.floor {
+			s.offer(e.Key, h1, uint64(est))
 		}
 	}
+	cm.n = n
 }
 
 // Add adds delta to key in the sketch and offers the key's new estimate to
 // the heap.
 func (s *CountMinTopK) Add(key, delta uint64) {
-	est := s.sketch.add(key, delta)
+	if est := s.sketch.add(key, delta); est >= s.floor {
+		s.offer(key, s.heap.index.hash(key), est)
+	}
+}
+
+// offer gives the heap the key's new estimate est, at least the floor (h1 is
+// the key's index hash, its h1 in the sketch): a key held gets est and moves
+// down; a key not held fills the heap while it is not full, and replaces the
+// minimum if it ranks above it. Then the floor is the minimum's count again
+// (0 while the heap is not full).
+func (s *CountMinTopK) offer(key, h1, est uint64) {
 	h := &s.heap
-	if h.full() && est < h.min().Count {
-		// A held key's heap count is at least the minimum and at most its
-		// estimate now, so this key is not held, and does not get in.
-		return
-	}
-	if i, ok := h.find(key); ok {
+	if i, ok := h.findAt(h1, key); ok {
 		h.raise(i, est)
-		return
-	}
-	it := Item{Key: key, Count: est}
-	switch {
-	case !h.full():
+	} else if it := (Item{Key: key, Count: est}); !h.full() {
 		h.push(it)
-	case worse(h.min(), &it):
+	} else if worse(h.min(), &it) {
 		h.replaceMin(it)
+	}
+	if h.full() {
+		s.floor = h.min().Count
 	}
 }
 

@@ -25,7 +25,7 @@ func Example_countMin() {
 	// Output:
 	// w × d: 2719 × 5 = 54380 bytes
 	// N: 60000 bound εN: 60
-	// key 42: true 5003, estimate 5019
+	// key 42: true 5003, estimate 5013
 }
 
 // Strict parameters and the plan, as a scenario file would give them: the

@@ -7,7 +7,9 @@ import "math/bits"
 // a design derives its per-row and per-table seeds from Env.Seed with
 // workload's SplitMix64 generator (workload.SplitMix), so nearby seeds still
 // give unrelated hashes, and its tables index with workload.Mix64(key ^
-// seed), SplitMix64's finaliser.
+// seed), SplitMix64's finaliser. The count-min sketch hashes a key once, to
+// three Mix64 of it, and derives its rows from them (CountMin); the seeded
+// XXH64 below serves HLL and the hot counters' stripes.
 
 // reduce maps a uniform 64-bit hash to [0, n) by Lemire's fast range
 // reduction: the high word of h·n. It uses the hash's high bits, with a
@@ -26,14 +28,15 @@ const (
 	xxPrime5 uint64 = 2870177450012600261
 )
 
-// XXH64 of the 16 bytes rowSeed‖key (both little-endian, hash seed 0) is the
-// count-min row hash: each row has its own seed, so each row is its own hash
-// function. It is computed in three steps so that nothing is recomputed per
-// event that does not depend on the event:
+// XXH64 of the 16 bytes rowSeed‖key (both little-endian, hash seed 0) is a
+// seeded hash of a key: each seed gives its own hash function. HLL hashes
+// its ids with it, and the hot counters pick a key's stripes with it. It is
+// computed in three steps so that nothing is recomputed per event that does
+// not depend on the event:
 //
-//	rowState(rowSeed)  once per row, when the sketch is built
+//	rowState(rowSeed)  once per seed, when the design is built
 //	keyLane(key)       once per event
-//	rowHash(st, lane)  once per row and event
+//	rowHash(st, lane)  once per seed and event
 //
 // rowHash(rowState(s), keyLane(k)) == xxhash.Sum64(le(s)‖le(k)) exactly; a
 // test pins it against github.com/cespare/xxhash/v2.

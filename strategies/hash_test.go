@@ -11,8 +11,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// The count-min row hash is XXH64 of rowSeed‖key, computed in pieces; it
-// must equal the reference implementation bit for bit.
+// The seeded hash of HLL and of the hot counters' stripes is XXH64 of
+// rowSeed‖key, computed in pieces; it must equal the reference
+// implementation bit for bit.
 func TestRowHashIsXXH64(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 10000 {
@@ -33,9 +34,14 @@ func TestRowHashIsXXH64(t *testing.T) {
 // broken variant of it) spreads keys over a row of w counters.
 type rowIndex func(row int, key uint64) uint64
 
+// sketchIndex is the count-min sketch's own: reduce(h1 + i·h2 + C(i,2)·h3,
+// w) in row i, which CountMin computes by forward differences
+// (TestCountMinColumns checks that every path agrees).
 func sketchIndex(s *CountMin) rowIndex {
 	return func(row int, key uint64) uint64 {
-		return reduce(rowHash(s.rows[row], keyLane(key)), uint64(s.width))
+		h1, h2, h3 := s.hashes(key)
+		i := uint64(row)
+		return reduce(h1+i*h2+i*(i-1)/2*h3, uint64(s.width))
 	}
 }
 
@@ -77,11 +83,13 @@ func rowUniformityP(idx rowIndex, depth, w int, keys []uint64) float64 {
 }
 
 // rowPairZ returns, over the pairs of rows (i, j), the largest |z| of the
-// number of key pairs that share a bucket in both rows. With independent
-// uniform row hashes a pair collides in both with probability p = 1/w², the
-// pair indicators are pairwise independent, so the count has mean P·p and
-// variance P·p·(1−p) for P key pairs; with one hash reused the count is
-// about P/w, w times more.
+// number of key pairs that share a bucket in both rows. With pairwise
+// independent uniform rows a pair collides in both with probability p =
+// 1/w², the pair indicators are pairwise independent, so the count has mean
+// P·p and variance P·p·(1−p) for P key pairs; with one hash reused the count
+// is about P/w, w times more. Count-min's rows are 3-wise independent, and
+// no more (see CountMin); TestCountMinRowCollisions counts three rows and
+// all of them.
 func rowPairZ(idx rowIndex, depth, w int, keys []uint64) float64 {
 	pairs := float64(len(keys)) * float64(len(keys)-1) / 2
 	p := 1 / float64(w*w)
@@ -104,16 +112,19 @@ func rowPairZ(idx rowIndex, depth, w int, keys []uint64) float64 {
 	return worst
 }
 
-// Thresholds of the row-hash tests. About 3 key sets × 2 widths × (5 rows + 10
-// row pairs) statistics are taken; at p < 1e-9 each (|z| > 6.1 is p ≈ 1e-9
-// two-sided) a correct hash fails a run less than once in ten million.
+// Thresholds of the row-hash tests. About 3 key sets × 3 widths × (5 rows +
+// 10 row pairs) statistics are taken; at p < 1e-9 each (|z| > 6.1 is p ≈ 1e-9
+// two-sided) a correct hash fails a run less than once in five million.
 const (
 	uniformityMinP = 1e-9
 	pairMaxZ       = 6.1
 )
 
 func TestRowHashQuality(t *testing.T) {
-	for _, w := range []int{61, 1000} { // a prime, and a width ⌈e/ε⌉ would give
+	// A prime; 1,000 = 2^3·5^3, a width ⌈e/ε⌉ gives; and 2,718 = 2·3^2·151,
+	// composite as the search scenario's 27,183 = 3·13·17·41 is, at a tenth
+	// of it: the largest the pair test's w² cells afford.
+	for _, w := range []int{61, 1000, 2718} {
 		s, err := NewCountMin(CountMinParams{Width: w, Depth: 5}, 42)
 		if err != nil {
 			t.Fatal(err)
@@ -139,28 +150,55 @@ func TestRowHashQuality(t *testing.T) {
 // The same statistics reject the realistic ways of getting row hashes
 // wrong, so their passing above means something.
 func TestRowHashQualityCatchesBrokenHashes(t *testing.T) {
-	const w, depth = 61, 5
-	s, err := NewCountMin(CountMinParams{Width: w, Depth: depth}, 42)
-	if err != nil {
-		t.Fatal(err)
+	const depth = 5
+	type brokenCase struct {
+		w   int
+		idx func(s *CountMin) rowIndex
 	}
-	good := sketchIndex(s)
-	broken := map[string]rowIndex{
-		// one hash for every row: the seeds were not applied per row
-		"shared": func(_ int, key uint64) uint64 { return good(0, key) },
+	broken := map[string]brokenCase{
+		// h2 = 0: every row takes row 0's column
+		"h2=0": {61, func(s *CountMin) rowIndex {
+			return func(_ int, key uint64) uint64 { h1, _, _ := s.hashes(key); return reduce(h1, 61) }
+		}},
+		// h2 = h1, one seed for both hashes: row i is (i+1)·h1, and keys close
+		// in row 0 stay close in every row
+		"h2=h1": {61, func(s *CountMin) rowIndex {
+			s.s2 = s.s1
+			return sketchIndex(s)
+		}},
 		// a row shifted from another: row i = (row 0 + i) mod w
-		"shifted": func(row int, key uint64) uint64 { return (good(0, key) + uint64(row)) % w },
+		"shifted": {61, func(s *CountMin) rowIndex {
+			return func(row int, key uint64) uint64 { return (sketchIndex(s)(0, key) + uint64(row)) % 61 }
+		}},
 		// the key reduced without mixing: keys differing in low bits collide
-		"unmixed": func(row int, key uint64) uint64 { return reduce(key^uint64(row)<<60, w) },
+		"unmixed": {61, func(*CountMin) rowIndex {
+			return func(row int, key uint64) uint64 { return reduce(key^uint64(row)<<60, 61) }
+		}},
 		// the key modulo w: sequential ids spread perfectly evenly, too evenly
-		"modulo": func(row int, key uint64) uint64 { return (key + uint64(row)) % w },
+		"modulo": {61, func(*CountMin) rowIndex {
+			return func(row int, key uint64) uint64 { return (key + uint64(row)) % 61 }
+		}},
+		// Kirsch–Mitzenmacher's double hashing modulo w, as BoomFilters does
+		// it (32-bit halves of one hash, (h1 + i·h2) mod w), at a composite
+		// width: rows i and j with gcd(j−i, w) = g > 1 collide g times too
+		// often (rows 0 and 4 at w = 1000: 4 times).
+		"mod-w-double-hashing": {1000, func(s *CountMin) rowIndex {
+			return func(row int, key uint64) uint64 {
+				h, _, _ := s.hashes(key)
+				return (h&0xffffffff + uint64(row)*(h>>32)) % 1000
+			}
+		}},
 	}
-	keys := keySets(60 * w)["sequential"]
-	pairKeys := keySets(64 * w)["random"]
-	for name, idx := range broken {
+	for name, bc := range broken {
 		t.Run(name, func(t *testing.T) {
-			p := rowUniformityP(idx, depth, w, keys)
-			z := rowPairZ(idx, depth, w, pairKeys)
+			s, err := NewCountMin(CountMinParams{Width: bc.w, Depth: depth}, 42)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx := bc.idx(s)
+			p := rowUniformityP(idx, depth, bc.w, keySets(60 * bc.w)["sequential"])
+			z := rowPairZ(idx, depth, bc.w, keySets(64 * bc.w)["random"])
+			t.Logf("uniformity p = %.3g, pair |z| = %.2f", p, z)
 			if p >= uniformityMinP && z <= pairMaxZ {
 				t.Errorf("a %s row hash passed: uniformity p = %.3g, pair |z| = %.2f", name, p, z)
 			}

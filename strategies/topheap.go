@@ -68,8 +68,12 @@ func (h *topHeap) min() *Item { return &h.heap[0].Item }
 func (h *topHeap) at(i int) *Item { return &h.heap[i].Item }
 
 // find returns the heap position of key.
-func (h *topHeap) find(key uint64) (int, bool) {
-	s := h.index.get(key)
+func (h *topHeap) find(key uint64) (int, bool) { return h.findAt(h.index.hash(key), key) }
+
+// findAt is find for a key whose index hash h.index.hash(key) the caller
+// already has (count-min's h1: the index hashes with the sketch's s1).
+func (h *topHeap) findAt(hash, key uint64) (int, bool) {
+	s := h.index.getAt(hash, key)
 	if s == 0 {
 		return 0, false
 	}
@@ -96,10 +100,13 @@ func (h *topHeap) replaceMin(it Item) Item {
 }
 
 // raise sets the count of the item at position i to count, which must not be
-// lower than its count now, and restores the heap order.
+// lower than its count now, and restores the heap order. A leaf (half the
+// items, and where the largest counts sit) has nothing to move past.
 func (h *topHeap) raise(i int, count uint64) {
 	h.heap[i].Count = count
-	h.down(i)
+	if 2*i+1 < len(h.heap) {
+		h.down(i)
+	}
 }
 
 // up moves the entry at i towards the root while it is better than its
