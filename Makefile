@@ -4,7 +4,7 @@ BIN     := bin/countsim
 OUT     ?= reports
 PKGS    := ./...
 
-.PHONY: run test check fmt-check vet bench build clean
+.PHONY: run test check fmt-check vet bench bench-all build clean
 
 ## build: the countsim binary in bin/
 build:
@@ -31,8 +31,20 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-## bench: every benchmark, ns/event and allocations
+## bench: each design beside its floor (the simplest loop doing the same
+## work) and a peer library where there is one, measured in the same run,
+## then every line's ratio to its floor (tools/benchratio.awk, medians of
+## BENCHCOUNT runs); the search scenario end to end in ns/event of wall
+BENCH      ?= Truth|CountMinAdd|HLLInsert|ExactObserve|SpaceSavingObserve|ZipfRank|StreamChunk|RunSearch
+BENCHCOUNT ?= 3
 bench:
+	@out=$$(mktemp); \
+	if ! $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) ./sim ./strategies ./workload > $$out; then \
+		cat $$out; rm -f $$out; exit 1; fi; \
+	cat $$out; echo; awk -f tools/benchratio.awk $$out; rm -f $$out
+
+## bench-all: every benchmark, ns/event and allocations
+bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 clean:

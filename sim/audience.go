@@ -59,8 +59,16 @@ func (k *audienceKind) describe() string {
 func (k *audienceKind) accepts(t *strategies.Type) error { return distinctOnly(t, "an audience") }
 
 // memory: the truth is the audience's layout, known without generating
-// anything; each design is held once a day.
-func (k *audienceKind) memory() (int64, int64) { return 0, int64(k.a.Days()) }
+// anything; each design is held once a day, and the last day's largest
+// design may be doubling its table: the old array is held while the new
+// one fills, half the new one's size.
+func (k *audienceKind) memory() (int64, int64) {
+	var growing float64
+	for _, d := range k.st.designs {
+		growing = max(growing, d.plannedValue(strategies.MetricBytes)/2)
+	}
+	return int64(growing), int64(k.a.Days())
+}
 
 func (k *audienceKind) plan() []metrics.Result { return nil }
 

@@ -58,6 +58,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 			runErr = err
 			break
 		}
+		debug.FreeOSMemory() // what the scenario held goes back before the next one runs
 	}
 	if runErr != nil && !partial {
 		return runErr // failed before measuring anything
@@ -82,6 +83,10 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if err := metrics.WriteMarkdown(env.stdout, results); err != nil {
 		return err
+	}
+	if planned, peak := maxPlanned(setups), peakRSS(); peak > planned+planned/10 {
+		fmt.Fprintf(env.stderr, "countsim: the peak resident memory, %s bytes, passed the plan of %s bytes by more than 10%%\n",
+			metrics.Format(float64(peak)), metrics.Format(float64(planned)))
 	}
 	fmt.Fprintf(env.stdout, "\nreport: %s\n", dir)
 	if partial {
@@ -294,6 +299,16 @@ func hostname() string {
 		return ""
 	}
 	return h
+}
+
+// maxPlanned is the most memory any of the scenarios planned: they run
+// one after another.
+func maxPlanned(setups []*sim.Setup) int64 {
+	var most int64
+	for _, st := range setups {
+		most = max(most, st.MemoryNeeded())
+	}
+	return most
 }
 
 // progressFunc is the progress printer of a run: nil (none) with -q, or
