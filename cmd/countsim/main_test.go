@@ -11,9 +11,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from this build's results")
@@ -38,6 +40,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"plan", "-mem", "12junk", "search"}, 2}, {[]string{"plan", "-mem", "1e10", "search"}, 2},
 		{[]string{"plan", "-mem", "1e-12", "search"}, 2}, {[]string{"plan", "-mem", "NaN", "search"}, 2},
 		{[]string{"plan", "-mem", "0.5", "search"}, 0},
+		{[]string{"plan", "-with", "exact", "search-full-day"}, 0}, {[]string{"plan", "-with", "exat", "search-full-day"}, 2},
+		{[]string{"plan", "-with", "", "search-full-day"}, 2}, {[]string{"validate", "-with", "exact", "search"}, 2},
 	} {
 		_, _, code := cli(t, c.args...)
 		if code != c.code {
@@ -531,5 +535,29 @@ func TestPublishNeverReplaces(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "r")); string(b) != "a user's file" {
 		t.Errorf("the user's file changed: %q", b)
+	}
+}
+
+// Progress lines: printed only when stderr is a terminal or -progress asks,
+// never with -q; each says the events, rate, slowest lane and time left.
+func TestProgress(t *testing.T) {
+	var buf bytes.Buffer
+	for _, c := range []struct {
+		env  cmdEnv
+		want bool
+	}{
+		{cmdEnv{stderr: &buf}, false},
+		{cmdEnv{stderr: &buf, progress: true}, true},
+		{cmdEnv{stderr: &buf, progress: true, quiet: true}, false},
+	} {
+		if got := c.env.progressFunc() != nil; got != c.want {
+			t.Errorf("progress %v, quiet %v: printer %v, want %v", c.env.progress, c.env.quiet, got, c.want)
+		}
+	}
+	line := progressLine(sim.Progress{Scenario: "day", Events: 500_000_000, Done: 0.25, Elapsed: 40 * time.Second, Slowest: "space-saving"})
+	for _, want := range []string{"day: 500,000,000 events (25%)", "12,500,000 events/s", "slowest space-saving", "40s elapsed", "about 2m0s left"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("progress line %q lacks %q", line, want)
+		}
 	}
 }
