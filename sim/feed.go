@@ -15,6 +15,7 @@ import (
 type chunk struct {
 	index  int
 	events []workload.Event
+	ranks  []uint32 // the rank of each event's key, from a rankedSource; else nil
 }
 
 // run is what one simulation holds while the stream is fed.
@@ -83,6 +84,14 @@ func (r *run) fault(i int) {
 	}
 }
 
+// rankedSource is a source that can give the rank of each event's key
+// beside the events (workload.Stream.ChunkRanks): a truth by rank then
+// reads 4 bytes an event instead of inverting the key.
+type rankedSource interface {
+	source
+	ChunkRanks(i int, buf []workload.Event, ranks []uint32) ([]workload.Event, []uint32)
+}
+
 // source is a chunked event stream: chunk i is a pure function of i, so
 // chunks may be generated in any order by any number of goroutines.
 type source interface {
@@ -111,8 +120,8 @@ const laneDepth = 3
 // fedChunk is a chunk handed to every lane; the last lane done with it
 // gives its buffer back.
 type fedChunk struct {
-	events []workload.Event
-	left   atomic.Int32 // lanes not done with it yet
+	chunk
+	left atomic.Int32 // lanes not done with it yet
 }
 
 // lane is one consumer of the stream on its own goroutine: the truth, or
@@ -120,7 +129,7 @@ type fedChunk struct {
 // wall time approaches its slowest lane's rather than the sum of all.
 type lane struct {
 	name  string
-	take  func(b []workload.Event) int64 // observes a batch, returns ns spent
+	take  func(b []workload.Event, ranks []uint32) int64 // observes a batch (ranks nil but from a rankedSource), returns ns spent
 	in    chan *fedChunk
 	ns    atomic.Int64 // time spent taking batches
 	taken atomic.Int64 // events taken
@@ -143,23 +152,29 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 	}
 	var lanes []*lane
 	if r.truth != nil {
-		lanes = append(lanes, &lane{name: "truth", take: func(b []workload.Event) int64 {
+		byRank, _ := r.truth.(rankObserver)
+		lanes = append(lanes, &lane{name: "truth", take: func(b []workload.Event, ranks []uint32) int64 {
 			t0 := laneClock()
-			r.truth.observe(b)
+			if ranks != nil && byRank != nil {
+				byRank.observeRanks(ranks)
+			} else {
+				r.truth.observe(b)
+			}
 			return laneClock() - t0
 		}})
 	}
 	for i := range r.designs {
-		lanes = append(lanes, &lane{name: st.designs[i].name(), take: func(b []workload.Event) int64 { return r.observe(i, b) }})
+		lanes = append(lanes, &lane{name: st.designs[i].name(), take: func(b []workload.Event, _ []uint32) int64 { return r.observe(i, b) }})
 	}
 	workers := st.workers()
 	nChunks := src.Chunks()
 	// Buffers are handed out in chunk order before the chunk's job is sent,
 	// so the chunk the dispatcher waits for always has a buffer: no
 	// deadlock however the workers and lanes are scheduled.
-	pool := make(chan []workload.Event, feedBuffers(workers))
+	ranked, _ := src.(rankedSource)
+	pool := make(chan chunk, feedBuffers(workers))
 	for range cap(pool) {
-		pool <- nil
+		pool <- chunk{}
 	}
 	var lanesDone sync.WaitGroup
 	for _, l := range lanes {
@@ -170,11 +185,16 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 			lockLane() // the goroutine ends with its lane; its thread goes with it
 			for c := range l.in {
 				for lo := 0; lo < len(c.events); lo += batch {
-					l.ns.Add(l.take(c.events[lo:min(lo+batch, len(c.events))]))
+					hi := min(lo+batch, len(c.events))
+					var ranks []uint32
+					if c.ranks != nil {
+						ranks = c.ranks[lo:hi]
+					}
+					l.ns.Add(l.take(c.events[lo:hi], ranks))
 				}
 				l.taken.Add(int64(len(c.events)))
 				if c.left.Add(-1) == 0 {
-					pool <- c.events
+					pool <- c.chunk
 				}
 			}
 		}()
@@ -188,7 +208,11 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				j.events = src.Chunk(j.index, j.events)
+				if ranked != nil {
+					j.events, j.ranks = ranked.ChunkRanks(j.index, j.events, j.ranks)
+				} else {
+					j.events = src.Chunk(j.index, j.events)
+				}
 				done <- j
 			}
 		}()
@@ -198,8 +222,9 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 		for i := range nChunks {
 			select {
 			case buf := <-pool:
+				buf.index = i
 				select {
-				case jobs <- chunk{index: i, events: buf}:
+				case jobs <- buf:
 				case <-stop:
 					return
 				}
@@ -229,16 +254,16 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 		}
 	}()
 
-	pending := map[int][]workload.Event{}
+	pending := map[int]chunk{}
 	var fed int64
 	for next := 0; next < nChunks; {
 		if err := ctx.Err(); err != nil {
 			return fed, err
 		}
 		c := <-done
-		pending[c.index] = c.events
+		pending[c.index] = c
 		for {
-			evs, ok := pending[next]
+			c, ok := pending[next]
 			if !ok {
 				break
 			}
@@ -246,15 +271,15 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 				return fed, err
 			}
 			delete(pending, next)
-			fc := &fedChunk{events: evs}
+			fc := &fedChunk{chunk: c}
 			fc.left.Store(int32(len(lanes)))
 			for _, l := range lanes {
 				l.in <- fc
 			}
 			if len(lanes) == 0 {
-				pool <- evs
+				pool <- c
 			}
-			fed += int64(len(evs))
+			fed += int64(len(c.events))
 			dispatched.Add(1)
 			next++
 		}

@@ -23,6 +23,12 @@ type observer interface {
 	observe(batch []workload.Event)
 }
 
+// rankObserver is a truth that can take a batch as the ranks of its keys,
+// from a source that gives them (rankedSource): a stream of writes of 1.
+type rankObserver interface {
+	observeRanks(ranks []uint32)
+}
+
 // rankTruth is the ground truth of a count stream, whose keys are a
 // bijection of Zipf ranks: the count of the key of rank r is at[r−1], an
 // array of C, 4 bytes a key when no count can pass 2^32−1 (the stream has
@@ -98,6 +104,17 @@ func (t *rankTruth[C]) observe(batch []workload.Event) {
 		}
 	}
 	t.n = n
+}
+
+// observeRanks counts a batch given as the ranks of its keys: a Stream's
+// events are all writes of delta 1 (workload.Stream), so this is the
+// floor's loop itself, one increment a rank.
+func (t *rankTruth[C]) observeRanks(ranks []uint32) {
+	at := t.at
+	for _, r := range ranks {
+		at[r-1]++
+	}
+	t.n += uint64(len(ranks))
 }
 
 func (t *rankTruth[C]) total() uint64 { return t.n }

@@ -18,14 +18,19 @@ func TestRankTruthAgreesWithMapTruth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byRank, byKey := newRankTruth(src), newTruth(0, false, false)
+		byRank, byKey, byRanks := newRankTruth(src), newTruth(0, false, false), newRankTruth(src)
 		for i := range src.Chunks() {
-			b := src.Chunk(i, nil)
+			b, ranks := src.ChunkRanks(i, nil, nil)
 			byRank.observe(b)
 			byKey.observe(b)
+			byRanks.(rankObserver).observeRanks(ranks)
 		}
 		if byRank.total() != byKey.total() || byRank.distinct() != byKey.distinct() {
 			t.Fatalf("scramble %v: totals %d/%d, distinct %d/%d", scramble, byRank.total(), byKey.total(), byRank.distinct(), byKey.distinct())
+		}
+		// Fed the ranks beside the events, it holds the same array.
+		if a, b := byRank.(*rankTruth[uint32]), byRanks.(*rankTruth[uint32]); !slices.Equal(a.at, b.at) || a.n != b.n {
+			t.Fatalf("scramble %v: the truth fed ranks differs from the truth fed events", scramble)
 		}
 		seen := 0
 		for key, c := range byRank.all() {

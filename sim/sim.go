@@ -161,7 +161,7 @@ func (st *Setup) MemoryNeeded() int64 {
 	}
 	// The chunks in flight, what scoring holds for each design, and the
 	// process itself.
-	held += int64(feedBuffers(st.workers())) * workload.DefaultChunkSize * int64(unsafe.Sizeof(workload.Event{}))
+	held += int64(feedBuffers(st.workers())) * workload.DefaultChunkSize * (int64(unsafe.Sizeof(workload.Event{})) + 4) // events and ranks
 	held += int64(len(st.designs)) * int64(unsafe.Sizeof(overs{}))
 	return held + processBytes
 }

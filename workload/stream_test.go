@@ -392,3 +392,27 @@ func TestRoundTime(t *testing.T) {
 		}
 	}
 }
+
+// ChunkRanks gives Chunk's events and, beside each, the rank of its key.
+func TestStreamChunkRanks(t *testing.T) {
+	for _, scramble := range []bool{false, true} {
+		s, err := NewStream(StreamConfig{Seed: 9, Label: "events", Events: 10_000, Keys: 1e9, S: 1.1, Scramble: scramble, Rate: 1e6, ChunkSize: 3000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ranks []uint32
+		var evs []Event
+		for i := range s.Chunks() {
+			want := s.Chunk(i, nil)
+			evs, ranks = s.ChunkRanks(i, evs, ranks)
+			if !slices.Equal(evs, want) || len(ranks) != len(want) {
+				t.Fatalf("scramble %v, chunk %d: ChunkRanks' events differ from Chunk's (%d ranks for %d events)", scramble, i, len(ranks), len(want))
+			}
+			for j, e := range evs {
+				if uint64(ranks[j]) != s.RankOf(e.Key) || ranks[j] < 1 {
+					t.Fatalf("scramble %v, chunk %d, event %d: rank %d, want RankOf = %d", scramble, i, j, ranks[j], s.RankOf(e.Key))
+				}
+			}
+		}
+	}
+}
