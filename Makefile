@@ -16,10 +16,13 @@ run: build
 
 ## test: formatting, vet, the suite with the race detector (-short: the
 ## acceptance runs of the built-in scenarios are too slow under -race), then
-## the whole suite, acceptance runs included, without it
+## the whole suite, acceptance runs included, without it, then countsim
+## check: every expectation of the built-in scenarios (the worked examples'
+## numbers) still holds
 test: fmt-check vet
 	$(GO) test -race -short -shuffle=on -count=1 $(PKGS)
 	$(GO) test -count=1 $(PKGS)
+	$(GO) run ./cmd/countsim check
 
 ## check: test, plus the build
 check: test build

@@ -259,6 +259,12 @@ func (d *decoder) value(f *field, kn, vn *yaml.Node, path string, dst reflect.Va
 			return err
 		}
 		dst.Set(reflect.ValueOf(ps))
+	case formExpect:
+		es, err := d.expectations(kn, vn, path)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(es))
 	case formRun:
 		return d.run(kn, vn, path, dst)
 	}

@@ -47,6 +47,8 @@ type body struct {
 	Cluster    *Cluster   `key:"cluster" doc:"the simulated store cluster, for designs that live on servers"`
 	Faults     []Fault    `key:"faults" entry:"fault" doc:"faults injected at simulated times, in time order (a timed stream only)"`
 	Strategies []Strategy `key:"strategies" range:"1.." required:"true" entry:"strategy" doc:"the designs to compare, each run on the same events"`
+	// Expect are assertions on the truth's rows (the stream itself).
+	Expect []Expectation `key:"expect" doc:"assertions on the truth's measured rows (the stream itself), each 'metric op value' or 'metric op plan' (countsim check)"`
 }
 
 var (
@@ -125,7 +127,7 @@ func (s *stepSpec) check(r *rule) error {
 // against the stream, the cluster and the assumptions, and the linked
 // figures.
 func (d *decoder) finish(s *Scenario, b *body, path string) error {
-	s.Run, s.Questions, s.Cluster, s.Faults, s.Strategies = b.Run, b.Questions, b.Cluster, b.Faults, b.Strategies
+	s.Run, s.Questions, s.Cluster, s.Faults, s.Strategies, s.Expect = b.Run, b.Questions, b.Cluster, b.Faults, b.Strategies, b.Expect
 	if err := d.checkFaults(s, path); err != nil {
 		return err
 	}

@@ -289,7 +289,7 @@ func bare(s *Scenario) *Scenario {
 func TestParseErrors(t *testing.T) {
 	const (
 		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience)"
-		topKeys      = "name, title, description, seed, on_demand, assumptions, workload, profile, questions, cluster, faults, strategies, steps"
+		topKeys      = "name, title, description, seed, on_demand, assumptions, workload, profile, questions, cluster, faults, strategies, expect, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
 		durations    = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25)`
@@ -299,7 +299,7 @@ func TestParseErrors(t *testing.T) {
 		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream or audience for viewers over days)"
 		notAudience  = "(allowed: remove "
 		profileKeys  = "min, max, points_per_octave, trials"
-		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies"
+		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect"
 	)
 	cases := []struct {
 		name string
@@ -325,7 +325,11 @@ func TestParseErrors(t *testing.T) {
 		// Unknown and repeated keys.
 		{"unknown top key", plus("evnets: 5"), 9, []string{`unknown key "evnets"`, "(allowed: " + topKeys + ")"}},
 		{"unknown workload key", with(4, "  evnets: 1000"), 4, []string{`workload: unknown key "evnets" ` + workloadKeys}},
-		{"unknown strategy key", plus("    parms: {}"), 9, []string{`strategies[0]: unknown key "parms" (allowed: name, type, params, on_demand)`}},
+		{"expect not a list", plus("    expect: bytes <= 5"), 9, []string{"strategies[0].expect: ", "is not a list", "metric op value"}},
+		{"expect not a string", plus("    expect: [5]"), 9, []string{"strategies[0].expect[0]: ", "is not a string"}},
+		{"expect bad op", plus("    expect: [\"bytes <> 5\"]"), 9, []string{`strategies[0].expect[0]: "bytes <> 5" is not an expectation`, "op one of <=, <, ==, >=, >"}},
+		{"expect bad value", plus("    expect: [\"bytes <= lots\"]"), 9, []string{`"lots" is not a finite number or plan`}},
+		{"unknown strategy key", plus("    parms: {}"), 9, []string{`strategies[0]: unknown key "parms" (allowed: name, type, params, on_demand, expect)`}},
 		{"unknown assumption", plus("assumptions:", "  event: 5"), 10, []string{`assumptions: unknown key "event" (allowed: events, keys, entry_bytes, server_bytes, data_fraction, counter_bytes, kth_count, peak_rate, read_rate, key_capacity, headroom, app_servers)`}},
 		{"unknown question", plus("questions: {top: 1, bottom: 2}"), 9, []string{`questions: unknown key "bottom" (allowed: top)`}},
 		{"merge key", plus("questions:", "  <<: {top: 1}"), 10, []string{"questions: merge keys (<<) are not allowed"}},
@@ -1049,8 +1053,29 @@ func TestSearch(t *testing.T) {
 	got.Title, got.Description = "", ""
 	run := *str(s)
 	run.Pos, got.Run, got.Questions.Pos = Pos{}, &run, Pos{}
+	// The expectations are read with their text, parts and lines; then
+	// set aside for the comparison of the rest.
+	texts := func(es []Expectation) []string {
+		var out []string
+		for _, e := range es {
+			if e.Pos.Line == 0 || e.Metric == "" || e.Op == "" {
+				t.Errorf("expectation %q read without its line or parts: %+v", e.Text, e)
+			}
+			out = append(out, e.Text)
+		}
+		return out
+	}
+	if got, want := texts(s.Expect), []string{"events == plan", "kth_true_count >= 69_000", "kth_true_count <= 70_000"}; !slices.Equal(got, want) {
+		t.Errorf("truth's expectations %q, want %q", got, want)
+	}
+	if cm := s.Strategies[1].Expect; len(cm) != 4 || !cm[2].Plan || cm[2].Metric != "max_overestimate" || cm[0].Value != 543_660 {
+		t.Errorf("count-min's expectations %+v, want bytes == 543_660 first and max_overestimate <= plan third", cm)
+	}
+	got.Expect = nil
 	got.Strategies = slices.Clone(got.Strategies)
 	for i := range got.Strategies {
+		texts(got.Strategies[i].Expect)
+		got.Strategies[i].Expect = nil
 		got.Strategies[i].Pos = Pos{}
 		got.Strategies[i].Params = slices.Clone(got.Strategies[i].Params)
 		for j := range got.Strategies[i].Params {

@@ -120,6 +120,8 @@ func refKey(f *field, path, kinds string) KeyDoc {
 		}
 	case formParams:
 		d.Type = "mapping"
+	case formExpect:
+		d.Type = "list"
 	}
 	return d
 }

@@ -43,10 +43,11 @@ type Scenario struct {
 	// workload.audience or profile). nil in a file told in steps, where
 	// each step has its own.
 	Run        Run
-	Questions  Questions  // what is asked of every design
-	Cluster    *Cluster   // the simulated store cluster; nil without `cluster:`
-	Faults     []Fault    // injected at simulated times, in time order
-	Strategies []Strategy // the designs to compare, in file order
+	Questions  Questions     // what is asked of every design
+	Cluster    *Cluster      // the simulated store cluster; nil without `cluster:`
+	Faults     []Fault       // injected at simulated times, in time order
+	Strategies []Strategy    // the designs to compare, in file order
+	Expect     []Expectation // assertions on the truth's rows
 
 	// Figures are the linked figures of the scenario: each real-world
 	// figure that a simulation also states, as assumed and as simulated.
@@ -126,7 +127,10 @@ type Strategy struct {
 	// OnDemand leaves the design out of a run unless the run names it
 	// (countsim run -with NAME): a design too large for every run.
 	OnDemand bool `key:"on_demand" doc:"leave the design out unless the run names it with -with NAME (a design too large for every run); true or false"`
-	Pos      Pos  // the entry's position (its first key, after the "- ")
+	// Expect are assertions on the design's measured metrics, checked by
+	// countsim check.
+	Expect []Expectation `key:"expect" doc:"assertions on the design's measured metrics, each 'metric op value' or 'metric op plan' (countsim check)"`
+	Pos    Pos           // the entry's position (its first key, after the "- ")
 }
 
 // Param is one raw design parameter. Value is an int64, float64, bool or

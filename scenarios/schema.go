@@ -51,6 +51,7 @@ const (
 	formOptional             // *struct: a mapping, nil when the key is absent
 	formList                 // []struct: a list of mappings
 	formParams               // []Param: a mapping of raw scalars
+	formExpect               // []Expectation: a list of strings
 	formRun                  // Run: the kind of run, given by one of the kinds' keys
 )
 
@@ -107,10 +108,11 @@ func (s *schema) field(key string) *field {
 }
 
 var (
-	schemas   sync.Map // reflect.Type → *schema
-	posType   = reflect.TypeFor[Pos]()
-	runType   = reflect.TypeFor[Run]()
-	paramType = reflect.TypeFor[[]Param]()
+	schemas    sync.Map // reflect.Type → *schema
+	posType    = reflect.TypeFor[Pos]()
+	runType    = reflect.TypeFor[Run]()
+	paramType  = reflect.TypeFor[[]Param]()
+	expectType = reflect.TypeFor[[]Expectation]()
 )
 
 // schemaOf returns the schema of struct type t, building it on first use.
@@ -164,6 +166,9 @@ func newField(owner reflect.Type, sf reflect.StructField, index []int) *field {
 	case t == paramType:
 		f.form = formParams
 		f.allowed = "key: value pairs whose values are numbers, bools or strings"
+	case t == expectType:
+		f.form = formExpect
+		f.allowed = expectRule
 	case f.str == "duration" && t.Kind() == reflect.Int64:
 		f.form, f.str, f.noun = formDuration, "", "a duration"
 		f.parseRange(rng, bad)

@@ -135,6 +135,9 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 		d.plan = d.typ.Plan(d.params, st.env)
 		st.designs = append(st.designs, d)
 	}
+	if err := st.checkExpectations(); err != nil {
+		return nil, err
+	}
 	if need := st.MemoryNeeded(); need > opts.MemoryLimit {
 		return nil, scenarios.Errorf(scn.Run.Where(), "the run would need about %s bytes (truth and designs), more than the limit of %s bytes: lower the stream's size or the designs'",
 			metrics.Format(float64(need)), metrics.Format(float64(opts.MemoryLimit)))

@@ -63,3 +63,23 @@ func TestPlansUseDeclaredMetrics(t *testing.T) {
 		}
 	}
 }
+
+// The metric list KnownMetric reads holds every declared constant, once.
+func TestMetricListIsComplete(t *testing.T) {
+	declared := declaredMetrics(t)
+	seen := map[Metric]bool{}
+	for _, m := range metricList {
+		if !declared[m] || seen[m] {
+			t.Errorf("metricList: %q is not declared, or is listed twice", m)
+		}
+		seen[m] = true
+	}
+	for m := range declared {
+		if !seen[m] {
+			t.Errorf("metricList lacks %q", m)
+		}
+	}
+	if !KnownMetric("max_overestimate") || KnownMetric("max_overestimates") {
+		t.Error("KnownMetric: wrong answer for max_overestimate(s)")
+	}
+}

@@ -34,9 +34,10 @@ type cmdEnv struct {
 	with           []string // run/plan/validate -with: on-demand designs to include
 	quiet          bool     // run -q: no progress lines
 	progress       bool     // run -progress: progress lines even when stderr is not a terminal
+	junit          string   // check -junit: where to write JUnit XML
 }
 
-var commands = []*command{cmdRun, cmdPlan, cmdValidate, cmdList}
+var commands = []*command{cmdRun, cmdCheck, cmdPlan, cmdValidate, cmdList}
 
 // usageError is bad usage: exit 2 with the command's usage.
 type usageError struct{ msg string }

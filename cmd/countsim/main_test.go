@@ -98,9 +98,9 @@ func TestBadInputExits2AndWritesNothing(t *testing.T) {
 	}{
 		{"unknown top-level key", "seed: 1", "seed: 1\nsede: 8", "bad.yaml:18: unknown key \"sede\""},
 		{"unknown workload key", "  batch: 4096", "  batch: 4096\n  bacth: 1", "bad.yaml:41: workload: unknown key \"bacth\""},
-		{"unknown param", "      shards: 4", "      shards: 4\n      shrads: 2", "bad.yaml:53: strategies[0] exact: exact: parameter shrads: unknown parameter"},
-		{"epsilon out of range", "epsilon: 0.0001", "epsilon: 1.5", "bad.yaml:61: strategies[1] count-min: count-min: parameter epsilon: 1.5 not in (0,1)"},
-		{"float for integer", "counters: 1000", "counters: 2.5", "bad.yaml:71: strategies[2] space-saving: space-saving: parameter counters: 2.5 is not an integer"},
+		{"unknown param", "      shards: 4", "      shards: 4\n      shrads: 2", "bad.yaml:57: strategies[0] exact: exact: parameter shrads: unknown parameter"},
+		{"epsilon out of range", "epsilon: 0.0001", "epsilon: 1.5", "bad.yaml:66: strategies[1] count-min: count-min: parameter epsilon: 1.5 not in (0,1)"},
+		{"float for integer", "counters: 1000", "counters: 2.5", "bad.yaml:77: strategies[2] space-saving: space-saving: parameter counters: 2.5 is not an integer"},
 		{"unknown type", "type: space-saving", "type: space-savings", "space-savings"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

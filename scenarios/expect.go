@@ -1,0 +1,100 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Expectation is one assertion of an `expect:` list, on a metric the run
+// measures for a design (or, at the top of a scenario or step, for the
+// truth): `metric op value` or `metric op plan`, where op is one of <=, <,
+// ==, >=, > and plan is the closed-form number printed beside the
+// measurement. Whether the metric exists, and has a plan, is checked when
+// the scenario is prepared (package sim); here only its form.
+type Expectation struct {
+	Text   string  // as written
+	Metric string  // the metric's name
+	Op     string  // <=, <, ==, >= or >
+	Value  float64 // the number compared with, unless Plan
+	Plan   bool    // compare with the row's plan
+	Pos    Pos     // the item's position
+}
+
+// Ops are the comparisons an expectation may make.
+var Ops = []string{"<=", "<", "==", ">=", ">"}
+
+const expectRule = "strings `metric op value` or `metric op plan`, op one of <=, <, ==, >=, >: `undercounts == 0`, `max_overestimate <= plan`, `bytes <= 600_000`"
+
+var expectSyntax = regexp.MustCompile(`^([a-z][a-z0-9_]*)\s*(<=|>=|==|<|>)\s*(\S+)$`)
+
+// ParseExpectation reads one expectation's text, as an expect: list holds it.
+func ParseExpectation(text string) (Expectation, error) {
+	m := expectSyntax.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return Expectation{}, fmt.Errorf("%q is not an expectation (allowed: %s)", text, expectRule)
+	}
+	e := Expectation{Text: strings.TrimSpace(text), Metric: m[1], Op: m[2]}
+	if m[3] == "plan" {
+		e.Plan = true
+		return e, nil
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(m[3], "_", ""), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Expectation{}, fmt.Errorf("%q: %q is not a finite number or plan (allowed: %s)", text, m[3], expectRule)
+	}
+	e.Value = v
+	return e, nil
+}
+
+// Holds reports whether measured stands in the expectation's relation to
+// rhs (its Value, or the plan).
+func (e Expectation) Holds(measured, rhs float64) bool {
+	switch e.Op {
+	case "<=":
+		return measured <= rhs
+	case "<":
+		return measured < rhs
+	case "==":
+		return measured == rhs
+	case ">=":
+		return measured >= rhs
+	case ">":
+		return measured > rhs
+	}
+	return false
+}
+
+// expectations decodes an `expect:` list: a sequence of strings.
+func (d *decoder) expectations(kn, vn *yaml.Node, path string) ([]Expectation, error) {
+	if err := d.plain(vn, path); err != nil {
+		return nil, err
+	}
+	if isNull(vn) {
+		return nil, nil
+	}
+	if vn.Kind != yaml.SequenceNode {
+		return nil, d.fail(vn, path, "%s is not a list (allowed: a list of %s)", describe(vn), expectRule)
+	}
+	var out []Expectation
+	for i, item := range vn.Content {
+		ipath := fmt.Sprintf("%s[%d]", path, i)
+		if err := d.plain(item, ipath); err != nil {
+			return nil, err
+		}
+		if item.Kind != yaml.ScalarNode || item.Tag != "!!str" {
+			return nil, d.fail(item, ipath, "%s is not a string (allowed: %s)", describe(item), expectRule)
+		}
+		e, err := ParseExpectation(item.Value)
+		if err != nil {
+			return nil, d.fail(item, ipath, "%v", err)
+		}
+		e.Pos = d.pos(item)
+		out = append(out, e)
+	}
+	return out, nil
+}

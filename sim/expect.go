@@ -1,0 +1,145 @@
+package sim
+
+// Expectations: the assertions of a scenario's `expect:` lists, checked
+// against what a run measured (countsim check). A design's expectation is
+// checked when the scenario is prepared — its metric must be one countsim
+// reports, and a comparison with the plan needs a plan at the simulated
+// scale — and judged against every measured row of its metric after the
+// run: it holds when every such row does.
+
+import (
+	"fmt"
+	"strings"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+)
+
+// Verdict is one expectation judged against a run.
+type Verdict struct {
+	Scenario string // the scenario's ID (NAME or NAME/STEP)
+	Design   string // the design's name, or the truth's
+	Expect   scenarios.Expectation
+	Measured *float64 // the row judged (the first that fails, else the first); nil: not measured
+	Plan     *float64 // the row's plan, if it has one
+	Pass     bool
+	Why      string // why it failed, when it did for want of a row or a plan
+}
+
+// checkExpectations refuses, with the line of each, an expectation on a
+// metric countsim does not report or a comparison with a plan the design
+// does not have.
+func (st *Setup) checkExpectations() error {
+	known := func(e scenarios.Expectation) error {
+		if !strategies.KnownMetric(e.Metric) {
+			return scenarios.Errorf(e.Pos, "expect %q: unknown metric %q (allowed: the metrics countsim reports: %s)", e.Text, e.Metric, metricNames())
+		}
+		return nil
+	}
+	for _, e := range st.Scenario.Expect {
+		if err := known(e); err != nil {
+			return err
+		}
+	}
+	for _, d := range st.designs {
+		for _, e := range d.spec.Expect {
+			if err := known(e); err != nil {
+				return err
+			}
+			if e.Plan && !d.hasPlanFor(strategies.Metric(e.Metric)) {
+				return scenarios.Errorf(e.Pos, "expect %q: %s has no plan for %s at the simulated scale (planned: %s)", e.Text, d.name(), e.Metric, d.plannedNames())
+			}
+		}
+	}
+	return nil
+}
+
+// metricNames lists every metric countsim reports.
+func metricNames() string {
+	var names []string
+	for _, m := range strategies.Metrics() {
+		names = append(names, string(m))
+	}
+	return strings.Join(names, ", ")
+}
+
+// hasPlanFor reports whether the row of metric m will carry a plan: its own
+// simulated-scale plan line, or the one the scorer puts beside it (the
+// bound εN beside the largest overestimate; 1 beside an exact design's
+// top-K recall and precision; the share above the guarantee beside a
+// guaranteeing design's recall; the truth beside a design's final count,
+// its error and what its dedup dropped).
+func (d design) hasPlanFor(m strategies.Metric) bool {
+	switch m {
+	case strategies.MetricMaxOverestimate:
+		return d.planned(strategies.MetricOverestimateBound) != nil
+	case strategies.MetricTopKRecall:
+		return d.typ.Promises() == strategies.PromiseAll ||
+			d.typ.Promises() == strategies.PromiseAbove && d.planned(strategies.MetricGuaranteeAbove) != nil
+	case strategies.MetricTopKPrecision:
+		return d.typ.Promises() == strategies.PromiseAll
+	case strategies.MetricFinalCount, strategies.MetricCountError, strategies.MetricDedupDropped:
+		return true // the truth's count, 0, the resends: beside every such row
+	}
+	return d.planned(m) != nil
+}
+
+// plannedNames lists the metrics the design has a simulated-scale plan for.
+func (d design) plannedNames() string {
+	var names []string
+	for _, l := range d.plan {
+		if !l.Full {
+			names = append(names, string(l.Metric))
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// Judge judges every expectation of the scenario against the rows a run
+// of it returned, in file order: the truth's first, then each design's.
+func (st *Setup) Judge(rep *Report) []Verdict {
+	var out []Verdict
+	for _, e := range st.Scenario.Expect {
+		out = append(out, st.judge(rep, st.truthName(), e))
+	}
+	for _, d := range st.designs {
+		for _, e := range d.spec.Expect {
+			out = append(out, st.judge(rep, d.name(), e))
+		}
+	}
+	return out
+}
+
+// judge judges one expectation against every measured simulated-scale row
+// of its metric for the design.
+func (st *Setup) judge(rep *Report, name string, e scenarios.Expectation) Verdict {
+	v := Verdict{Scenario: st.Scenario.ID(), Design: name, Expect: e, Pass: true}
+	rows := 0
+	for _, r := range rep.Results {
+		if r.Strategy != name || r.Metric != e.Metric || r.Scale != metrics.Sim || r.Value == nil {
+			continue
+		}
+		rows++
+		rhs := e.Value
+		if e.Plan {
+			if r.Plan == nil {
+				v.Pass, v.Why, v.Measured = false, "the row has no plan", r.Value
+				return v
+			}
+			rhs = *r.Plan
+		}
+		holds := e.Holds(*r.Value, rhs)
+		if rows == 1 || v.Pass && !holds {
+			v.Measured, v.Plan = r.Value, r.Plan
+		}
+		v.Pass = v.Pass && holds
+	}
+	if rows == 0 {
+		v.Pass, v.Why = false, fmt.Sprintf("%s measured no %s", name, e.Metric)
+	}
+	return v
+}
