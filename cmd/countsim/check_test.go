@@ -100,3 +100,39 @@ func lineWith(s, sub string) string {
 	}
 	return ""
 }
+
+// Two runs of the same scenario and seed: no change, exit 0; with another
+// seed, exit 1 listing what moved.
+func TestDiff(t *testing.T) {
+	runOf := func(seed string) string {
+		src, err := os.ReadFile("testdata/small.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "small.yaml")
+		if err := os.WriteFile(p, []byte(strings.Replace(string(src), "seed: 7", "seed: "+seed, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		stdout, stderr, code := cli(t, "run", "-q", "-out", out, p)
+		if code != 0 {
+			t.Fatalf("run: exit %d: %s", code, stderr)
+		}
+		return strings.TrimSpace(strings.TrimPrefix(lineWith(stdout, "report: "), "report: "))
+	}
+	a, b, c := runOf("7"), runOf("7"), runOf("8")
+	stdout, _, code := cli(t, "diff", a, filepath.Join(b, "results.json"))
+	if code != 0 || !strings.HasPrefix(stdout, "no change") {
+		t.Errorf("same seed: exit %d\n%s", code, stdout)
+	}
+	stdout, _, code = cli(t, "diff", a, c)
+	if code != 1 || !strings.Contains(stdout, "moved     small/count-min max_overestimate (sim)") {
+		t.Errorf("another seed: exit %d\n%s", code, stdout)
+	}
+	if _, _, code := cli(t, "diff", a); code != 2 {
+		t.Errorf("one argument: exit %d, want 2", code)
+	}
+	if _, _, code := cli(t, "diff", a, filepath.Join(t.TempDir(), "none.json")); code != 2 {
+		t.Errorf("a missing file: exit %d, want 2", code)
+	}
+}

@@ -35,9 +35,10 @@ type cmdEnv struct {
 	quiet          bool     // run -q: no progress lines
 	progress       bool     // run -progress: progress lines even when stderr is not a terminal
 	junit          string   // check -junit: where to write JUnit XML
+	tol            float64  // diff -tol: the relative change that counts
 }
 
-var commands = []*command{cmdRun, cmdCheck, cmdPlan, cmdValidate, cmdList}
+var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList}
 
 // usageError is bad usage: exit 2 with the command's usage.
 type usageError struct{ msg string }
