@@ -138,9 +138,14 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 	if err := st.checkExpectations(); err != nil {
 		return nil, err
 	}
-	if need := st.MemoryNeeded(); need > opts.MemoryLimit {
+	need := st.MemoryNeeded()
+	if need > opts.MemoryLimit {
 		return nil, scenarios.Errorf(scn.Run.Where(), "the run would need about %s bytes (truth and designs), more than the limit of %s bytes: lower the stream's size or the designs'",
 			metrics.Format(float64(need)), metrics.Format(float64(opts.MemoryLimit)))
+	}
+	if avail := machineMemory(); avail > 0 && need > avail {
+		return nil, scenarios.Errorf(scn.Run.Where(), "the run would need about %s bytes (truth and designs), more than the %s bytes this machine has available: lower the stream's size or the designs'",
+			metrics.Format(float64(need)), metrics.Format(float64(avail)))
 	}
 	return st, nil
 }

@@ -302,3 +302,21 @@ func TestOnDemandDesigns(t *testing.T) {
 		t.Errorf("got %v, want the memory limit refused", err)
 	}
 }
+
+// A run is capped at what the machine has available, whatever the limit
+// says; and the machine's figure is read at all.
+func TestMemoryCappedAtTheMachine(t *testing.T) {
+	if runtime.GOOS == "linux" && machineMemory() <= 0 {
+		t.Fatal("MemAvailable of /proc/meminfo was not read")
+	}
+	defer func(f func() int64) { machineMemory = f }(machineMemory)
+	machineMemory = func() int64 { return 1 << 20 }
+	scn, err := scenarios.Parse("small.yaml", []byte(smallYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Prepare(scn, Options{MemoryLimit: 1 << 40})
+	if err == nil || !strings.Contains(err.Error(), "more than the 1,048,576 bytes this machine has available") {
+		t.Errorf("got %v, want the run refused at the machine's 1 MiB", err)
+	}
+}

@@ -53,7 +53,36 @@ type CountMinParams struct {
 	// Top is the number of keys kept in a min-heap for top-K answers,
 	// 0..100000; 0 keeps none.
 	Top int `param:"top" doc:"keys kept in a min-heap by estimate for top-K answers, 0..100000 (0: no heap)"`
+
+	written uint8 // which of epsilon, delta, width, depth a scenario wrote (cmEpsilon…)
 }
+
+// The bits of CountMinParams.written.
+const (
+	cmEpsilon uint8 = 1 << iota
+	cmDelta
+	cmWidth
+	cmDepth
+)
+
+// wrote records that a scenario gave the parameter key (decodeParams
+// calls it), so that `epsilon: 0` is an epsilon out of range, not an
+// epsilon left out.
+func (p *CountMinParams) wrote(key string) {
+	switch key {
+	case "epsilon":
+		p.written |= cmEpsilon
+	case "delta":
+		p.written |= cmDelta
+	case "width":
+		p.written |= cmWidth
+	case "depth":
+		p.written |= cmDepth
+	}
+}
+
+// has reports whether the field of bit was given: written, or not zero.
+func (p CountMinParams) has(bit uint8, nonZero bool) bool { return p.written&bit != 0 || nonZero }
 
 const (
 	countMinMaxWidth = 1 << 28 // 1 GiB of counters a row
@@ -64,23 +93,25 @@ const (
 )
 
 // Validate checks that exactly one of the pairs (epsilon, delta) and (width,
-// depth) is given, both of it, in range. The zero value of a field means "not
-// given".
+// depth) is given, both of it, in range. A field is given when a scenario
+// wrote it (even as 0, which is then out of range) or, for parameters built
+// in code, when it is not zero.
 func (p CountMinParams) Validate() error {
-	probs := p.Epsilon != 0 || p.Delta != 0
-	dims := p.Width != 0 || p.Depth != 0
+	eps, delta := p.has(cmEpsilon, p.Epsilon != 0), p.has(cmDelta, p.Delta != 0)
+	width, depth := p.has(cmWidth, p.Width != 0), p.has(cmDepth, p.Depth != 0)
+	probs, dims := eps || delta, width || depth
 	switch {
 	case probs && dims:
 		key := "width"
-		if p.Width == 0 {
+		if !width {
 			key = "depth"
 		}
 		return paramErr(key, "give either epsilon and delta or width and depth, not both")
 	case probs:
-		if p.Epsilon == 0 {
+		if !eps {
 			return paramErr("delta", "given without epsilon: give both")
 		}
-		if p.Delta == 0 {
+		if !delta {
 			return paramErr("epsilon", "given without delta: give both")
 		}
 		if !(p.Epsilon > 0 && p.Epsilon < 1) {
@@ -96,10 +127,10 @@ func (p CountMinParams) Validate() error {
 			return paramErr("delta", "%v needs depth ⌈ln 1/δ⌉ = %.0f, more than %d", p.Delta, d, countMinMaxDepth)
 		}
 	case dims:
-		if p.Width == 0 {
+		if !width {
 			return paramErr("depth", "given without width: give both")
 		}
-		if p.Depth == 0 {
+		if !depth {
 			return paramErr("width", "given without depth: give both")
 		}
 		if p.Width < 1 || p.Width > countMinMaxWidth {

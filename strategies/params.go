@@ -79,6 +79,12 @@ func kindName(t reflect.Type) string {
 	return t.Kind().String()
 }
 
+// writtenRecorder is a Params whose Validate tells a value written as its
+// zero from one left out: decodeParams tells it each key a scenario gave.
+type writtenRecorder interface {
+	wrote(key string)
+}
+
 // decodeParams sets the tagged fields of the struct p points to from raw,
 // refusing unknown or repeated keys and values of the wrong type.
 func decodeParams(typeName string, p Params, raw []Param) error {
@@ -105,6 +111,9 @@ func decodeParams(typeName string, p Params, raw []Param) error {
 			return fail("given twice")
 		}
 		seen[r.Key] = true
+		if w, ok := p.(writtenRecorder); ok {
+			w.wrote(r.Key)
+		}
 		f := fields[i]
 		dst := v.FieldByIndex(f.index)
 		if err := setParam(dst, r.Value); err != nil {

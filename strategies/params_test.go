@@ -21,7 +21,7 @@ func TestDecodeRefuses(t *testing.T) {
 	}{
 		{"epsilon out of range", "count-min", []Param{{"epsilon", 1.5, 7}, {"delta", 0.01, 8}}, "epsilon", 7,
 			"count-min: parameter epsilon: 1.5 not in (0,1)"},
-		{"epsilon zero", "count-min", []Param{{"epsilon", 0.0, 7}, {"delta", 0.01, 8}}, "delta", 8, "given without epsilon"},
+		{"epsilon zero", "count-min", []Param{{"epsilon", 0.0, 7}, {"delta", 0.01, 8}}, "epsilon", 7, "0 not in (0,1)"}, // written as 0: out of range, not left out
 		{"delta one", "count-min", []Param{{"epsilon", 0.1, 7}, {"delta", int64(1), 8}}, "delta", 8, "1 not in (0,1)"},
 		{"delta negative", "count-min", []Param{{"epsilon", 0.1, 7}, {"delta", -0.5, 8}}, "delta", 8, "-0.5 not in (0,1)"},
 		{"unknown key", "count-min", []Param{{"epsilom", 0.1, 3}}, "epsilom", 3,
@@ -78,8 +78,8 @@ func TestDecodeAccepts(t *testing.T) {
 		want   Params
 	}{
 		{"count-min", []Param{{"epsilon", 0.0001, 1}, {"delta", 0.01, 2}, {"top", int64(10), 3}, {"conservative", true, 4}},
-			&CountMinParams{Epsilon: 0.0001, Delta: 0.01, Top: 10, Conservative: true}},
-		{"count-min", []Param{{"width", 1e5, 1}, {"depth", int64(4), 2}}, &CountMinParams{Width: 100000, Depth: 4}},
+			&CountMinParams{Epsilon: 0.0001, Delta: 0.01, Top: 10, Conservative: true, written: cmEpsilon | cmDelta}},
+		{"count-min", []Param{{"width", 1e5, 1}, {"depth", int64(4), 2}}, &CountMinParams{Width: 100000, Depth: 4, written: cmWidth | cmDepth}},
 		{"space-saving", []Param{{"counters", int64(1000), 1}}, &SpaceSavingParams{Counters: 1000}},
 		{"exact", nil, &ExactParams{Shards: 1}},
 		{"exact", []Param{{"shards", int64(4), 1}}, &ExactParams{Shards: 4}},
@@ -180,5 +180,30 @@ func TestDurationParams(t *testing.T) {
 	}
 	if k := kindName(reflect.TypeFor[time.Duration]()); k != "duration" {
 		t.Errorf("kindName: got %q, want duration", k)
+	}
+}
+
+// A parameter written as 0 is out of range, not left out: `epsilon: 0`
+// names epsilon and its range (it read "delta given without epsilon").
+func TestZeroWrittenIsNotAbsent(t *testing.T) {
+	typ, err := Lookup("count-min")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		raw  []Param
+		want string
+	}{
+		{[]Param{{Key: "epsilon", Value: int64(0)}, {Key: "delta", Value: 0.01}}, "parameter epsilon: 0 not in (0,1)"},
+		{[]Param{{Key: "epsilon", Value: 0.001}, {Key: "delta", Value: 0.0}}, "parameter delta: 0 not in (0,1)"},
+		{[]Param{{Key: "width", Value: int64(0)}, {Key: "depth", Value: int64(4)}}, "parameter width: 0 not in 1..268435456"},
+		{[]Param{{Key: "width", Value: int64(100)}, {Key: "depth", Value: int64(0)}}, "parameter depth: 0 not in 1..32"},
+		{[]Param{{Key: "delta", Value: 0.01}}, "parameter delta: given without epsilon"},
+		{[]Param{{Key: "epsilon", Value: 0.0}, {Key: "width", Value: int64(10)}, {Key: "depth", Value: int64(2)}}, "not both"},
+	} {
+		_, err := typ.Decode(c.raw)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.raw, err, c.want)
+		}
 	}
 }

@@ -136,3 +136,28 @@ func TestDiff(t *testing.T) {
 		t.Errorf("a missing file: exit %d, want 2", code)
 	}
 }
+
+// -out at a file is refused before anything runs; a folder a killed run
+// left half-written is named.
+func TestRunChecksOutFirst(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "taken")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := cli(t, "run", "-q", "-out", file, "testdata/small.yaml")
+	if code != 2 || !strings.Contains(stderr, "is a file") || strings.Contains(stderr, "running") || stdout != "" {
+		t.Errorf("-out at a file: exit %d, stderr %q; want 2 before running", code, stderr)
+	}
+	if data, _ := os.ReadFile(file); string(data) != "mine" {
+		t.Errorf("the file at -out was changed")
+	}
+	out := t.TempDir()
+	left := filepath.Join(out, ".countsim-report-123")
+	if err := os.Mkdir(left, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = cli(t, "run", "-q", "-out", out, "testdata/small.yaml")
+	if code != 0 || !strings.Contains(stderr, left+" is what a stopped or killed run left") {
+		t.Errorf("left-over folder: exit %d, stderr %q; want it named", code, stderr)
+	}
+}

@@ -31,6 +31,9 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOut(env); err != nil {
+		return err
+	}
 	started := time.Now().UTC()
 	var results []metrics.Result
 	var series []metrics.Series
@@ -91,6 +94,22 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	fmt.Fprintf(env.stdout, "\nreport: %s\n", dir)
 	if partial {
 		return fmt.Errorf("run stopped (%v): the report in %s is partial", runErr, dir)
+	}
+	return nil
+}
+
+// checkOut checks -out before anything runs: a file there is refused (it
+// was found only once the run was over), and the hidden folders a killed
+// run left behind are named, for the user to remove: another run writing
+// into the same folder right now would have one too, so none is removed.
+func checkOut(env *cmdEnv) error {
+	fi, err := os.Stat(env.out)
+	if err == nil && !fi.IsDir() {
+		return &usageError{fmt.Sprintf("-out %s: is a file (allowed: a folder, or a path to make one at)", env.out)}
+	}
+	left, _ := filepath.Glob(filepath.Join(env.out, ".countsim-report-*"))
+	for _, dir := range left {
+		fmt.Fprintf(env.stderr, "countsim: %s is what a stopped or killed run left half-written; remove it\n", dir)
 	}
 	return nil
 }
