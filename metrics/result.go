@@ -15,7 +15,10 @@ type Result struct {
 	Plan     *float64 `json:"plan"`   // the closed-form value; nil where none
 	Scale    Scale    `json:"scale"`  // "sim": the simulated stream; "full": the scenario's real-world size (plan only)
 	Timing   bool     `json:"timing"` // true for figures read off the wall clock
-	Note     string   `json:"note,omitempty"`
+	// Partial marks a row of a run stopped before its stream ended (by
+	// Ctrl-C): what it measured is of the part fed.
+	Partial bool   `json:"partial,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // Scale says which size a number is for.

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -234,6 +236,25 @@ func TestStoppedRunWritesPartialReport(t *testing.T) {
 	}
 	if rep, _ := os.ReadFile(filepath.Join(dirs[0], "report.md")); !bytes.Contains(rep, []byte("PARTIAL")) {
 		t.Errorf("report.md not marked partial")
+	}
+	// What a CI reads says so too: every row of results.json and .csv.
+	rs, err := readResults(dirs[0])
+	if err != nil || len(rs) == 0 || slices.ContainsFunc(rs, func(r metrics.Result) bool { return !r.Partial }) {
+		t.Errorf("results.json: %d rows (%v), not all marked partial", len(rs), err)
+	}
+	f, err := os.Open(filepath.Join(dirs[0], "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 || rows[0][8] != "partial" {
+		t.Fatalf("results.csv: %v, header %v", err, rows[0])
+	}
+	for _, row := range rows[1:] {
+		if row[8] != "true" {
+			t.Errorf("results.csv row %v not marked partial", row)
+		}
 	}
 }
 

@@ -52,6 +52,11 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		wall = append(wall, time.Since(t0))
 		fmt.Fprintf(env.stderr, "countsim: %s took %s of wall time\n", st.Scenario.ID(), time.Since(t0).Round(time.Millisecond))
 		if rep != nil {
+			if rep.Partial { // every row says so, in results.json and .csv too
+				for i := range rep.Results {
+					rep.Results[i].Partial = true
+				}
+			}
 			results = append(results, rep.Results...)
 			series = append(series, rep.Series...)
 			tables = append(tables, rep.Tables...)
