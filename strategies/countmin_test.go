@@ -692,3 +692,78 @@ func checkPlannedBytes(t *testing.T, plan []PlanLine, s Strategy) {
 		}
 	}
 }
+
+// The heap of a count-min top-K keeps its order while keys it holds keep
+// rising: a held key raised past others moves, a key let in evicts the
+// least, and the answer is the true top at every step (the sketch is wide
+// enough for these few keys to share no counter). A raise that did not
+// restore the heap's order would evict the wrong key.
+func TestCountMinTopKHeldKeysRise(t *testing.T) {
+	s, err := NewCountMinTopK(CountMinParams{Width: 1 << 20, Depth: 4, Top: 5}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := map[uint64]uint64{}
+	add := func(key, n uint64) {
+		for range n {
+			s.Add(key, 1)
+		}
+		truth[key] += n
+		if err := s.check(); err != nil {
+			t.Fatalf("after %d × key %d: %v", n, key, err)
+		}
+	}
+	want := func(keys ...uint64) {
+		t.Helper()
+		got := s.Top(5)
+		if len(got) != len(keys) {
+			t.Fatalf("Top(5) = %v, want keys %v", got, keys)
+		}
+		for i, k := range keys {
+			if got[i].Key != k || got[i].Count != truth[k] {
+				t.Fatalf("Top(5) = %v, want keys %v with their true counts", got, keys)
+			}
+		}
+	}
+	for k := uint64(1); k <= 10; k++ {
+		add(k, k)
+	}
+	want(10, 9, 8, 7, 6)
+	add(6, 100) // held: rises from the bottom to the top
+	want(6, 10, 9, 8, 7)
+	add(1, 50) // not held: evicts the least, 7
+	want(6, 1, 10, 9, 8)
+	add(8, 200) // held, in the middle: rises past all
+	want(8, 6, 1, 10, 9)
+	add(9, 1) // held: 10, tied with key 10
+	add(7, 3) // evicted before, back at 10: of the three tied at 10 the larger keys go first, so 10 goes
+	want(8, 6, 1, 7, 9)
+}
+
+// Bound is ⌈εN⌉: at N where εN is not a whole number the ceiling, not
+// the floor; where it is one (up to rounding), that number.
+func TestCountMinBoundFormula(t *testing.T) {
+	for _, c := range []struct {
+		p    CountMinParams
+		n    uint64
+		want uint64
+	}{
+		{CountMinParams{Width: 1000, Depth: 2}, 1000, 3},               // e/1000 · 1000 = 2.718…
+		{CountMinParams{Width: 1000, Depth: 2}, 368, 2},                // 1.0003…: the ceiling, 2
+		{CountMinParams{Width: 1000, Depth: 2}, 367, 1},                // 0.9976…
+		{CountMinParams{Epsilon: 0.0001, Delta: 0.01}, 15_001, 2},      // 1.5001
+		{CountMinParams{Epsilon: 0.0001, Delta: 0.01}, 10_000, 1},      // 1, though 0.0001 · 10,000 is 1.0000000000000002 in floats
+		{CountMinParams{Epsilon: 0.0001, Delta: 0.01}, 1e7, 1000},      // the search check's bound
+		{CountMinParams{Epsilon: 0.0001, Delta: 0.01}, 9_999, 1},       // 0.9999
+		{CountMinParams{Epsilon: 0.001, Delta: 0.01}, 3_000_000, 3000}, // the practice question
+	} {
+		s, err := NewCountMin(c.p, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Add(42, c.n)
+		if got := s.Bound(); got != c.want {
+			t.Errorf("%+v after N = %d: Bound %d, want %d", c.p, c.n, got, c.want)
+		}
+	}
+}
