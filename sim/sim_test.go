@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -318,5 +319,38 @@ func TestMemoryCappedAtTheMachine(t *testing.T) {
 	_, err = Prepare(scn, Options{MemoryLimit: 1 << 40})
 	if err == nil || !strings.Contains(err.Error(), "more than the 1,048,576 bytes this machine has available") {
 		t.Errorf("got %v, want the run refused at the machine's 1 MiB", err)
+	}
+}
+
+// The memory guard counts every term: each design's planned bytes (all its
+// parts), the truth by rank (4 bytes a key), the buffers and the process.
+// Each design added to a scenario raises the planned memory by exactly its
+// planned bytes, and the key space by 4 bytes a key.
+func TestMemoryGuardCountsEveryTerm(t *testing.T) {
+	base := "name: m\nseed: 1\nworkload: {events: 1000000, keys: KEYS, s: 1}\nquestions: {top: 10}\nstrategies:\n  - {name: first, type: space-saving, params: {counters: 10}}\n"
+	need := func(keys string, extra string) (int64, *Setup) {
+		st := prepare(t, strings.Replace(base, "KEYS", keys, 1)+extra, Options{MemoryLimit: 1 << 40})
+		return st.MemoryNeeded(), st
+	}
+	zero, _ := need("100000", "")
+	for _, d := range []string{
+		"  - {name: d, type: exact, params: {shards: 4}}\n",
+		"  - {name: d, type: count-min, params: {width: 100000, depth: 4}}\n",
+		"  - {name: d, type: count-min, params: {width: 100000, depth: 4, top: 1000}}\n",
+		"  - {name: d, type: space-saving, params: {counters: 50000}}\n",
+	} {
+		got, st := need("100000", d)
+		planned := st.designs[1].plannedValue(strategies.MetricTotalBytes)
+		if planned == 0 {
+			planned = st.designs[1].plannedValue(strategies.MetricBytes)
+		}
+		// the scoring histogram of one more design, too
+		if want := zero + int64(planned) + int64(unsafe.Sizeof(overs{})); got != want || planned <= 0 {
+			t.Errorf("%s: planned memory %d, want %d (+%v for the design)", strings.TrimSpace(d), got, want, planned)
+		}
+	}
+	more, _ := need("1000000", "")
+	if more-zero != 4*(1_000_000-100_000) {
+		t.Errorf("900,000 more keys: %d bytes more planned, want 3,600,000 for the truth by rank", more-zero)
 	}
 }
