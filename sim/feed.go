@@ -11,7 +11,7 @@ import (
 	"countsim/workload"
 )
 
-// chunk is chunk index of the stream, generated into events.
+// chunk is the chunk numbered index of the stream, generated into events.
 type chunk struct {
 	index  int
 	events []workload.Event
@@ -23,7 +23,7 @@ type run struct {
 	truth    observer
 	designs  []strategies.Strategy
 	clusters []*Cluster // each design's own cluster; nil entries without one
-	elapsed  []int64    // wall-clock ns each design spent in Observe
+	elapsed  []int64    // ns each design spent in Observe, by its lane's clock (laneClock)
 	faults   []strategies.Fault
 	next     []int // the next fault to deliver, for each design
 }
@@ -103,7 +103,7 @@ type source interface {
 type Progress struct {
 	Scenario string
 	Events   int64         // events every design and the truth have taken
-	Done     float64       // the share of the stream's chunks taken, 0..1
+	Done     float64       // the share of the stream's chunks handed to the lanes, 0..1
 	Elapsed  time.Duration // since the stream began
 	Slowest  string        // the design (or "truth") that has spent the most time so far
 }
