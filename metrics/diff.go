@@ -66,11 +66,15 @@ func Diff(old, new []Result, tol float64) []Change {
 		byKey := map[string]Result{}
 		seen := map[string]int{}
 		for i, r := range rs {
-			k := fmt.Sprintf("%s/%s %s (%s)", r.Scenario, r.Strategy, r.Metric, r.Scale)
-			if n := seen[k]; n > 0 {
-				k = fmt.Sprintf("%s #%d", k, n+1)
+			name := fmt.Sprintf("%s/%s %s (%s)", r.Scenario, r.Strategy, r.Metric, r.Scale)
+			if r.Stat != "" {
+				name = fmt.Sprintf("%s/%s %s (%s, %s)", r.Scenario, r.Strategy, r.Metric, r.Scale, r.Stat)
 			}
-			seen[fmt.Sprintf("%s/%s %s (%s)", r.Scenario, r.Strategy, r.Metric, r.Scale)]++
+			k := name
+			if n := seen[name]; n > 0 {
+				k = fmt.Sprintf("%s #%d", name, n+1)
+			}
+			seen[name]++
 			keys[i], byKey[k] = k, r
 		}
 		return keys, byKey

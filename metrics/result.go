@@ -17,8 +17,11 @@ type Result struct {
 	Timing   bool     `json:"timing"` // true for figures read off the wall clock
 	// Partial marks a row of a run stopped before its stream ended (by
 	// Ctrl-C): what it measured is of the part fed.
-	Partial bool   `json:"partial,omitempty"`
-	Note    string `json:"note,omitempty"`
+	Partial bool `json:"partial,omitempty"`
+	// Stat says which statistic of a scenario run in trials the row is:
+	// mean, min, p50, p95 or max over the trials; empty for a single run.
+	Stat string `json:"stat,omitempty"`
+	Note string `json:"note,omitempty"`
 }
 
 // Scale says which size a number is for.

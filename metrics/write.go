@@ -37,7 +37,7 @@ func ReadJSON(r io.Reader) ([]Result, error) {
 }
 
 // csvHeader is the first row WriteCSV writes.
-var csvHeader = []string{"scenario", "strategy", "metric", "value", "unit", "plan", "scale", "timing", "partial", "note"}
+var csvHeader = []string{"scenario", "strategy", "metric", "value", "unit", "plan", "scale", "timing", "partial", "stat", "note"}
 
 // WriteCSV writes results with a header row. Numbers are written in full
 // precision ('g', shortest repr); an absent plan is an empty cell.
@@ -48,7 +48,7 @@ func WriteCSV(w io.Writer, results []Result) error {
 	}
 	for _, r := range results {
 		row := []string{r.Scenario, r.Strategy, r.Metric, cellOf(r.Value),
-			r.Unit, cellOf(r.Plan), string(r.Scale), strconv.FormatBool(r.Timing), strconv.FormatBool(r.Partial), r.Note}
+			r.Unit, cellOf(r.Plan), string(r.Scale), strconv.FormatBool(r.Timing), strconv.FormatBool(r.Partial), r.Stat, r.Note}
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -81,6 +81,9 @@ func WriteMarkdown(w io.Writer, results []Result) error {
 			value = Format(*r.Value)
 		}
 		metric := r.Metric
+		if r.Stat != "" {
+			metric += " (" + r.Stat + ")"
+		}
 		if r.Timing {
 			metric += " ⏱"
 		}

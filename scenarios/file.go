@@ -49,6 +49,11 @@ type body struct {
 	Strategies []Strategy `key:"strategies" range:"1.." required:"true" entry:"strategy" doc:"the designs to compare, each run on the same events"`
 	// Expect are assertions on the truth's rows (the stream itself).
 	Expect []Expectation `key:"expect" doc:"assertions on the truth's measured rows (the stream itself), each 'metric op value' or 'metric op plan' (countsim check)"`
+	// Trials runs the whole scenario this many times, each with a seed of
+	// its own derived from the scenario's.
+	Trials int `key:"trials" range:"1..10000" default:"1" doc:"runs of the scenario, each with its own seed derived from seed (the same seeds every time): every measured figure is reported over them (mean, min, p50, p95, max), and a design's share of keys over its bound is tested against δ"`
+	// FalseAlarm is the false-alarm level of the tests over trials.
+	FalseAlarm float64 `key:"false_alarm" range:"(0,0.01]" default:"1e-6" doc:"the probability that a test over trials fails a correct design: a share over the bound fails when its one-sided binomial p-value is below this"`
 }
 
 var (
@@ -128,6 +133,7 @@ func (s *stepSpec) check(r *rule) error {
 // figures.
 func (d *decoder) finish(s *Scenario, b *body, path string) error {
 	s.Run, s.Questions, s.Cluster, s.Faults, s.Strategies, s.Expect = b.Run, b.Questions, b.Cluster, b.Faults, b.Strategies, b.Expect
+	s.Trials, s.FalseAlarm = b.Trials, b.FalseAlarm
 	if err := d.checkFaults(s, path); err != nil {
 		return err
 	}

@@ -280,6 +280,9 @@ func keysOf[T any]() []string { return schemaOf(reflect.TypeFor[T]()).keys() }
 func bare(s *Scenario) *Scenario {
 	c := *s
 	c.keys, c.stepPath, c.Figures, c.Steps = nil, "", nil, nil
+	if c.Trials == 1 && c.FalseAlarm == 1e-6 { // the defaults: TestTrials reads them
+		c.Trials, c.FalseAlarm = 0, 0
+	}
 	for _, st := range s.Steps {
 		c.Steps = append(c.Steps, bare(st))
 	}
@@ -289,7 +292,7 @@ func bare(s *Scenario) *Scenario {
 func TestParseErrors(t *testing.T) {
 	const (
 		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience)"
-		topKeys      = "name, title, description, seed, on_demand, assumptions, workload, profile, questions, cluster, faults, strategies, expect, steps"
+		topKeys      = "name, title, description, seed, on_demand, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
 		durations    = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25)`
@@ -299,7 +302,7 @@ func TestParseErrors(t *testing.T) {
 		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream or audience for viewers over days)"
 		notAudience  = "(allowed: remove "
 		profileKeys  = "min, max, points_per_octave, trials"
-		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect"
+		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm"
 	)
 	cases := []struct {
 		name string
@@ -1680,5 +1683,24 @@ func TestDefaultBuiltinsLeaveOutOnDemand(t *testing.T) {
 	}
 	if !full.OnDemand || len(full.Strategies) != 4 || !full.Strategies[3].OnDemand || full.Strategies[3].Name != "exact" {
 		t.Errorf("search-full-day: on_demand %v, strategies %+v; want on demand, with exact on demand", full.OnDemand, full.Strategies)
+	}
+}
+
+// trials and false_alarm: their defaults, their values, their ranges, in a
+// file and in a step.
+func TestTrials(t *testing.T) {
+	const base = "name: t\nworkload: {events: 100, keys: 10}\nstrategies: [{name: e, type: exact}]\n"
+	s, err := Parse("t.yaml", []byte(base))
+	if err != nil || s.Trials != 1 || s.FalseAlarm != 1e-6 {
+		t.Fatalf("defaults: %v, trials %d, false alarm %v; want 1 and 1e-6", err, s.Trials, s.FalseAlarm)
+	}
+	s, err = Parse("t.yaml", []byte(base+"trials: 50\nfalse_alarm: 0.001\n"))
+	if err != nil || s.Trials != 50 || s.FalseAlarm != 0.001 {
+		t.Fatalf("given: %v, trials %d, false alarm %v; want 50 and 0.001", err, s.Trials, s.FalseAlarm)
+	}
+	for _, bad := range []string{"trials: 0\n", "trials: 10001\n", "false_alarm: 0\n", "false_alarm: 0.5\n", "trials: 2.5\n"} {
+		if _, err := Parse("t.yaml", []byte(base+bad)); err == nil || !strings.Contains(err.Error(), "t.yaml:4") {
+			t.Errorf("%q: got %v, want an error at line 4", bad, err)
+		}
 	}
 }

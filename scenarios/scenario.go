@@ -48,6 +48,8 @@ type Scenario struct {
 	Faults     []Fault       // injected at simulated times, in time order
 	Strategies []Strategy    // the designs to compare, in file order
 	Expect     []Expectation // assertions on the truth's rows
+	Trials     int           // runs, each with its own derived seed (1: one run)
+	FalseAlarm float64       // the false-alarm level of the tests over trials
 
 	// Figures are the linked figures of the scenario: each real-world
 	// figure that a simulation also states, as assumed and as simulated.

@@ -218,6 +218,9 @@ func planRow(scenario, strategy string, l strategies.PlanLine) metrics.Result {
 // the report holds what was measured so far, Partial is set and the
 // context's error is returned with it.
 func (st *Setup) Run(ctx context.Context) (*Report, error) {
+	if st.Scenario.Trials > 1 {
+		return st.runTrials(ctx)
+	}
 	return st.kind.run(ctx)
 }
 

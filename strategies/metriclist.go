@@ -26,6 +26,8 @@ var metricList = []Metric{
 	MetricBound2N,
 	MetricBound2NConfidence,
 	MetricKeysOverBound,
+	MetricShareOverBound,
+	MetricBoundTestP,
 	MetricBoundShareOfKth,
 	MetricFailure,
 	MetricWidth,

@@ -35,6 +35,8 @@ const (
 	MetricBound2N           Metric = "overestimate_bound_2n_w"
 	MetricBound2NConfidence Metric = "bound_2n_w_confidence"
 	MetricKeysOverBound     Metric = "keys_over_bound"     // keys past the bound
+	MetricShareOverBound    Metric = "share_over_bound"    // over trials: keys past the bound / keys
+	MetricBoundTestP        Metric = "bound_test_p"        // over trials: P(Binomial(keys, δ) ≥ keys past the bound)
 	MetricBoundShareOfKth   Metric = "bound_share_of_kth"  // the bound against the K-th key's count
 	MetricFailure           Metric = "failure_probability" // δ per key
 	MetricWidth             Metric = "width"

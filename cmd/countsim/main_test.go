@@ -248,7 +248,7 @@ func TestStoppedRunWritesPartialReport(t *testing.T) {
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) < 2 || rows[0][8] != "partial" {
+	if err != nil || len(rows) < 2 || rows[0][8] != "partial" || rows[0][9] != "stat" {
 		t.Fatalf("results.csv: %v, header %v", err, rows[0])
 	}
 	for _, row := range rows[1:] {
