@@ -265,6 +265,12 @@ func (d *decoder) value(f *field, kn, vn *yaml.Node, path string, dst reflect.Va
 			return err
 		}
 		dst.Set(reflect.ValueOf(es))
+	case formSweep:
+		sw, err := d.sweep(kn, vn, path)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(sw))
 	case formRun:
 		return d.run(kn, vn, path, dst)
 	}

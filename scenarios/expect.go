@@ -98,3 +98,45 @@ func (d *decoder) expectations(kn, vn *yaml.Node, path string) ([]Expectation, e
 	}
 	return out, nil
 }
+
+// Sweep varies one parameter of a design over a list of values
+// (`sweep: {width: [500, 1000, 2000]}`): the design is run once a value,
+// on the same events, and the report draws each measured error against
+// memory (or against the value) with the plan's curve beside it.
+type Sweep struct {
+	Key    string // the parameter varied
+	Values []any  // its values, decoded as parameters are: int64, float64, bool or string
+	Pos    Pos    // the sweep's key
+	At     []Pos  // each value's position
+}
+
+const sweepRule = "a mapping of one parameter to a list of 2 to 50 of its values, such as {width: [500, 1000, 2000]}"
+
+// sweep decodes a `sweep:` mapping.
+func (d *decoder) sweep(kn, vn *yaml.Node, path string) (*Sweep, error) {
+	if err := d.plain(vn, path); err != nil {
+		return nil, err
+	}
+	if vn.Kind != yaml.MappingNode || len(vn.Content) != 2 {
+		return nil, d.fail(vn, path, "%s is not a sweep (allowed: %s)", describe(vn), sweepRule)
+	}
+	k, list := vn.Content[0], vn.Content[1]
+	key, err := d.key(k, path, map[string]*yaml.Node{})
+	if err != nil {
+		return nil, err
+	}
+	ipath := join(path, key)
+	if list.Kind != yaml.SequenceNode || len(list.Content) < 2 || len(list.Content) > 50 {
+		return nil, d.fail(list, ipath, "%s is not a list of 2 to 50 values (allowed: %s)", describe(list), sweepRule)
+	}
+	s := &Sweep{Key: key, Pos: d.pos(k)}
+	for i, item := range list.Content {
+		v, err := d.param(item, fmt.Sprintf("%s[%d]", ipath, i))
+		if err != nil {
+			return nil, err
+		}
+		s.Values = append(s.Values, v)
+		s.At = append(s.At, d.pos(item))
+	}
+	return s, nil
+}

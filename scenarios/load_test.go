@@ -332,7 +332,7 @@ func TestParseErrors(t *testing.T) {
 		{"expect not a string", plus("    expect: [5]"), 9, []string{"strategies[0].expect[0]: ", "is not a string"}},
 		{"expect bad op", plus("    expect: [\"bytes <> 5\"]"), 9, []string{`strategies[0].expect[0]: "bytes <> 5" is not an expectation`, "op one of <=, <, ==, >=, >"}},
 		{"expect bad value", plus("    expect: [\"bytes <= lots\"]"), 9, []string{`"lots" is not a finite number or plan`}},
-		{"unknown strategy key", plus("    parms: {}"), 9, []string{`strategies[0]: unknown key "parms" (allowed: name, type, params, on_demand, expect)`}},
+		{"unknown strategy key", plus("    parms: {}"), 9, []string{`strategies[0]: unknown key "parms" (allowed: name, type, params, on_demand, expect, sweep)`}},
 		{"unknown assumption", plus("assumptions:", "  event: 5"), 10, []string{`assumptions: unknown key "event" (allowed: events, keys, entry_bytes, server_bytes, data_fraction, counter_bytes, kth_count, peak_rate, read_rate, key_capacity, headroom, app_servers)`}},
 		{"unknown question", plus("questions: {top: 1, bottom: 2}"), 9, []string{`questions: unknown key "bottom" (allowed: top)`}},
 		{"merge key", plus("questions:", "  <<: {top: 1}"), 10, []string{"questions: merge keys (<<) are not allowed"}},

@@ -122,6 +122,8 @@ func refKey(f *field, path, kinds string) KeyDoc {
 		d.Type = "mapping"
 	case formExpect:
 		d.Type = "list"
+	case formSweep:
+		d.Type = "mapping"
 	}
 	return d
 }

@@ -132,7 +132,9 @@ type Strategy struct {
 	// Expect are assertions on the design's measured metrics, checked by
 	// countsim check.
 	Expect []Expectation `key:"expect" doc:"assertions on the design's measured metrics, each 'metric op value' or 'metric op plan' (countsim check)"`
-	Pos    Pos           // the entry's position (its first key, after the "- ")
+	// Sweep runs the design once for each value of one parameter.
+	Sweep *Sweep `key:"sweep" doc:"one parameter and a list of its values: the design runs once a value, on the same events, and the report draws its error against memory with the plan's curve"`
+	Pos   Pos    // the entry's position (its first key, after the "- ")
 }
 
 // Param is one raw design parameter. Value is an int64, float64, bool or

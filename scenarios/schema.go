@@ -52,6 +52,7 @@ const (
 	formList                 // []struct: a list of mappings
 	formParams               // []Param: a mapping of raw scalars
 	formExpect               // []Expectation: a list of strings
+	formSweep                // *Sweep: one parameter and a list of its values
 	formRun                  // Run: the kind of run, given by one of the kinds' keys
 )
 
@@ -113,6 +114,7 @@ var (
 	runType    = reflect.TypeFor[Run]()
 	paramType  = reflect.TypeFor[[]Param]()
 	expectType = reflect.TypeFor[[]Expectation]()
+	sweepType  = reflect.TypeFor[*Sweep]()
 )
 
 // schemaOf returns the schema of struct type t, building it on first use.
@@ -169,6 +171,9 @@ func newField(owner reflect.Type, sf reflect.StructField, index []int) *field {
 	case t == expectType:
 		f.form = formExpect
 		f.allowed = expectRule
+	case t == sweepType:
+		f.form = formSweep
+		f.allowed = sweepRule
 	case f.str == "duration" && t.Kind() == reflect.Int64:
 		f.form, f.str, f.noun = formDuration, "", "a duration"
 		f.parseRange(rng, bad)

@@ -43,6 +43,7 @@ type design struct {
 	typ    *strategies.Type
 	params strategies.Params
 	plan   []strategies.PlanLine
+	sweep  *sweepPoint // the design's place in a sweep; nil outside one
 }
 
 // name is the design's name in the scenario.
@@ -110,30 +111,21 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 			st.LeftOut = append(st.LeftOut, spec.Name)
 			continue
 		}
-		d := design{spec: spec, index: i}
-		if d.typ, err = strategies.Lookup(spec.Type); err != nil {
-			return nil, d.errorf("%v", err)
-		}
-		raw := make([]strategies.Param, len(spec.Params))
-		for j, p := range spec.Params {
-			raw[j] = strategies.Param{Key: p.Key, Value: p.Value, Line: p.Pos.Line}
-		}
-		if d.params, err = d.typ.Decode(raw); err == nil {
-			err = d.typ.Check(d.params, st.env, scn.Cluster != nil)
-		}
-		if err == nil {
-			err = k.accepts(d.typ)
-		}
-		if err != nil {
-			pos := spec.Pos
-			var pe *strategies.ParamError
-			if errors.As(err, &pe) && pe.Key != "" {
-				pos = scn.ParamPos(i, pe.Key)
+		for _, m := range sweepMembers(spec) {
+			d, err := st.prepareDesign(scn, k, i, m.spec, m.at)
+			if err != nil {
+				return nil, err
 			}
-			return nil, scenarios.Errorf(pos, "strategies[%d] %s: %v", i, spec.Name, err)
+			if slices.ContainsFunc(st.designs, func(o design) bool { return o.name() == d.name() }) {
+				pos := spec.Pos
+				if spec.Sweep != nil {
+					pos = spec.Sweep.Pos
+				}
+				return nil, scenarios.Errorf(pos, "strategies[%d]: the design %s has the name of another design (a sweep names its designs NAME-key-value; allowed: names unique in the file)", i, d.name())
+			}
+			d.sweep = m.sweep
+			st.designs = append(st.designs, d)
 		}
-		d.plan = d.typ.Plan(d.params, st.env)
-		st.designs = append(st.designs, d)
 	}
 	if err := st.checkExpectations(); err != nil {
 		return nil, err
@@ -148,6 +140,40 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 			metrics.Format(float64(need)), metrics.Format(float64(avail)))
 	}
 	return st, nil
+}
+
+// prepareDesign decodes, checks and plans one design: the entry i of the
+// scenario's strategies, or one member of its sweep (at: the value's
+// position, where a parameter error of the swept key points).
+func (st *Setup) prepareDesign(scn *scenarios.Scenario, k kind, i int, spec scenarios.Strategy, at *scenarios.Pos) (design, error) {
+	d := design{spec: spec, index: i}
+	var err error
+	if d.typ, err = strategies.Lookup(spec.Type); err != nil {
+		return d, d.errorf("%v", err)
+	}
+	raw := make([]strategies.Param, len(spec.Params))
+	for j, p := range spec.Params {
+		raw[j] = strategies.Param{Key: p.Key, Value: p.Value, Line: p.Pos.Line}
+	}
+	if d.params, err = d.typ.Decode(raw); err == nil {
+		err = d.typ.Check(d.params, st.env, scn.Cluster != nil)
+	}
+	if err == nil {
+		err = k.accepts(d.typ)
+	}
+	if err != nil {
+		pos := spec.Pos
+		var pe *strategies.ParamError
+		if errors.As(err, &pe) && pe.Key != "" {
+			pos = scn.ParamPos(i, pe.Key)
+			if at != nil && spec.Sweep == nil && pe.Key == sweptKey(scn.Strategies[i]) {
+				pos = *at
+			}
+		}
+		return d, scenarios.Errorf(pos, "strategies[%d] %s: %v", i, spec.Name, err)
+	}
+	d.plan = d.typ.Plan(d.params, st.env)
+	return d, nil
 }
 
 // figures converts the scenario's figures for the designs' plans: the two
@@ -218,10 +244,15 @@ func planRow(scenario, strategy string, l strategies.PlanLine) metrics.Result {
 // the report holds what was measured so far, Partial is set and the
 // context's error is returned with it.
 func (st *Setup) Run(ctx context.Context) (*Report, error) {
+	run := st.kind.run
 	if st.Scenario.Trials > 1 {
-		return st.runTrials(ctx)
+		run = st.runTrials
 	}
-	return st.kind.run(ctx)
+	rep, err := run(ctx)
+	if rep != nil {
+		st.sweepCurves(rep)
+	}
+	return rep, err
 }
 
 // Report is what a run measured.

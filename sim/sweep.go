@@ -1,0 +1,164 @@
+package sim
+
+// Sweeps: a design with `sweep: {key: [v1, v2, …]}` runs once a value, as
+// designs NAME-key-v of their own on the same events (each on its lane),
+// and the report draws, for each error the run measures of them, the
+// measured curve against memory (the designs' bytes, or the swept value
+// where the bytes do not vary) beside the plan's curve where the rows
+// carry one: error against bytes with εN for a count-min's width, relative
+// error against bytes with 1.04/√m for an HLL's p, the busiest key's load
+// against K for stripes.
+
+import (
+	"fmt"
+	"math"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+)
+
+// sweepPoint is a design's place in its sweep.
+type sweepPoint struct {
+	group string  // the entry's name
+	key   string  // the parameter swept
+	value float64 // its value here, for an axis (NaN for a non-number)
+}
+
+// sweepMember is one design a strategy entry stands for.
+type sweepMember struct {
+	spec  scenarios.Strategy
+	at    *scenarios.Pos // the swept value's position
+	sweep *sweepPoint
+}
+
+// sweepMembers is the entry itself without a sweep, else one design a value:
+// its name NAME-key-value, its parameters the entry's with key set to value.
+func sweepMembers(spec scenarios.Strategy) []sweepMember {
+	sw := spec.Sweep
+	if sw == nil {
+		return []sweepMember{{spec: spec}}
+	}
+	var out []sweepMember
+	for j, v := range sw.Values {
+		m := spec
+		m.Sweep = nil
+		m.Name = fmt.Sprintf("%s-%s-%v", spec.Name, sw.Key, v)
+		m.Params = nil
+		for _, p := range spec.Params {
+			if p.Key != sw.Key {
+				m.Params = append(m.Params, p)
+			}
+		}
+		m.Params = append(m.Params, scenarios.Param{Key: sw.Key, Value: v, Pos: sw.At[j]})
+		x := math.NaN()
+		switch n := v.(type) {
+		case int64:
+			x = float64(n)
+		case float64:
+			x = n
+		}
+		out = append(out, sweepMember{spec: m, at: &sw.At[j], sweep: &sweepPoint{group: spec.Name, key: sw.Key, value: x}})
+	}
+	return out
+}
+
+// sweptKey is the parameter an entry sweeps, or "".
+func sweptKey(spec scenarios.Strategy) string {
+	if spec.Sweep == nil {
+		return ""
+	}
+	return spec.Sweep.Key
+}
+
+// sweepCurveMetrics are the errors a sweep draws, where its designs report
+// them; relative errors as their magnitude.
+var sweepCurveMetrics = []strategies.Metric{
+	strategies.MetricMaxOverestimate, strategies.MetricMeanOverestimate, strategies.MetricTopKRecall,
+	strategies.MetricRelativeError, strategies.MetricSigmaLargeN, strategies.MetricMaxKeyOps,
+}
+
+// sweepCurves adds the curves of every sweep to rep.
+func (st *Setup) sweepCurves(rep *Report) {
+	var groups []string
+	members := map[string][]design{}
+	for _, d := range st.designs {
+		if d.sweep == nil {
+			continue
+		}
+		if _, ok := members[d.sweep.group]; !ok {
+			groups = append(groups, d.sweep.group)
+		}
+		members[d.sweep.group] = append(members[d.sweep.group], d)
+	}
+	first := func(name string, m strategies.Metric) *metrics.Result {
+		for i, r := range rep.Results {
+			if r.Strategy == name && r.Metric == string(m) && r.Scale == metrics.Sim && r.Value != nil && (r.Stat == "" || r.Stat == "mean") {
+				return &rep.Results[i]
+			}
+		}
+		return nil
+	}
+	for _, g := range groups {
+		ds := members[g]
+		// X: each design's bytes as measured, else as planned (an accuracy
+		// profile measures none), else the swept value.
+		xs, xLabel, logX := make([]float64, len(ds)), "bytes (log)", true
+		for i, d := range ds {
+			b := first(d.name(), strategies.MetricTotalBytes)
+			if b == nil {
+				b = first(d.name(), strategies.MetricBytes)
+			}
+			switch {
+			case b != nil:
+				xs[i] = *b.Value
+			case d.planned(strategies.MetricBytes) != nil:
+				xs[i] = *d.planned(strategies.MetricBytes)
+			default:
+				xs = nil
+			}
+			if xs == nil {
+				break
+			}
+		}
+		if xs == nil || xs[0] == xs[len(xs)-1] { // no bytes, or bytes that do not vary: against the value
+			xs, xLabel, logX = make([]float64, len(ds)), ds[0].sweep.key, false
+			for i, d := range ds {
+				xs[i] = d.sweep.value
+			}
+		}
+		for _, m := range sweepCurveMetrics {
+			// The designs that measured m; the plan's curve only if each has one.
+			var x, ys, plans []float64
+			planned := true
+			for i, d := range ds {
+				r := first(d.name(), m)
+				if r == nil {
+					continue
+				}
+				y := *r.Value
+				if m == strategies.MetricRelativeError {
+					y = math.Abs(y)
+				}
+				x, ys = append(x, xs[i]), append(ys, y)
+				if r.Plan != nil {
+					plans = append(plans, *r.Plan)
+				} else {
+					planned = false
+				}
+			}
+			if len(ys) < 2 {
+				continue
+			}
+			s := metrics.Series{Scenario: st.Scenario.Name, Strategy: g + " (measured)", Name: fmt.Sprintf("sweep-%s-%s", g, m),
+				Title: fmt.Sprintf("%s: %s against %s", g, m, xLabel), Kind: metrics.Curve, XLabel: xLabel, YLabel: string(m),
+				LogX: logX, X: x, Y: ys}
+			rep.Series = append(rep.Series, s)
+			if planned {
+				p := s
+				p.Strategy, p.Y = g+" (plan)", plans
+				rep.Series = append(rep.Series, p)
+			}
+		}
+	}
+}
