@@ -91,8 +91,9 @@ var bands = []struct {
 // records each one's relative error at every cardinality of the grid. Each
 // trial writes only its own column of the records, so the result does not
 // depend on how the trials are scheduled. If ctx ends first, the trials
-// under way finish and the report scores the trials completed before the
-// first one not completed (none, if that is the first).
+// under way stop at their next batch and the report scores the trials
+// completed before the first one not completed (none, if that is the
+// first).
 func (k *profileKind) run(ctx context.Context) (*Report, error) {
 	st, p := k.st, k.spec
 	rec := make([]profileRecord, len(st.designs))
@@ -125,8 +126,7 @@ func (k *profileKind) run(ctx context.Context) (*Report, error) {
 					mu.Unlock()
 					continue
 				}
-				fed[t] = profileTrial(dcs, k.grid, trialSeed(st.Scenario.Seed^0x70726f66696c65, t), rec, t)
-				done[t] = true
+				fed[t], done[t] = profileTrial(ctx, dcs, k.grid, trialSeed(st.Scenario.Seed^0x70726f66696c65, t), rec, t)
 			}
 		})
 	}
@@ -198,12 +198,17 @@ const profileBatch = 4096
 // (workload.DistinctIDs of seed, each batch generated once for all) up to
 // every cardinality of the grid, and records design i's relative error
 // there into rec[i].errs[j][t] and its wall-clock ns in Observe into
-// rec[i].elapsed[t]. It returns the events fed to each design.
-func profileTrial(dcs []strategies.Distinct, grid []uint64, seed uint64, rec []profileRecord, t int) int64 {
+// rec[i].elapsed[t]. It returns the events fed to each design, and false
+// if ctx ended first: it looks between batches, so a stop takes effect
+// within one batch, not at the end of the trial.
+func profileTrial(ctx context.Context, dcs []strategies.Distinct, grid []uint64, seed uint64, rec []profileRecord, t int) (int64, bool) {
 	buf := make([]workload.Event, profileBatch)
 	ids := workload.NewDistinctIDs(seed)
 	for j, target := range grid {
 		for ids.Count() < target {
+			if ctx.Err() != nil {
+				return int64(ids.Count()), false
+			}
 			b := buf[:min(uint64(profileBatch), target-ids.Count())]
 			ids.Fill(b)
 			for i, dc := range dcs {
@@ -216,7 +221,7 @@ func profileTrial(dcs []strategies.Distinct, grid []uint64, seed uint64, rec []p
 			rec[i].errs[j][t] = (dc.Distinct() - float64(target)) / float64(target)
 		}
 	}
-	return int64(ids.Count())
+	return int64(ids.Count()), true
 }
 
 // score turns one design's record into the profile table, the band chart
