@@ -9,6 +9,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"countsim/metrics"
@@ -28,23 +29,37 @@ type Verdict struct {
 }
 
 // checkExpectations refuses, with the line of each, an expectation on a
-// metric countsim does not report or a comparison with a plan the design
+// metric countsim does not report, or that this kind of run never measures
+// for the design (kind.reports), or a comparison with a plan the design
 // does not have.
 func (st *Setup) checkExpectations() error {
-	known := func(e scenarios.Expectation) error {
+	known := func(e scenarios.Expectation, d *design) error {
 		if !strategies.KnownMetric(e.Metric) {
 			return scenarios.Errorf(e.Pos, "expect %q: unknown metric %q (allowed: the metrics countsim reports: %s)", e.Text, e.Metric, metricNames())
+		}
+		reported := st.kind.reports(d)
+		who := st.truthName()
+		if d != nil {
+			who = d.name()
+		}
+		if !slices.Contains(reported, strategies.Metric(e.Metric)) {
+			var names []string
+			for _, m := range reported {
+				names = append(names, string(m))
+			}
+			return scenarios.Errorf(e.Pos, "expect %q: this run never measures %s for %s (allowed: %s)", e.Text, e.Metric, who, strings.Join(names, ", "))
 		}
 		return nil
 	}
 	for _, e := range st.Scenario.Expect {
-		if err := known(e); err != nil {
+		if err := known(e, nil); err != nil {
 			return err
 		}
 	}
-	for _, d := range st.designs {
+	for i := range st.designs {
+		d := &st.designs[i]
 		for _, e := range d.spec.Expect {
-			if err := known(e); err != nil {
+			if err := known(e, d); err != nil {
 				return err
 			}
 			if e.Plan && !d.hasPlanFor(strategies.Metric(e.Metric)) {

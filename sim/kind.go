@@ -32,6 +32,11 @@ type kind interface {
 	plan() []metrics.Result
 	// run simulates and scores every design.
 	run(ctx context.Context) (*Report, error)
+	// reports lists the metrics run measures for design d (nil: for the
+	// truth), so that an expectation on one it never measures is refused
+	// before anything runs. TestReportsCoverScoring holds it to what the
+	// built-in scenarios measure.
+	reports(d *design) []strategies.Metric
 }
 
 // kinds maps a scenario's kind of run to the constructor of its runner,

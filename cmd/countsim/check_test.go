@@ -82,6 +82,7 @@ func TestCheckRefusesBadExpectations(t *testing.T) {
 		{`["max_overestimat <= 10"]`, `unknown metric "max_overestimat" (allowed: the metrics countsim reports: bytes,`},
 		{`["kth_estimate <= plan"]`, "count-min has no plan for kth_estimate at the simulated scale (planned: "},
 		{`["bytes ~ 5"]`, "is not an expectation"},
+		{`["sigma_large_n <= 1"]`, "this run never measures sigma_large_n for count-min (allowed: bytes,"},
 	} {
 		p := smallWith(t, c.expect)
 		_, stderr, code := cli(t, "check", p)

@@ -1,0 +1,70 @@
+package sim
+
+import "countsim/strategies"
+
+// What each kind of run measures, for the expectations' check at load
+// time (kind.reports). Each list is what the kind's scoring adds; a test
+// holds them to the rows the built-in scenarios measure.
+
+// keyedReports is what a count or timed stream measures of a design: its
+// memory and speed, its point counts if it counts keys, its top K if it
+// answers one, and over trials its share of keys over the bound.
+func keyedReports(st *Setup, d *design) []strategies.Metric {
+	ms := []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricHeapBytes,
+		strategies.MetricNsPerEvent, strategies.MetricEventsPerSec}
+	if d.typ.Answers(strategies.FamilyPointCounter) {
+		ms = append(ms, strategies.MetricUndercounts, strategies.MetricMaxOverestimate, strategies.MetricMeanOverestimate,
+			strategies.MetricP99Overestimate, strategies.MetricKeysOverBound, strategies.MetricShareOverBound, strategies.MetricBoundTestP)
+	}
+	// A top K where one is asked: some types answer it by a parameter
+	// (count-min's top), so their family does not say.
+	if st.Scenario.Questions.Top > 0 {
+		ms = append(ms, strategies.MetricTopKRecall, strategies.MetricTopKPrecision, strategies.MetricTopKCountError, strategies.MetricKthEstimate)
+	}
+	return ms
+}
+
+// keyedTruthReports is what a count stream measures of itself.
+var keyedTruthReports = []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinctKeys,
+	strategies.MetricTop1Count, strategies.MetricKthTrueCount}
+
+func (k *streamKind) reports(d *design) []strategies.Metric {
+	if d == nil {
+		return keyedTruthReports
+	}
+	return keyedReports(k.st, d)
+}
+
+// serverReports is what a timed stream adds of a design: the load on its
+// cluster, what its readers were shown, its final counts and their loss.
+var serverReports = []strategies.Metric{
+	strategies.MetricBacklogEnd, strategies.MetricBacklogGrowth, strategies.MetricBacklogGrowthPeak, strategies.MetricCountError,
+	strategies.MetricDedupDropped, strategies.MetricDelayMax, strategies.MetricDelayP99, strategies.MetricDrainedAfter,
+	strategies.MetricFinalCount, strategies.MetricIncrementsPerSec, strategies.MetricKeysUsed, strategies.MetricLostOnCrash,
+	strategies.MetricLostOnNodeLoss, strategies.MetricMaxKeyOps, strategies.MetricMaxNodeOps, strategies.MetricMeanKeyOps,
+	strategies.MetricP99KeyOps, strategies.MetricReadOpsPerSec, strategies.MetricReadsAnswered, strategies.MetricShutdownOps,
+	strategies.MetricStaleness, strategies.MetricStalenessMaxSec, strategies.MetricStalenessP99, strategies.MetricStalenessP99Sec,
+	strategies.MetricUtilisation, strategies.MetricUtilisationMax,
+}
+
+func (k *timedKind) reports(d *design) []strategies.Metric {
+	if d == nil {
+		return append([]strategies.Metric{strategies.MetricWrites, strategies.MetricReads, strategies.MetricResends}, keyedTruthReports...)
+	}
+	return append(keyedReports(k.st, d), serverReports...)
+}
+
+func (k *audienceKind) reports(d *design) []strategies.Metric {
+	if d == nil {
+		return []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinct}
+	}
+	return []strategies.Metric{strategies.MetricBytes, strategies.MetricNsPerEvent, strategies.MetricDistinct,
+		strategies.MetricRelativeError, strategies.MetricError}
+}
+
+func (k *profileKind) reports(d *design) []strategies.Metric {
+	if d == nil {
+		return nil
+	}
+	return []strategies.Metric{strategies.MetricNsPerEvent, strategies.MetricSigmaLargeN, strategies.MetricMedianSmallN}
+}
