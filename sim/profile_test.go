@@ -137,3 +137,15 @@ func TestProfileTrialStopsWithinABatch(t *testing.T) {
 		t.Errorf("not stopped: done %v, fed %d; want done with 2^20 ids", done, fed)
 	}
 }
+
+// An accuracy profile's planned memory counts its error records: grid
+// points × trials × 8 bytes a design (a scenario once planned at 24 bytes
+// grew past 200 MB).
+func TestProfileMemoryCountsRecords(t *testing.T) {
+	const yaml = "name: p\nprofile: {min: 1, max: 1000000, points_per_octave: 8, trials: 1000}\nstrategies:\n  - {name: a, type: hll, params: {p: 4}}\n  - {name: b, type: hll, params: {p: 4}}\n"
+	st := prepare(t, yaml, Options{})
+	records := int64(2) * int64(len(st.kind.(*profileKind).grid)+1) * 1000 * 8
+	if held, _ := st.kind.memory(); held < records {
+		t.Errorf("a profile of %d points × 1,000 trials × 2 designs plans %d bytes, fewer than its %d bytes of records", len(st.kind.(*profileKind).grid), held, records)
+	}
+}

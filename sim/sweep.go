@@ -127,7 +127,17 @@ func (st *Setup) sweepCurves(rep *Report) {
 				xs[i] = d.sweep.value
 			}
 		}
+		byValue := make([]float64, len(ds))
+		for i, d := range ds {
+			byValue[i] = d.sweep.value
+		}
 		for _, m := range sweepCurveMetrics {
+			// The busiest key's load is drawn against the value swept (the
+			// stripes K), every error against memory.
+			xs, xLabel, logX := xs, xLabel, logX
+			if m == strategies.MetricMaxKeyOps {
+				xs, xLabel, logX = byValue, ds[0].sweep.key, false
+			}
 			// The designs that measured m; the plan's curve only if each has one.
 			var x, ys, plans []float64
 			planned := true
