@@ -8,15 +8,20 @@
 //
 // Usage:
 //
-//	countsim run [-out DIR] [SCENARIO...]   simulate, print the table, write a report folder
+//	countsim run [-out DIR] [-with NAME] [-q | -progress] [SCENARIO...]
+//	                                        simulate, print the table, write a report folder
+//	countsim check [-junit FILE] [SCENARIO...]
+//	                                        run and judge every expect: line; exit 1 if one fails
+//	countsim diff [-tol F] OLD NEW          compare two runs' results.json; exit 1 if a row changed
 //	countsim plan SCENARIO...               print the closed-form numbers alone, instantly
 //	countsim validate SCENARIO...           check scenario files, write nothing
 //	countsim list                           list the built-in scenarios and the design types
 //
 // A SCENARIO is a file path (anything ending in .yaml or .yml, or an existing
 // file) or the name of a built-in scenario such as "search"; the built-ins
-// are embedded, so they work from any folder. `countsim run` with no
-// scenario runs every built-in one.
+// are embedded, so they work from any folder. `countsim run` and `countsim
+// check` with no scenario run every built-in one but those marked on_demand
+// (the full search day).
 //
 // `countsim run -out DIR` writes a fresh folder under DIR — never over an old
 // one — holding report.md, results.csv, results.json, manifest.json and
@@ -26,7 +31,8 @@
 // Exit codes: 0 success; 2 bad input or usage (the message names the file,
 // line and what is allowed, and nothing is written); 1 any other failure,
 // including a run stopped by Ctrl-C, whose folder then holds what was
-// measured so far, marked partial.
+// measured so far, marked partial, an expectation that failed (check) and a
+// row that changed (diff).
 //
 // Each subcommand takes -h for its flags.
 package main
