@@ -94,6 +94,8 @@ func (d design) hasPlanFor(m strategies.Metric) bool {
 			d.typ.Promises() == strategies.PromiseAbove && d.planned(strategies.MetricGuaranteeAbove) != nil
 	case strategies.MetricTopKPrecision:
 		return d.typ.Promises() == strategies.PromiseAll
+	case strategies.MetricShareOverBound:
+		return d.planned(strategies.MetricFailure) != nil // δ, over trials
 	case strategies.MetricFinalCount, strategies.MetricCountError, strategies.MetricDedupDropped:
 		return true // the truth's count, 0, the resends: beside every such row
 	}

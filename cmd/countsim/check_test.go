@@ -162,3 +162,20 @@ func TestRunChecksOutFirst(t *testing.T) {
 		t.Errorf("left-over folder: exit %d, stderr %q; want it named", code, stderr)
 	}
 }
+
+// Over trials, count-min's share of keys past its bound is judged against
+// δ and the binomial test's p-value against the false-alarm level.
+func TestCheckOverTrials(t *testing.T) {
+	p := smallWith(t, `["share_over_bound <= plan", "bound_test_p >= 1e-6", "max_overestimate <= plan"]`)
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(src), "seed: 7\n", "seed: 7\ntrials: 5\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, code := cli(t, "check", p)
+	if code != 0 || !strings.Contains(stdout, "3 passed, 0 failed") || !strings.HasPrefix(lineWith(stdout, "bound_test_p"), "PASS") {
+		t.Errorf("exit %d\n%s", code, stdout)
+	}
+}
