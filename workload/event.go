@@ -8,15 +8,21 @@ const (
 	Write Op = iota
 	// Read asks for the count of Key (a page view of the counter).
 	Read
+	// Set makes Delta the new value of Key's count: a leaderboard's
+	// absolute score. Designs that only count filter on Op == Write, so
+	// they ignore it.
+	Set
 )
 
-// String returns "write" or "read".
+// String returns "write", "read" or "set".
 func (o Op) String() string {
 	switch o {
 	case Write:
 		return "write"
 	case Read:
 		return "read"
+	case Set:
+		return "set"
 	}
 	return "op(?)"
 }
@@ -29,5 +35,5 @@ type Event struct {
 	Actor uint64 // who: a viewer, a region, an app server
 	Delta int64  // 1 for a view; a score change on a leaderboard
 	ID    uint64 // one per logical event; a resend repeats it
-	Op    Op     // Write or Read
+	Op    Op     // Write, Read or Set
 }
