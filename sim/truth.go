@@ -54,6 +54,7 @@ func (t *truth) observe(batch []workload.Event) {
 			t.reads = append(t.reads, t.counts[e.Key])
 			t.readAt = append(t.readAt, e.At)
 			t.readKey = append(t.readKey, e.Key)
+		case e.Op != workload.Write: // a Set is a board's absolute score, not a count
 		case e.Delta <= 0:
 		case t.ids != nil && t.seen(e.ID):
 			t.dups += uint64(e.Delta)
