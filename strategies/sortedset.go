@@ -53,18 +53,97 @@ type zlevel struct {
 	span int
 }
 
-// znode is one player: its key (score, stamp, id) and its links, one a level.
+// znode is one player: its key (score, stamp, id) and its nlv links, one a
+// level. The links lie in the node's own allocation, lv0 followed by the
+// others (newZnode allocates a struct with room for them), so a step of a
+// search touches one object, not a node and a separate array of links.
 type znode struct {
 	id    uint64
 	score int64
-	stamp uint64 // the update that last changed the score
-	lv    []zlevel
+	meta  uint64  // stamp<<zlvBits | levels−1; the stamp is the update that last changed the score
+	dn    *zdnode // the player's score in the distinct-score list
+	lv0   zlevel
+}
+
+// zlvBits is the low bits of znode.meta that hold the levels less one.
+const zlvBits = 5
+
+func (x *znode) stamp() uint64 { return x.meta >> zlvBits }
+func (x *znode) levels() int   { return int(x.meta&(1<<zlvBits-1)) + 1 }
+
+// restamp gives x a new stamp, keeping its levels.
+func (x *znode) restamp(stamp uint64) { x.meta = stamp<<zlvBits | x.meta&(1<<zlvBits-1) }
+
+// at returns the node's link on level i < nlv: lv0 and the levels that
+// follow it in the node's allocation (unsafe.Add within one object).
+func (x *znode) at(i int) *zlevel {
+	return (*zlevel)(unsafe.Add(unsafe.Pointer(&x.lv0), uintptr(i)*unsafe.Sizeof(zlevel{})))
+}
+
+// zallocLevels is the room for links newZnode allocates for lvl levels:
+// exactly lvl up to 8, and zMaxLevel above (a node in 4^8 = 65,536).
+func zallocLevels(lvl int) int {
+	if lvl <= 8 {
+		return lvl
+	}
+	return zMaxLevel
+}
+
+// newZnode allocates a node with room for lvl links after its header.
+func newZnode(lvl int) *znode {
+	var x *znode
+	switch zallocLevels(lvl) {
+	case 1:
+		x = new(znode)
+	case 2:
+		x = &new(struct {
+			n    znode
+			more [1]zlevel
+		}).n
+	case 3:
+		x = &new(struct {
+			n    znode
+			more [2]zlevel
+		}).n
+	case 4:
+		x = &new(struct {
+			n    znode
+			more [3]zlevel
+		}).n
+	case 5:
+		x = &new(struct {
+			n    znode
+			more [4]zlevel
+		}).n
+	case 6:
+		x = &new(struct {
+			n    znode
+			more [5]zlevel
+		}).n
+	case 7:
+		x = &new(struct {
+			n    znode
+			more [6]zlevel
+		}).n
+	case 8:
+		x = &new(struct {
+			n    znode
+			more [7]zlevel
+		}).n
+	default:
+		x = &new(struct {
+			n    znode
+			more [zMaxLevel - 1]zlevel
+		}).n
+	}
+	x.meta = uint64(lvl - 1)
+	return x
 }
 
 // newZset returns an empty set whose node levels are drawn from seed.
 func newZset(seed uint64) *zset {
 	z := &zset{
-		head:  &znode{lv: make([]zlevel, zMaxLevel)},
+		head:  newZnode(zMaxLevel),
 		level: 1,
 		rng:   workload.SplitMix(seed),
 		nodes: make(map[uint64]*znode),
@@ -91,8 +170,8 @@ func zbefore(a, b *znode) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	if a.stamp != b.stamp {
-		return a.stamp < b.stamp
+	if a.meta != b.meta { // different stamps: the stamp's bits decide
+		return a.meta < b.meta
 	}
 	return a.id < b.id
 }
@@ -125,10 +204,11 @@ func (z *zset) set(id uint64, s int64) {
 	z.seq++
 	x, ok := z.nodes[id]
 	if !ok {
-		x = &znode{id: id, score: s, stamp: z.seq, lv: make([]zlevel, z.randomLevel())}
+		x = newZnode(z.randomLevel())
+		x.id, x.score = id, s
+		x.restamp(z.seq)
 		z.nodes[id] = x
-		z.insert(x)
-		z.d.inc(s, z)
+		z.joinScore(x, z.insert(x))
 		return
 	}
 	if x.score == s {
@@ -136,18 +216,40 @@ func (z *zset) set(id uint64, s int64) {
 	}
 	var update [zMaxLevel]*znode
 	z.predecessors(x, &update)
-	old := x.score
-	x.score, x.stamp = s, z.seq
+	z.leaveScore(x)
+	x.score = s
+	x.restamp(z.seq)
 	// As Redis's zslUpdateScore: when the new key still falls between the
 	// neighbours, the node stays where it is; else it moves (keeping its
 	// level, which is independent of its key).
-	prev, next := update[0], x.lv[0].next
+	prev, next := update[0], x.at(0).next
 	if (prev != z.head && !zbefore(prev, x)) || (next != nil && !zbefore(x, next)) {
 		z.unlink(x, &update)
-		z.insert(x)
+		prev = z.insert(x)
 	}
-	z.d.dec(old, z)
-	z.d.inc(s, z)
+	z.joinScore(x, prev)
+}
+
+// leaveScore takes x off the count of its score, removing the score from
+// the distinct list when x was its last player: O(1), or O(log d) then.
+func (z *zset) leaveScore(x *znode) {
+	if x.dn.count--; x.dn.count == 0 {
+		z.d.dec(x.score, z)
+	}
+	x.dn = nil
+}
+
+// joinScore counts x on its score. x was just placed after prev, with the
+// newest stamp, so at the end of its score's players: if the score has
+// players, prev is one of them and shares its distinct node (O(1)); else
+// the score is new to the distinct list (O(log d)).
+func (z *zset) joinScore(x, prev *znode) {
+	if prev != z.head && prev.score == x.score {
+		x.dn = prev.dn
+		x.dn.count++
+		return
+	}
+	x.dn = z.d.insert(x.score, z)
 }
 
 // predecessors fills update[i] with the last node before x on level i, for
@@ -155,15 +257,16 @@ func (z *zset) set(id uint64, s int64) {
 func (z *zset) predecessors(x *znode, update *[zMaxLevel]*znode) {
 	p := z.head
 	for i := z.level - 1; i >= 0; i-- {
-		for y := p.lv[i].next; y != nil && zbefore(y, x); y = p.lv[i].next {
+		for y := p.at(i).next; y != nil && zbefore(y, x); y = p.at(i).next {
 			p = y
 		}
 		update[i] = p
 	}
 }
 
-// insert links x, whose lv is allocated and unlinked, at its place.
-func (z *zset) insert(x *znode) {
+// insert links x, allocated and unlinked, at its place and returns its
+// predecessor on level 0 (the head if x is first).
+func (z *zset) insert(x *znode) *znode {
 	var update [zMaxLevel]*znode
 	var rank [zMaxLevel]int // rank[i]: position of update[i] (head = 0)
 	p := z.head
@@ -171,44 +274,45 @@ func (z *zset) insert(x *znode) {
 		if i < z.level-1 {
 			rank[i] = rank[i+1]
 		}
-		for y := p.lv[i].next; y != nil && zbefore(y, x); y = p.lv[i].next {
-			rank[i] += p.lv[i].span
+		for y := p.at(i).next; y != nil && zbefore(y, x); y = p.at(i).next {
+			rank[i] += p.at(i).span
 			p = y
 		}
 		update[i] = p
 	}
-	lvl := len(x.lv)
+	lvl := x.levels()
 	for i := z.level; i < lvl; i++ {
 		rank[i] = 0
 		update[i] = z.head
-		z.head.lv[i] = zlevel{next: nil, span: z.length}
+		*z.head.at(i) = zlevel{next: nil, span: z.length}
 	}
 	z.level = max(z.level, lvl)
 	for i := range lvl {
-		u := &update[i].lv[i]
-		x.lv[i].next = u.next
-		x.lv[i].span = u.span - (rank[0] - rank[i])
+		u := update[i].at(i)
+		x.at(i).next = u.next
+		x.at(i).span = u.span - (rank[0] - rank[i])
 		u.next = x
 		u.span = rank[0] - rank[i] + 1
 	}
 	for i := lvl; i < z.level; i++ {
-		update[i].lv[i].span++
+		update[i].at(i).span++
 	}
 	z.length++
+	return update[0]
 }
 
 // unlink removes x given its predecessors on every level in use.
 func (z *zset) unlink(x *znode, update *[zMaxLevel]*znode) {
 	for i := 0; i < z.level; i++ {
-		u := &update[i].lv[i]
+		u := update[i].at(i)
 		if u.next == x {
-			u.span += x.lv[i].span - 1
-			u.next = x.lv[i].next
+			u.span += x.at(i).span - 1
+			u.next = x.at(i).next
 		} else {
 			u.span--
 		}
 	}
-	for z.level > 1 && z.head.lv[z.level-1].next == nil {
+	for z.level > 1 && z.head.at(z.level-1).next == nil {
 		z.level--
 	}
 	z.length--
@@ -224,8 +328,8 @@ func (z *zset) rankOrdinal(id uint64) int {
 	}
 	rank, p := 0, z.head
 	for i := z.level - 1; i >= 0; i-- {
-		for y := p.lv[i].next; y != nil && !zbefore(x, y); y = p.lv[i].next {
-			rank += p.lv[i].span
+		for y := p.at(i).next; y != nil && !zbefore(x, y); y = p.at(i).next {
+			rank += p.at(i).span
 			p = y
 		}
 		if p == x {
@@ -262,8 +366,8 @@ func (z *zset) rankDense(id uint64) int {
 func (z *zset) countAbove(s int64) int {
 	rank, p := 0, z.head
 	for i := z.level - 1; i >= 0; i-- {
-		for y := p.lv[i].next; y != nil && y.score > s; y = p.lv[i].next {
-			rank += p.lv[i].span
+		for y := p.at(i).next; y != nil && y.score > s; y = p.at(i).next {
+			rank += p.at(i).span
 			p = y
 		}
 	}
@@ -289,7 +393,7 @@ func (z *zset) distinctAbove(s int64) int {
 func (z *zset) top(k int) []zitem {
 	k = max(0, min(k, z.length))
 	out := make([]zitem, 0, k)
-	for x := z.head.lv[0].next; x != nil && len(out) < k; x = x.lv[0].next {
+	for x := z.head.at(0).next; x != nil && len(out) < k; x = x.at(0).next {
 		out = append(out, zitem{id: x.id, score: x.score})
 	}
 	return out
@@ -297,20 +401,21 @@ func (z *zset) top(k int) []zitem {
 
 // bytes returns the memory of the set counted from its nodes:
 //
-//	Σ over player nodes        (Sizeof(znode) + levels·Sizeof(zlevel))
+//	Σ over player nodes        (Sizeof(znode) + (links−1)·Sizeof(zlevel))
 //	+ Σ over distinct scores   (Sizeof(zdnode) + levels·Sizeof(zdlevel))
 //	+ the two heads            (each with zMaxLevel levels)
 //	+ the map                  len · (8 key + 8 pointer + 1 control byte) · 8/7
 //
-// On amd64 that is 48 + 16·levels a player (mean levels 4/3: 69 B) plus the
-// map's ≈ 19 B at its maximum load of 7/8. It leaves out the allocator's
+// where links is the room allocated (zallocLevels). On amd64 that is
+// 32 + 16·levels a player (mean levels 4/3: 53 B) plus the map's ≈ 19 B
+// at its maximum load of 7/8. It leaves out the allocator's
 // rounding to size classes and a map's slack after it grows (up to twice
 // the slots), so the heap in use is somewhat higher: the benchmarks report
 // both. O(n).
 func (z *zset) bytes() int64 {
 	var b int64
-	for x := z.head; x != nil; x = x.lv[0].next {
-		b += int64(unsafe.Sizeof(znode{})) + int64(len(x.lv))*int64(unsafe.Sizeof(zlevel{}))
+	for x := z.head; x != nil; x = x.at(0).next {
+		b += int64(unsafe.Sizeof(znode{})) + int64(zallocLevels(x.levels())-1)*int64(unsafe.Sizeof(zlevel{}))
 	}
 	for x := z.d.head; x != nil; x = x.lv[0].next {
 		b += int64(unsafe.Sizeof(zdnode{})) + int64(len(x.lv))*int64(unsafe.Sizeof(zdlevel{}))
@@ -353,15 +458,14 @@ func (d *zdist) search(s int64, update *[zMaxLevel]*zdnode, rank *[zMaxLevel]int
 	}
 }
 
-// inc counts one more player of score s, inserting s if it is new; the
-// level of a new node comes from z's generator.
-func (d *zdist) inc(s int64, z *zset) {
+// insert adds the score s, which must be absent, with a count of 1 and
+// returns its node; the level of the node comes from z's generator.
+func (d *zdist) insert(s int64, z *zset) *zdnode {
 	var update [zMaxLevel]*zdnode
 	var rank [zMaxLevel]int
 	d.search(s, &update, &rank)
 	if y := update[0].lv[0].next; y != nil && y.score == s {
-		y.count++
-		return
+		panic(fmt.Sprintf("strategies: zset distinct score %d inserted twice", s)) // unreachable while check holds
 	}
 	lvl := z.randomLevel()
 	x := &zdnode{score: s, count: 1, lv: make([]zdlevel, lvl)}
@@ -382,10 +486,10 @@ func (d *zdist) inc(s int64, z *zset) {
 		update[i].lv[i].span++
 	}
 	d.length++
+	return x
 }
 
-// dec counts one player fewer of score s, which must be present, removing
-// s when no player is left on it.
+// dec removes the score s, which must be present with a count of 0.
 func (d *zdist) dec(s int64, z *zset) {
 	var update [zMaxLevel]*zdnode
 	var rank [zMaxLevel]int
@@ -394,8 +498,8 @@ func (d *zdist) dec(s int64, z *zset) {
 	if x == nil || x.score != s {
 		panic(fmt.Sprintf("strategies: zset distinct score %d missing", s)) // unreachable while check holds
 	}
-	if x.count--; x.count > 0 {
-		return
+	if x.count != 0 {
+		panic(fmt.Sprintf("strategies: zset distinct score %d removed with %d players", s, x.count)) // unreachable while check holds
 	}
 	for i := 0; i < d.level; i++ {
 		u := &update[i].lv[i]
@@ -417,7 +521,8 @@ func (d *zdist) dec(s int64, z *zset) {
 // spans along each level sum to the length), no node above the levels in
 // use, stamps no later than the update counter, the map holding exactly the
 // listed nodes, and the distinct-score list strictly descending with spans
-// likewise exact and counts equal to the players on each score. O(n).
+// likewise exact, counts equal to the players on each score, and every
+// player pointing at its score's node. O(n).
 func (z *zset) check() error {
 	if z.level < 1 || z.level > zMaxLevel {
 		return fmt.Errorf("zset: level %d not in 1..%d", z.level, zMaxLevel)
@@ -426,18 +531,18 @@ func (z *zset) check() error {
 	counts := make(map[int64]int)
 	n := 0
 	var prev *znode
-	for x := z.head.lv[0].next; x != nil; x = x.lv[0].next {
+	for x := z.head.at(0).next; x != nil; x = x.at(0).next {
 		n++
 		pos[x] = n
 		if prev != nil && !zbefore(prev, x) {
 			return fmt.Errorf("zset: player %d (score %d, stamp %d) at %d not after player %d (score %d, stamp %d)",
-				x.id, x.score, x.stamp, n, prev.id, prev.score, prev.stamp)
+				x.id, x.score, x.stamp(), n, prev.id, prev.score, prev.stamp())
 		}
-		if len(x.lv) < 1 || len(x.lv) > z.level {
-			return fmt.Errorf("zset: player %d has %d levels, %d in use", x.id, len(x.lv), z.level)
+		if x.levels() < 1 || x.levels() > z.level {
+			return fmt.Errorf("zset: player %d has %d levels, %d in use", x.id, x.levels(), z.level)
 		}
-		if x.stamp == 0 || x.stamp > z.seq {
-			return fmt.Errorf("zset: player %d stamp %d not in 1..%d", x.id, x.stamp, z.seq)
+		if x.stamp() == 0 || x.stamp() > z.seq {
+			return fmt.Errorf("zset: player %d stamp %d not in 1..%d", x.id, x.stamp(), z.seq)
 		}
 		if m, ok := z.nodes[x.id]; !ok || m != x {
 			return fmt.Errorf("zset: player %d in the list but not mapped to its node", x.id)
@@ -451,7 +556,7 @@ func (z *zset) check() error {
 	for i := 0; i < z.level; i++ {
 		at, sum := 0, 0
 		for x := z.head; ; {
-			l := x.lv[i]
+			l := *x.at(i)
 			to := n
 			if l.next != nil {
 				to = pos[l.next]
@@ -469,7 +574,7 @@ func (z *zset) check() error {
 			return fmt.Errorf("zset: level %d spans sum to %d, length %d", i, sum, n)
 		}
 	}
-	if z.level > 1 && z.head.lv[z.level-1].next == nil {
+	if z.level > 1 && z.head.at(z.level-1).next == nil {
 		return fmt.Errorf("zset: top level %d in use is empty", z.level)
 	}
 	// The distinct scores.
@@ -487,6 +592,11 @@ func (z *zset) check() error {
 		}
 		if len(x.lv) < 1 || len(x.lv) > d.level {
 			return fmt.Errorf("zset: distinct score %d has %d levels, %d in use", x.score, len(x.lv), d.level)
+		}
+	}
+	for x := z.head.at(0).next; x != nil; x = x.at(0).next {
+		if x.dn == nil || dpos[x.dn] == 0 || x.dn.score != x.score {
+			return fmt.Errorf("zset: player %d of score %d not linked to its distinct score", x.id, x.score)
 		}
 	}
 	if k != len(counts) || k != d.length {

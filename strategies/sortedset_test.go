@@ -294,8 +294,8 @@ func TestZsetDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		var lv []int
-		for x := z.head.lv[0].next; x != nil; x = x.lv[0].next {
-			lv = append(lv, int(x.id), len(x.lv))
+		for x := z.head.at(0).next; x != nil; x = x.at(0).next {
+			lv = append(lv, int(x.id), x.levels())
 		}
 		return lv
 	}
@@ -316,15 +316,17 @@ func TestZsetBytes(t *testing.T) {
 	for i := range uint64(n) {
 		z.set(i, int64(i%1000))
 	}
-	levels, dlevels := 0, 0
-	for x := z.head.lv[0].next; x != nil; x = x.lv[0].next {
-		levels += len(x.lv)
+	levels, alloc, dlevels := 0, 0, 0
+	for x := z.head.at(0).next; x != nil; x = x.at(0).next {
+		levels += x.levels()
+		alloc += zallocLevels(x.levels())
 	}
 	for x := z.d.head.lv[0].next; x != nil; x = x.lv[0].next {
 		dlevels += len(x.lv)
 	}
-	// amd64 sizes: znode 48, zlevel 16, zdnode 40, zdlevel 16.
-	want := int64(n*48+levels*16) + int64(1000*40+dlevels*16) + 2*zMaxLevel*16 + 48 + 40 + n*17*8/7
+	// amd64 sizes: a player node 32 + 16 a link (its first link inline),
+	// zdnode 40, zdlevel 16.
+	want := int64(n*32+alloc*16) + int64(1000*40+dlevels*16) + 2*zMaxLevel*16 + 32 + 40 + n*17*8/7
 	if got := z.bytes(); got != want {
 		t.Fatalf("bytes = %d, want %d", got, want)
 	}
