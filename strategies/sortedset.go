@@ -189,11 +189,13 @@ func (z *zset) score(id uint64) (int64, bool) {
 
 // add adds delta to a player's score; a new player starts at 0.
 func (z *zset) add(id uint64, delta int64) {
-	var s int64
-	if x, ok := z.nodes[id]; ok {
-		s = x.score
+	x, ok := z.nodes[id]
+	if !ok {
+		z.set(id, delta)
+		return
 	}
-	z.set(id, s+delta)
+	z.seq++
+	z.update(x, x.score+delta)
 }
 
 // set sets a player's score. Every call advances the update counter; a new
@@ -211,6 +213,11 @@ func (z *zset) set(id uint64, s int64) {
 		z.joinScore(x, z.insert(x))
 		return
 	}
+	z.update(x, s)
+}
+
+// update moves the player x to score s, stamped with the current update.
+func (z *zset) update(x *znode, s int64) {
 	if x.score == s {
 		return
 	}
