@@ -1,0 +1,338 @@
+package strategies
+
+import (
+	"slices"
+	"testing"
+
+	"countsim/workload"
+)
+
+// zref is the brute-force reference for zset: every player with its score
+// and stamp, the same update counter, and ranks computed by sorting.
+type zref struct {
+	seq   uint64
+	score map[uint64]int64
+	stamp map[uint64]uint64
+}
+
+func newZref() *zref {
+	return &zref{score: map[uint64]int64{}, stamp: map[uint64]uint64{}}
+}
+
+func (r *zref) set(id uint64, s int64) {
+	r.seq++
+	if old, ok := r.score[id]; ok && old == s {
+		return
+	}
+	r.score[id], r.stamp[id] = s, r.seq
+}
+
+func (r *zref) add(id uint64, delta int64) { r.set(id, r.score[id]+delta) }
+
+// sorted returns the players best first: score descending, stamp
+// ascending, id ascending.
+func (r *zref) sorted() []uint64 {
+	ids := make([]uint64, 0, len(r.score))
+	for id := range r.score {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b uint64) int {
+		switch {
+		case r.score[a] != r.score[b]:
+			if r.score[a] > r.score[b] {
+				return -1
+			}
+			return 1
+		case r.stamp[a] != r.stamp[b]:
+			if r.stamp[a] < r.stamp[b] {
+				return -1
+			}
+			return 1
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0
+	})
+	return ids
+}
+
+func (r *zref) countAbove(s int64) int {
+	n := 0
+	for _, v := range r.score {
+		if v > s {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *zref) distinctAbove(s int64) int {
+	seen := map[int64]bool{}
+	for _, v := range r.score {
+		if v > s {
+			seen[v] = true
+		}
+	}
+	return len(seen)
+}
+
+// zcompare fails t unless z agrees with r on everything: check, len, every
+// player's score and three ranks, countAbove and distinctAbove over the
+// whole score range and past it, and top(k) for every k.
+func zcompare(t *testing.T, z *zset, r *zref, lo, hi int64, what string) {
+	t.Helper()
+	if err := z.check(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if z.len() != len(r.score) {
+		t.Fatalf("%s: len %d, want %d", what, z.len(), len(r.score))
+	}
+	order := r.sorted()
+	// The brute-force counts above every score of interest, once.
+	above, dabove := map[int64]int{}, map[int64]int{}
+	for s := lo - 2; s <= hi+2; s++ {
+		above[s], dabove[s] = r.countAbove(s), r.distinctAbove(s)
+	}
+	for i, id := range order {
+		s := r.score[id]
+		if got, ok := z.score(id); !ok || got != s {
+			t.Fatalf("%s: score(%d) = %d %v, want %d", what, id, got, ok, s)
+		}
+		if got := z.rankOrdinal(id); got != i+1 {
+			t.Fatalf("%s: rankOrdinal(%d) = %d, want %d", what, id, got, i+1)
+		}
+		if got, want := z.rankCompetition(id), 1+above[s]; got != want {
+			t.Fatalf("%s: rankCompetition(%d) = %d, want %d", what, id, got, want)
+		}
+		if got, want := z.rankDense(id), 1+dabove[s]; got != want {
+			t.Fatalf("%s: rankDense(%d) = %d, want %d", what, id, got, want)
+		}
+	}
+	for s := lo - 2; s <= hi+2; s++ {
+		if got, want := z.countAbove(s), above[s]; got != want {
+			t.Fatalf("%s: countAbove(%d) = %d, want %d", what, s, got, want)
+		}
+		if got, want := z.distinctAbove(s), dabove[s]; got != want {
+			t.Fatalf("%s: distinctAbove(%d) = %d, want %d", what, s, got, want)
+		}
+	}
+	ks := []int{-1, 0, 1, 2, len(order) / 2, len(order) - 1, len(order), len(order) + 1}
+	if len(order) <= 20 {
+		ks = ks[:0]
+		for k := -1; k <= len(order)+1; k++ {
+			ks = append(ks, k)
+		}
+	}
+	for _, k := range ks {
+		top := z.top(k)
+		want := order[:max(0, min(k, len(order)))]
+		if len(top) != len(want) {
+			t.Fatalf("%s: top(%d) has %d items, want %d", what, k, len(top), len(want))
+		}
+		for i, it := range top {
+			if it.id != want[i] || it.score != r.score[want[i]] {
+				t.Fatalf("%s: top(%d)[%d] = %+v, want {%d %d}", what, k, i, it, want[i], r.score[want[i]])
+			}
+		}
+	}
+}
+
+// TestZsetRandom runs seeded random streams with heavy ties (scores in a
+// small range, mixed add and set, players leaving a score and coming back)
+// and compares everything with the brute force after every operation.
+func TestZsetRandom(t *testing.T) {
+	cases := []struct {
+		players, ops, seeds int
+		hi                  int64
+	}{
+		{players: 3, ops: 200, seeds: 50, hi: 3},
+		{players: 12, ops: 400, seeds: 50, hi: 20},
+		{players: 200, ops: 3000, seeds: 2, hi: 20}, // several levels of spans
+	}
+	if testing.Short() {
+		cases[2].ops = 600
+	}
+	for _, c := range cases {
+		for seed := range uint64(c.seeds) {
+			g := workload.SplitMix(seed*1000 + uint64(c.players))
+			z, r := newZset(seed), newZref()
+			for op := range c.ops {
+				id := g.Uint64() % uint64(c.players)
+				cur := r.score[id]
+				switch g.Uint64() % 4 {
+				case 0: // set anywhere in the range, often the same score
+					s := int64(g.Uint64() % uint64(c.hi+1))
+					z.set(id, s)
+					r.set(id, s)
+				case 1: // set to the current score: no change, no re-stamp
+					z.set(id, cur)
+					r.set(id, cur)
+				default: // add a small delta, zero included, kept in range
+					d := int64(g.Uint64()%7) - 3
+					if cur+d < 0 || cur+d > c.hi {
+						d = -d
+					}
+					if cur+d < 0 || cur+d > c.hi {
+						d = 0
+					}
+					z.add(id, d)
+					r.add(id, d)
+				}
+				zcompare(t, z, r, 0, c.hi, "")
+				if t.Failed() {
+					t.Fatalf("players %d seed %d op %d", c.players, seed, op)
+				}
+			}
+		}
+	}
+}
+
+// TestZsetFirstReached checks the ordinal tie-break: among equal scores the
+// player who reached the score first ranks higher, whatever the order of
+// their earlier moves, and an update that keeps the score keeps the place.
+func TestZsetFirstReached(t *testing.T) {
+	const a, b, c = 7, 3, 5 // ids out of order, so the id tie-break cannot explain the ranks
+	z := newZset(1)
+	steps := []struct {
+		id           uint64
+		set          int64
+		wantA, wantB int // rankOrdinal of a and b after the step
+	}{
+		{a, 5, 1, 0},
+		{b, 5, 1, 2}, // a reached 5 first
+		{a, 6, 1, 2}, // a higher
+		{a, 5, 2, 1}, // a back at 5, now after b
+		{b, 5, 2, 1}, // b unchanged: keeps its stamp and place
+		{b, 4, 1, 2}, // b lower
+		{b, 5, 1, 2}, // b back at 5, now after a
+		{c, 5, 1, 2}, // a third player joins at 5 after both
+		{a, 5, 1, 2}, // a unchanged
+	}
+	for i, s := range steps {
+		z.set(s.id, s.set)
+		if err := z.check(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if ga, gb := z.rankOrdinal(a), z.rankOrdinal(b); ga != s.wantA || gb != s.wantB {
+			t.Fatalf("step %d (set %d to %d): ordinal ranks a=%d b=%d, want %d %d", i, s.id, s.set, ga, gb, s.wantA, s.wantB)
+		}
+	}
+	if got := z.rankOrdinal(c); got != 3 {
+		t.Fatalf("rankOrdinal(c) = %d, want 3", got)
+	}
+	// All three at 5: competition and dense ranks tie.
+	for _, id := range []uint64{a, b, c} {
+		if got := z.rankCompetition(id); got != 1 {
+			t.Fatalf("rankCompetition(%d) = %d, want 1", id, got)
+		}
+		if got := z.rankDense(id); got != 1 {
+			t.Fatalf("rankDense(%d) = %d, want 1", id, got)
+		}
+	}
+	// add re-stamps too: c gains and loses 1 and is still last; a does the
+	// same and falls behind b and c.
+	z.add(a, 1)
+	z.add(a, -1)
+	if got := []int{z.rankOrdinal(b), z.rankOrdinal(c), z.rankOrdinal(a)}; !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("after a's round trip ordinal ranks b, c, a = %v, want [1 2 3]", got)
+	}
+	if z.rankOrdinal(99) != 0 || z.rankCompetition(99) != 0 || z.rankDense(99) != 0 {
+		t.Fatalf("an absent player has a rank")
+	}
+	if _, ok := z.score(99); ok {
+		t.Fatalf("an absent player has a score")
+	}
+}
+
+// TestZsetDenseRanks pins the three policies on one board where they all
+// differ: scores 9, 7, 7, 7, 4, 4, 1.
+func TestZsetDenseRanks(t *testing.T) {
+	z := newZset(2)
+	scores := []int64{9, 7, 7, 7, 4, 4, 1}
+	for i, s := range scores {
+		z.set(uint64(100-i), s)
+	}
+	if err := z.check(); err != nil {
+		t.Fatal(err)
+	}
+	var comp, dense, ord []int
+	for i := range scores {
+		id := uint64(100 - i)
+		comp = append(comp, z.rankCompetition(id))
+		dense = append(dense, z.rankDense(id))
+		ord = append(ord, z.rankOrdinal(id))
+	}
+	if want := []int{1, 2, 2, 2, 5, 5, 7}; !slices.Equal(comp, want) {
+		t.Errorf("competition ranks %v, want %v", comp, want)
+	}
+	if want := []int{1, 2, 2, 2, 3, 3, 4}; !slices.Equal(dense, want) {
+		t.Errorf("dense ranks %v, want %v", dense, want)
+	}
+	if want := []int{1, 2, 3, 4, 5, 6, 7}; !slices.Equal(ord, want) {
+		t.Errorf("ordinal ranks %v, want %v", ord, want)
+	}
+	if got := z.distinctAbove(0); got != 4 {
+		t.Errorf("distinctAbove(0) = %d, want 4", got)
+	}
+	if got := z.countAbove(0); got != 7 {
+		t.Errorf("countAbove(0) = %d, want 7", got)
+	}
+}
+
+// TestZsetDeterministic: the same seed and operations give the same levels
+// node for node; another seed gives other levels.
+func TestZsetDeterministic(t *testing.T) {
+	build := func(seed uint64) []int {
+		z := newZset(seed)
+		g := workload.SplitMix(42)
+		for range 2000 {
+			z.add(g.Uint64()%500, int64(g.Uint64()%100))
+		}
+		if err := z.check(); err != nil {
+			t.Fatal(err)
+		}
+		var lv []int
+		for x := z.head.at(0).next; x != nil; x = x.at(0).next {
+			lv = append(lv, int(x.id), x.levels())
+		}
+		return lv
+	}
+	if a, b := build(1), build(1); !slices.Equal(a, b) {
+		t.Fatal("same seed, different structure")
+	}
+	if a, b := build(1), build(2); slices.Equal(a, b) {
+		t.Fatal("seeds 1 and 2 give the same levels")
+	}
+}
+
+// TestZsetBytes checks bytes against its formula counted independently: a
+// node and its levels per player, the same per distinct score, two heads,
+// and the map estimate; and that the mean level is near 4/3 (p = 1/4).
+func TestZsetBytes(t *testing.T) {
+	z := newZset(3)
+	const n = 20000
+	for i := range uint64(n) {
+		z.set(i, int64(i%1000))
+	}
+	levels, alloc, dlevels := 0, 0, 0
+	for x := z.head.at(0).next; x != nil; x = x.at(0).next {
+		levels += x.levels()
+		alloc += zallocLevels(x.levels())
+	}
+	for x := z.d.head.lv[0].next; x != nil; x = x.lv[0].next {
+		dlevels += len(x.lv)
+	}
+	// amd64 sizes: a player node 32 + 16 a link (its first link inline),
+	// zdnode 40, zdlevel 16.
+	want := int64(n*32+alloc*16) + int64(1000*40+dlevels*16) + 2*zMaxLevel*16 + 32 + 40 + n*17*8/7
+	if got := z.bytes(); got != want {
+		t.Fatalf("bytes = %d, want %d", got, want)
+	}
+	// Mean level 4/3 with standard deviation of the mean ≈ 0.67/√n = 0.0047:
+	// ±0.03 is over 6 sigma.
+	if m := float64(levels) / n; m < 4.0/3-0.03 || m > 4.0/3+0.03 {
+		t.Fatalf("mean level %.4f, want 4/3", m)
+	}
+}
