@@ -260,13 +260,13 @@ func (d *decoder) value(f *field, kn, vn *yaml.Node, path string, dst reflect.Va
 		}
 		dst.Set(reflect.ValueOf(ps))
 	case formExpect:
-		es, err := d.expectations(kn, vn, path)
+		es, err := d.expectations(vn, path)
 		if err != nil {
 			return err
 		}
 		dst.Set(reflect.ValueOf(es))
 	case formSweep:
-		sw, err := d.sweep(kn, vn, path)
+		sw, err := d.sweep(vn, path)
 		if err != nil {
 			return err
 		}

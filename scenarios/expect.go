@@ -70,7 +70,7 @@ func (e Expectation) Holds(measured, rhs float64) bool {
 }
 
 // expectations decodes an `expect:` list: a sequence of strings.
-func (d *decoder) expectations(kn, vn *yaml.Node, path string) ([]Expectation, error) {
+func (d *decoder) expectations(vn *yaml.Node, path string) ([]Expectation, error) {
 	if err := d.plain(vn, path); err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ type Sweep struct {
 const sweepRule = "a mapping of one parameter to a list of 2 to 50 of its values, such as {width: [500, 1000, 2000]}"
 
 // sweep decodes a `sweep:` mapping.
-func (d *decoder) sweep(kn, vn *yaml.Node, path string) (*Sweep, error) {
+func (d *decoder) sweep(vn *yaml.Node, path string) (*Sweep, error) {
 	if err := d.plain(vn, path); err != nil {
 		return nil, err
 	}

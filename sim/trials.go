@@ -78,7 +78,7 @@ type rowKey struct {
 	n                int
 }
 
-// keyed lists reps' rows by key, in trial 0's order.
+// rowKeys lists the rows by key, in their order, and maps each key to its row.
 func rowKeys(rs []metrics.Result) ([]rowKey, map[rowKey]metrics.Result) {
 	keys := make([]rowKey, 0, len(rs))
 	by := map[rowKey]metrics.Result{}

@@ -138,22 +138,7 @@ func TestExactPlan(t *testing.T) {
 // it does not hold exactly the counts of want.
 func checkCountTable(t *testing.T, x *countTable, want map[uint64]uint64) {
 	t.Helper()
-	if err := x.check(); err != nil {
-		t.Fatal(err)
-	}
-	if x.len() != len(want) {
-		t.Fatalf("len: got %d, want %d", x.len(), len(want))
-	}
-	n := 0
-	for k, c := range x.all() {
-		n++
-		if w, ok := want[k]; !ok || w != c {
-			t.Fatalf("all yields key %d = %d, want %d (held %v)", k, c, w, ok)
-		}
-	}
-	if n != len(want) {
-		t.Fatalf("all yields %d keys, want %d", n, len(want))
-	}
+	checkHeld(t, x, want)
 	for k, c := range want {
 		if got := x.getAt(workload.Mix64(k^x.seed), k); got != c {
 			t.Fatalf("getAt(%d): got %d, want %d", k, got, c)

@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -20,9 +21,16 @@ func heldKey[V any](r *rand.Rand, want map[uint64]V) uint64 {
 	return keys[r.IntN(len(keys))]
 }
 
-// checkTable fails the test if the table's invariants do not hold or it does
-// not hold exactly the keys and values of want.
-func checkTable[V comparable](t *testing.T, x *table[V], want map[uint64]V) {
+// heldTable is what checkHeld reads of a table: table[V] and countTable.
+type heldTable[V comparable] interface {
+	check() error
+	len() int
+	all() iter.Seq2[uint64, V]
+}
+
+// checkHeld fails the test if the table's invariants do not hold, or its
+// length or what all yields is not exactly want.
+func checkHeld[V comparable](t *testing.T, x heldTable[V], want map[uint64]V) {
 	t.Helper()
 	if err := x.check(); err != nil {
 		t.Fatal(err)
@@ -40,6 +48,13 @@ func checkTable[V comparable](t *testing.T, x *table[V], want map[uint64]V) {
 	if n != len(want) {
 		t.Fatalf("all yields %d keys, want %d", n, len(want))
 	}
+}
+
+// checkTable fails the test if the table's invariants do not hold or it does
+// not hold exactly the keys and values of want.
+func checkTable[V comparable](t *testing.T, x *table[V], want map[uint64]V) {
+	t.Helper()
+	checkHeld(t, x, want)
 	for k, v := range want {
 		if got := x.get(k); got != v {
 			t.Fatalf("get(%d): got %v, want %v", k, got, v)

@@ -37,16 +37,6 @@ func mustScores(t testing.TB, cfg ScoreConfig) *Scores {
 	return s
 }
 
-// scoresAll returns the whole stream built by one goroutine in order.
-func scoresAll(s *Scores) []Event {
-	var all, buf []Event
-	for i := range s.Chunks() {
-		buf = s.Chunk(i, buf)
-		all = append(all, buf...)
-	}
-	return all
-}
-
 func TestNewScoresErrors(t *testing.T) {
 	for _, tt := range []struct {
 		edit func(*ScoreConfig)
@@ -128,7 +118,7 @@ func TestScoresAgainstTimed(t *testing.T) {
 			cfg.Timed = busyConfig(arr)
 			cfg.Timed.Resend = 0.2
 			s := mustScores(t, cfg)
-			got, want := scoresAll(s), timedAll(t, mustTimed(t, cfg.Timed))
+			got, want := sequential(s), timedAll(t, mustTimed(t, cfg.Timed))
 			if len(got) != len(want) {
 				t.Fatalf("got %d events, want the Timed stream's %d", len(got), len(want))
 			}
@@ -180,8 +170,8 @@ func TestScoresDeterminism(t *testing.T) {
 	cfg := scoreConfig()
 	cfg.Timed = busyConfig(Poisson)
 	s := mustScores(t, cfg)
-	want := scoresAll(s)
-	if again := scoresAll(mustScores(t, cfg)); !slices.Equal(again, want) {
+	want := sequential(s)
+	if again := sequential(mustScores(t, cfg)); !slices.Equal(again, want) {
 		t.Errorf("same config twice: got different streams")
 	}
 	chunks := make([][]Event, s.Chunks())
@@ -211,7 +201,7 @@ func TestScoresDeterminism(t *testing.T) {
 	c := cfg
 	c.Timed.Arrivals, cfg.Timed.Arrivals = Even, Even
 	c.Timed.Label = "other"
-	a, b := scoresAll(mustScores(t, cfg)), scoresAll(mustScores(t, c))
+	a, b := sequential(mustScores(t, cfg)), sequential(mustScores(t, c))
 	ops := map[uint64]Event{}
 	for _, e := range a {
 		ops[e.ID] = e
@@ -236,7 +226,7 @@ func TestScoresGolden(t *testing.T) {
 	cfg := scoreConfig()
 	cfg.Timed = busyConfig(Poisson)
 	const want uint64 = 0xc125e05e32cccdd6
-	if got := digest(scoresAll(mustScores(t, cfg))); got != want {
+	if got := digest(sequential(mustScores(t, cfg))); got != want {
 		t.Errorf("digest: got %#x, want %#x", got, want)
 	}
 }
@@ -280,7 +270,7 @@ func TestScoresUniform(t *testing.T) {
 		{"wide increments", big, Write, big.DeltaMin, big.DeltaMax, 12},
 	} {
 		var values []int64
-		for _, e := range scoresAll(mustScores(t, c.cfg)) {
+		for _, e := range sequential(mustScores(t, c.cfg)) {
 			if e.Op == c.op {
 				values = append(values, e.Delta)
 			}
@@ -334,7 +324,7 @@ func TestScoresSetShare(t *testing.T) {
 		cfg := scoreConfig()
 		cfg.SetShare = share
 		var writes, sets int
-		for _, e := range scoresAll(mustScores(t, cfg)) {
+		for _, e := range sequential(mustScores(t, cfg)) {
 			switch e.Op {
 			case Set:
 				sets++
@@ -367,7 +357,7 @@ func TestScoresTies(t *testing.T) {
 		DeltaMin: 1, DeltaMax: 2,
 	}
 	score := make([]int64, players+1)
-	for _, e := range scoresAll(mustScores(t, cfg)) {
+	for _, e := range sequential(mustScores(t, cfg)) {
 		score[e.Key] += e.Delta
 	}
 	bin := distuv.Binomial{N: n, P: 1.0 / players}
@@ -400,7 +390,7 @@ func TestScoresActivity(t *testing.T) {
 	cfg.Timed.Scramble = false
 	s := mustScores(t, cfg)
 	var writes, hot int64
-	for _, e := range scoresAll(s) {
+	for _, e := range sequential(s) {
 		if e.Op != Read {
 			writes++
 			if e.Key == 1 {

@@ -35,8 +35,14 @@ func mustStream(t testing.TB, cfg StreamConfig) *Stream {
 	return s
 }
 
+// chunked is a stream cut into chunks: Stream, Timed, Scores.
+type chunked interface {
+	Chunks() int
+	Chunk(i int, buf []Event) []Event
+}
+
 // sequential returns the whole stream built by one goroutine in order.
-func sequential(s *Stream) []Event {
+func sequential(s chunked) []Event {
 	var all, buf []Event
 	for i := range s.Chunks() {
 		buf = s.Chunk(i, buf)
