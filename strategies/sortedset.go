@@ -187,23 +187,43 @@ func (z *zset) score(id uint64) (int64, bool) {
 	return 0, false
 }
 
-// add adds delta to a player's score; a new player starts at 0.
-func (z *zset) add(id uint64, delta int64) {
+// place returns a player's score and stamp (its key in the order), and
+// whether it is in the set. O(1).
+func (z *zset) place(id uint64) (score int64, stamp uint64, ok bool) {
+	if x, ok := z.nodes[id]; ok {
+		return x.score, x.stamp(), true
+	}
+	return 0, 0, false
+}
+
+// add adds delta to a player's score; a new player starts at 0. It is
+// addAt with the next stamp of the set's own counter.
+func (z *zset) add(id uint64, delta int64) { z.addAt(id, delta, z.seq+1) }
+
+// set sets a player's score: setAt with the next stamp of the set's own
+// counter.
+func (z *zset) set(id uint64, s int64) { z.setAt(id, s, z.seq+1) }
+
+// addAt adds delta to a player's score (a new player starts at 0) as the
+// update stamped stamp, which must be above every stamp given before: a
+// board sharded by player stamps each shard's updates from one counter of
+// its own, so that "reached the score first" compares across shards.
+func (z *zset) addAt(id uint64, delta int64, stamp uint64) {
 	x, ok := z.nodes[id]
 	if !ok {
-		z.set(id, delta)
+		z.setAt(id, delta, stamp)
 		return
 	}
-	z.seq++
+	z.seq = stamp
 	z.update(x, x.score+delta)
 }
 
-// set sets a player's score. Every call advances the update counter; a new
-// player, or a change of score, stamps the entry with it (the player reached
-// that score now, after everyone already there); an unchanged score keeps
-// its stamp and place. O(log n) expected.
-func (z *zset) set(id uint64, s int64) {
-	z.seq++
+// setAt sets a player's score as the update stamped stamp (above every
+// stamp given before). A new player, or a change of score, is stamped with
+// it (the player reached that score now, after everyone already there); an
+// unchanged score keeps its stamp and place. O(log n) expected.
+func (z *zset) setAt(id uint64, s int64, stamp uint64) {
+	z.seq = stamp
 	x, ok := z.nodes[id]
 	if !ok {
 		x = newZnode(z.randomLevel())
@@ -379,6 +399,34 @@ func (z *zset) countAbove(s int64) int {
 		}
 	}
 	return rank
+}
+
+// countBefore returns the number of players ahead of the place (score,
+// stamp, id) in the set's order: a higher score, or the same score reached
+// at an earlier update, or at the same one with a lower id. On a board
+// sharded by player, whose shards share one stamp counter, a player's
+// ordinal rank is 1 + the sum over the shards of countBefore of its place.
+// O(log n).
+func (z *zset) countBefore(score int64, stamp, id uint64) int {
+	rank, p := 0, z.head
+	for i := z.level - 1; i >= 0; i-- {
+		for y := p.at(i).next; y != nil && zahead(y, score, stamp, id); y = p.at(i).next {
+			rank += p.at(i).span
+			p = y
+		}
+	}
+	return rank
+}
+
+// zahead reports whether y ranks before the place (score, stamp, id).
+func zahead(y *znode, score int64, stamp, id uint64) bool {
+	if y.score != score {
+		return y.score > score
+	}
+	if st := y.stamp(); st != stamp {
+		return st < stamp
+	}
+	return y.id < id
 }
 
 // distinctAbove returns the number of distinct scores strictly higher than

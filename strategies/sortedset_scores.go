@@ -97,3 +97,14 @@ func (d *zdist) dec(s int64, z *zset) {
 	}
 	d.length--
 }
+
+// distinctScoresAbove appends to buf the distinct scores of z strictly
+// higher than s, highest first, and returns it: what a shard of a board
+// sends its coordinator for a dense rank, where the shards' distinct
+// scores must be united, not their counts added. O(r) for r of them.
+func (z *zset) distinctScoresAbove(s int64, buf []int64) []int64 {
+	for y := z.d.head.lv[0].next; y != nil && y.score > s; y = y.lv[0].next {
+		buf = append(buf, y.score)
+	}
+	return buf
+}

@@ -336,3 +336,73 @@ func TestZsetBytes(t *testing.T) {
 		t.Fatalf("mean level %.4f, want 4/3", m)
 	}
 }
+
+// TestZsetCountBefore checks countBefore against a count over the sorted
+// reference, at every player's own place (where it is rankOrdinal − 1) and
+// at places no player holds: scores between and beyond theirs, stamps
+// before, between and after theirs, ids on both sides.
+func TestZsetCountBefore(t *testing.T) {
+	for seed := range uint64(20) {
+		g := workload.SplitMix(seed + 77)
+		z, r := newZset(seed), newZref()
+		for range 300 {
+			id := g.Uint64() % 40
+			if g.Uint64()%3 == 0 {
+				s := int64(g.Uint64() % 12)
+				z.set(id, s)
+				r.set(id, s)
+			} else {
+				d := int64(g.Uint64() % 3)
+				z.add(id, d)
+				r.add(id, d)
+			}
+		}
+		sorted := r.sorted()
+		ahead := func(score int64, stamp, id uint64) int {
+			n := 0
+			for _, p := range sorted {
+				ps, pt := r.score[p], r.stamp[p]
+				if ps > score || ps == score && (pt < stamp || pt == stamp && p < id) {
+					n++
+				}
+			}
+			return n
+		}
+		for i, id := range sorted {
+			s, st, ok := z.place(id)
+			if !ok || s != r.score[id] || st != r.stamp[id] {
+				t.Fatalf("seed %d: place(%d) = %d, %d, %v; want %d, %d", seed, id, s, st, ok, r.score[id], r.stamp[id])
+			}
+			if got := z.countBefore(s, st, id); got != i {
+				t.Fatalf("seed %d: countBefore at player %d's place = %d, want %d", seed, id, got, i)
+			}
+		}
+		for range 200 {
+			score := int64(g.Uint64()%16) - 2
+			stamp := g.Uint64() % (r.seq + 2)
+			id := g.Uint64() % 50
+			if got, want := z.countBefore(score, stamp, id), ahead(score, stamp, id); got != want {
+				t.Fatalf("seed %d: countBefore(%d, %d, %d) = %d, want %d", seed, score, stamp, id, got, want)
+			}
+		}
+	}
+}
+
+// TestZsetDistinctScoresAbove checks the list a shard sends for a dense
+// rank: its distinct scores above s, highest first, as many as distinctAbove.
+func TestZsetDistinctScoresAbove(t *testing.T) {
+	z := newZset(3)
+	for i := range uint64(60) {
+		z.set(i, int64(i%7)*3) // scores 0, 3, …, 18, each held by several players
+	}
+	for s := int64(-1); s <= 19; s++ {
+		got := z.distinctScoresAbove(s, nil)
+		var want []int64
+		for v := int64(18); v > s && v >= 0; v -= 3 {
+			want = append(want, v)
+		}
+		if !slices.Equal(got, want) || len(got) != z.distinctAbove(s) {
+			t.Fatalf("distinctScoresAbove(%d) = %v, want %v (distinctAbove %d)", s, got, want, z.distinctAbove(s))
+		}
+	}
+}
