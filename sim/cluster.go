@@ -258,12 +258,24 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 		ns := c.nodeSecond(int(k.node), sec)
 		t := at * c.ticksPerN
 		switch op.Kind {
-		case strategies.IncrBy:
+		case strategies.IncrBy, strategies.ZIncrBy, strategies.ZAdd:
 			ks.writes++
 			ns.writes++
 			k.writes++
 			c.writes++
-			c.enqueue(k, t, op.Delta)
+			delta := op.Delta
+			if op.Kind != strategies.IncrBy {
+				delta = 0 // the design holds the set's members (strategies.Store)
+			}
+			c.enqueue(k, t, delta)
+		case strategies.ZRead:
+			ks.reads++
+			ns.reads++
+			k.reads++
+			c.reads++
+			if c.cfg.GetsQueue {
+				c.enqueue(k, t, 0)
+			}
 		case strategies.Get:
 			ks.reads++
 			ns.reads++

@@ -10,16 +10,20 @@ import (
 // refuses designs by family before building any.
 func TestDeclaredFamilies(t *testing.T) {
 	raw := map[string][]Param{
-		"count-min":    {{Key: "epsilon", Value: 0.01}, {Key: "delta", Value: 0.1}},
-		"space-saving": {{Key: "counters", Value: int64(10)}},
-		"striped":      {{Key: "stripes", Value: int64(4)}},
-		"batched":      {{Key: "servers", Value: int64(4)}},
+		"count-min":       {{Key: "epsilon", Value: 0.01}, {Key: "delta", Value: 0.1}},
+		"space-saving":    {{Key: "counters", Value: int64(10)}},
+		"striped":         {{Key: "stripes", Value: int64(4)}},
+		"batched":         {{Key: "servers", Value: int64(4)}},
+		"sharded-board":   {{Key: "shards", Value: int64(3)}},
+		"score-histogram": {{Key: "width", Value: int64(5)}},
 	}
 	implements := map[Family]func(Strategy) bool{
 		FamilyPointCounter: func(s Strategy) bool { _, ok := s.(PointCounter); return ok },
 		FamilyTopK:         func(s Strategy) bool { _, ok := s.(TopK); return ok },
 		FamilyDistinct:     func(s Strategy) bool { _, ok := s.(Distinct); return ok },
 		FamilyReader:       func(s Strategy) bool { _, ok := s.(Reader); return ok },
+		FamilyRank:         func(s Strategy) bool { _, ok := s.(Ranker); return ok },
+		FamilyBoard:        func(s Strategy) bool { _, ok := s.(Board); return ok },
 	}
 	for _, typ := range Types() {
 		p, err := typ.Decode(raw[typ.Name])

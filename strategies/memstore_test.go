@@ -19,15 +19,16 @@ import (
 // before it. It checks that op times never decrease and counts the ops per
 // store key and second.
 type memStore struct {
-	t     testing.TB
-	vals  map[uint64]int64
-	last  int64
-	calls int              // Do calls
-	gets  int64            // Get ops
-	incrs int64            // IncrBy ops
-	load  map[keySec]int64 // IncrBy ops per store key and second; nil: not kept
-	log   []StoreOp        // every op, when logging
-	logOn bool
+	t               testing.TB
+	vals            map[uint64]int64
+	last            int64
+	calls           int              // Do calls
+	gets            int64            // Get ops
+	incrs           int64            // IncrBy ops
+	zwrites, zreads int64            // sorted-set writes (ZIncrBy, ZAdd) and reads
+	load            map[keySec]int64 // IncrBy ops per store key and second; nil: not kept
+	log             []StoreOp        // every op, when logging
+	logOn           bool
 }
 
 type keySec struct {
@@ -56,6 +57,13 @@ func (m *memStore) Do(ops []StoreOp, vals []int64) {
 		case Get:
 			vals[i] = m.vals[op.Key]
 			m.gets++
+		case ZIncrBy, ZAdd:
+			m.zwrites++
+			if m.load != nil {
+				m.load[keySec{op.Key, op.At / 1e9}]++
+			}
+		case ZRead:
+			m.zreads++
 		}
 		if m.logOn {
 			m.log = append(m.log, op)

@@ -120,3 +120,40 @@ const (
 	MetricSigmaLargeN   Metric = "sigma_large_n"
 	MetricMedianSmallN  Metric = "median_small_n"
 )
+
+// Leaderboards (issue 10): the boards' plans, their ranks against the
+// truth, their cost.
+const (
+	MetricPlayers             Metric = "players"                  // on the board
+	MetricBytesPerEntry       Metric = "bytes_per_entry"          // bytes / players
+	MetricBoardShardsAtLimit  Metric = "board_shards_at_limit"    // ⌈peak / key capacity⌉
+	MetricBoardShardsHeadroom Metric = "board_shards_at_headroom" // peak / (capacity × headroom)
+	MetricBoardShardsNeeded   Metric = "board_shards_needed"      // ⌈board_shards_at_headroom⌉
+	MetricRankFanout          Metric = "rank_fanout"              // store reads a rank query sends
+	MetricRankQueries         Metric = "rank_queries"             // rank queries in the stream
+	MetricTopExact            Metric = "top_exact"                // 1 if the leaders equal the true top K, in order
+	MetricRanksChecked        Metric = "ranks_checked"            // players whose ranks were compared with the truth
+	// Ranks not equal to the truth, and the largest |rank − true rank|,
+	// under each tie policy.
+	MetricRanksWrongCompetition   Metric = "ranks_wrong_competition"
+	MetricRanksWrongOrdinal       Metric = "ranks_wrong_ordinal"
+	MetricRanksWrongDense         Metric = "ranks_wrong_dense"
+	MetricRankErrorMaxCompetition Metric = "rank_error_max_competition"
+	MetricRankErrorMaxOrdinal     Metric = "rank_error_max_ordinal"
+	MetricRankErrorMaxDense       Metric = "rank_error_max_dense"
+	// The error of an estimated (competition) rank, over the players checked.
+	MetricRankErrorMean      Metric = "rank_error_mean"
+	MetricRankErrorP99       Metric = "rank_error_p99"
+	MetricRankRelErrorMax    Metric = "rank_rel_error_max" // |rank − true| / true rank
+	MetricRankRelErrorP99    Metric = "rank_rel_error_p99"
+	MetricPercentileErrorMax Metric = "percentile_error_max" // |rank − true| / players, in percentile points
+	MetricPercentileErrorP99 Metric = "percentile_error_p99"
+	MetricCountAboveWrong    Metric = "count_above_wrong"  // scores whose count above differs from the truth
+	MetricDenseScoresSent    Metric = "dense_scores_sent"  // distinct scores the shards sent a dense query, mean
+	MetricDenseScoresMax     Metric = "dense_scores_max"   // the most for one query
+	MetricBucketWidth        Metric = "bucket_width"       // a score histogram's
+	MetricBuckets            Metric = "buckets"            // its buckets in use
+	MetricScoresTableBytes   Metric = "scores_table_bytes" // its player → score table
+	MetricDistinctScores     Metric = "distinct_scores"    // on the true board
+	MetricTiedPlayers        Metric = "tied_players"       // players who share their score with another
+)

@@ -45,11 +45,13 @@ func TestPlansUseDeclaredMetrics(t *testing.T) {
 		KthCount: 1.4e7, PeakRate: 200000, ReadRate: 5000, KeyCapacity: 10000, Headroom: 0.7, AppServers: 200}
 	env := Env{Seed: 1, Keys: 1000, Events: 1e6, Top: 10, Full: figures, Sim: figures}
 	params := map[string][]Param{
-		"count-min":    {{Key: "epsilon", Value: 0.001}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}},
-		"space-saving": {{Key: "counters", Value: int64(100)}},
-		"striped":      {{Key: "stripes", Value: int64(4)}, {Key: "grow_above", Value: int64(7000)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}, {Key: "dedup", Value: "1s"}},
-		"batched":      {{Key: "dedup", Value: "1s"}},
-		"single-key":   {{Key: "dedup", Value: "1s"}},
+		"count-min":       {{Key: "epsilon", Value: 0.001}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}},
+		"space-saving":    {{Key: "counters", Value: int64(100)}},
+		"striped":         {{Key: "stripes", Value: int64(4)}, {Key: "grow_above", Value: int64(7000)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}, {Key: "dedup", Value: "1s"}},
+		"batched":         {{Key: "dedup", Value: "1s"}},
+		"single-key":      {{Key: "dedup", Value: "1s"}},
+		"sharded-board":   {{Key: "shards", Value: int64(8)}},
+		"score-histogram": {{Key: "width", Value: int64(10)}},
 	}
 	for _, typ := range Types() {
 		p, err := typ.Decode(params[typ.Name])

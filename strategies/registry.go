@@ -94,6 +94,8 @@ const (
 	FamilyTopK         Family = "top-k"
 	FamilyDistinct     Family = "distinct"
 	FamilyReader       Family = "reader"
+	FamilyRank         Family = "rank"  // Ranker: a player's rank, exact or estimated
+	FamilyBoard        Family = "board" // Board: exact ranks, leaders, count above
 )
 
 // typeOption adds to a Type what its parameters alone do not say.

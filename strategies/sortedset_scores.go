@@ -11,7 +11,8 @@ import "fmt"
 type zdist struct {
 	head   *zdnode
 	level  int
-	length int // distinct scores
+	length int     // distinct scores
+	spare  *zdnode // the node dec last took out, for insert to reuse
 }
 
 type zdlevel struct {
@@ -41,7 +42,11 @@ func (d *zdist) search(s int64, update *[zMaxLevel]*zdnode, rank *[zMaxLevel]int
 }
 
 // insert adds the score s, which must be absent, with a count of 1 and
-// returns its node; the level of the node comes from z's generator.
+// returns its node. The node is the spare dec left, with its level, or a
+// new one whose level comes from z's generator: a node's level is drawn
+// independently of its score, so reusing it keeps the list's law, and a
+// player moving from a score held alone to a new one (the usual update)
+// allocates nothing.
 func (d *zdist) insert(s int64, z *zset) *zdnode {
 	var update [zMaxLevel]*zdnode
 	var rank [zMaxLevel]int
@@ -49,8 +54,14 @@ func (d *zdist) insert(s int64, z *zset) *zdnode {
 	if y := update[0].lv[0].next; y != nil && y.score == s {
 		panic(fmt.Sprintf("strategies: zset distinct score %d inserted twice", s)) // unreachable while check holds
 	}
-	lvl := z.randomLevel()
-	x := &zdnode{score: s, count: 1, lv: make([]zdlevel, lvl)}
+	x := d.spare
+	if x != nil {
+		d.spare = nil
+		x.score, x.count = s, 1
+	} else {
+		x = &zdnode{score: s, count: 1, lv: make([]zdlevel, z.randomLevel())}
+	}
+	lvl := len(x.lv)
 	for i := d.level; i < lvl; i++ {
 		rank[i] = 0
 		update[i] = d.head
@@ -96,6 +107,8 @@ func (d *zdist) dec(s int64, z *zset) {
 		d.level--
 	}
 	d.length--
+	clear(x.lv)
+	d.spare = x
 }
 
 // distinctScoresAbove appends to buf the distinct scores of z strictly

@@ -15,18 +15,40 @@ const (
 	IncrBy StoreOpKind = iota
 	// Get reads Key (Redis GET; several Gets in a row at one time are an MGET).
 	Get
+	// ZIncrBy adds Delta to the score of Member in the sorted set Key
+	// (Redis ZINCRBY): a write to Key.
+	ZIncrBy
+	// ZAdd sets the score of Member in the sorted set Key to Delta (Redis
+	// ZADD): a write to Key.
+	ZAdd
+	// ZRead is one read of the sorted set Key (ZSCORE, ZCOUNT, ZREVRANK or
+	// ZREVRANGE, pipelined with the others a query sends Key): a read of
+	// Key whose value Do does not return.
+	ZRead
 )
+
+// Writes reports whether the op is a write to its key (IncrBy, ZIncrBy,
+// ZAdd); the others are reads.
+func (k StoreOpKind) Writes() bool { return k == IncrBy || k == ZIncrBy || k == ZAdd }
 
 // StoreOp is one operation sent to a store at simulated time At (ns).
 type StoreOp struct {
-	At    int64
-	Kind  StoreOpKind
-	Key   uint64 // the store's key: a design derives it from the counted key (and stripe)
-	Delta int64  // IncrBy only
+	At     int64
+	Kind   StoreOpKind
+	Key    uint64 // the store's key: a design derives it from the counted key (and stripe)
+	Delta  int64  // IncrBy, ZIncrBy: the increment; ZAdd: the score
+	Member uint64 // ZIncrBy, ZAdd: the member (a player) of the sorted set
 }
 
-// Store is a key-value store with counters. A design hands it operations a
-// batch at a time (one interface call per batch, not per event).
+// Store is a key-value store with counters and sorted sets. A design hands
+// it operations a batch at a time (one interface call per batch, not per
+// event).
+//
+// Sorted sets. The simulated cluster places, accounts and queues sorted-set
+// operations as it does counters, but keeps no members: a board design
+// holds each of its keys' sets itself, as the model of what that key holds,
+// and uses the Store for the load its operations put on the cluster. Final
+// of a sorted-set key is 0 there.
 type Store interface {
 	// Do applies ops in order; their At never decreases across calls. For
 	// every Get, vals[i] receives the value a client would have read at

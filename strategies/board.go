@@ -1,0 +1,327 @@
+package strategies
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"countsim/workload"
+)
+
+// The leaderboard families (issue 10): a board takes a stream of score
+// changes (workload.Scores: Op Write adds Delta points to the player Key,
+// Op Set makes Delta its score, Op Read is a query of its rank) and answers
+// the rank of a player under a tie policy, the players above a score and
+// the leaders.
+
+// Ties is a tie policy: how players with equal scores are ranked.
+type Ties uint8
+
+const (
+	// TiesCompetition: 1 + the players with a strictly higher score; equal
+	// scores share the best rank and the next rank is skipped (1, 2, 2, 4),
+	// as a public standings page shows them.
+	TiesCompetition Ties = iota
+	// TiesOrdinal: 1 + the players ahead in the board's order: a higher
+	// score, or the same score reached earlier, or at the same update with
+	// a lower id (1, 2, 3, 4), as a prize settlement breaks ties.
+	TiesOrdinal
+	// TiesDense: 1 + the distinct scores strictly higher; equal scores
+	// share a rank and none is skipped (1, 2, 2, 3).
+	TiesDense
+)
+
+// AllTies lists the tie policies in order.
+var AllTies = []Ties{TiesCompetition, TiesOrdinal, TiesDense}
+
+var tiesNames = []string{"competition", "ordinal", "dense"}
+
+// String returns "competition", "ordinal" or "dense".
+func (t Ties) String() string {
+	if int(t) < len(tiesNames) {
+		return tiesNames[t]
+	}
+	return fmt.Sprintf("ties(%d)", t)
+}
+
+// ParseTies reads a tie policy by name.
+func ParseTies(s string) (Ties, error) {
+	if i := slices.Index(tiesNames, s); i >= 0 {
+		return Ties(i), nil
+	}
+	return 0, fmt.Errorf("unknown tie policy %q (allowed: %s)", s, strings.Join(tiesNames, ", "))
+}
+
+// Ranker answers a player's rank on a board, exactly or as an estimate.
+type Ranker interface {
+	Strategy
+	// Rank returns the player's rank under the tie policy t, 1 for the
+	// best, or 0 for a player never seen or a policy the design does not
+	// answer (RankTies).
+	Rank(player uint64, t Ties) int64
+	// RankTies lists the tie policies Rank answers.
+	RankTies() []Ties
+	// Players returns the players on the board.
+	Players() int64
+}
+
+// Board is an exact leaderboard: every rank it gives is the true rank.
+type Board interface {
+	Ranker
+	// Leaders returns the k best players in the board's order (score
+	// descending, then the player who reached the score first, then id
+	// ascending), fewer if the board holds fewer. The slice is freshly
+	// allocated.
+	Leaders(k int) []Standing
+	// CountAbove returns the number of players with a score strictly
+	// higher than score.
+	CountAbove(score int64) int64
+}
+
+// Standing is one player of a board's leaders.
+type Standing struct {
+	Player uint64
+	Score  int64
+}
+
+// RankCoster is a board that accounts what its rank queries cost beyond
+// the store's reads: the distinct scores its shards sent for dense ranks.
+type RankCoster interface {
+	Strategy
+	// DenseScoresSent returns the rank queries under TiesDense answered so
+	// far (Observe's and Rank's), the distinct scores the shards sent for
+	// them in all, and the most one query took.
+	DenseScoresSent() (queries, scores, most int64)
+}
+
+// boardSet is the order-statistic sorted set the boards keep, one a shard.
+type boardSet = zset
+
+func newBoardSet(seed uint64) *boardSet { return newZset(seed) }
+
+// denseMethod is how a board sharded by player finds a dense rank.
+type denseMethod uint8
+
+const (
+	// denseMerge unites the shards' distinct scores above the player's
+	// score and counts them: exact, at the cost of sending those scores.
+	denseMerge denseMethod = iota
+	// denseSum adds the shards' counts of distinct scores above: cheap and
+	// wrong wherever two shards hold the same score (the trap).
+	denseSum
+)
+
+var denseNames = []string{"merge", "sum"}
+
+func parseDense(s string) (denseMethod, error) {
+	if i := slices.Index(denseNames, s); i >= 0 {
+		return denseMethod(i), nil
+	}
+	return 0, fmt.Errorf("unknown dense method %q (allowed: %s)", s, strings.Join(denseNames, ", "))
+}
+
+// shardedSets is the engine of the boards on the store (sorted-set,
+// sharded-board): S sorted sets, a player on shard Mix64(player ⊕ seed)
+// mod S, each shard one key of the Store. Every score change is stamped
+// from one counter (the changes seen, in stream order), so "reached the
+// score first" compares across shards. One shard is the single sorted set.
+type shardedSets struct {
+	shards  []*boardSet
+	keys    []uint64 // the store key of each shard
+	seed    uint64   // places players on shards
+	store   Store
+	ops     []StoreOp
+	stamp   uint64      // the last stamp given
+	queries Ties        // the policy the stream's rank queries ask
+	dense   denseMethod // how a dense rank is found over several shards
+	scratch []int64     // the distinct scores a dense merge unites
+	sink    int64       // the ranks of the stream's queries, so that computing them is not optimised away
+
+	denseQueries, denseScores, denseMost int64
+}
+
+func newShardedSets(shards int, seed uint64, store Store, queries Ties, dense denseMethod) *shardedSets {
+	b := &shardedSets{seed: workload.SplitMix64(seed ^ 0x626f617264), store: store, queries: queries, dense: dense}
+	for i := range shards {
+		b.shards = append(b.shards, newBoardSet(workload.SplitMix64(seed+uint64(i)+1)))
+		b.keys = append(b.keys, workload.Mix64(0x6c6561646572^uint64(i)<<32^seed))
+	}
+	return b
+}
+
+// shardOf returns the shard of a player.
+func (b *shardedSets) shardOf(player uint64) int {
+	if len(b.shards) == 1 {
+		return 0
+	}
+	return int(reduce(workload.Mix64(player^b.seed), uint64(len(b.shards))))
+}
+
+// Observe applies each score change to the player's shard and sends it to
+// the shard's key (ZINCRBY or ZADD); a rank query (Op Read) is answered
+// under the board's query policy and reads every shard (ZCOUNT: S reads;
+// one for a single set). The ops go to the store once a batch.
+func (b *shardedSets) Observe(batch []workload.Event) {
+	b.ops = b.ops[:0]
+	for i := range batch {
+		e := &batch[i]
+		switch e.Op {
+		case workload.Write, workload.Set:
+			j := b.shardOf(e.Key)
+			b.stamp++
+			kind := ZIncrBy
+			if e.Op == workload.Set {
+				kind = ZAdd
+				b.shards[j].setAt(e.Key, e.Delta, b.stamp)
+			} else {
+				b.shards[j].addAt(e.Key, e.Delta, b.stamp)
+			}
+			b.ops = append(b.ops, StoreOp{At: e.At, Kind: kind, Key: b.keys[j], Delta: e.Delta, Member: e.Key})
+		case workload.Read:
+			b.sink += b.Rank(e.Key, b.queries)
+			for _, k := range b.keys {
+				b.ops = append(b.ops, StoreOp{At: e.At, Kind: ZRead, Key: k})
+			}
+		}
+	}
+	if b.store != nil && len(b.ops) > 0 {
+		b.store.Do(b.ops, nil)
+	}
+}
+
+// Rank returns the exact rank of a player under t: over the shards, 1 +
+// the players with a higher score (competition), or ahead of the player's
+// place (ordinal), or 1 + the distinct higher scores, united over the
+// shards (dense, merge) or, the trap, added (dense, sum).
+func (b *shardedSets) Rank(player uint64, t Ties) int64 {
+	score, stamp, ok := b.shards[b.shardOf(player)].place(player)
+	if !ok {
+		return 0
+	}
+	var n int64
+	switch t {
+	case TiesCompetition:
+		for _, z := range b.shards {
+			n += int64(z.countAbove(score))
+		}
+	case TiesOrdinal:
+		for _, z := range b.shards {
+			n += int64(z.countBefore(score, stamp, player))
+		}
+	case TiesDense:
+		n = b.distinctAbove(score)
+	default:
+		return 0
+	}
+	return 1 + n
+}
+
+// distinctAbove is the number of distinct scores above s on the board, by
+// the board's dense method, with what the shards sent for it.
+func (b *shardedSets) distinctAbove(s int64) int64 {
+	var n, sent int64
+	switch {
+	case len(b.shards) == 1: // one set knows its distinct scores
+		n = int64(b.shards[0].distinctAbove(s))
+	case b.dense == denseSum:
+		for _, z := range b.shards { // each shard sends a count, no scores
+			n += int64(z.distinctAbove(s))
+		}
+	default:
+		b.scratch = b.scratch[:0]
+		for _, z := range b.shards {
+			b.scratch = z.distinctScoresAbove(s, b.scratch)
+		}
+		sent = int64(len(b.scratch))
+		slices.Sort(b.scratch)
+		n = int64(len(slices.Compact(b.scratch)))
+	}
+	b.denseQueries++
+	b.denseScores += sent
+	b.denseMost = max(b.denseMost, sent)
+	return n
+}
+
+// DenseScoresSent is RankCoster's account.
+func (b *shardedSets) DenseScoresSent() (queries, scores, most int64) {
+	return b.denseQueries, b.denseScores, b.denseMost
+}
+
+// RankTies: every policy.
+func (b *shardedSets) RankTies() []Ties { return AllTies }
+
+// Players returns the players on every shard.
+func (b *shardedSets) Players() int64 {
+	var n int64
+	for _, z := range b.shards {
+		n += int64(z.len())
+	}
+	return n
+}
+
+// CountAbove adds the shards' counts: a player lives on one shard.
+func (b *shardedSets) CountAbove(score int64) int64 {
+	var n int64
+	for _, z := range b.shards {
+		n += int64(z.countAbove(score))
+	}
+	return n
+}
+
+// Leaders merges the shards' k best (S × k candidates) and keeps the k
+// best: exact, since a player lives on one shard.
+func (b *shardedSets) Leaders(k int) []Standing {
+	if k <= 0 {
+		return nil
+	}
+	type cand struct {
+		Standing
+		stamp uint64
+	}
+	var cands []cand
+	for _, z := range b.shards {
+		for _, it := range z.top(k) {
+			_, st, _ := z.place(it.id)
+			cands = append(cands, cand{Standing{it.id, it.score}, st})
+		}
+	}
+	slices.SortFunc(cands, func(x, y cand) int {
+		switch {
+		case x.Score != y.Score:
+			if x.Score > y.Score {
+				return -1
+			}
+			return 1
+		case x.stamp != y.stamp:
+			if x.stamp < y.stamp {
+				return -1
+			}
+			return 1
+		}
+		return cmpUint64(x.Player, y.Player)
+	})
+	out := make([]Standing, 0, min(k, len(cands)))
+	for _, c := range cands[:min(k, len(cands))] {
+		out = append(out, c.Standing)
+	}
+	return out
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Bytes is the sum of the shards' sets.
+func (b *shardedSets) Bytes() int64 {
+	var n int64
+	for _, z := range b.shards {
+		n += z.bytes()
+	}
+	return n
+}

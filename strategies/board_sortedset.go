@@ -1,0 +1,106 @@
+package strategies
+
+import "fmt"
+
+// The single sorted set: a leaderboard as one Redis ZSET on one store key,
+// an order-statistic skip list with spans (Pugh 1990; Redis's t_zset.c):
+// ZINCRBY or ZADD a score change, ZREVRANGE the top, ZCOUNT the players
+// above a score, each O(log n). Every rank is exact under every tie
+// policy (board.go), and a rank query is one read. Its limit is the one
+// key: every update of every player lands on it, so 50,000 updates a
+// second against a key's 10,000 back up, the hot counter's lesson again
+// (seeds/000_466514a9c145316b.txt, step 5); and its memory, players × an
+// entry (100 B in the seed), must fit one server.
+
+// SortedSetParams are the parameters of the single sorted set.
+type SortedSetParams struct {
+	Ties string `param:"ties" doc:"the tie policy of the stream's rank queries: competition (default: 1 + players above), ordinal (first to reach the score, then id) or dense (1 + distinct scores above); the run checks every policy"`
+}
+
+// Validate checks the tie policy.
+func (p SortedSetParams) Validate() error {
+	if _, err := ParseTies(p.Ties); err != nil {
+		return &ParamError{Key: "ties", Msg: err.Error()}
+	}
+	return nil
+}
+
+// SortedSet is one sorted set on one store key: a Board. Not safe for
+// concurrent use.
+type SortedSet struct{ *shardedSets }
+
+var _ Board = (*SortedSet)(nil)
+
+// NewSortedSet returns an empty board on store (nil: no store load is
+// accounted), its skip-list levels drawn from seed.
+func NewSortedSet(p SortedSetParams, store Store, seed uint64) (*SortedSet, error) {
+	t, err := ParseTies(p.Ties)
+	if err != nil {
+		return nil, typed("sorted-set", err)
+	}
+	return &SortedSet{newShardedSets(1, seed, store, t, denseMerge)}, nil
+}
+
+func init() {
+	define("sorted-set", "one sorted set on one store key (Redis ZSET): exact top, rank and count above in O(log n); every update hits the one key",
+		func() *SortedSetParams { return &SortedSetParams{Ties: "competition"} },
+		func(p *SortedSetParams, env Env) (Strategy, error) { return NewSortedSet(*p, env.Store, env.Seed) },
+		sortedSetPlan, onServers, answers(FamilyBoard, FamilyRank))
+}
+
+// sortedSetPlan: the one key takes every update; the memory at full scale.
+func sortedSetPlan(p *SortedSetParams, env Env) []PlanLine {
+	lines := []PlanLine{
+		{Metric: MetricKeysUsed, Value: 1, Unit: "keys", Note: "the board's one key"},
+		{Metric: MetricRankFanout, Value: 1, Unit: "reads", Note: "a rank query reads the one key (ZSCORE and ZCOUNT pipelined)"},
+	}
+	lines = append(lines, boardLoadPlan(env, 1)...)
+	return append(lines, boardMemoryPlan(env, 1)...)
+}
+
+// boardLoadPlan: the update load of S shards at the peak, at both scales.
+func boardLoadPlan(env Env, shards int) []PlanLine {
+	s := float64(shards)
+	return atBothScales(env, func(a Assumptions) []PlanLine {
+		rate, capa := a.PeakRate, a.KeyCapacity
+		if rate <= 0 {
+			return nil
+		}
+		per := rate / s
+		lines := []PlanLine{{Metric: MetricMaxKeyOps, Value: per, Unit: "ops/s",
+			Note: fmt.Sprintf("peak / S = %s / %s = %s updates a second a shard (the mean; the measured max over shards and seconds is higher)", hotNum(rate), hotNum(s), hotNum(per))}}
+		if capa > 0 {
+			lines = append(lines,
+				PlanLine{Metric: MetricUtilisation, Value: per / capa, Unit: "share",
+					Note: fmt.Sprintf("%s / %s = %s of a key's capacity", hotNum(per), hotNum(capa), hotPct(per/capa))},
+				PlanLine{Metric: MetricBacklogGrowth, Value: max(0, per-capa) * s, Unit: "ops/s",
+					Note: fmt.Sprintf("max(0, %s − %s) × %s: what the shards' queues grow by each second", hotNum(per), hotNum(capa), hotNum(s))})
+		}
+		return lines
+	})
+}
+
+// boardMemoryPlan: players × an entry at full scale, against a server.
+func boardMemoryPlan(env Env, shards int) []PlanLine {
+	f := env.Full
+	if f.Keys <= 0 || f.EntryBytes <= 0 {
+		return nil
+	}
+	mem := f.Keys * f.EntryBytes
+	lines := []PlanLine{
+		{Metric: MetricBytesFull, Value: mem, Unit: "B", Full: true,
+			Note: fmt.Sprintf("players × bytes an entry = %s × %s", hotNum(f.Keys), hotNum(f.EntryBytes))},
+	}
+	if shards > 1 {
+		lines = append(lines, PlanLine{Metric: MetricBytesPerShard, Value: mem / float64(shards), Unit: "B", Full: true, Note: "players × entry bytes / S"})
+	}
+	if f.ServerBytes > 0 {
+		fits := 0.0
+		if mem <= f.ServerBytes {
+			fits = 1
+		}
+		lines = append(lines, PlanLine{Metric: MetricFitsOneServer, Value: fits, Unit: "bool", Full: true,
+			Note: fmt.Sprintf("1 if the board fits one server of %s B", hotNum(f.ServerBytes))})
+	}
+	return lines
+}
