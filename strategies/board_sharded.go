@@ -64,7 +64,9 @@ func NewShardedBoard(p ShardedBoardParams, store Store, seed uint64) (*ShardedBo
 func init() {
 	define("sharded-board", "S sorted sets by player hash: exact top by merging S × K, exact rank by counting above on every shard (S reads); dense rank unites the shards' scores",
 		func() *ShardedBoardParams { return &ShardedBoardParams{Ties: "competition", Dense: "merge"} },
-		func(p *ShardedBoardParams, env Env) (Strategy, error) { return NewShardedBoard(*p, env.Store, env.Seed) },
+		func(p *ShardedBoardParams, env Env) (Strategy, error) {
+			return NewShardedBoard(*p, env.Store, env.Seed)
+		},
 		shardedBoardPlan, onServers, answers(FamilyBoard, FamilyRank))
 }
 

@@ -201,7 +201,7 @@ func TestBoardTieOrder(t *testing.T) {
 	ev := []workload.Event{
 		{Op: workload.Write, Key: d, Delta: 20}, // d leads alone
 		{Op: workload.Write, Key: a, Delta: 5},
-		{Op: workload.Set, Key: b, Delta: 10}, // b reaches 10 first
+		{Op: workload.Set, Key: b, Delta: 10},  // b reaches 10 first
 		{Op: workload.Write, Key: a, Delta: 5}, // a reaches 10 second
 		{Op: workload.Write, Key: c, Delta: 7},
 		{Op: workload.Write, Key: c, Delta: 3}, // c third
