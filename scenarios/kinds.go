@@ -48,6 +48,7 @@ type kindDef struct {
 	order  int    // its place among the kinds, in messages and the reference
 	key    string // the key that gives it: "workload", or a key of its own
 	marker string // the key of the workload only this kind has; "" for a key of its own
+	over   string // the kind whose marker may be given too: this kind refines it (a board's stream is a timed one)
 	what   string // "a count stream", for messages
 	doc    string // the meaning of key (of the first kind, for a shared key)
 	new    func() Run
@@ -145,9 +146,13 @@ func (d *decoder) run(kn, vn *yaml.Node, path string, dst reflect.Value) error {
 	opts := objectOpts{allowed: unionKeys(cands), other: func(kn, _ *yaml.Node, key, path string) (bool, error) {
 		var takers []*kindDef
 		for _, c := range cands {
-			if c != k && c.schema().field(key) != nil {
-				takers = append(takers, c)
+			if c == k || c.schema().field(key) == nil {
+				continue
 			}
+			if rf, ok := c.new().(refuser); ok && rf.refusal(key) != "" && c.over != "" {
+				continue // a refinement that has the key but refuses it
+			}
+			takers = append(takers, c)
 		}
 		if len(takers) == 0 {
 			return false, nil
@@ -188,10 +193,12 @@ func (d *decoder) pickKind(kn, vn *yaml.Node, path string, cands []*kindDef) (*k
 				continue // repeats and bad keys are the mapping's own errors
 			}
 			for _, c := range cands {
-				if c.marker != m.Value {
+				switch {
+				case c.marker != m.Value:
 					continue
-				}
-				if picked != nil {
+				case picked != nil && picked.over == c.name:
+					continue // the refinement picked stays
+				case picked != nil && c.over != picked.name:
 					return nil, d.fail(m, join(path, m.Value), "%s is given too, at line %d (allowed: one of %s)", at.Value, at.Line, orList(oneOf))
 				}
 				picked, at = c, m

@@ -291,7 +291,7 @@ func bare(s *Scenario) *Scenario {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience)"
+		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked)"
 		topKeys      = "name, title, description, seed, on_demand, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
@@ -299,7 +299,8 @@ func TestParseErrors(t *testing.T) {
 		positiveDur  = "(allowed: a duration above 0 and at most 24h, " + durations
 		anyDur       = "(allowed: a duration from 0 to 24h, " + durations
 		timedOnly    = "needs phases, a timed stream (allowed: remove "
-		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream or audience for viewers over days)"
+		timedOrBoard = "needs phases or scores, a timed stream or a leaderboard (allowed: remove "
+		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days or scores for a leaderboard)"
 		notAudience  = "(allowed: remove "
 		profileKeys  = "min, max, points_per_octave, trials"
 		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm"
@@ -344,11 +345,11 @@ func TestParseErrors(t *testing.T) {
 		// Missing keys name the enclosing mapping.
 		{"missing name", with(2), 2, []string{`missing required key "name"`}},
 		{"missing workload", cut(3, 5, "seed: 1"), 2, []string{`missing required key "workload" or "profile" (allowed: workload, the stream to simulate; profile, seeded trials at cardinalities on a log grid; or steps, each with one of them)`}},
-		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream) or audience (viewers over days) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s)"}},
+		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max)"}},
 		{"missing keys", with(5), 3, []string{`workload: missing required key "keys"`}},
 		{"missing keys of a timed stream", twith(3), 2, []string{`workload: missing required key "keys"`}},
-		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream) or audience (viewers over days)"}},
-		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream) or audience (viewers over days)"}},
+		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard)"}},
+		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard)"}},
 		{"missing strategies", doc("name: t", "workload: {events: 1, keys: 1}"), 1, []string{`missing required key "strategies"`}},
 		{"null strategies", cut(7, 8), 6, []string{"strategies: at least one strategy is required", "name, type, params"}},
 		{"empty strategies", cut(6, 8, "strategies: []"), 6, []string{"strategies: at least one strategy is required"}},
@@ -457,10 +458,10 @@ func TestParseErrors(t *testing.T) {
 		{"events then phases", with(5, "  keys: 100", "  phases:", "    - {duration: 1s, rate: 1}"), 6, []string{"workload.phases: events is given too, at line 4 " + oneStream}},
 		{"phases then events", twith(10, "      rate: 200000", "  events: 1000"), 11, []string{"workload.events: phases is given too, at line 4 " + oneStream}},
 		{"phases then bad events", twith(10, "      rate: 200000", "  events: -5"), 11, []string{"workload.events: phases is given too, at line 4"}},
-		{"reads with events", with(5, "  keys: 100", "  reads: 5000"), 6, []string{"workload.reads: " + timedOnly + "reads, or give phases instead of events)"}},
+		{"reads with events", with(5, "  keys: 100", "  reads: 5000"), 6, []string{"workload.reads: " + timedOrBoard + "reads, or give phases or scores instead of events)"}},
 		{"resend with events", with(5, "  keys: 100", "  resend: 0.1"), 6, []string{"workload.resend: " + timedOnly + "resend, or give phases"}},
 		{"resend delay with events", with(5, "  keys: 100", "  resend_delay: 1s"), 6, []string{"workload.resend_delay: " + timedOnly + "resend_delay, or give phases"}},
-		{"arrivals with events", with(5, "  keys: 100", "  arrivals: even"), 6, []string{"workload.arrivals: " + timedOnly + "arrivals, or give phases"}},
+		{"arrivals with events", with(5, "  keys: 100", "  arrivals: even"), 6, []string{"workload.arrivals: " + timedOrBoard + "arrivals, or give phases or scores"}},
 		{"first timed key with events", with(5, "  keys: 100", "  resend: 0.1", "  reads: 1"), 6, []string{"workload.resend: " + timedOnly + "resend"}},
 		{"rate with phases", twith(3, "  keys: 100", "  rate: 1e6"), 4, []string{"workload.rate: a timed stream takes its rates from phases (allowed: remove rate, or give events instead of phases)"}},
 		{"rate after phases", twith(10, "      rate: 200000", "  rate: 5"), 11, []string{"workload.rate: a timed stream takes its rates from phases"}},
@@ -585,13 +586,13 @@ func TestParseErrors(t *testing.T) {
 		{"events after audience", awith(7, "        overlap: 30", "  events: 5"), 8, []string{"workload.events: audience is given too, at line 3 " + oneStream}},
 		{"phases and audience", awith(3, "  phases: [{duration: 1s, rate: 1}]", "  audience:"), 4, []string{"workload.audience: phases is given too, at line 3 " + oneStream}},
 		{"audience and phases", awith(7, "        overlap: 30", "  phases: [{duration: 1s, rate: 1}]"), 8, []string{"workload.phases: audience is given too, at line 3 " + oneStream}},
-		{"keys with audience", awith(2, "workload:", "  keys: 5"), 3, []string{"workload.keys: an audience has one key, the video " + notAudience + "keys, or give events or phases instead of audience)"}},
+		{"keys with audience", awith(2, "workload:", "  keys: 5"), 3, []string{"workload.keys: an audience has one key, the video " + notAudience + "keys, or give events, phases or scores instead of audience)"}},
 		{"distribution with audience", awith(2, "workload:", "  distribution: uniform"), 3, []string{"workload.distribution: an audience has one key, the video, so no distribution of keys " + notAudience + "distribution, or give events"}},
 		{"s with audience", awith(2, "workload:", "  s: 1"), 3, []string{"workload.s: an audience has one key, the video, so no Zipf exponent of keys " + notAudience + "s, or give events"}},
 		{"scramble with audience", awith(2, "workload:", "  scramble: true"), 3, []string{"workload.scramble: an audience's viewer ids are always scrambled " + notAudience + "scramble, or give events"}},
 		{"rate after audience", awith(7, "        overlap: 30", "  rate: 5"), 8, []string{"workload.rate: an audience's views are counted by day, not at a rate " + notAudience + "rate, or give events instead of audience)"}},
-		{"arrivals with audience", awith(2, "workload:", "  arrivals: poisson"), 3, []string{"workload.arrivals: " + timedOnly + "arrivals, or give phases instead of audience)"}},
-		{"reads with audience", awith(7, "        overlap: 30", "  reads: 5"), 8, []string{"workload.reads: " + timedOnly + "reads, or give phases instead of audience)"}},
+		{"arrivals with audience", awith(2, "workload:", "  arrivals: poisson"), 3, []string{"workload.arrivals: " + timedOrBoard + "arrivals, or give phases or scores instead of audience)"}},
+		{"reads with audience", awith(7, "        overlap: 30", "  reads: 5"), 8, []string{"workload.reads: " + timedOrBoard + "reads, or give phases or scores instead of audience)"}},
 		{"resend with audience", awith(2, "workload:", "  resend: 0.1"), 3, []string{"workload.resend: " + timedOnly + "resend, or give phases instead of audience)"}},
 		{"resend delay with audience", awith(2, "workload:", "  resend_delay: 1s"), 3, []string{"workload.resend_delay: " + timedOnly + "resend_delay, or give phases instead of audience)"}},
 		{"first refused key with audience", awith(2, "workload:", "  scramble: true", "  keys: 1", "  reads: 1"), 3, []string{"workload.scramble: an audience's viewer ids are always scrambled"}},
@@ -687,7 +688,7 @@ func TestParseErrors(t *testing.T) {
 		{"strategy name before the step's name", scut(8, 12, "  - strategies: [{name: x, type: hll}]", "    name: b", "    profile:"), 8, []string{`steps[1].strategies[0]: name "x" used in step "a" at line 6`}},
 		{"strategy name twice in a step", splus("      - name: y", "        type: exact"), 13, []string{`steps[1].strategies[1]: name "y" used twice (first at line 11; allowed: a name unique in the file)`}},
 		{"step workload events", swith(4, "    workload: {events: 0, keys: 1}"), 4, []string{"steps[0].workload.events: 0 is out of range (allowed: 1..1e10)"}},
-		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream) or audience (viewers over days)"}},
+		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard)"}},
 		{"step profile", swith(9, "    profile: {max: 0}"), 9, []string{"steps[1].profile.max: 0 is out of range"}},
 		{"step audience", swith(4, "    workload: {keys: 1, audience: {days: [{viewers: 1}]}}"), 4, []string{"steps[0].workload.keys: an audience has one key, the video"}},
 
@@ -1586,6 +1587,19 @@ func checkAccepted(t *testing.T, s *Scenario, seen map[string]bool) {
 		return k.Keys >= 1 && k.Keys <= 1e9 && batch >= 1 && batch <= 1<<20 && k.S >= 0 && !math.IsInf(k.S, 0) &&
 			(k.Distribution == "zipf" || k.Distribution == "uniform")
 	}
+	checkTimed := func(w *Timed) {
+		if !keys(w.Keyspace, w.Batch) || (w.Arrivals != "even" && w.Arrivals != "poisson") || w.ResendDelay < 0 || w.ResendDelay > maxDuration ||
+			len(w.Phases) < 1 || len(w.Phases) > 1000 || w.Duration() > maxDuration ||
+			!(w.ExpectedWrites() > 0) || !(w.ExpectedWrites()+w.ExpectedReads() <= maxTimedEvents) ||
+			!(w.Reads >= 0) || !(w.Resend >= 0 && w.Resend < 1) {
+			t.Fatalf("accepted timed stream %+v", w)
+		}
+		for _, p := range w.Phases {
+			if p.Duration < 1 || !(p.Rate >= 0) || !(p.To >= 0) || p.Pos.Line < 1 {
+				t.Fatalf("accepted phase %+v", p)
+			}
+		}
+	}
 	switch w := s.Run.(type) {
 	case *Profile:
 		p := *w
@@ -1612,16 +1626,13 @@ func checkAccepted(t *testing.T, s *Scenario, seen map[string]bool) {
 			t.Fatalf("accepted count stream %+v with faults %+v", w, s.Faults)
 		}
 	case *Timed:
-		if !keys(w.Keyspace, w.Batch) || (w.Arrivals != "even" && w.Arrivals != "poisson") || w.ResendDelay < 0 || w.ResendDelay > maxDuration ||
-			len(w.Phases) < 1 || len(w.Phases) > 1000 || w.Duration() > maxDuration ||
-			!(w.ExpectedWrites() > 0) || !(w.ExpectedWrites()+w.ExpectedReads() <= maxTimedEvents) ||
-			!(w.Reads >= 0) || !(w.Resend >= 0 && w.Resend < 1) {
-			t.Fatalf("accepted timed stream %+v", w)
-		}
-		for _, p := range w.Phases {
-			if p.Duration < 1 || !(p.Rate >= 0) || !(p.To >= 0) || p.Pos.Line < 1 {
-				t.Fatalf("accepted phase %+v", p)
-			}
+		checkTimed(w)
+	case *Board:
+		checkTimed(&w.Timed)
+		l := w.Scores
+		if w.Resend != 0 || l.DeltaMin < 1 || l.DeltaMin > l.DeltaMax || l.DeltaMax > 1<<32 || !(l.SetShare >= 0 && l.SetShare <= 1) ||
+			l.SetMax < 0 || l.SetMax > 1<<32 || w.Checked < 1 || w.Checked > 1e6 || w.ExpectedWrites()*float64(l.DeltaMax) > 1<<61 || l.Pos.Line < 1 {
+			t.Fatalf("accepted board %+v", w)
 		}
 	default:
 		t.Fatalf("accepted a run of type %T", w)

@@ -68,3 +68,21 @@ func (k *profileKind) reports(d *design) []strategies.Metric {
 	}
 	return []strategies.Metric{strategies.MetricNsPerEvent, strategies.MetricSigmaLargeN, strategies.MetricMedianSmallN}
 }
+
+func (k *boardKind) reports(d *design) []strategies.Metric {
+	if d == nil {
+		return []strategies.Metric{strategies.MetricEvents, strategies.MetricWrites, strategies.MetricRankQueries, strategies.MetricPlayers,
+			strategies.MetricDistinctScores, strategies.MetricTiedPlayers}
+	}
+	ms := []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricScoresTableBytes,
+		strategies.MetricNsPerEvent, strategies.MetricEventsPerSec, strategies.MetricPlayers, strategies.MetricBytesPerEntry,
+		strategies.MetricRankFanout, strategies.MetricTopExact, strategies.MetricTopKRecall, strategies.MetricCountAboveWrong,
+		strategies.MetricDenseScoresSent, strategies.MetricDenseScoresMax, strategies.MetricBuckets,
+		strategies.MetricRankErrorMean, strategies.MetricRankErrorP99, strategies.MetricRankRelErrorMax, strategies.MetricRankRelErrorP99,
+		strategies.MetricPercentileErrorMax, strategies.MetricPercentileErrorP99}
+	for _, t := range strategies.AllTies {
+		wrong, maxErr := tieMetrics(t)
+		ms = append(ms, wrong, maxErr)
+	}
+	return append(ms, serverReports...)
+}

@@ -76,6 +76,7 @@ func sweptKey(spec scenarios.Strategy) string {
 var sweepCurveMetrics = []strategies.Metric{
 	strategies.MetricMaxOverestimate, strategies.MetricMeanOverestimate, strategies.MetricTopKRecall,
 	strategies.MetricRelativeError, strategies.MetricSigmaLargeN, strategies.MetricMaxKeyOps,
+	strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99,
 }
 
 // sweepCurves adds the curves of every sweep to rep.
@@ -131,44 +132,75 @@ func (st *Setup) sweepCurves(rep *Report) {
 		for i, d := range ds {
 			byValue[i] = d.sweep.value
 		}
-		for _, m := range sweepCurveMetrics {
-			// The busiest key's load is drawn against the value swept (the
-			// stripes K), every error against memory.
-			xs, xLabel, logX := xs, xLabel, logX
-			if m == strategies.MetricMaxKeyOps {
-				xs, xLabel, logX = byValue, ds[0].sweep.key, false
-			}
-			// The designs that measured m; the plan's curve only if each has one.
-			var x, ys, plans []float64
-			planned := true
-			for i, d := range ds {
-				r := first(d.name(), m)
-				if r == nil {
-					continue
-				}
-				y := *r.Value
-				if m == strategies.MetricRelativeError {
-					y = math.Abs(y)
-				}
-				x, ys = append(x, xs[i]), append(ys, y)
-				if r.Plan != nil {
-					plans = append(plans, *r.Plan)
-				} else {
-					planned = false
-				}
-			}
-			if len(ys) < 2 {
-				continue
-			}
-			s := metrics.Series{Scenario: st.Scenario.Name, Strategy: g + " (measured)", Name: fmt.Sprintf("sweep-%s-%s", g, m),
-				Title: fmt.Sprintf("%s: %s against %s", g, m, xLabel), Kind: metrics.Curve, XLabel: xLabel, YLabel: string(m),
-				LogX: logX, X: x, Y: ys}
-			rep.Series = append(rep.Series, s)
-			if planned {
-				p := s
-				p.Strategy, p.Y = g+" (plan)", plans
-				rep.Series = append(rep.Series, p)
+		// The bytes of the principal part alone (a score histogram's
+		// buckets, without the scores table every width shares).
+		var own []float64
+		for _, d := range ds {
+			if b := first(d.name(), strategies.MetricBytes); b != nil {
+				own = append(own, *b.Value)
 			}
 		}
+		for _, m := range sweepCurveMetrics {
+			// The busiest key's load is drawn against the value swept (the
+			// stripes K), a rank error against the value (a bucket width)
+			// and against the principal part's bytes, every other error
+			// against memory.
+			type axis struct {
+				xs     []float64
+				label  string
+				log    bool
+				suffix string
+			}
+			axes := []axis{{xs, xLabel, logX, ""}}
+			switch m {
+			case strategies.MetricMaxKeyOps:
+				axes = []axis{{byValue, ds[0].sweep.key, false, ""}}
+			case strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99:
+				axes = []axis{{byValue, ds[0].sweep.key + " (log)", true, ""}}
+				if len(own) == len(ds) && own[0] != own[len(own)-1] {
+					axes = append(axes, axis{own, "bytes of the " + string(strategies.MetricBytes) + " part (log)", true, "-bytes"})
+				}
+			}
+			for _, ax := range axes {
+				st.sweepCurve(rep, g, ds, m, ax.xs, ax.label, ax.log, ax.suffix, first)
+			}
+		}
+	}
+}
+
+// sweepCurve adds the curve of metric m over the designs ds of sweep g
+// against xs, and the plan's beside it where every design has one.
+func (st *Setup) sweepCurve(rep *Report, g string, ds []design, m strategies.Metric, xs []float64, xLabel string, logX bool, suffix string,
+	first func(string, strategies.Metric) *metrics.Result) {
+	// The designs that measured m; the plan's curve only if each has one.
+	var x, ys, plans []float64
+	planned := true
+	for i, d := range ds {
+		r := first(d.name(), m)
+		if r == nil {
+			continue
+		}
+		y := *r.Value
+		if m == strategies.MetricRelativeError {
+			y = math.Abs(y)
+		}
+		x, ys = append(x, xs[i]), append(ys, y)
+		if r.Plan != nil {
+			plans = append(plans, *r.Plan)
+		} else {
+			planned = false
+		}
+	}
+	if len(ys) < 2 {
+		return
+	}
+	s := metrics.Series{Scenario: st.Scenario.Name, Strategy: g + " (measured)", Name: fmt.Sprintf("sweep-%s-%s%s", g, m, suffix),
+		Title: fmt.Sprintf("%s: %s against %s", g, m, xLabel), Kind: metrics.Curve, XLabel: xLabel, YLabel: string(m),
+		LogX: logX, X: x, Y: ys}
+	rep.Series = append(rep.Series, s)
+	if planned {
+		p := s
+		p.Strategy, p.Y = g+" (plan)", plans
+		rep.Series = append(rep.Series, p)
 	}
 }

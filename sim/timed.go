@@ -33,7 +33,12 @@ type timedKind struct {
 func init() { defineKind("timed", newTimedKind) }
 
 func newTimedKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Timed)
+	return newTimedOf(st, st.Scenario.Run.(*scenarios.Timed))
+}
+
+// newTimedOf builds the timed kind of spec: the scenario's own stream, or
+// the timed stream under a kind that refines it (a board's).
+func newTimedOf(st *Setup, spec *scenarios.Timed) (*timedKind, error) {
 	cfg := workload.TimedConfig{
 		Seed: st.Scenario.Seed, Label: streamLabel, Keys: spec.Keys, S: spec.Exponent(), Scramble: spec.Scramble,
 		Reads: spec.Reads, Resend: spec.Resend, ResendDelay: spec.ResendDelay,

@@ -88,6 +88,7 @@ func boardMemoryPlan(env Env, shards int) []PlanLine {
 	}
 	mem := f.Keys * f.EntryBytes
 	lines := []PlanLine{
+		{Metric: MetricBytesPerEntry, Value: f.EntryBytes, Unit: "B", Note: "the seeds' bytes a sorted-set entry, beside what this one takes"},
 		{Metric: MetricBytesFull, Value: mem, Unit: "B", Full: true,
 			Note: fmt.Sprintf("players × bytes an entry = %s × %s", hotNum(f.Keys), hotNum(f.EntryBytes))},
 	}

@@ -402,6 +402,55 @@ func TestCricketFinalRun(t *testing.T) {
 	if exactSum.Number() != 78e6 || rowsNamed(rs, "exact-set", "relative_error")[2].Number() != 62.5 {
 		t.Errorf("the sum of the days: got %v, want 78,000,000, 62.5%% too high", exactSum.Number())
 	}
+
+	// Step 5: the leaderboard. The plan's figures at full scale, then what
+	// the run measured: the one key backs up, 8 shards near 6,250 a second,
+	// every rank exact under every tie policy but the naive dense sum.
+	for _, c := range []struct {
+		strategy, metric string
+		want             float64
+	}{
+		{"sorted-set", "bytes_full", 2e9}, {"sorted-set", "fits_one_server", 1},
+		{"sharded-8", "board_shards_needed", 8}, {"sharded-8", "max_key_ops_per_s", 6250},
+	} {
+		if got := full(c.strategy, c.metric); got != c.want {
+			t.Errorf("%s %s planned: got %v, want %v", c.strategy, c.metric, got, c.want)
+		}
+	}
+	if got := full("sharded-8", "board_shards_at_headroom"); math.Abs(got-50000.0/7000) > 1e-9 {
+		t.Errorf("shards at 70%%: got %v, want 7.14", got)
+	}
+	if got := get("sharded-8", "merge_candidates").Number(); got != 80 {
+		t.Errorf("merge candidates: got %v, want 80", got)
+	}
+	if g := get("sorted-set", "backlog_growth_per_s").Number(); math.Abs(g-40000) > 1000 {
+		t.Errorf("sorted-set backlog growth: got %v, want ≈40,000", g)
+	}
+	// 50,000 Poisson changes a second over 8 shards by player hash: the
+	// mean is 6,250; the busiest shard-second is higher (the busiest
+	// players and the Poisson spread), still below the 7,000 planned for.
+	if m := get("sharded-8", "mean_key_ops_per_s").Number(); math.Abs(m-6250) > 50 {
+		t.Errorf("sharded-8 mean load: got %v, want ≈6,250", m)
+	}
+	if b := get("sharded-8", "max_key_ops_per_s").Number(); b < 6250 || b >= 7000 {
+		t.Errorf("sharded-8 busiest shard-second: got %v, want in [6,250, 7,000)", b)
+	}
+	for _, s := range []string{"sorted-set", "sharded-8"} {
+		for _, m := range []string{"ranks_wrong_competition", "ranks_wrong_ordinal", "ranks_wrong_dense", "count_above_wrong"} {
+			if got := get(s, m).Number(); got != 0 {
+				t.Errorf("%s %s: got %v, want 0", s, m, got)
+			}
+		}
+		if got := get(s, "top_exact").Number(); got != 1 {
+			t.Errorf("%s top 10 not exact", s)
+		}
+	}
+	if got := get("sharded-8", "rank_fanout").Number(); got != 8 {
+		t.Errorf("sharded-8 fan-out: got %v reads a rank query, want 8", got)
+	}
+	if got := get("sharded-8-naive-dense", "ranks_wrong_dense").Number(); got < 1000 {
+		t.Errorf("the naive dense sum got %v of 2,000 dense ranks wrong; the scores repeat over the shards, nearly all should be", got)
+	}
 }
 
 // rowsNamed returns the simulated-scale rows of one strategy and metric, in order.
@@ -465,7 +514,7 @@ func TestHelpScenario(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"workload.events  (integer, required; a count stream only)", "cluster.key_capacity  (number, default assumptions.key_capacity)",
-		"allowed: a duration above 0 and at most 24h", "workload.s  (number, default 1; a count stream, a timed stream only)"} {
+		"allowed: a duration above 0 and at most 24h", "workload.s  (number, default 1; a count stream, a timed stream, a leaderboard only)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help scenario lacks %q", want)
 		}
@@ -580,5 +629,56 @@ func TestProgress(t *testing.T) {
 		if !strings.Contains(line, want) {
 			t.Errorf("progress line %q lacks %q", line, want)
 		}
+	}
+}
+
+// TestBoardBadInput: a tie policy that does not exist, a bucket width of 0
+// or below, increments whose bounds cross: refused naming the file, the
+// line and what is allowed, exit 2, nothing written.
+func TestBoardBadInput(t *testing.T) {
+	src, err := os.ReadFile("testdata/board.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, old, new, want string
+	}{
+		{"tie policy", "ties: ordinal", "ties: olympic", `bad.yaml:27: strategies[0] sharded: sharded-board: parameter ties: unknown tie policy "olympic" (allowed: competition, ordinal, dense)`},
+		{"width 0", "width: 5", "width: 0", "bad.yaml:31: strategies[1] histogram: score-histogram: parameter width: width 0 not in 1..2^40"},
+		{"width negative", "width: 5", "width: -3", "bad.yaml:31: strategies[1] histogram: score-histogram: parameter width: width -3 not in 1..2^40"},
+		{"crossed deltas", "delta_min: 1", "delta_min: 20", "bad.yaml:16: workload.scores.delta_min: 20 is above delta_max 10 (allowed: 1..delta_max)"},
+		{"resend", "  reads: 100", "  reads: 100\n  resend: 0.1", "workload.resend: a board's score changes are not resent (allowed: remove resend)"},
+		{"not a board design", "type: score-histogram\n    params:\n      width: 5", "type: hll", "hll does not rank players (allowed with a leaderboard: score-histogram, sharded-board or sorted-set)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !bytes.Contains(src, []byte(c.old)) {
+				t.Fatalf("board.yaml has no %q", c.old)
+			}
+			file := filepath.Join(t.TempDir(), "bad.yaml")
+			if err := os.WriteFile(file, bytes.Replace(src, []byte(c.old), []byte(c.new), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "reports")
+			for _, args := range [][]string{{"validate", file}, {"run", "-out", out, file}} {
+				_, errOut, code := cli(t, args...)
+				if code != 2 || !strings.Contains(errOut, "bad.yaml:") || !strings.Contains(errOut, c.want) {
+					t.Errorf("%s: exit %d, %q; want exit 2 and %q", args[0], code, errOut, c.want)
+				}
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("run wrote %s on bad input", out)
+			}
+		})
+	}
+	// The file itself runs.
+	rs := runResultsOf(t, t.TempDir(), "testdata/board.yaml")
+	get := resultGetter(t, rs)
+	for _, m := range []string{"ranks_wrong_competition", "ranks_wrong_ordinal", "ranks_wrong_dense"} {
+		if got := get("sharded", m).Number(); got != 0 {
+			t.Errorf("sharded %s: got %v, want 0", m, got)
+		}
+	}
+	if got := get("histogram", "ranks_wrong_competition").Number(); got == 0 {
+		t.Errorf("a histogram of 5-point buckets got every rank right; the scores are too coarse for that")
 	}
 }

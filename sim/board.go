@@ -1,0 +1,473 @@
+package sim
+
+// The leaderboard on the simulated cluster (issue 10): a timed stream whose
+// writes are score changes of players and whose reads are rank queries,
+// fed to every board design on its own cluster and to an exact truth of
+// every player's score. It scores what the timed stream scores of a design
+// on servers (the load on its cluster), and what a board adds: its leaders
+// against the true top K, the rank of sampled players under every tie
+// policy against the true rank, its counts above, what a rank query costs
+// and the bytes an entry takes.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+type boardKind struct {
+	*timedKind
+	spec    *scenarios.Board
+	scores  *workload.Scores
+	players float64 // the players expected on the board at the end
+}
+
+func init() { defineKind("board", newBoardKind) }
+
+func newBoardKind(st *Setup) (kind, error) {
+	spec := st.Scenario.Run.(*scenarios.Board)
+	tk, err := newTimedOf(st, &spec.Timed)
+	if err != nil {
+		return nil, err
+	}
+	law := spec.Scores
+	scores, err := workload.NewScores(workload.ScoreConfig{Timed: tk.src.Config(), DeltaMin: law.DeltaMin, DeltaMax: law.DeltaMax,
+		SetShare: law.SetShare, SetMax: law.SetMax})
+	if err != nil {
+		return nil, scenarios.Errorf(law.Pos, "workload.scores: %v", err)
+	}
+	k := &boardKind{timedKind: tk, spec: spec, scores: scores}
+	k.players = expectedDistinct(tk.src.ExpectedWrites(), spec.Keys, tk.src.Prob)
+	st.env.Keys = uint64(math.Ceil(k.players))
+	return k, nil
+}
+
+// expectedDistinct is the expected number of keys drawn at least once in a
+// Poisson number of draws of mean n from the law prob over keys ranks:
+// Σ_r 1 − e^(−n·p_r). The first 4,096 ranks are summed exactly; past them
+// the terms fall smoothly with the rank, and the sum is the integral of
+// the term over a geometric grid (ratio 1.01), by the trapezoid rule, which
+// is well within 0.1% for Zipf laws.
+func expectedDistinct(n float64, keys uint64, prob func(rank uint64) float64) float64 {
+	term := func(r uint64) float64 { return -math.Expm1(-n * prob(r)) }
+	var sum float64
+	r := uint64(1)
+	for ; r <= min(keys, 4096); r++ {
+		sum += term(r)
+	}
+	if r > keys {
+		return sum
+	}
+	// ranks r..keys: ∫ term(x) dx ≈ Σ over [a, b] of (b − a)·(t(a) + t(b))/2,
+	// plus half the end terms, as the integer sum is over points.
+	a, ta := float64(r), term(r)
+	sum += ta / 2
+	for a < float64(keys) {
+		b := min(math.Ceil(a*1.01), float64(keys))
+		tb := term(uint64(b))
+		sum += (b - a) * (ta + tb) / 2
+		a, ta = b, tb
+	}
+	return sum + ta/2
+}
+
+// boardEntryBytes is what a board design is budgeted a player, in the
+// memory guard: the zset's ≈ 83 B counted from its nodes and map, and the
+// allocator's rounding and map slack above it (the benchmarks measure
+// ≈ 110 B of heap an entry).
+const boardEntryBytes = 130
+
+// boardTruthBytes is what the truth holds a player: its map entry (key,
+// score, stamp and the map's overhead) and the sorted copy made to rank.
+const boardTruthBytes = 48 + 32
+
+func (k *boardKind) describe() string {
+	w, law := k.spec, k.spec.Scores
+	change := fmt.Sprintf("+%d..%d points", law.DeltaMin, law.DeltaMax)
+	if law.SetShare > 0 {
+		change += fmt.Sprintf(", or with probability %g a score set in 0..%d", law.SetShare, law.SetMax)
+	}
+	return fmt.Sprintf("Leaderboard: %s score changes (%s) over %s s, %s arrivals, %s rank queries/s, over %s players (about %s on the board at the end).",
+		metrics.Format(math.Round(w.ExpectedWrites())), change, metrics.Format(float64(w.Duration())/1e9), w.Arrivals,
+		metrics.Format(w.Reads), metrics.Format(float64(w.Keys)), metrics.Format(math.Round(k.players)))
+}
+
+// accepts refuses a design that does not rank players.
+func (k *boardKind) accepts(t *strategies.Type) error {
+	if t.Answers(strategies.FamilyRank) {
+		return nil
+	}
+	var names []string
+	for _, o := range strategies.Types() {
+		if o.Answers(strategies.FamilyRank) {
+			names = append(names, o.Name)
+		}
+	}
+	return fmt.Errorf("a %s does not rank players (allowed with a leaderboard: %s)", t.Name, orList(names))
+}
+
+func orList(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	s := items[0]
+	for _, it := range items[1 : len(items)-1] {
+		s += ", " + it
+	}
+	return s + " or " + items[len(items)-1]
+}
+
+func (k *boardKind) memory() (int64, int64) {
+	held, copies := k.timedKind.memory()
+	held -= int64(k.st.env.Keys) * truthBytesPerKey // the timed truth's keys: a board's truth is below
+	players := int64(math.Ceil(k.players))
+	held += players * boardTruthBytes
+	for _, d := range k.st.designs {
+		if d.typ.Answers(strategies.FamilyRank) {
+			held += players * boardEntryBytes
+		}
+	}
+	return max(held, 0), copies
+}
+
+// plan is the players expected on the board.
+func (k *boardKind) plan() []metrics.Result {
+	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: strategies.MetricPlayers,
+		Value: math.Round(k.players), Unit: "players", Note: "Σ over the players' ranks of 1 − e^(−writes·P(rank)): those who score at least once"})}
+}
+
+// boardTruth is every player's exact score and the stamp of the change that
+// set it: the changes counted from 1 in stream order, an unchanged score
+// keeping its stamp, as every board stamps them.
+type boardTruth struct {
+	players map[uint64]boardEntry
+	seq     uint64
+	writes  uint64
+	reads   int64
+}
+
+type boardEntry struct {
+	score int64
+	stamp uint64
+}
+
+func (t *boardTruth) observe(batch []workload.Event) {
+	for i := range batch {
+		e := &batch[i]
+		switch e.Op {
+		case workload.Write, workload.Set:
+			t.seq++
+			t.writes++
+			old, ok := t.players[e.Key]
+			s := e.Delta
+			if e.Op == workload.Write {
+				s = old.score + e.Delta
+			}
+			if !ok || s != old.score {
+				t.players[e.Key] = boardEntry{score: s, stamp: t.seq}
+			}
+		case workload.Read:
+			t.reads++
+		}
+	}
+}
+
+// standing is one player of the true board, with its three true ranks.
+type standing struct {
+	player uint64
+	boardEntry
+	competition, ordinal, dense int64
+}
+
+// ranked returns every player in the true order (score descending, stamp
+// ascending, id ascending) with its ranks under each tie policy, and the
+// number of distinct scores and of players who share theirs.
+func (t *boardTruth) ranked() (all []standing, distinct, tied int64) {
+	all = make([]standing, 0, len(t.players))
+	for p, e := range t.players {
+		all = append(all, standing{player: p, boardEntry: e})
+	}
+	slices.SortFunc(all, func(a, b standing) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.stamp, b.stamp); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.player, b.player)
+	})
+	for i := range all {
+		s := &all[i]
+		s.ordinal = int64(i) + 1
+		if i > 0 && all[i-1].score == s.score {
+			s.competition, s.dense = all[i-1].competition, all[i-1].dense
+			tied++
+			if i == 1 || all[i-2].score != s.score {
+				tied++ // the first of the group
+			}
+			continue
+		}
+		s.competition = int64(i) + 1
+		distinct++
+		s.dense = distinct
+	}
+	return all, distinct, tied
+}
+
+// sample picks the players whose ranks are checked: the top 100 and
+// checked − 100 more evenly spaced over the rest of the true order.
+func sample(all []standing, checked int) []standing {
+	if len(all) <= checked {
+		return all
+	}
+	head := min(100, checked)
+	out := append([]standing(nil), all[:head]...)
+	rest := all[head:]
+	n := checked - head
+	for j := range n {
+		out = append(out, rest[j*len(rest)/n])
+	}
+	return out
+}
+
+func (k *boardKind) run(ctx context.Context) (*Report, error) {
+	st := k.st
+	w := k.spec
+	tr := &boardTruth{players: make(map[uint64]boardEntry, st.env.Keys)}
+	r := &timedRun{run: &run{truth: tr, clusters: make([]*Cluster, len(st.designs))}}
+	err := r.build(st, func(i int) strategies.Env {
+		env := st.env
+		if st.Scenario.Cluster != nil {
+			cl, cerr := NewCluster(clusterConfig(st))
+			if cerr != nil {
+				panic(fmt.Sprintf("sim: a cluster Prepare accepted: %v", cerr))
+			}
+			r.clusters[i], env.Store = cl, cl
+		}
+		return env
+	})
+	if err != nil {
+		return nil, err
+	}
+	events, err := st.feed(ctx, r.run, k.scores, w.Batch)
+	if err == nil {
+		r.finish(w.Duration())
+	} else {
+		r.takeSteady(w.Duration())
+	}
+	rep := &Report{Partial: err != nil}
+	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every event fed: score changes and rank queries")
+	st.truthRow(rep, strategies.MetricWrites, float64(tr.writes), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "score changes; plan ∫ rate dt")
+	st.truthRow(rep, strategies.MetricRankQueries, float64(tr.reads), "queries", metrics.PlanOf(math.Round(w.ExpectedReads())), "rank queries (read events)")
+	all, distinct, tied := tr.ranked()
+	st.truthRow(rep, strategies.MetricPlayers, float64(len(all)), "players", metrics.PlanOf(math.Round(k.players)),
+		"players who scored; plan Σ 1 − e^(−writes·P(rank))")
+	st.truthRow(rep, strategies.MetricDistinctScores, float64(distinct), "scores", nil, "distinct scores on the board")
+	st.truthRow(rep, strategies.MetricTiedPlayers, float64(tied), "players", nil, "players who share their score with another: where tie policies differ")
+	checks := sample(all, w.Checked)
+	top := st.Scenario.Questions.Top
+	scored := make([]func(s *scorer), len(r.designs))
+	var jobs []func()
+	for i, built := range r.designs {
+		jobs = append(jobs, func() { scored[i] = k.judge(built, all, checks, top) })
+	}
+	st.parallel(jobs)
+	rankErr := metrics.Series{Scenario: st.Scenario.Name, Name: "rank-error", Kind: metrics.Bars,
+		Title:  fmt.Sprintf("%s: mean error of the competition rank of %s players checked", st.Scenario.Title, metrics.Format(float64(len(checks)))),
+		XLabel: "design", YLabel: "mean |rank − true rank|"}
+	for i, built := range r.designs {
+		s := st.scorer(rep, st.designs[i])
+		s.memory(built, "measured from the design's sets")
+		s.speed(r.elapsed[i], events, laneClockNote+"; includes the rank queries and the simulated cluster's accounting")
+		if r.clusters[i] != nil {
+			k.cluster(s, r, i)
+			if tr.reads > 0 && r.finished && r.steady[i].Keys > 0 {
+				s.add(strategies.MetricRankFanout, round(float64(r.steady[i].Reads)/float64(tr.reads), 3), "reads", s.plan(strategies.MetricRankFanout),
+					"store reads a rank query sent: the design's reads / the rank queries")
+			}
+		}
+		scored[i](s)
+		if rk, ok := built.(strategies.Ranker); ok {
+			rankErr.Labels = append(rankErr.Labels, s.d.name())
+			rankErr.Y = append(rankErr.Y, meanRankError(rk, checks))
+		}
+		s.finish()
+	}
+	if len(rankErr.Labels) > 0 {
+		rep.Series = append(rep.Series, rankErr)
+	}
+	return rep, err
+}
+
+// meanRankError is the mean |rank − true| of the competition ranks.
+func meanRankError(rk strategies.Ranker, checks []standing) float64 {
+	var sum float64
+	for _, c := range checks {
+		sum += math.Abs(float64(rk.Rank(c.player, strategies.TiesCompetition) - c.competition))
+	}
+	return sum / float64(max(len(checks), 1))
+}
+
+// judge compares a design's answers with the truth, off the feed's lanes;
+// it returns what adds the rows, to be called in the designs' order.
+func (k *boardKind) judge(built strategies.Strategy, all, checks []standing, top int) func(s *scorer) {
+	var rows []func(s *scorer)
+	add := func(f func(s *scorer)) { rows = append(rows, f) }
+	rk, ok := built.(strategies.Ranker)
+	if !ok {
+		return func(*scorer) {}
+	}
+	players := rk.Players()
+	add(func(s *scorer) {
+		s.add(strategies.MetricPlayers, float64(players), "players", metrics.PlanOf(float64(len(all))), "players on the board; plan: the truth's")
+		if players > 0 {
+			entry := s.plan(strategies.MetricBytesPerEntry)
+			if _, exact := built.(strategies.Board); exact {
+				s.add(strategies.MetricBytesPerEntry, round(float64(built.Bytes())/float64(players), 1), "B", entry,
+					"bytes / players, counted from the sets' nodes and maps; plan: the seeds' figure for a Redis sorted-set entry")
+			}
+		}
+	})
+	if b, ok := built.(strategies.Board); ok {
+		add(k.judgeBoard(b, all, checks, top))
+	}
+	ties := rk.RankTies()
+	for _, t := range strategies.AllTies {
+		if !slices.Contains(ties, t) {
+			continue
+		}
+		var wrong int64
+		var errs []float64
+		for _, c := range checks {
+			want := c.competition
+			switch t {
+			case strategies.TiesOrdinal:
+				want = c.ordinal
+			case strategies.TiesDense:
+				want = c.dense
+			}
+			got := rk.Rank(c.player, t)
+			if got != want {
+				wrong++
+			}
+			errs = append(errs, math.Abs(float64(got-want)))
+		}
+		wrongM, maxM := tieMetrics(t)
+		add(func(s *scorer) {
+			s.add(wrongM, float64(wrong), "players", nil, fmt.Sprintf("%s ranks of %d players checked not equal to the true rank", t, len(checks)))
+			s.add(maxM, maxOf(errs), "ranks", nil, fmt.Sprintf("largest |%s rank − true rank|", t))
+		})
+		if _, exact := built.(strategies.Board); !exact && t == strategies.TiesCompetition {
+			add(rankErrorRows(rk, checks, int64(len(all))))
+		}
+	}
+	if rc, ok := built.(strategies.RankCoster); ok {
+		q, sent, most := rc.DenseScoresSent()
+		if q > 0 && sent > 0 {
+			add(func(s *scorer) {
+				s.add(strategies.MetricDenseScoresSent, round(float64(sent)/float64(q), 1), "scores", nil,
+					fmt.Sprintf("distinct scores the shards sent a dense rank, mean over %d queries: what uniting them costs", q))
+				s.add(strategies.MetricDenseScoresMax, float64(most), "scores", nil, "the most one dense rank took")
+			})
+		}
+	}
+	if h, ok := built.(*strategies.ScoreHistogram); ok {
+		add(func(s *scorer) {
+			s.add(strategies.MetricBuckets, float64(h.Buckets()), "buckets", nil, "buckets in use: 1 + the highest filled")
+		})
+	}
+	return func(s *scorer) {
+		for _, f := range rows {
+			f(s)
+		}
+	}
+}
+
+// tieMetrics names the rows of a tie policy.
+func tieMetrics(t strategies.Ties) (wrong, maxErr strategies.Metric) {
+	switch t {
+	case strategies.TiesOrdinal:
+		return strategies.MetricRanksWrongOrdinal, strategies.MetricRankErrorMaxOrdinal
+	case strategies.TiesDense:
+		return strategies.MetricRanksWrongDense, strategies.MetricRankErrorMaxDense
+	}
+	return strategies.MetricRanksWrongCompetition, strategies.MetricRankErrorMaxCompetition
+}
+
+// judgeBoard: the leaders against the true top K, and the counts above
+// the checked players' scores against the truth.
+func (k *boardKind) judgeBoard(b strategies.Board, all, checks []standing, top int) func(s *scorer) {
+	var exact, recall float64
+	if top > 0 {
+		got := b.Leaders(top)
+		want := all[:min(top, len(all))]
+		exact = 1
+		inTop := map[uint64]bool{}
+		for _, w := range want {
+			inTop[w.player] = true
+		}
+		var hits int
+		for j, g := range got {
+			if inTop[g.Player] {
+				hits++
+			}
+			if j >= len(want) || g.Player != want[j].player || g.Score != want[j].score {
+				exact = 0
+			}
+		}
+		if len(got) != len(want) {
+			exact = 0
+		}
+		recall = float64(hits) / float64(max(len(want), 1))
+	}
+	var wrong int64
+	for _, c := range checks {
+		if b.CountAbove(c.score) != c.competition-1 {
+			wrong++
+		}
+	}
+	return func(s *scorer) {
+		if top > 0 {
+			s.add(strategies.MetricTopExact, exact, "bool", nil, fmt.Sprintf("1 if the %d leaders are the true top %d, in order (ties by who reached the score first, then id)", top, top))
+			s.add(strategies.MetricTopKRecall, recall, "share", nil, fmt.Sprintf("of the true top %d, the share among the leaders", top))
+		}
+		s.add(strategies.MetricCountAboveWrong, float64(wrong), "scores", nil, fmt.Sprintf("of the %d checked players' scores, those whose count above is not the truth's", len(checks)))
+	}
+}
+
+// rankErrorRows: the error of an estimated competition rank, absolute,
+// relative to the true rank and in percentile points of the board.
+func rankErrorRows(rk strategies.Ranker, checks []standing, players int64) func(s *scorer) {
+	abs := make([]float64, 0, len(checks))
+	rel := make([]float64, 0, len(checks))
+	pct := make([]float64, 0, len(checks))
+	for _, c := range checks {
+		e := math.Abs(float64(rk.Rank(c.player, strategies.TiesCompetition) - c.competition))
+		abs = append(abs, e)
+		rel = append(rel, e/float64(c.competition))
+		pct = append(pct, 100*e/float64(max(players, 1)))
+	}
+	var sum float64
+	for _, e := range abs {
+		sum += e
+	}
+	mean := sum / float64(max(len(abs), 1))
+	return func(s *scorer) {
+		s.add(strategies.MetricRankErrorMean, round(mean, 3), "ranks", nil, "mean |rank − true rank| of the competition ranks checked")
+		s.add(strategies.MetricRankErrorP99, metrics.Quantile(append([]float64(nil), abs...), 0.99), "ranks", nil, "over the players checked")
+		s.add(strategies.MetricRankRelErrorMax, round(maxOf(rel), 6), "share", nil, "largest |rank − true| / true rank")
+		s.add(strategies.MetricRankRelErrorP99, round(metrics.Quantile(rel, 0.99), 6), "share", nil, "over the players checked")
+		s.add(strategies.MetricPercentileErrorMax, round(maxOf(pct), 4), "points", nil, "largest |rank − true| / players, in percentile points")
+		s.add(strategies.MetricPercentileErrorP99, round(metrics.Quantile(pct, 0.99), 4), "points", nil, "over the players checked")
+	}
+}
