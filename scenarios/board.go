@@ -23,7 +23,10 @@ type ScoreLaw struct {
 	DeltaMax int64   `key:"delta_max" range:"1..4294967296" required:"true" doc:"the most points an increment adds, at least delta_min: whole points, so players tie"`
 	SetShare float64 `key:"set_share" range:"[0,1]" default:"0" doc:"the share of changes that set an absolute score instead of adding points"`
 	SetMax   int64   `key:"set_max" range:"0..4294967296" default:"0" doc:"the highest absolute score, with set_share: an absolute score is uniform in 0..set_max"`
-	Pos      Pos     // the scores key
+	StartMax int64   `key:"start_max" range:"0..16777216" doc:"when given, every player of the key space stands at a score uniform in 0..start_max before the stream (the standings so far), loaded into every board first: the board holds every player; when absent, the boards start empty"`
+	// Standings is whether start_max is given.
+	Standings bool
+	Pos       Pos // the scores key
 }
 
 func init() {
@@ -65,6 +68,7 @@ func (b *Board) check(r *rule) error {
 
 // check: delta_min ≤ delta_max, and set_max only with set_share.
 func (l *ScoreLaw) check(r *rule) error {
+	l.Standings = r.has("start_max")
 	if l.DeltaMin > l.DeltaMax {
 		return r.failKey("delta_min", "%d is above delta_max %d (allowed: 1..delta_max)", l.DeltaMin, l.DeltaMax)
 	}

@@ -345,7 +345,7 @@ func TestParseErrors(t *testing.T) {
 		// Missing keys name the enclosing mapping.
 		{"missing name", with(2), 2, []string{`missing required key "name"`}},
 		{"missing workload", cut(3, 5, "seed: 1"), 2, []string{`missing required key "workload" or "profile" (allowed: workload, the stream to simulate; profile, seeded trials at cardinalities on a log grid; or steps, each with one of them)`}},
-		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max)"}},
+		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max, start_max)"}},
 		{"missing keys", with(5), 3, []string{`workload: missing required key "keys"`}},
 		{"missing keys of a timed stream", twith(3), 2, []string{`workload: missing required key "keys"`}},
 		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard)"}},

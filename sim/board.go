@@ -39,12 +39,15 @@ func newBoardKind(st *Setup) (kind, error) {
 	}
 	law := spec.Scores
 	scores, err := workload.NewScores(workload.ScoreConfig{Timed: tk.src.Config(), DeltaMin: law.DeltaMin, DeltaMax: law.DeltaMax,
-		SetShare: law.SetShare, SetMax: law.SetMax})
+		SetShare: law.SetShare, SetMax: law.SetMax, Standings: law.Standings, StartMax: law.StartMax})
 	if err != nil {
 		return nil, scenarios.Errorf(law.Pos, "workload.scores: %v", err)
 	}
 	k := &boardKind{timedKind: tk, spec: spec, scores: scores}
 	k.players = expectedDistinct(tk.src.ExpectedWrites(), spec.Keys, tk.src.Prob)
+	if law.Standings {
+		k.players = float64(spec.Keys) // every player stands on the board
+	}
 	st.env.Keys = uint64(math.Ceil(k.players))
 	return k, nil
 }
@@ -132,6 +135,9 @@ func (k *boardKind) memory() (int64, int64) {
 	held -= int64(k.st.env.Keys) * truthBytesPerKey // the timed truth's keys: a board's truth is below
 	players := int64(math.Ceil(k.players))
 	held += players * boardTruthBytes
+	if k.spec.Scores.Standings { // the load order, and its counts by score
+		held += players*4 + (k.spec.Scores.StartMax+1)*4
+	}
 	for _, d := range k.st.designs {
 		if d.typ.Answers(strategies.FamilyRank) {
 			held += players * boardEntryBytes
@@ -142,8 +148,12 @@ func (k *boardKind) memory() (int64, int64) {
 
 // plan is the players expected on the board.
 func (k *boardKind) plan() []metrics.Result {
+	note := "Σ over the players' ranks of 1 − e^(−writes·P(rank)): those who score at least once"
+	if k.spec.Scores.Standings {
+		note = "every player of the key space: the standings are loaded before the stream"
+	}
 	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: strategies.MetricPlayers,
-		Value: math.Round(k.players), Unit: "players", Note: "Σ over the players' ranks of 1 − e^(−writes·P(rank)): those who score at least once"})}
+		Value: math.Round(k.players), Unit: "players", Note: note})}
 }
 
 // boardTruth is every player's exact score and the stamp of the change that
@@ -159,6 +169,17 @@ type boardTruth struct {
 type boardEntry struct {
 	score int64
 	stamp uint64
+}
+
+// load takes the standings: Set events stamped in order, not counted as
+// changes of the stream.
+func (t *boardTruth) load(batch []workload.Event) {
+	for i := range batch {
+		if e := &batch[i]; e.Op == workload.Set {
+			t.seq++
+			t.players[e.Key] = boardEntry{score: e.Delta, stamp: t.seq}
+		}
+	}
 }
 
 func (t *boardTruth) observe(batch []workload.Event) {
@@ -189,15 +210,32 @@ type standing struct {
 	competition, ordinal, dense int64
 }
 
-// ranked returns every player in the true order (score descending, stamp
-// ascending, id ascending) with its ranks under each tie policy, and the
-// number of distinct scores and of players who share theirs.
-func (t *boardTruth) ranked() (all []standing, distinct, tied int64) {
-	all = make([]standing, 0, len(t.players))
-	for p, e := range t.players {
-		all = append(all, standing{player: p, boardEntry: e})
+// trueBoard is what scoring needs of the truth: the leaders, the players
+// whose ranks are checked, and the board's counts.
+type trueBoard struct {
+	leaders  []standing // the top K, in order
+	checks   []standing // the top 100, then evenly spaced over the rest of the order
+	players  int64
+	distinct int64 // distinct scores
+	tied     int64 // players who share their score with another
+}
+
+// ranked sorts every player into the true order (score descending, stamp
+// ascending, id ascending) and works out the ranks under each tie policy
+// of the top K and of the players checked: the first min(100, checked),
+// then checked − 100 evenly spaced over the rest. It keeps the ranks of
+// those only, so that a board of 20,000,000 players costs 24 B a player
+// while it is sorted.
+func (t *boardTruth) ranked(checked, top int) trueBoard {
+	type entry struct {
+		player uint64
+		boardEntry
 	}
-	slices.SortFunc(all, func(a, b standing) int {
+	all := make([]entry, 0, len(t.players))
+	for p, e := range t.players {
+		all = append(all, entry{p, e})
+	}
+	slices.SortFunc(all, func(a, b entry) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
@@ -206,38 +244,46 @@ func (t *boardTruth) ranked() (all []standing, distinct, tied int64) {
 		}
 		return cmp.Compare(a.player, b.player)
 	})
-	for i := range all {
-		s := &all[i]
-		s.ordinal = int64(i) + 1
-		if i > 0 && all[i-1].score == s.score {
-			s.competition, s.dense = all[i-1].competition, all[i-1].dense
-			tied++
-			if i == 1 || all[i-2].score != s.score {
-				tied++ // the first of the group
-			}
-			continue
+	n := len(all)
+	picks := make([]int, 0, checked) // indices into all, ascending
+	if n <= checked {
+		for i := range n {
+			picks = append(picks, i)
 		}
-		s.competition = int64(i) + 1
-		distinct++
-		s.dense = distinct
+	} else {
+		head := min(100, checked)
+		for i := range head {
+			picks = append(picks, i)
+		}
+		rest, m := n-head, checked-head
+		for j := range m {
+			picks = append(picks, head+j*rest/m)
+		}
 	}
-	return all, distinct, tied
-}
-
-// sample picks the players whose ranks are checked: the top 100 and
-// checked − 100 more evenly spaced over the rest of the true order.
-func sample(all []standing, checked int) []standing {
-	if len(all) <= checked {
-		return all
+	tb := trueBoard{players: int64(n)}
+	var competition int64
+	next := 0
+	for i := range all {
+		e := &all[i]
+		if i > 0 && all[i-1].score == e.score {
+			tb.tied++
+			if i == 1 || all[i-2].score != e.score {
+				tb.tied++ // the first of the group
+			}
+		} else {
+			competition = int64(i) + 1
+			tb.distinct++
+		}
+		s := standing{player: e.player, boardEntry: e.boardEntry, competition: competition, ordinal: int64(i) + 1, dense: tb.distinct}
+		if i < top {
+			tb.leaders = append(tb.leaders, s)
+		}
+		if next < len(picks) && picks[next] == i {
+			tb.checks = append(tb.checks, s)
+			next++
+		}
 	}
-	head := min(100, checked)
-	out := append([]standing(nil), all[:head]...)
-	rest := all[head:]
-	n := checked - head
-	for j := range n {
-		out = append(out, rest[j*len(rest)/n])
-	}
-	return out
+	return tb
 }
 
 func (k *boardKind) run(ctx context.Context) (*Report, error) {
@@ -259,6 +305,9 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w.Scores.Standings {
+		k.load(r, tr)
+	}
 	events, err := st.feed(ctx, r.run, k.scores, w.Batch)
 	if err == nil {
 		r.finish(w.Duration())
@@ -269,17 +318,21 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every event fed: score changes and rank queries")
 	st.truthRow(rep, strategies.MetricWrites, float64(tr.writes), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "score changes; plan ∫ rate dt")
 	st.truthRow(rep, strategies.MetricRankQueries, float64(tr.reads), "queries", metrics.PlanOf(math.Round(w.ExpectedReads())), "rank queries (read events)")
-	all, distinct, tied := tr.ranked()
-	st.truthRow(rep, strategies.MetricPlayers, float64(len(all)), "players", metrics.PlanOf(math.Round(k.players)),
-		"players who scored; plan Σ 1 − e^(−writes·P(rank))")
-	st.truthRow(rep, strategies.MetricDistinctScores, float64(distinct), "scores", nil, "distinct scores on the board")
-	st.truthRow(rep, strategies.MetricTiedPlayers, float64(tied), "players", nil, "players who share their score with another: where tie policies differ")
-	checks := sample(all, w.Checked)
 	top := st.Scenario.Questions.Top
+	tb := tr.ranked(w.Checked, top)
+	tr.players = nil // the designs are judged against tb alone
+	note := "players who scored; plan Σ 1 − e^(−writes·P(rank))"
+	if w.Scores.Standings {
+		note = "every player: the standings, and the changes of the stream"
+	}
+	st.truthRow(rep, strategies.MetricPlayers, float64(tb.players), "players", metrics.PlanOf(math.Round(k.players)), note)
+	st.truthRow(rep, strategies.MetricDistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
+	st.truthRow(rep, strategies.MetricTiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
+	checks := tb.checks
 	scored := make([]func(s *scorer), len(r.designs))
 	var jobs []func()
 	for i, built := range r.designs {
-		jobs = append(jobs, func() { scored[i] = k.judge(built, all, checks, top) })
+		jobs = append(jobs, func() { scored[i] = k.judge(built, tb, top) })
 	}
 	st.parallel(jobs)
 	rankErr := metrics.Series{Scenario: st.Scenario.Name, Name: "rank-error", Kind: metrics.Bars,
@@ -309,6 +362,49 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	return rep, err
 }
 
+// load gives the truth and every design the standings before the stream,
+// each on a goroutine of its own: every player of the key space at its
+// start score, best first (score descending, then rank ascending), so that
+// among equal scores the more active player reached it first and every
+// insertion lands at the end of a board's order. The order is a counting
+// sort over the scores (at most 2^24 + 1 of them).
+func (k *boardKind) load(r *timedRun, tr *boardTruth) {
+	n, top := k.spec.Keys, k.spec.Scores.StartMax
+	at := make([]uint32, top+2) // at[top−s]: where the players of score s begin
+	for rank := uint64(1); rank <= n; rank++ {
+		at[top-k.scores.StartScore(rank)+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	order := make([]uint32, n) // rank − 1, best first
+	for rank := uint64(1); rank <= n; rank++ {
+		j := top - k.scores.StartScore(rank)
+		order[at[j]] = uint32(rank - 1)
+		at[j]++
+	}
+	at = nil
+	src := k.scores.Timed()
+	feed := func(take func([]workload.Event)) {
+		buf := make([]workload.Event, 0, workload.DefaultChunkSize)
+		for off := 0; off < len(order); off += workload.DefaultChunkSize {
+			buf = buf[:0]
+			for _, r0 := range order[off:min(off+workload.DefaultChunkSize, len(order))] {
+				rank := uint64(r0) + 1
+				buf = append(buf, workload.Event{Op: workload.Set, Key: src.KeyOf(rank), Delta: k.scores.StartScore(rank)})
+			}
+			take(buf)
+		}
+	}
+	jobs := []func(){func() { feed(tr.load) }}
+	for _, d := range r.designs {
+		if l, ok := d.(strategies.Loader); ok {
+			jobs = append(jobs, func() { feed(l.Load) })
+		}
+	}
+	k.st.parallel(jobs)
+}
+
 // meanRankError is the mean |rank − true| of the competition ranks.
 func meanRankError(rk strategies.Ranker, checks []standing) float64 {
 	var sum float64
@@ -320,7 +416,8 @@ func meanRankError(rk strategies.Ranker, checks []standing) float64 {
 
 // judge compares a design's answers with the truth, off the feed's lanes;
 // it returns what adds the rows, to be called in the designs' order.
-func (k *boardKind) judge(built strategies.Strategy, all, checks []standing, top int) func(s *scorer) {
+func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) func(s *scorer) {
+	checks := tb.checks
 	var rows []func(s *scorer)
 	add := func(f func(s *scorer)) { rows = append(rows, f) }
 	rk, ok := built.(strategies.Ranker)
@@ -329,7 +426,7 @@ func (k *boardKind) judge(built strategies.Strategy, all, checks []standing, top
 	}
 	players := rk.Players()
 	add(func(s *scorer) {
-		s.add(strategies.MetricPlayers, float64(players), "players", metrics.PlanOf(float64(len(all))), "players on the board; plan: the truth's")
+		s.add(strategies.MetricPlayers, float64(players), "players", metrics.PlanOf(float64(tb.players)), "players on the board; plan: the truth's")
 		if players > 0 {
 			entry := s.plan(strategies.MetricBytesPerEntry)
 			if _, exact := built.(strategies.Board); exact {
@@ -339,7 +436,7 @@ func (k *boardKind) judge(built strategies.Strategy, all, checks []standing, top
 		}
 	})
 	if b, ok := built.(strategies.Board); ok {
-		add(k.judgeBoard(b, all, checks, top))
+		add(k.judgeBoard(b, tb, top))
 	}
 	ties := rk.RankTies()
 	for _, t := range strategies.AllTies {
@@ -368,7 +465,7 @@ func (k *boardKind) judge(built strategies.Strategy, all, checks []standing, top
 			s.add(maxM, maxOf(errs), "ranks", nil, fmt.Sprintf("largest |%s rank − true rank|", t))
 		})
 		if _, exact := built.(strategies.Board); !exact && t == strategies.TiesCompetition {
-			add(rankErrorRows(rk, checks, int64(len(all))))
+			add(rankErrorRows(rk, checks, tb.players))
 		}
 	}
 	if rc, ok := built.(strategies.RankCoster); ok {
@@ -406,11 +503,12 @@ func tieMetrics(t strategies.Ties) (wrong, maxErr strategies.Metric) {
 
 // judgeBoard: the leaders against the true top K, and the counts above
 // the checked players' scores against the truth.
-func (k *boardKind) judgeBoard(b strategies.Board, all, checks []standing, top int) func(s *scorer) {
+func (k *boardKind) judgeBoard(b strategies.Board, tb trueBoard, top int) func(s *scorer) {
+	checks := tb.checks
 	var exact, recall float64
 	if top > 0 {
 		got := b.Leaders(top)
-		want := all[:min(top, len(all))]
+		want := tb.leaders
 		exact = 1
 		inTop := map[uint64]bool{}
 		for _, w := range want {

@@ -78,6 +78,15 @@ type Board interface {
 	CountAbove(score int64) int64
 }
 
+// Loader is a board that takes the standings before the stream: the Set
+// events of a batch applied in order and stamped as changes are (first
+// loaded, first to have reached its score), without a store operation —
+// the board as it stood when the stream began.
+type Loader interface {
+	Strategy
+	Load(batch []workload.Event)
+}
+
 // Standing is one player of a board's leaders.
 type Standing struct {
 	Player uint64
@@ -186,6 +195,17 @@ func (b *shardedSets) Observe(batch []workload.Event) {
 	}
 	if b.store != nil && len(b.ops) > 0 {
 		b.store.Do(b.ops, nil)
+	}
+}
+
+// Load applies the batch's Set events as the standings, sending nothing to
+// the store.
+func (b *shardedSets) Load(batch []workload.Event) {
+	for i := range batch {
+		if e := &batch[i]; e.Op == workload.Set {
+			b.stamp++
+			b.shards[b.shardOf(e.Key)].setAt(e.Key, e.Delta, b.stamp)
+		}
 	}
 }
 

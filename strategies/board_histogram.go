@@ -63,6 +63,7 @@ type ScoreHistogram struct {
 var (
 	_ Ranker = (*ScoreHistogram)(nil)
 	_ Parted = (*ScoreHistogram)(nil)
+	_ Loader = (*ScoreHistogram)(nil)
 )
 
 // NewScoreHistogram returns an empty histogram sized for about players
@@ -169,6 +170,16 @@ func (h *ScoreHistogram) Observe(batch []workload.Event) {
 			h.scores[e.Key] = s
 		case workload.Read:
 			h.sink += h.Rank(e.Key, TiesCompetition)
+		}
+	}
+}
+
+// Load takes the standings: the batch's Set events, as Observe takes them
+// (the histogram sends nothing to a store).
+func (h *ScoreHistogram) Load(batch []workload.Event) {
+	for i := range batch {
+		if batch[i].Op == workload.Set {
+			h.Observe(batch[i : i+1])
 		}
 	}
 }

@@ -47,6 +47,7 @@ type ShardedBoard struct{ *shardedSets }
 var (
 	_ Board      = (*ShardedBoard)(nil)
 	_ RankCoster = (*ShardedBoard)(nil)
+	_ Loader     = (*ShardedBoard)(nil)
 )
 
 // NewShardedBoard returns an empty board of p.Shards shards on store (nil:

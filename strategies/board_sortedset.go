@@ -29,7 +29,10 @@ func (p SortedSetParams) Validate() error {
 // concurrent use.
 type SortedSet struct{ *shardedSets }
 
-var _ Board = (*SortedSet)(nil)
+var (
+	_ Board  = (*SortedSet)(nil)
+	_ Loader = (*SortedSet)(nil)
+)
 
 // NewSortedSet returns an empty board on store (nil: no store load is
 // accounted), its skip-list levels drawn from seed.

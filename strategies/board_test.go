@@ -367,3 +367,39 @@ func containsAll(s string, parts ...string) bool {
 	}
 	return true
 }
+
+// TestBoardLoad: standings loaded before a stream are stamped as changes
+// are, send nothing to the store, and every rank after the stream matches
+// the brute force that took them as Set events.
+func TestBoardLoad(t *testing.T) {
+	var standings []workload.Event
+	for p := range uint64(300) {
+		standings = append(standings, workload.Event{Op: workload.Set, Key: p, Delta: int64(p*7919) % 40})
+	}
+	ev := boardStream(11, 3000, 400, 4, 40)
+	for _, s := range []int{1, 5} {
+		st := newMemStore(t)
+		b, _ := NewShardedBoard(ShardedBoardParams{Shards: s, Ties: "ordinal", Dense: "merge"}, st, 9)
+		h, _ := NewScoreHistogram(ScoreHistogramParams{Width: 1}, 0)
+		ref := newBoardRef()
+		b.Load(standings)
+		h.Load(standings)
+		if st.zwrites+st.zreads != 0 || b.Players() != 300 || h.Players() != 300 {
+			t.Fatalf("%d shards: loading sent %d ops; players %d and %d, want 300", s, st.zwrites+st.zreads, b.Players(), h.Players())
+		}
+		ref.observe(standings)
+		b.Observe(ev)
+		h.Observe(ev)
+		ref.observe(ev)
+		for p := range uint64(400) {
+			for _, tie := range AllTies {
+				if got, want := b.Rank(p, tie), ref.rank(p, tie); got != want {
+					t.Fatalf("%d shards: rank(%d, %s) = %d, want %d", s, p, tie, got, want)
+				}
+			}
+			if got, want := h.Rank(p, TiesCompetition), ref.rank(p, TiesCompetition); got != want {
+				t.Fatalf("histogram: rank(%d) = %d, want %d", p, got, want)
+			}
+		}
+	}
+}

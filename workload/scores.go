@@ -38,6 +38,11 @@ type ScoreConfig struct {
 	// SetMax bounds an absolute score, drawn uniformly from [0, SetMax];
 	// it must be in 0..2^32.
 	SetMax int64
+	// Standings, when true, gives every player of the key space a score
+	// before the stream (StartScore): the board as it stood when the
+	// stream began. StartMax bounds it, in 0..2^32.
+	Standings bool
+	StartMax  int64
 }
 
 // Scores is a leaderboard's stream: the players are the keys of a Timed
@@ -67,6 +72,7 @@ type Scores struct {
 	base   uint64 // a change's generator starts at Mix64(base ^ ID)
 	setCut uint64 // a change is a Set iff its first output >> 11 < setCut
 	dw, sw uint64 // widths DeltaMax − DeltaMin + 1 and SetMax + 1
+	start  uint64 // a standing's generator starts at Mix64(start ^ rank)
 }
 
 // NewScores validates cfg and returns its stream.
@@ -82,6 +88,9 @@ func NewScores(cfg ScoreConfig) (*Scores, error) {
 	}
 	if cfg.SetMax < 0 || cfg.SetMax > MaxScorePoints {
 		return nil, fmt.Errorf("workload: scores set_max %d not in 0..2^32", cfg.SetMax)
+	}
+	if cfg.StartMax < 0 || cfg.StartMax > MaxScorePoints {
+		return nil, fmt.Errorf("workload: scores start_max %d not in 0..2^32", cfg.StartMax)
 	}
 	t, err := NewTimed(cfg.Timed)
 	if err != nil {
@@ -100,6 +109,7 @@ func NewScores(cfg ScoreConfig) (*Scores, error) {
 		setCut: uint64(math.Ceil(math.Ldexp(cfg.SetShare, 53))),
 		dw:     uint64(cfg.DeltaMax - cfg.DeltaMin + 1),
 		sw:     uint64(cfg.SetMax + 1),
+		start:  SplitMix64(SplitMix64(cfg.Timed.Seed^0x7374616e64696e67) ^ xxhash.Sum64String(cfg.Timed.Label)), // "standing"
 	}, nil
 }
 
@@ -168,4 +178,18 @@ func uniformN(src *SplitMix, n uint64) uint64 {
 		}
 	}
 	return hi
+}
+
+// StartScore returns the score the player of the given rank (1..Keys)
+// stands at before the stream, with Standings: uniform on [0, StartMax]
+// (Lemire's method from a SplitMix64 started at Mix64(start ⊕ rank)), a
+// pure function of (Seed, Label, rank), independent of the player's
+// activity and of the changes. Without Standings it is 0 for every player
+// and no player stands on the board before the stream.
+func (s *Scores) StartScore(rank uint64) int64 {
+	if !s.cfg.Standings {
+		return 0
+	}
+	src := SplitMix(Mix64(s.start ^ rank))
+	return int64(uniformN(&src, uint64(s.cfg.StartMax)+1))
 }

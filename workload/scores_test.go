@@ -454,3 +454,42 @@ func BenchmarkScoresChunk(b *testing.B) {
 		})
 	}
 }
+
+// TestScoresStandings: the standings are uniform on [0, StartMax] by the
+// same χ² as the changes, a pure function of the rank (the same on a second
+// stream of the same config, different under another seed), and 0 without
+// Standings; a start_max beyond 2^32 is refused.
+func TestScoresStandings(t *testing.T) {
+	cfg := scoreConfig()
+	cfg.Standings, cfg.StartMax = true, 99
+	s, again := mustScores(t, cfg), mustScores(t, cfg)
+	other := cfg
+	other.Timed.Seed++
+	o := mustScores(t, other)
+	values := make([]int64, 0, 50_000)
+	same := 0
+	for rank := uint64(1); rank <= 50_000; rank++ {
+		v := s.StartScore(rank)
+		if v != again.StartScore(rank) {
+			t.Fatalf("rank %d: %d, then %d", rank, v, again.StartScore(rank))
+		}
+		if v == o.StartScore(rank) {
+			same++
+		}
+		values = append(values, v)
+	}
+	if same > 50_000/100*2 { // 1% expected to agree by chance
+		t.Fatalf("another seed gives the same standing for %d of 50,000 players", same)
+	}
+	x2, crit := uniformChi2(t, values, 0, 99, 20)
+	if x2 > crit {
+		t.Errorf("standings: χ² %.1f over 20 bins, want <= %.1f", x2, crit)
+	}
+	if v := mustScores(t, scoreConfig()).StartScore(7); v != 0 {
+		t.Errorf("without standings: %d", v)
+	}
+	cfg.StartMax = MaxScorePoints + 1
+	if _, err := NewScores(cfg); err == nil {
+		t.Errorf("start_max 2^32+1 accepted")
+	}
+}
