@@ -90,6 +90,16 @@ var metricList = []Metric{
 	MetricStandardError,
 	MetricSigmaLargeN,
 	MetricMedianSmallN,
+	MetricOneFiveStar,
+	MetricOneFiveStarItems,
+	MetricItemsFewRatings,
+	MetricItemsEnough,
+	MetricTopFewShare,
+	MetricTopMeanRatings,
+	MetricTopMeanQuality,
+	MetricTopOverlap,
+	MetricTopOverlapQuality,
+	MetricPrecisionAtK,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go
