@@ -291,7 +291,7 @@ func bare(s *Scenario) *Scenario {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked)"
+		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough)"
 		topKeys      = "name, title, description, seed, on_demand, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
@@ -300,7 +300,7 @@ func TestParseErrors(t *testing.T) {
 		anyDur       = "(allowed: a duration from 0 to 24h, " + durations
 		timedOnly    = "needs phases, a timed stream (allowed: remove "
 		timedOrBoard = "needs phases or scores, a timed stream or a leaderboard (allowed: remove "
-		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days or scores for a leaderboard)"
+		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days, scores for a leaderboard or ratings for items rated on a star scale)"
 		notAudience  = "(allowed: remove "
 		profileKeys  = "min, max, points_per_octave, trials"
 		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm"
@@ -345,11 +345,11 @@ func TestParseErrors(t *testing.T) {
 		// Missing keys name the enclosing mapping.
 		{"missing name", with(2), 2, []string{`missing required key "name"`}},
 		{"missing workload", cut(3, 5, "seed: 1"), 2, []string{`missing required key "workload" or "profile" (allowed: workload, the stream to simulate; profile, seeded trials at cardinalities on a log grid; or steps, each with one of them)`}},
-		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max, start_max)"}},
+		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard) or ratings (items rated on a star scale) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max, start_max; or ratings: a mapping with keys items, ratings, s, scale, quality)"}},
 		{"missing keys", with(5), 3, []string{`workload: missing required key "keys"`}},
 		{"missing keys of a timed stream", twith(3), 2, []string{`workload: missing required key "keys"`}},
-		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard)"}},
-		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard)"}},
+		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard) or ratings (items rated on a star scale)"}},
+		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard) or ratings (items rated on a star scale)"}},
 		{"missing strategies", doc("name: t", "workload: {events: 1, keys: 1}"), 1, []string{`missing required key "strategies"`}},
 		{"null strategies", cut(7, 8), 6, []string{"strategies: at least one strategy is required", "name, type, params"}},
 		{"empty strategies", cut(6, 8, "strategies: []"), 6, []string{"strategies: at least one strategy is required"}},
@@ -688,7 +688,7 @@ func TestParseErrors(t *testing.T) {
 		{"strategy name before the step's name", scut(8, 12, "  - strategies: [{name: x, type: hll}]", "    name: b", "    profile:"), 8, []string{`steps[1].strategies[0]: name "x" used in step "a" at line 6`}},
 		{"strategy name twice in a step", splus("      - name: y", "        type: exact"), 13, []string{`steps[1].strategies[1]: name "y" used twice (first at line 11; allowed: a name unique in the file)`}},
 		{"step workload events", swith(4, "    workload: {events: 0, keys: 1}"), 4, []string{"steps[0].workload.events: 0 is out of range (allowed: 1..1e10)"}},
-		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream), audience (viewers over days) or scores (a leaderboard)"}},
+		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard) or ratings (items rated on a star scale)"}},
 		{"step profile", swith(9, "    profile: {max: 0}"), 9, []string{"steps[1].profile.max: 0 is out of range"}},
 		{"step audience", swith(4, "    workload: {keys: 1, audience: {days: [{viewers: 1}]}}"), 4, []string{"steps[0].workload.keys: an audience has one key, the video"}},
 
@@ -1578,6 +1578,12 @@ func FuzzParse(f *testing.F) {
 // checkAccepted checks that s, a scenario without steps or one step, keeps
 // the documented ranges, and that its strategy names are not in seen (which
 // it extends).
+// acceptedRun is a kind of run that checks, for FuzzParse, what the
+// loader accepted of it (ratings_test.go).
+type acceptedRun interface {
+	checkAccepted(s *Scenario) error
+}
+
 func checkAccepted(t *testing.T, s *Scenario, seen map[string]bool) {
 	t.Helper()
 	if len(s.Strategies) == 0 || s.Run == nil {
@@ -1635,7 +1641,14 @@ func checkAccepted(t *testing.T, s *Scenario, seen map[string]bool) {
 			t.Fatalf("accepted board %+v", w)
 		}
 	default:
-		t.Fatalf("accepted a run of type %T", w)
+		// A kind whose file has no case here checks itself.
+		a, ok := w.(acceptedRun)
+		if !ok {
+			t.Fatalf("accepted a run of type %T", w)
+		}
+		if err := a.checkAccepted(s); err != nil {
+			t.Fatalf("accepted %T %+v: %v", w, w, err)
+		}
 	}
 	c := s.Cluster
 	if c != nil && (c.Nodes < 1 || c.Nodes > 4096 || !(c.KeyCapacity > 0) || math.IsInf(c.KeyCapacity, 0) ||

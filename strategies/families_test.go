@@ -24,6 +24,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		FamilyReader:       func(s Strategy) bool { _, ok := s.(Reader); return ok },
 		FamilyRank:         func(s Strategy) bool { _, ok := s.(Ranker); return ok },
 		FamilyBoard:        func(s Strategy) bool { _, ok := s.(Board); return ok },
+		FamilyRating:       func(s Strategy) bool { _, ok := s.(Rating); return ok },
 	}
 	for _, typ := range Types() {
 		p, err := typ.Decode(raw[typ.Name])

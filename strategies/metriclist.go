@@ -119,6 +119,16 @@ var metricList = []Metric{
 	MetricScoresTableBytes,
 	MetricDistinctScores,
 	MetricTiedPlayers,
+	MetricOneFiveStar,
+	MetricOneFiveStarItems,
+	MetricItemsFewRatings,
+	MetricItemsEnough,
+	MetricTopFewShare,
+	MetricTopMeanRatings,
+	MetricTopMeanQuality,
+	MetricTopOverlap,
+	MetricTopOverlapQuality,
+	MetricPrecisionAtK,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go

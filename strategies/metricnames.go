@@ -157,3 +157,17 @@ const (
 	MetricDistinctScores     Metric = "distinct_scores"    // on the true board
 	MetricTiedPlayers        Metric = "tied_players"       // players who share their score with another
 )
+
+// Ratings: ranking items by their star ratings.
+const (
+	MetricOneFiveStar       Metric = "one_five_star_score"  // the score of an item with exactly one rating, of 5 stars
+	MetricOneFiveStarItems  Metric = "one_five_star_items"  // items with exactly one rating, of 5 stars
+	MetricItemsFewRatings   Metric = "items_few_ratings"    // items rated, but fewer than `few` times
+	MetricItemsEnough       Metric = "items_enough_ratings" // items rated at least `enough` times
+	MetricTopFewShare       Metric = "top_few_share"        // share of the top K rated fewer than `few` times
+	MetricTopMeanRatings    Metric = "top_mean_ratings"     // mean ratings of the top K
+	MetricTopMeanQuality    Metric = "top_mean_quality"     // mean hidden quality of the top K
+	MetricTopOverlap        Metric = "top_overlap"          // share of the top K in another design's top K
+	MetricTopOverlapQuality Metric = "top_overlap_quality"  // share of the top K in the true-quality top K of items rated enough
+	MetricPrecisionAtK      Metric = "precision_at_k"       // share of the top K among the best 10% of items by hidden quality
+)
