@@ -15,6 +15,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -87,6 +90,11 @@ func expectedDistinct(n float64, keys uint64, prob func(rank uint64) float64) fl
 // ≈ 110 B of heap an entry).
 const boardEntryBytes = 130
 
+// rankerEntryBytes is what an estimating ranker is budgeted a player: the
+// score histogram's player → score map (16 B of key and score, a control
+// byte, the map's slack after doubling).
+const rankerEntryBytes = 48
+
 // boardTruthBytes is what the truth holds a player: its map entry (key,
 // score, stamp and the map's overhead) and the sorted copy made to rank.
 const boardTruthBytes = 48 + 32
@@ -139,8 +147,11 @@ func (k *boardKind) memory() (int64, int64) {
 		held += players*4 + (k.spec.Scores.StartMax+1)*4
 	}
 	for _, d := range k.st.designs {
-		if d.typ.Answers(strategies.FamilyRank) {
+		switch {
+		case d.typ.Answers(strategies.FamilyBoard):
 			held += players * boardEntryBytes
+		case d.typ.Answers(strategies.FamilyRank): // a scores table, a Go map of 16 B entries
+			held += players * rankerEntryBytes
 		}
 	}
 	return max(held, 0), copies
@@ -385,7 +396,16 @@ func (k *boardKind) load(r *timedRun, tr *boardTruth) {
 	}
 	at = nil
 	src := k.scores.Timed()
-	feed := func(take func([]workload.Event)) {
+	names := []string{"truth"}
+	for i, d := range r.designs {
+		if _, ok := d.(strategies.Loader); ok {
+			names = append(names, k.st.designs[i].name())
+		}
+	}
+	done := make([]atomic.Int64, len(names))
+	stop := k.st.reportLoad(names, done, int64(len(order)))
+	defer stop()
+	feed := func(j int, take func([]workload.Event)) {
 		buf := make([]workload.Event, 0, workload.DefaultChunkSize)
 		for off := 0; off < len(order); off += workload.DefaultChunkSize {
 			buf = buf[:0]
@@ -394,15 +414,54 @@ func (k *boardKind) load(r *timedRun, tr *boardTruth) {
 				buf = append(buf, workload.Event{Op: workload.Set, Key: src.KeyOf(rank), Delta: k.scores.StartScore(rank)})
 			}
 			take(buf)
+			done[j].Add(int64(len(buf)))
 		}
 	}
-	jobs := []func(){func() { feed(tr.load) }}
+	jobs := []func(){func() { feed(0, tr.load) }}
 	for _, d := range r.designs {
 		if l, ok := d.(strategies.Loader); ok {
-			jobs = append(jobs, func() { feed(l.Load) })
+			j := len(jobs)
+			jobs = append(jobs, func() { feed(j, l.Load) })
 		}
 	}
 	k.st.parallel(jobs)
+}
+
+// reportLoad calls Options.Progress every ProgressEvery while standings
+// load, until the function it returns is called: the players every loader
+// has taken, and the loader furthest behind.
+func (st *Setup) reportLoad(names []string, done []atomic.Int64, total int64) (stop func()) {
+	report := st.opts.Progress
+	if report == nil {
+		return func() {}
+	}
+	every := st.opts.ProgressEvery
+	if every <= 0 {
+		every = DefaultProgressEvery
+	}
+	start := time.Now()
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+			p := Progress{Scenario: st.Scenario.Name, Stage: "standings", Events: total, Elapsed: time.Since(start)}
+			for j := range done {
+				if n := done[j].Load(); n < p.Events || j == 0 {
+					p.Events, p.Slowest = n, names[j]
+				}
+			}
+			p.Done = float64(p.Events) / float64(max(total, 1))
+			report(p)
+		}
+	})
+	return func() { close(quit); wg.Wait() }
 }
 
 // meanRankError is the mean |rank − true| of the competition ranks.

@@ -106,6 +106,10 @@ type Progress struct {
 	Done     float64       // the share of the stream's chunks handed to the lanes, 0..1
 	Elapsed  time.Duration // since the stream began
 	Slowest  string        // the design (or "truth") that has spent the most time so far
+	// Stage names what is done before the stream, when it is not the
+	// stream itself: "standings" while a board's standings are loaded
+	// (Events then counts the players every board has taken).
+	Stage string
 }
 
 // DefaultProgressEvery is how often a run reports its progress when

@@ -630,6 +630,10 @@ func TestProgress(t *testing.T) {
 			t.Errorf("progress line %q lacks %q", line, want)
 		}
 	}
+	load := progressLine(sim.Progress{Scenario: "board", Stage: "standings", Events: 5_000_000, Done: 0.25, Elapsed: 10 * time.Second, Slowest: "sorted-set"})
+	if !strings.Contains(load, "5,000,000 players of the standings loaded (25%), 500,000 players/s, slowest sorted-set") {
+		t.Errorf("standings progress line %q", load)
+	}
 }
 
 // TestBoardBadInput: a tie policy that does not exist, a bucket width of 0

@@ -348,8 +348,12 @@ func (env *cmdEnv) progressFunc() func(sim.Progress) {
 // design that has taken the most time, the time elapsed and left.
 func progressLine(p sim.Progress) string {
 	secs := p.Elapsed.Seconds()
-	line := fmt.Sprintf("countsim: %s: %s events (%.0f%%), %s events/s, slowest %s, %s elapsed",
-		p.Scenario, metrics.Format(float64(p.Events)), 100*p.Done, metrics.Format(math.Round(float64(p.Events)/secs)),
+	what, rate := "events", "events/s"
+	if p.Stage != "" {
+		what, rate = "players of the "+p.Stage+" loaded", "players/s"
+	}
+	line := fmt.Sprintf("countsim: %s: %s %s (%.0f%%), %s %s, slowest %s, %s elapsed",
+		p.Scenario, metrics.Format(float64(p.Events)), what, 100*p.Done, metrics.Format(math.Round(float64(p.Events)/secs)), rate,
 		p.Slowest, p.Elapsed.Round(time.Second))
 	if p.Done > 0 && p.Done < 1 {
 		left := time.Duration(float64(p.Elapsed) * (1 - p.Done) / p.Done)
