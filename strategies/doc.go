@@ -6,7 +6,10 @@
 // all in families.go with their contracts: [PointCounter] (the count of one
 // key), [TopK] (the k heaviest keys), [Distinct] (how many different ids;
 // [DistinctUnion] when two days merge), [Reader] (what a page read was
-// shown), and what a design on servers does besides. The runner finds a
+// shown), [Ranker] and [Board] (a player's rank under a tie policy, the
+// leaders, the players above a score; board.go), [Rating] (a score an item
+// for ranking by stars; ratings_family.go), and what a design on servers
+// does besides. The runner finds a
 // family by type assertion. Observe is the hot path: it allocates nothing
 // in the steady state and makes no interface call per event.
 //
@@ -16,7 +19,10 @@
 // hot counters on a [Store] — [SingleKey] ("single-key"), [Striped]
 // ("striped"), [Batched] ("batched"), with cached reads and dedup by event
 // ID; distinct counting — [HLL] ("hll") and [ExactDistinct]
-// ("exact-distinct"). Designs on servers send their operations a batch at a
+// ("exact-distinct"); leaderboards — [SortedSet] ("sorted-set"),
+// [ShardedBoard] ("sharded-board") and [ScoreHistogram]
+// ("score-histogram"); ratings — "naive-average", "bayesian-average" and
+// "wilson". Designs on servers send their operations a batch at a
 // time to the Store that package sim implements as a simulated cluster.
 //
 // Each design registers once as a [Type]: a name, a parameter struct whose
