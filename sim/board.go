@@ -347,7 +347,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	}
 	st.parallel(jobs)
 	rankErr := metrics.Series{Scenario: st.Scenario.Name, Name: "rank-error", Kind: metrics.Bars,
-		Title:  fmt.Sprintf("%s: mean error of the competition rank of %s players checked", st.Scenario.Title, metrics.Format(float64(len(checks)))),
+		Title:  fmt.Sprintf("mean error of the competition rank, %s players checked", metrics.Format(float64(len(checks)))),
 		XLabel: "design", YLabel: "mean |rank − true rank|"}
 	for i, built := range r.designs {
 		s := st.scorer(rep, st.designs[i])
