@@ -59,10 +59,6 @@ func refSchema(out *[]KeyDoc, sc *schema, prefix, kinds string) {
 func refRuns(out *[]KeyDoc, prefix string) {
 	for _, key := range runKeys() {
 		ks := kindsOf(key)
-		var whats []string
-		for _, k := range ks {
-			whats = append(whats, k.what)
-		}
 		*out = append(*out, KeyDoc{Path: prefix + key, Type: "mapping", Doc: ks[0].doc})
 		sc := &schema{}
 		owners := map[string][]string{}

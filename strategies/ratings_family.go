@@ -99,9 +99,6 @@ func (t *ratingTally) get(item uint64) ratingCounts {
 
 func (t *ratingTally) bytes() int64 { return t.d.bytes() }
 
-// items returns the number of items rated.
-func (t *ratingTally) items() int { return t.d.len() }
-
 // top returns the k items of highest score(counts), in the family's
 // order, keeping the best k seen in a sorted slice: O(items·log k + k²).
 func (t *ratingTally) top(k int, score func(ratingCounts) float64) []Rated {

@@ -67,11 +67,9 @@ func (h *topHeap) min() *Item { return &h.heap[0].Item }
 // at returns the item at heap position i.
 func (h *topHeap) at(i int) *Item { return &h.heap[i].Item }
 
-// find returns the heap position of key.
-func (h *topHeap) find(key uint64) (int, bool) { return h.findAt(h.index.hash(key), key) }
-
-// findAt is find for a key whose index hash h.index.hash(key) the caller
-// already has (count-min's h1: the index hashes with the sketch's s1).
+// findAt returns the heap position of key, whose index hash
+// h.index.hash(key) the caller already has (count-min's h1: the index
+// hashes with the sketch's s1).
 func (h *topHeap) findAt(hash, key uint64) (int, bool) {
 	s := h.index.getAt(hash, key)
 	if s == 0 {

@@ -490,7 +490,7 @@ func (a *Audience) Chunk(day, i int, buf []Event) []Event {
 	for j := 0; j < n; {
 		left := min(int64(n-j), ad.roundEnd(r)-start-int64(j)) // events left in the chunk and the round
 		seg := buf[j : j+int(left)]
-		pos, at, rem = fillViews(seg, a.scr, first, pos, step, v, at, rem, ad.dayQ, ad.dayR, uint64(ad.events), id)
+		_, at, rem = fillViews(seg, a.scr, first, pos, step, v, at, rem, ad.dayQ, ad.dayR, uint64(ad.events), id)
 		id += uint64(len(seg))
 		j += len(seg)
 		r++

@@ -69,7 +69,7 @@ func TestScramblerSeeds(t *testing.T) {
 	if same != 0 {
 		t.Errorf("seeds 1 and 2: got %d of 1000 ranks with the same key, want 0", same)
 	}
-	if NewScrambler(7) != NewScrambler(7) {
+	if a, b := NewScrambler(7), NewScrambler(7); a != b {
 		t.Errorf("NewScrambler(7) twice: got different scramblers, want equal")
 	}
 }
