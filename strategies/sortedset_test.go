@@ -692,8 +692,16 @@ func TestBtsetCheckCatches(t *testing.T) {
 			l.setKey(4, a)
 		}},
 		{"separator", func(z *btset) { x := root(z); k := x.key(0); k.score += 50; x.setKey(0, k) }},
-		{"map score", func(z *btset) { p := z.ids[7]; p.score++; z.ids[7] = p }},
-		{"map extra", func(z *btset) { z.ids[1<<40] = btplace{1, 1} }},
+		{"table score", func(z *btset) { z.ids.find(7).score++ }},
+		{"table extra", func(z *btset) { *z.ids.add(1 << 40) = btslot{1 << 40, 1, 1} }},
+		{"table slot moved", func(z *btset) {
+			for i, s := range z.ids.slot { // move a player to the slot after it
+				if j := (i + 1) % len(z.ids.slot); s.stamp != 0 && z.ids.slot[j].stamp == 0 {
+					z.ids.slot[i], z.ids.slot[j] = btslot{}, s
+					return
+				}
+			}
+		}},
 		{"distinct score", func(z *btset) { z.d.first.sc[2]-- }},
 		{"stamp past seq", func(z *btset) { z.seq = 10 }},
 		{"leaf link", func(z *btset) { z.t.first.next.prev = nil }},
@@ -748,7 +756,7 @@ func TestBtsetBytes(t *testing.T) {
 		t.Fatalf("%d keys in the leaves, want %d players and %d scores", keys, n, n/20+1)
 	}
 	// amd64 sizes: a leaf 24 + 63·24 = 1536, an inner node 8 + 63·24 + 64·16 = 2544.
-	want := int64(leaves*1536+in*2544) + n*25*8/7
+	want := int64(leaves*1536+in*2544) + int64(len(z.ids.slot))*24
 	if got := z.bytes(); got != want {
 		t.Fatalf("bytes = %d, want %d", got, want)
 	}
