@@ -87,9 +87,12 @@ type btleaf struct {
 	n          int
 	prev, next *btleaf
 	sc         [btLeafCap]int64
-	st         [btLeafCap]uint64
-	id         [btLeafCap]uint64
+	tie        [btLeafCap]btie
 }
+
+// btie is the stamp and id of a key, which decide among equal scores: one
+// array of scores is scanned, and one line of this one read at the end.
+type btie struct{ st, id uint64 }
 
 // btinner holds n children; sep i (column by column, as in a leaf) is the
 // lowest key child i+1 may hold and the bound above child i's, and cnt i is
@@ -98,10 +101,9 @@ type btleaf struct {
 type btinner struct {
 	n    int
 	sc   [btFan - 1]int64
-	st   [btFan - 1]uint64
-	id   [btFan - 1]uint64
 	cnt  [btFan]int
 	kids [btFan]unsafe.Pointer
+	tie  [btFan - 1]btie
 }
 
 // bttree is a counted B+tree of distinct keys.
@@ -120,13 +122,13 @@ type btstep struct {
 	c int
 }
 
-func (l *btleaf) key(j int) btkey { return btkey{l.sc[j], l.st[j], l.id[j]} }
+func (l *btleaf) key(j int) btkey { return btkey{l.sc[j], l.tie[j].st, l.tie[j].id} }
 
-func (l *btleaf) setKey(j int, k btkey) { l.sc[j], l.st[j], l.id[j] = k.score, k.stamp, k.id }
+func (l *btleaf) setKey(j int, k btkey) { l.sc[j], l.tie[j] = k.score, btie{k.stamp, k.id} }
 
-func (x *btinner) key(j int) btkey { return btkey{x.sc[j], x.st[j], x.id[j]} }
+func (x *btinner) key(j int) btkey { return btkey{x.sc[j], x.tie[j].st, x.tie[j].id} }
 
-func (x *btinner) setKey(j int, k btkey) { x.sc[j], x.st[j], x.id[j] = k.score, k.stamp, k.id }
+func (x *btinner) setKey(j int, k btkey) { x.sc[j], x.tie[j] = k.score, btie{k.stamp, k.id} }
 
 // lowerBound returns the number of keys of the leaf before k: the position
 // of k, or where it would go. It scans the scores, contiguous, and reads
@@ -136,7 +138,7 @@ func (l *btleaf) lowerBound(k btkey) int {
 	for j < n && l.sc[j] > k.score {
 		j++
 	}
-	for j < n && l.sc[j] == k.score && (l.st[j] < k.stamp || l.st[j] == k.stamp && l.id[j] < k.id) {
+	for j < n && l.sc[j] == k.score && (l.tie[j].st < k.stamp || l.tie[j].st == k.stamp && l.tie[j].id < k.id) {
 		j++
 	}
 	return j
@@ -149,7 +151,7 @@ func (x *btinner) child(k btkey) int {
 	for j < n && x.sc[j] > k.score {
 		j++
 	}
-	for j < n && x.sc[j] == k.score && (x.st[j] < k.stamp || x.st[j] == k.stamp && x.id[j] <= k.id) {
+	for j < n && x.sc[j] == k.score && (x.tie[j].st < k.stamp || x.tie[j].st == k.stamp && x.tie[j].id <= k.id) {
 		j++
 	}
 	return j
@@ -177,8 +179,7 @@ func (l *btleaf) scoreNear(j, after int, s int64) bool {
 func (l *btleaf) insertAt(j int, k btkey) {
 	n := l.n
 	copy(l.sc[j+1:n+1], l.sc[j:n])
-	copy(l.st[j+1:n+1], l.st[j:n])
-	copy(l.id[j+1:n+1], l.id[j:n])
+	copy(l.tie[j+1:n+1], l.tie[j:n])
 	l.setKey(j, k)
 	l.n++
 }
@@ -187,16 +188,14 @@ func (l *btleaf) insertAt(j int, k btkey) {
 func (l *btleaf) removeAt(j int) {
 	n := l.n
 	copy(l.sc[j:n-1], l.sc[j+1:n])
-	copy(l.st[j:n-1], l.st[j+1:n])
-	copy(l.id[j:n-1], l.id[j+1:n])
+	copy(l.tie[j:n-1], l.tie[j+1:n])
 	l.n--
 }
 
 // moveKeys copies n keys of src from position from to dst at position to.
 func (l *btleaf) moveKeys(to int, src *btleaf, from, n int) {
 	copy(l.sc[to:to+n], src.sc[from:from+n])
-	copy(l.st[to:to+n], src.st[from:from+n])
-	copy(l.id[to:to+n], src.id[from:from+n])
+	copy(l.tie[to:to+n], src.tie[from:from+n])
 }
 
 // init makes t an empty tree: one empty leaf as its root.
@@ -312,8 +311,7 @@ func (x *btinner) sum() int {
 func (x *btinner) insertKid(c int, sep btkey, right unsafe.Pointer, lc, rc int) {
 	n := x.n
 	copy(x.sc[c+1:n], x.sc[c:n-1])
-	copy(x.st[c+1:n], x.st[c:n-1])
-	copy(x.id[c+1:n], x.id[c:n-1])
+	copy(x.tie[c+1:n], x.tie[c:n-1])
 	copy(x.kids[c+2:n+1], x.kids[c+1:n])
 	copy(x.cnt[c+2:n+1], x.cnt[c+1:n])
 	x.setKey(c, sep)
@@ -445,8 +443,7 @@ func (x *btinner) removeKid(i int) {
 	n := x.n
 	x.cnt[i-1] += x.cnt[i]
 	copy(x.sc[i-1:n-2], x.sc[i:n-1])
-	copy(x.st[i-1:n-2], x.st[i:n-1])
-	copy(x.id[i-1:n-2], x.id[i:n-1])
+	copy(x.tie[i-1:n-2], x.tie[i:n-1])
 	copy(x.kids[i:n-1], x.kids[i+1:n])
 	copy(x.cnt[i:n-1], x.cnt[i+1:n])
 	x.kids[n-1] = nil
@@ -515,8 +512,7 @@ func (t *bttree) fixInner(path []btstep) {
 func (x *btinner) insertKid0(sep btkey, kid unsafe.Pointer, m int) {
 	n := x.n
 	copy(x.sc[1:n], x.sc[:n-1])
-	copy(x.st[1:n], x.st[:n-1])
-	copy(x.id[1:n], x.id[:n-1])
+	copy(x.tie[1:n], x.tie[:n-1])
 	copy(x.kids[1:n+1], x.kids[:n])
 	copy(x.cnt[1:n+1], x.cnt[:n])
 	x.setKey(0, sep)
@@ -528,8 +524,7 @@ func (x *btinner) insertKid0(sep btkey, kid unsafe.Pointer, m int) {
 func (x *btinner) removeKid0() {
 	n := x.n
 	copy(x.sc[:n-2], x.sc[1:n-1])
-	copy(x.st[:n-2], x.st[1:n-1])
-	copy(x.id[:n-2], x.id[1:n-1])
+	copy(x.tie[:n-2], x.tie[1:n-1])
 	copy(x.kids[:n-1], x.kids[1:n])
 	copy(x.cnt[:n-1], x.cnt[1:n])
 	x.kids[n-1] = nil
@@ -542,8 +537,7 @@ func mergeInner(a, b *btinner, sep btkey) {
 	n := a.n
 	a.setKey(n-1, sep)
 	copy(a.sc[n:], b.sc[:b.n-1])
-	copy(a.st[n:], b.st[:b.n-1])
-	copy(a.id[n:], b.id[:b.n-1])
+	copy(a.tie[n:], b.tie[:b.n-1])
 	copy(a.kids[n:], b.kids[:b.n])
 	copy(a.cnt[n:], b.cnt[:b.n])
 	a.n += b.n
@@ -786,7 +780,7 @@ func (z *btset) top(k int) []zitem {
 	out := make([]zitem, 0, k)
 	for l := z.t.first; l != nil && len(out) < k; l = l.next {
 		for j := 0; j < l.n && len(out) < k; j++ {
-			out = append(out, zitem{id: l.id[j], score: l.sc[j]})
+			out = append(out, zitem{id: l.tie[j].id, score: l.sc[j]})
 		}
 	}
 	return out
