@@ -18,8 +18,8 @@ import (
 // Surveys 11(2), 1979) whose inner nodes hold, beside each child, the
 // number of keys under it (a counted B-tree: S. Tatham's "counted B-trees",
 // or the order-statistic trees of Cormen et al., ch. 14). The keys, in the
-// leaves' flat arrays (scores, stamps and ids each contiguous, so a search
-// scans one array of scores and reads the others only among ties), are the
+// leaves' flat arrays (the scores contiguous, so a search scans one array
+// of scores and reads a line of (stamp, id) pairs only among ties), are the
 // players' places (score, stamp, id) in zset's order: score descending, then
 // stamp ascending (the update that last changed the score), then id. A rank
 // is the sum of the counts left of the search path plus the position in
@@ -29,7 +29,9 @@ import (
 // 2·10⁷ players, of which only the leaf and its parent are usually out of
 // cache.
 //
-// A Go map from id to (score, stamp) finds a player's key. The distinct
+// An open-addressing table from id to (score, stamp) (btids, at the end)
+// finds a player's key in one cache miss; it measured 2–4× faster than a
+// Go map. The distinct
 // scores are a second tree of the same kind keyed (score, 0, 0), so the
 // dense rank is a count too, O(log d) for d distinct scores; it changes only
 // when a score gains its first player or loses its last, which the removal
@@ -81,7 +83,7 @@ const (
 	btMaxHeight = 16        // inner levels: a root of 2 and nodes of ≥ 32 over leaves of ≥ 31 exceed 2^63 keys at 13
 )
 
-// btleaf holds n keys in order, column by column, and the links to the
+// btleaf holds n keys in order, scores apart from ties, and the links to the
 // leaves before and after it.
 type btleaf struct {
 	n          int
@@ -94,7 +96,8 @@ type btleaf struct {
 // array of scores is scanned, and one line of this one read at the end.
 type btie struct{ st, id uint64 }
 
-// btinner holds n children; sep i (column by column, as in a leaf) is the
+// btinner holds n children, laid out as a search reads them (scores,
+// counts, children, then ties); sep i (scores apart from ties) is the
 // lowest key child i+1 may hold and the bound above child i's, and cnt i is
 // the number of keys under child i. A child is a *btinner one level above
 // the leaves or higher, else a *btleaf (the tree's height says which).
