@@ -11,22 +11,26 @@ import (
 )
 
 // The boards of the zset benchmarks: n players with ids 0..n-1 and scores
-// uniform in [0, zbenchScores), so about n/10⁶ players share each score.
+// uniform in [0, zbenchScores), so about n/10⁶ players share each score,
+// in a skip list (zset) and in a counted B+tree (btset).
 // An add draws a random player and a delta in 1..16; a rank draws a random
 // player and asks its ordinal rank. Building a board of 2·10⁷ players takes
 // a while, so each board is built once and shared by the sub-benchmarks
 // and the -count repetitions (the adds keep n constant).
 const (
 	zbenchScores = 1 << 20
-	zbenchMaxMem = 4 << 30 // skip a board that would need more heap than this
-	zbenchEntry  = 130     // bytes an entry a board is budgeted at, above the measured ≈ 110
+	zbenchMaxMem = 6 << 30   // skip a board that would need more heap than this
+	zbenchEntry  = 130 + 110 // bytes an entry the two sets are budgeted at, above the measured ≈ 110 and ≈ 85
 )
 
 type zbenchBoard struct {
-	z        *zset
-	f        *zfloor
-	heapZ    float64 // measured heap bytes an entry of z
-	bytesEst float64 // z.bytes() an entry
+	z         *zset
+	bt        *btset
+	f         *zfloor
+	heapZ     float64 // measured heap bytes an entry of z
+	bytesEst  float64 // z.bytes() an entry
+	heapBt    float64 // the same of bt
+	bytesBtEs float64
 }
 
 var (
@@ -49,7 +53,6 @@ func zbenchGet(b *testing.B, n int) *zbenchBoard {
 		b.Skipf("a board of %d players needs about %d MB, above %d MB", n, int64(n)*zbenchEntry>>20, zbenchMaxMem>>20)
 	}
 	bd := &zbenchBoard{f: newZfloor(n, 2*zbenchScores)}
-	before := heapInUse()
 	scores := make([]int32, n)
 	g := workload.SplitMix(7)
 	for id := range scores {
@@ -63,20 +66,34 @@ func zbenchGet(b *testing.B, n int) *zbenchBoard {
 		order[i] = int32(i)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(scores[b], scores[a]) })
+	// Each set's heap is measured alone: the heap in use after building it
+	// less the heap before.
+	mid := heapInUse()
 	bd.z = newZset(1)
 	for _, id := range order {
 		bd.z.set(uint64(id), int64(scores[id]))
 	}
-	scores, order = nil, nil
 	after := heapInUse()
-	bd.heapZ = float64(after-before-bd.f.bytes()) / float64(n)
+	bd.heapZ = float64(after-mid) / float64(n)
 	bd.bytesEst = float64(bd.z.bytes()) / float64(n)
+	// The tree's players join by id, so at random places, as on a board
+	// that has lived: its leaves fill to about ln 2 (A. C.-C. Yao, "On
+	// random 2-3 trees", Acta Informatica 9, 1978), where joining best
+	// first would leave every leaf half full.
+	bd.bt = newBtset(1)
+	for id, s := range scores {
+		bd.bt.set(uint64(id), int64(s))
+	}
+	scores, order = nil, nil
+	bd.heapBt = float64(heapInUse()-after) / float64(n)
+	bd.bytesBtEs = float64(bd.bt.bytes()) / float64(n)
 	zbenchBoards[n] = bd
 	return bd
 }
 
 // BenchmarkZset measures an update (add) and a rank query on boards of
-// 2·10⁶ and 2·10⁷ players, for the zset (impl=countsim) and for a floor.
+// 2·10⁶ and 2·10⁷ players, for the zset (impl=countsim, the skip list), the
+// btset (impl=btree, the counted B+tree) and a floor.
 //
 // The floor (zfloor) is the cheapest structure I know for the same stream
 // when scores are small integers: the players' scores in an array indexed
@@ -93,7 +110,7 @@ func zbenchGet(b *testing.B, n int) *zbenchBoard {
 func BenchmarkZset(b *testing.B) {
 	for _, n := range []int{2e6, 2e7} {
 		for _, op := range []string{"add", "rank"} {
-			for _, impl := range []string{"floor", "countsim"} {
+			for _, impl := range []string{"floor", "countsim", "btree"} {
 				b.Run(fmt.Sprintf("op=%s/n=%s/impl=%s", op, zbenchName[n], impl), func(b *testing.B) {
 					if testing.Short() && n > 2e6 {
 						b.Skip("a board of 2e7 players is skipped in -short")
@@ -118,6 +135,12 @@ func zbenchRun(b *testing.B, bd *zbenchBoard, op, impl string, n int) {
 			r := g.Uint64()
 			z.add(r%un, int64(1+r>>60))
 		}
+	case "add/btree":
+		z := bd.bt
+		for b.Loop() {
+			r := g.Uint64()
+			z.add(r%un, int64(1+r>>60))
+		}
 	case "add/floor":
 		f := bd.f
 		for b.Loop() {
@@ -126,6 +149,11 @@ func zbenchRun(b *testing.B, bd *zbenchBoard, op, impl string, n int) {
 		}
 	case "rank/countsim":
 		z := bd.z
+		for b.Loop() {
+			sink += z.rankOrdinal(g.Uint64() % un)
+		}
+	case "rank/btree":
+		z := bd.bt
 		for b.Loop() {
 			sink += z.rankOrdinal(g.Uint64() % un)
 		}
@@ -139,10 +167,14 @@ func zbenchRun(b *testing.B, bd *zbenchBoard, op, impl string, n int) {
 		b.Fatal("negative rank")
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/op")
-	if impl == "countsim" {
+	switch impl {
+	case "countsim":
 		b.ReportMetric(bd.heapZ, "B/entry")
 		b.ReportMetric(bd.bytesEst, "B/entry-est")
-	} else {
+	case "btree":
+		b.ReportMetric(bd.heapBt, "B/entry")
+		b.ReportMetric(bd.bytesBtEs, "B/entry-est")
+	default:
 		b.ReportMetric(float64(bd.f.bytes())/float64(n), "B/entry")
 	}
 }

@@ -1,11 +1,57 @@
 package strategies
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"countsim/workload"
 )
+
+// zsorted is the method set a board's sorted set has: zset (the skip list,
+// sortedset.go) and btset (the counted B+tree, sortedset_btree.go). The
+// tests below run against both through it.
+type zsorted interface {
+	len() int
+	score(id uint64) (int64, bool)
+	place(id uint64) (score int64, stamp uint64, ok bool)
+	add(id uint64, delta int64)
+	set(id uint64, s int64)
+	addAt(id uint64, delta int64, stamp uint64)
+	setAt(id uint64, s int64, stamp uint64)
+	rankOrdinal(id uint64) int
+	rankCompetition(id uint64) int
+	rankDense(id uint64) int
+	countAbove(s int64) int
+	countBefore(score int64, stamp, id uint64) int
+	distinctAbove(s int64) int
+	distinctScoresAbove(s int64, buf []int64) []int64
+	top(k int) []zitem
+	bytes() int64
+	check() error
+}
+
+var (
+	_ zsorted = (*zset)(nil)
+	_ zsorted = (*btset)(nil)
+)
+
+// zimpls are the sorted sets under test, by name and constructor.
+var zimpls = []struct {
+	name string
+	new  func(seed uint64) zsorted
+}{
+	{"skiplist", func(seed uint64) zsorted { return newZset(seed) }},
+	{"btree", func(seed uint64) zsorted { return newBtset(seed) }},
+}
+
+// forZimpls runs f as a subtest for each sorted set.
+func forZimpls(t *testing.T, f func(t *testing.T, newSet func(seed uint64) zsorted)) {
+	for _, im := range zimpls {
+		t.Run("impl="+im.name, func(t *testing.T) { f(t, im.new) })
+	}
+}
 
 // zref is the brute-force reference for zset: every player with its score
 // and stamp, the same update counter, and ranks computed by sorting.
@@ -81,7 +127,7 @@ func (r *zref) distinctAbove(s int64) int {
 // zcompare fails t unless z agrees with r on everything: check, len, every
 // player's score and three ranks, countAbove and distinctAbove over the
 // whole score range and past it, and top(k) for every k.
-func zcompare(t *testing.T, z *zset, r *zref, lo, hi int64, what string) {
+func zcompare(t *testing.T, z zsorted, r *zref, lo, hi int64, what string) {
 	t.Helper()
 	if err := z.check(); err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -142,7 +188,9 @@ func zcompare(t *testing.T, z *zset, r *zref, lo, hi int64, what string) {
 // TestZsetRandom runs seeded random streams with heavy ties (scores in a
 // small range, mixed add and set, players leaving a score and coming back)
 // and compares everything with the brute force after every operation.
-func TestZsetRandom(t *testing.T) {
+func TestZsetRandom(t *testing.T) { forZimpls(t, testZsetRandom) }
+
+func testZsetRandom(t *testing.T, newSet func(uint64) zsorted) {
 	cases := []struct {
 		players, ops, seeds int
 		hi                  int64
@@ -157,7 +205,7 @@ func TestZsetRandom(t *testing.T) {
 	for _, c := range cases {
 		for seed := range uint64(c.seeds) {
 			g := workload.SplitMix(seed*1000 + uint64(c.players))
-			z, r := newZset(seed), newZref()
+			z, r := newSet(seed), newZref()
 			for op := range c.ops {
 				id := g.Uint64() % uint64(c.players)
 				cur := r.score[id]
@@ -192,9 +240,11 @@ func TestZsetRandom(t *testing.T) {
 // TestZsetFirstReached checks the ordinal tie-break: among equal scores the
 // player who reached the score first ranks higher, whatever the order of
 // their earlier moves, and an update that keeps the score keeps the place.
-func TestZsetFirstReached(t *testing.T) {
+func TestZsetFirstReached(t *testing.T) { forZimpls(t, testZsetFirstReached) }
+
+func testZsetFirstReached(t *testing.T, newSet func(uint64) zsorted) {
 	const a, b, c = 7, 3, 5 // ids out of order, so the id tie-break cannot explain the ranks
-	z := newZset(1)
+	z := newSet(1)
 	steps := []struct {
 		id           uint64
 		set          int64
@@ -248,8 +298,10 @@ func TestZsetFirstReached(t *testing.T) {
 
 // TestZsetDenseRanks pins the three policies on one board where they all
 // differ: scores 9, 7, 7, 7, 4, 4, 1.
-func TestZsetDenseRanks(t *testing.T) {
-	z := newZset(2)
+func TestZsetDenseRanks(t *testing.T) { forZimpls(t, testZsetDenseRanks) }
+
+func testZsetDenseRanks(t *testing.T, newSet func(uint64) zsorted) {
+	z := newSet(2)
 	scores := []int64{9, 7, 7, 7, 4, 4, 1}
 	for i, s := range scores {
 		z.set(uint64(100-i), s)
@@ -341,10 +393,12 @@ func TestZsetBytes(t *testing.T) {
 // reference, at every player's own place (where it is rankOrdinal − 1) and
 // at places no player holds: scores between and beyond theirs, stamps
 // before, between and after theirs, ids on both sides.
-func TestZsetCountBefore(t *testing.T) {
+func TestZsetCountBefore(t *testing.T) { forZimpls(t, testZsetCountBefore) }
+
+func testZsetCountBefore(t *testing.T, newSet func(uint64) zsorted) {
 	for seed := range uint64(20) {
 		g := workload.SplitMix(seed + 77)
-		z, r := newZset(seed), newZref()
+		z, r := newSet(seed), newZref()
 		for range 300 {
 			id := g.Uint64() % 40
 			if g.Uint64()%3 == 0 {
@@ -390,8 +444,10 @@ func TestZsetCountBefore(t *testing.T) {
 
 // TestZsetDistinctScoresAbove checks the list a shard sends for a dense
 // rank: its distinct scores above s, highest first, as many as distinctAbove.
-func TestZsetDistinctScoresAbove(t *testing.T) {
-	z := newZset(3)
+func TestZsetDistinctScoresAbove(t *testing.T) { forZimpls(t, testZsetDistinctScoresAbove) }
+
+func testZsetDistinctScoresAbove(t *testing.T, newSet func(uint64) zsorted) {
+	z := newSet(3)
 	for i := range uint64(60) {
 		z.set(i, int64(i%7)*3) // scores 0, 3, …, 18, each held by several players
 	}
@@ -404,5 +460,307 @@ func TestZsetDistinctScoresAbove(t *testing.T) {
 		if !slices.Equal(got, want) || len(got) != z.distinctAbove(s) {
 			t.Fatalf("distinctScoresAbove(%d) = %v, want %v (distinctAbove %d)", s, got, want, z.distinctAbove(s))
 		}
+	}
+}
+
+// zbrute fails t unless z ranks every player as the sorted reference does:
+// the three ranks, countBefore at each place, countAbove and distinctAbove
+// at each score, and top(len). O(n log n), for boards too big for zcompare.
+func zbrute(t *testing.T, z zsorted, r *zref, what string) {
+	t.Helper()
+	if err := z.check(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	order := r.sorted()
+	if z.len() != len(order) {
+		t.Fatalf("%s: len %d, want %d", what, z.len(), len(order))
+	}
+	top := z.top(len(order))
+	comp, dense := 0, 0 // the competition and dense rank less one of the current score
+	for i, id := range order {
+		s := r.score[id]
+		if i == 0 || s != r.score[order[i-1]] {
+			comp, dense = i, dense+1
+		}
+		if top[i].id != id || top[i].score != s {
+			t.Fatalf("%s: top[%d] = %+v, want {%d %d}", what, i, top[i], id, s)
+		}
+		if got := z.rankOrdinal(id); got != i+1 {
+			t.Fatalf("%s: rankOrdinal(%d) = %d, want %d", what, id, got, i+1)
+		}
+		if got := z.countBefore(s, r.stamp[id], id); got != i {
+			t.Fatalf("%s: countBefore at player %d = %d, want %d", what, id, got, i)
+		}
+		if got := z.rankCompetition(id); got != comp+1 {
+			t.Fatalf("%s: rankCompetition(%d) = %d, want %d", what, id, got, comp+1)
+		}
+		if got := z.rankDense(id); got != dense {
+			t.Fatalf("%s: rankDense(%d) = %d, want %d", what, id, got, dense)
+		}
+		if got := z.countAbove(s); got != comp {
+			t.Fatalf("%s: countAbove(%d) = %d, want %d", what, s, got, comp)
+		}
+		if got := z.distinctAbove(s); got != dense-1 {
+			t.Fatalf("%s: distinctAbove(%d) = %d, want %d", what, s, got, dense-1)
+		}
+	}
+}
+
+// TestZsetLarge runs boards big enough for a tree of three levels and for
+// merges and rotations of inner nodes: players pour in, then move in waves
+// (the low scores drain to the top, emptying one end of the tree and
+// filling the other) and at random, with stamps from an outside counter
+// that skips values (addAt, setAt), checked in full against the reference
+// after every wave.
+func TestZsetLarge(t *testing.T) { forZimpls(t, testZsetLarge) }
+
+func testZsetLarge(t *testing.T, newSet func(uint64) zsorted) {
+	players, waves := uint64(12000), 6
+	if testing.Short() {
+		players, waves = 5000, 3
+	}
+	g := workload.SplitMix(11)
+	z, r := newSet(4), newZref()
+	stamp := uint64(0)
+	next := func() uint64 { stamp += 1 + g.Uint64()%3; r.seq = stamp - 1; return stamp }
+	for id := range players {
+		s := int64(g.Uint64() % 500)
+		z.setAt(id, s, next())
+		r.set(id, s)
+	}
+	zbrute(t, z, r, "after joining")
+	for w := range waves {
+		// The lowest half of the players, best first, jump above everyone.
+		order := r.sorted()
+		for i, id := range order[len(order)/2:] {
+			s := int64(1000*(w+1)) + int64(i%50)
+			z.setAt(id, s, next())
+			r.set(id, s)
+		}
+		// Then random moves, small and large, and unchanged scores.
+		for range players {
+			id := g.Uint64() % players
+			switch g.Uint64() % 3 {
+			case 0:
+				d := int64(g.Uint64()%9) - 4
+				z.addAt(id, d, next())
+				r.add(id, d)
+			case 1:
+				s := int64(g.Uint64() % uint64(1000*(w+2)))
+				z.setAt(id, s, next())
+				r.set(id, s)
+			default:
+				s := r.score[id]
+				z.setAt(id, s, next())
+				r.set(id, s)
+			}
+		}
+		zbrute(t, z, r, fmt.Sprintf("wave %d", w))
+	}
+}
+
+// TestBttreeRandom drives the bare tree through growth to several levels
+// and back to empty, in orders that stress each repair (ascending,
+// descending and random insertions; removals from the front, the back and
+// at random), checking the tree after every operation, countBefore at
+// probes against a sorted slice, and each insert's and remove's report of
+// a neighbour of the same score against a count of keys by score.
+func TestBttreeRandom(t *testing.T) {
+	n := 9000 // over 64 leaves: three levels
+	every := 1
+	if testing.Short() {
+		every = 61
+	}
+	orders := []string{"random", "ascending", "descending"}
+	for _, ins := range orders {
+		for _, del := range orders {
+			t.Run("insert="+ins+"/remove="+del, func(t *testing.T) {
+				g := workload.SplitMix(uint64(len(ins)*7 + len(del)))
+				keys := make([]btkey, n)
+				for i := range keys {
+					keys[i] = btkey{score: int64(g.Uint64() % 300), stamp: uint64(i + 1), id: g.Uint64() % 1000}
+				}
+				arrange := func(how string) []btkey {
+					ks := slices.Clone(keys)
+					switch how {
+					case "random":
+						for i := len(ks) - 1; i > 0; i-- {
+							j := int(g.Uint64() % uint64(i+1))
+							ks[i], ks[j] = ks[j], ks[i]
+						}
+					case "ascending", "descending":
+						slices.SortFunc(ks, func(a, b btkey) int {
+							if a.before(b) == (how == "ascending") {
+								return -1
+							}
+							return 1
+						})
+					}
+					return ks
+				}
+				var tr bttree
+				tr.init()
+				var ref []btkey // sorted
+				held := map[int64]int{}
+				maxHeight := 0
+				step := func(op int, what string) {
+					if op%every == 0 || len(ref) == 0 {
+						if err := tr.check("test"); err != nil {
+							t.Fatalf("%s %d: %v", what, op, err)
+						}
+					}
+					for range 3 {
+						p := btkey{score: int64(g.Uint64()%302) - 1, stamp: g.Uint64() % uint64(n+2), id: g.Uint64() % 1001}
+						want, _ := slices.BinarySearchFunc(ref, p, btcmp)
+						if got := tr.countBefore(p); got != want {
+							t.Fatalf("%s %d: countBefore(%+v) = %d, want %d", what, op, p, got, want)
+						}
+					}
+					maxHeight = max(maxHeight, tr.height)
+				}
+				for op, k := range arrange(ins) {
+					if got, want := tr.insert(k), held[k.score] > 0; got != want {
+						t.Fatalf("insert %d (%+v): reported the score held %v, want %v", op, k, got, want)
+					}
+					held[k.score]++
+					i, _ := slices.BinarySearchFunc(ref, k, btcmp)
+					ref = slices.Insert(ref, i, k)
+					step(op, "insert")
+				}
+				if maxHeight < 2 {
+					t.Fatalf("the tree grew to %d inner levels, want 2 or more", maxHeight)
+				}
+				for op, k := range arrange(del) {
+					if got, want := tr.remove(k), held[k.score] > 1; got != want {
+						t.Fatalf("remove %d (%+v): reported the score still held %v, want %v", op, k, got, want)
+					}
+					held[k.score]--
+					i, _ := slices.BinarySearchFunc(ref, k, btcmp)
+					ref = slices.Delete(ref, i, i+1)
+					step(op, "remove")
+				}
+				if tr.length != 0 || tr.height != 0 || tr.leaves != 1 || tr.inners != 0 {
+					t.Fatalf("emptied tree: %d keys, height %d, %d leaves, %d inner nodes", tr.length, tr.height, tr.leaves, tr.inners)
+				}
+			})
+		}
+	}
+}
+
+// btcmp orders keys as the tree does, for slices.BinarySearchFunc.
+func btcmp(a, b btkey) int {
+	switch {
+	case a == b:
+		return 0
+	case a.before(b):
+		return -1
+	}
+	return 1
+}
+
+// TestBtsetCheckCatches corrupts a checked set in one place at a time — a
+// count moved between two children (the sum stays right), two keys of a
+// leaf swapped, a separator moved past its child's keys, a map entry, a
+// distinct score, a leaf link — and wants check to fail each time.
+func TestBtsetCheckCatches(t *testing.T) {
+	build := func() *btset {
+		z := newBtset(1)
+		g := workload.SplitMix(5)
+		for id := range uint64(5000) {
+			z.set(id, int64(g.Uint64()%400))
+		}
+		if err := z.check(); err != nil {
+			t.Fatal(err)
+		}
+		if z.t.height < 1 {
+			t.Fatalf("height %d, want inner nodes", z.t.height)
+		}
+		return z
+	}
+	root := func(z *btset) *btinner { return (*btinner)(z.t.root) }
+	corruptions := []struct {
+		name string
+		f    func(z *btset)
+	}{
+		{"count moved", func(z *btset) { root(z).cnt[0]++; root(z).cnt[1]-- }},
+		{"count off by one", func(z *btset) { root(z).cnt[root(z).n-1]-- }},
+		{"length", func(z *btset) { z.t.length++ }},
+		{"keys swapped", func(z *btset) {
+			l := z.t.first.next
+			a, b := l.key(3), l.key(4)
+			l.setKey(3, b)
+			l.setKey(4, a)
+		}},
+		{"separator", func(z *btset) { x := root(z); k := x.key(0); k.score += 50; x.setKey(0, k) }},
+		{"table score", func(z *btset) { z.ids.find(7).score++ }},
+		{"table extra", func(z *btset) { *z.ids.add(1 << 40) = btslot{1 << 40, 1, 1} }},
+		{"table slot moved", func(z *btset) {
+			for i, s := range z.ids.slot { // move a player to the slot after it
+				if j := (i + 1) % len(z.ids.slot); s.stamp != 0 && z.ids.slot[j].stamp == 0 {
+					z.ids.slot[i], z.ids.slot[j] = btslot{}, s
+					return
+				}
+			}
+		}},
+		{"distinct score", func(z *btset) { z.d.first.sc[2]-- }},
+		{"stamp past seq", func(z *btset) { z.seq = 10 }},
+		{"leaf link", func(z *btset) { z.t.first.next.prev = nil }},
+		{"leaf under half", func(z *btset) {
+			l := z.t.first
+			for l.n >= btLeafMin {
+				l.removeAt(l.n - 1)
+			}
+		}},
+	}
+	for _, c := range corruptions {
+		z := build()
+		c.f(z)
+		if err := z.check(); err == nil {
+			t.Errorf("%s: check found nothing wrong", c.name)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// TestBtsetBytes checks bytes against its formula counted independently:
+// the leaves of both trees walked along their chains, the inner nodes
+// walked from the roots, the map estimate. A board built best first fills
+// each leaf to half (every split is at the end): 32 keys a leaf.
+func TestBtsetBytes(t *testing.T) {
+	z := newBtset(3)
+	const n = 20000
+	for i := range uint64(n) {
+		z.set(i, int64(n-i)/20) // best last: each player joins at the end
+	}
+	leaves, keys := 0, 0
+	for _, tr := range []*bttree{&z.t, &z.d} {
+		for l := tr.first; l != nil; l = l.next {
+			leaves++
+			keys += l.n
+		}
+	}
+	var inners func(p unsafe.Pointer, h int) int
+	inners = func(p unsafe.Pointer, h int) int {
+		if h == 0 {
+			return 0
+		}
+		x, c := (*btinner)(p), 1
+		for _, k := range x.kids[:x.n] {
+			c += inners(k, h-1)
+		}
+		return c
+	}
+	in := inners(z.t.root, z.t.height) + inners(z.d.root, z.d.height)
+	if keys != n+n/20+1 {
+		t.Fatalf("%d keys in the leaves, want %d players and %d scores", keys, n, n/20+1)
+	}
+	// amd64 sizes: a leaf 24 + 63·24 = 1536, an inner node 8 + 63·24 + 64·16 = 2544.
+	want := int64(leaves*1536+in*2544) + int64(len(z.ids.slot))*24
+	if got := z.bytes(); got != want {
+		t.Fatalf("bytes = %d, want %d", got, want)
+	}
+	if want := (n + 31) / 32; z.t.leaves != want {
+		t.Fatalf("%d leaves for %d players joining at the end, want %d (32 each)", z.t.leaves, n, want)
 	}
 }
