@@ -103,10 +103,13 @@ type RankCoster interface {
 	DenseScoresSent() (queries, scores, most int64)
 }
 
-// boardSet is the order-statistic sorted set the boards keep, one a shard.
-type boardSet = zset
+// boardSet is the order-statistic sorted set the boards keep, one a shard:
+// the counted B+tree (sortedset_btree.go), which answers as the skip list
+// of Redis's ZSET (sortedset.go) does and takes 2–3.5× less time an update
+// and a rank at 2·10⁶ and 2·10⁷ players (BenchmarkZset).
+type boardSet = btset
 
-func newBoardSet(seed uint64) *boardSet { return newZset(seed) }
+func newBoardSet(seed uint64) *boardSet { return newBtset(seed) }
 
 // denseMethod is how a board sharded by player finds a dense rank.
 type denseMethod uint8
