@@ -305,7 +305,7 @@ func BenchmarkRatingObserve(b *testing.B) {
 		}
 		if !scramble {
 			n, sum := make([]int64, items+1), make([]int64, items+1)
-			run("impl=floor-array", func(batch []workload.Event) {
+			run("impl=floor", func(batch []workload.Event) {
 				for i := range batch {
 					if e := &batch[i]; e.Op == workload.Write {
 						n[e.Key]++
@@ -316,7 +316,7 @@ func BenchmarkRatingObserve(b *testing.B) {
 			continue
 		}
 		m := map[uint64]*ratingCounts{}
-		run("impl=floor-map", func(batch []workload.Event) {
+		run("impl=map", func(batch []workload.Event) {
 			for i := range batch {
 				if e := &batch[i]; e.Op == workload.Write {
 					c := m[e.Key]
