@@ -112,30 +112,7 @@ func (k *boardKind) describe() string {
 
 // accepts refuses a design that does not rank players.
 func (k *boardKind) accepts(t *strategies.Type) error {
-	if t.Answers(strategies.FamilyRank) {
-		return nil
-	}
-	var names []string
-	for _, o := range strategies.Types() {
-		if o.Answers(strategies.FamilyRank) {
-			names = append(names, o.Name)
-		}
-	}
-	return fmt.Errorf("a %s does not rank players (allowed with a leaderboard: %s)", t.Name, orList(names))
-}
-
-func orList(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	s := items[0]
-	for _, it := range items[1 : len(items)-1] {
-		s += ", " + it
-	}
-	return s + " or " + items[len(items)-1]
+	return onlyFamily(t, strategies.FamilyRank, "rank players", "a leaderboard")
 }
 
 func (k *boardKind) memory() (int64, int64) {
@@ -301,18 +278,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
 	w := k.spec
 	tr := &boardTruth{players: make(map[uint64]boardEntry, st.env.Keys)}
-	r := &timedRun{run: &run{truth: tr, clusters: make([]*Cluster, len(st.designs))}}
-	err := r.build(st, func(i int) strategies.Env {
-		env := st.env
-		if st.Scenario.Cluster != nil {
-			cl, cerr := NewCluster(clusterConfig(st))
-			if cerr != nil {
-				panic(fmt.Sprintf("sim: a cluster Prepare accepted: %v", cerr))
-			}
-			r.clusters[i], env.Store = cl, cl
-		}
-		return env
-	})
+	r, err := k.newRun(tr)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +306,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	st.truthRow(rep, strategies.MetricDistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
 	st.truthRow(rep, strategies.MetricTiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
 	checks := tb.checks
-	scored := make([]func(s *scorer), len(r.designs))
+	scored := make([]judged, len(r.designs))
 	var jobs []func()
 	for i, built := range r.designs {
 		jobs = append(jobs, func() { scored[i] = k.judge(built, tb, top) })
@@ -360,10 +326,10 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 					"store reads a rank query sent: the design's reads / the rank queries")
 			}
 		}
-		scored[i](s)
-		if rk, ok := built.(strategies.Ranker); ok {
+		scored[i].rows(s)
+		if scored[i].ranks {
 			rankErr.Labels = append(rankErr.Labels, s.d.name())
-			rankErr.Y = append(rankErr.Y, meanRankError(rk, checks))
+			rankErr.Y = append(rankErr.Y, scored[i].meanCompetitionError)
 		}
 		s.finish()
 	}
@@ -464,24 +430,26 @@ func (st *Setup) reportLoad(names []string, done []atomic.Int64, total int64) (s
 	return func() { close(quit); wg.Wait() }
 }
 
-// meanRankError is the mean |rank − true| of the competition ranks.
-func meanRankError(rk strategies.Ranker, checks []standing) float64 {
-	var sum float64
-	for _, c := range checks {
-		sum += math.Abs(float64(rk.Rank(c.player, strategies.TiesCompetition) - c.competition))
-	}
-	return sum / float64(max(len(checks), 1))
-}
-
 // judge compares a design's answers with the truth, off the feed's lanes;
 // it returns what adds the rows, to be called in the designs' order.
-func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) func(s *scorer) {
+func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) judged {
 	checks := tb.checks
 	var rows []func(s *scorer)
 	add := func(f func(s *scorer)) { rows = append(rows, f) }
 	rk, ok := built.(strategies.Ranker)
 	if !ok {
-		return func(*scorer) {}
+		return judged{rows: func(*scorer) {}}
+	}
+	// What the stream's rank queries cost, before the checks below add theirs.
+	if rc, ok := built.(strategies.RankCoster); ok {
+		q, sent, most := rc.DenseScoresSent()
+		if q > 0 && sent > 0 {
+			add(func(s *scorer) {
+				s.add(strategies.MetricDenseScoresSent, round(float64(sent)/float64(q), 1), "scores", nil,
+					fmt.Sprintf("distinct scores the shards sent a dense rank, mean over the stream's %d dense rank queries: what uniting them costs", q))
+				s.add(strategies.MetricDenseScoresMax, float64(most), "scores", nil, "the most one dense rank took")
+			})
+		}
 	}
 	players := rk.Players()
 	add(func(s *scorer) {
@@ -497,6 +465,7 @@ func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) func
 	if b, ok := built.(strategies.Board); ok {
 		add(k.judgeBoard(b, tb, top))
 	}
+	var meanComp float64
 	ties := rk.RankTies()
 	for _, t := range strategies.AllTies {
 		if !slices.Contains(ties, t) {
@@ -523,18 +492,11 @@ func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) func
 			s.add(wrongM, float64(wrong), "players", nil, fmt.Sprintf("%s ranks of %d players checked not equal to the true rank", t, len(checks)))
 			s.add(maxM, maxOf(errs), "ranks", nil, fmt.Sprintf("largest |%s rank − true rank|", t))
 		})
-		if _, exact := built.(strategies.Board); !exact && t == strategies.TiesCompetition {
-			add(rankErrorRows(rk, checks, tb.players))
-		}
-	}
-	if rc, ok := built.(strategies.RankCoster); ok {
-		q, sent, most := rc.DenseScoresSent()
-		if q > 0 && sent > 0 {
-			add(func(s *scorer) {
-				s.add(strategies.MetricDenseScoresSent, round(float64(sent)/float64(q), 1), "scores", nil,
-					fmt.Sprintf("distinct scores the shards sent a dense rank, mean over %d queries: what uniting them costs", q))
-				s.add(strategies.MetricDenseScoresMax, float64(most), "scores", nil, "the most one dense rank took")
-			})
+		if t == strategies.TiesCompetition && len(errs) > 0 {
+			meanComp = mean(errs)
+			if _, exact := built.(strategies.Board); !exact {
+				add(rankErrorRows(errs, checks, tb.players))
+			}
 		}
 	}
 	if h, ok := built.(*strategies.ScoreHistogram); ok {
@@ -542,11 +504,19 @@ func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) func
 			s.add(strategies.MetricBuckets, float64(h.Buckets()), "buckets", nil, "buckets in use: 1 + the highest filled")
 		})
 	}
-	return func(s *scorer) {
+	return judged{rows: func(s *scorer) {
 		for _, f := range rows {
 			f(s)
 		}
-	}
+	}, meanCompetitionError: meanComp, ranks: true}
+}
+
+// judged is a design's judgement: the rows to add, in order, and for a
+// ranker the mean error of its competition ranks, for the chart.
+type judged struct {
+	rows                 func(s *scorer)
+	meanCompetitionError float64
+	ranks                bool
 }
 
 // tieMetrics names the rows of a tie policy.
@@ -602,25 +572,19 @@ func (k *boardKind) judgeBoard(b strategies.Board, tb trueBoard, top int) func(s
 	}
 }
 
-// rankErrorRows: the error of an estimated competition rank, absolute,
-// relative to the true rank and in percentile points of the board.
-func rankErrorRows(rk strategies.Ranker, checks []standing, players int64) func(s *scorer) {
-	abs := make([]float64, 0, len(checks))
+// rankErrorRows: the error of an estimated competition rank, absolute
+// (abs, one a player checked), relative to the true rank and in
+// percentile points of the board.
+func rankErrorRows(abs []float64, checks []standing, players int64) func(s *scorer) {
 	rel := make([]float64, 0, len(checks))
 	pct := make([]float64, 0, len(checks))
-	for _, c := range checks {
-		e := math.Abs(float64(rk.Rank(c.player, strategies.TiesCompetition) - c.competition))
-		abs = append(abs, e)
-		rel = append(rel, e/float64(c.competition))
-		pct = append(pct, 100*e/float64(max(players, 1)))
+	for j, c := range checks {
+		rel = append(rel, abs[j]/float64(c.competition))
+		pct = append(pct, 100*abs[j]/float64(max(players, 1)))
 	}
-	var sum float64
-	for _, e := range abs {
-		sum += e
-	}
-	mean := sum / float64(max(len(abs), 1))
+	m := mean(abs)
 	return func(s *scorer) {
-		s.add(strategies.MetricRankErrorMean, round(mean, 3), "ranks", nil, "mean |rank − true rank| of the competition ranks checked")
+		s.add(strategies.MetricRankErrorMean, round(m, 3), "ranks", nil, "mean |rank − true rank| of the competition ranks checked")
 		s.add(strategies.MetricRankErrorP99, metrics.Quantile(append([]float64(nil), abs...), 0.99), "ranks", nil, "over the players checked")
 		s.add(strategies.MetricRankRelErrorMax, round(maxOf(rel), 6), "share", nil, "largest |rank − true| / true rank")
 		s.add(strategies.MetricRankRelErrorP99, round(metrics.Quantile(rel, 0.99), 6), "share", nil, "over the players checked")

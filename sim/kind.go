@@ -65,14 +65,20 @@ func newKind(st *Setup) (kind, error) {
 // distinctOnly refuses a design that does not count distinct ids, for the
 // kinds that ask nothing else.
 func distinctOnly(t *strategies.Type, what string) error {
-	if t.Answers(strategies.FamilyDistinct) {
+	return onlyFamily(t, strategies.FamilyDistinct, "count distinct ids", what)
+}
+
+// onlyFamily refuses a design that does not answer the family f, for a
+// kind (what) that asks nothing else, naming the designs that do.
+func onlyFamily(t *strategies.Type, f strategies.Family, does, what string) error {
+	if t.Answers(f) {
 		return nil
 	}
 	var names []string
 	for _, o := range strategies.Types() {
-		if o.Answers(strategies.FamilyDistinct) {
+		if o.Answers(f) {
 			names = append(names, o.Name)
 		}
 	}
-	return fmt.Errorf("a %s does not count distinct ids (allowed with %s: %s)", t.Name, what, strings.Join(names, ", "))
+	return fmt.Errorf("a %s does not %s (allowed with %s: %s)", t.Name, does, what, strings.Join(names, ", "))
 }

@@ -63,16 +63,7 @@ func (k *ratingsKind) describe() string {
 }
 
 func (k *ratingsKind) accepts(t *strategies.Type) error {
-	if t.Answers(strategies.FamilyRating) {
-		return nil
-	}
-	var names []string
-	for _, o := range strategies.Types() {
-		if o.Answers(strategies.FamilyRating) {
-			names = append(names, o.Name)
-		}
-	}
-	return fmt.Errorf("a %s does not rank rated items (allowed with ratings: %s)", t.Name, strings.Join(names, ", "))
+	return onlyFamily(t, strategies.FamilyRating, "rank rated items", "ratings")
 }
 
 // memory: the truth holds two int64 a rank (ratings and stars).

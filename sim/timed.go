@@ -120,25 +120,11 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
 	w := k.spec
 	tr := newTruth(int(st.env.Keys), w.Resend > 0, w.Keys <= historyMaxKeys)
-	r := &timedRun{truth: tr, run: &run{
-		truth:    tr,
-		clusters: make([]*Cluster, len(st.designs)),
-		faults:   k.faults,
-	}}
-	err := r.build(st, func(i int) strategies.Env {
-		env := st.env
-		if st.Scenario.Cluster != nil {
-			cl, cerr := NewCluster(clusterConfig(st))
-			if cerr != nil {
-				panic(fmt.Sprintf("sim: a cluster Prepare accepted: %v", cerr))
-			}
-			r.clusters[i], env.Store = cl, cl
-		}
-		return env
-	})
+	r, err := k.newRun(tr)
 	if err != nil {
 		return nil, err
 	}
+	r.truth = tr
 	events, err := st.feed(ctx, r.run, k.src, w.Batch)
 	if err == nil {
 		r.finish(w.Duration())
@@ -154,6 +140,25 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	}
 	k.score(rep, r.run, tr, events, func(s *scorer, i int) { k.servers(s, r, i) })
 	return rep, err
+}
+
+// newRun builds every design, each on a simulated cluster of its own when
+// the scenario has one, with the truth tr and the scenario's faults.
+func (k *timedKind) newRun(tr observer) (*timedRun, error) {
+	st := k.st
+	r := &timedRun{run: &run{truth: tr, clusters: make([]*Cluster, len(st.designs)), faults: k.faults}}
+	err := r.build(st, func(i int) strategies.Env {
+		env := st.env
+		if st.Scenario.Cluster != nil {
+			cl, cerr := NewCluster(clusterConfig(st))
+			if cerr != nil {
+				panic(fmt.Sprintf("sim: a cluster Prepare accepted: %v", cerr))
+			}
+			r.clusters[i], env.Store = cl, cl
+		}
+		return env
+	})
+	return r, err
 }
 
 // finish delivers the faults after the last event, takes each cluster's

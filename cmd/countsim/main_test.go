@@ -652,7 +652,7 @@ func TestBoardBadInput(t *testing.T) {
 		{"width negative", "width: 5", "width: -3", "bad.yaml:31: strategies[1] histogram: score-histogram: parameter width: width -3 not in 1..2^40"},
 		{"crossed deltas", "delta_min: 1", "delta_min: 20", "bad.yaml:16: workload.scores.delta_min: 20 is above delta_max 10 (allowed: 1..delta_max)"},
 		{"resend", "  reads: 100", "  reads: 100\n  resend: 0.1", "workload.resend: a board's score changes are not resent (allowed: remove resend)"},
-		{"not a board design", "type: score-histogram\n    params:\n      width: 5", "type: hll", "hll does not rank players (allowed with a leaderboard: score-histogram, sharded-board or sorted-set)"},
+		{"not a board design", "type: score-histogram\n    params:\n      width: 5", "type: hll", "hll does not rank players (allowed with a leaderboard: score-histogram, sharded-board, sorted-set)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !bytes.Contains(src, []byte(c.old)) {
