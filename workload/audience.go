@@ -176,11 +176,8 @@ func NewAudience(cfg AudienceConfig) (*Audience, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case cfg.ChunkSize < 0:
-		return nil, fmt.Errorf("workload: audience chunk size %d not >= 0 (0 means %d)", cfg.ChunkSize, DefaultChunkSize)
-	case cfg.ChunkSize == 0:
-		cfg.ChunkSize = DefaultChunkSize
+	if cfg.ChunkSize, err = chunkSize("audience", cfg.ChunkSize); err != nil {
+		return nil, err
 	}
 	cfg.Days = slices.Clone(cfg.Days)
 

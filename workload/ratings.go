@@ -111,16 +111,14 @@ func NewRatings(cfg RatingsConfig) (*Ratings, error) {
 		return nil, fmt.Errorf("workload: ratings quality %v..%v not within the scale %d..%d, min <= max",
 			cfg.QualityMin, cfg.QualityMax, cfg.ScaleMin, cfg.ScaleMax)
 	}
-	switch {
-	case cfg.ChunkSize < 0:
-		return nil, fmt.Errorf("workload: ratings chunk size %d not >= 0 (0 means %d)", cfg.ChunkSize, DefaultChunkSize)
-	case cfg.ChunkSize == 0:
-		cfg.ChunkSize = DefaultChunkSize
+	size, err := chunkSize("ratings", cfg.ChunkSize)
+	if err != nil {
+		return nil, err
 	}
-	chunks := (cfg.Ratings-1)/int64(cfg.ChunkSize) + 1
-	if chunks > math.MaxInt {
-		return nil, fmt.Errorf("workload: ratings of %d events in chunks of %d have more chunks than an int holds",
-			cfg.Ratings, cfg.ChunkSize)
+	cfg.ChunkSize = size
+	chunks, err := chunkCount("ratings", cfg.Ratings, size)
+	if err != nil {
+		return nil, err
 	}
 	keys, err := newKeySpace(cfg.Seed, cfg.Items, cfg.S, cfg.Scramble)
 	if err != nil {
@@ -134,7 +132,7 @@ func NewRatings(cfg RatingsConfig) (*Ratings, error) {
 	return &Ratings{
 		cfg:    cfg,
 		keys:   keys,
-		chunks: int(chunks),
+		chunks: chunks,
 		base:   SplitMix64(SplitMix64(cfg.Seed^tag) ^ label),
 		qbase:  SplitMix64(SplitMix64(cfg.Seed^qualityTag) ^ label),
 		width:  cfg.ScaleMax - cfg.ScaleMin,

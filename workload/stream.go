@@ -73,16 +73,14 @@ func NewStream(cfg StreamConfig) (*Stream, error) {
 		return nil, fmt.Errorf("workload: stream of %d events at %v events/s lasts %.3g ns, beyond int64 time (%.3g ns)",
 			cfg.Events, cfg.Rate, last, float64(math.MaxInt64))
 	}
-	switch {
-	case cfg.ChunkSize < 0:
-		return nil, fmt.Errorf("workload: stream chunk size %d not >= 0 (0 means %d)", cfg.ChunkSize, DefaultChunkSize)
-	case cfg.ChunkSize == 0:
-		cfg.ChunkSize = DefaultChunkSize
+	size, err := chunkSize("stream", cfg.ChunkSize)
+	if err != nil {
+		return nil, err
 	}
-	chunks := (cfg.Events-1)/int64(cfg.ChunkSize) + 1
-	if chunks > math.MaxInt {
-		return nil, fmt.Errorf("workload: stream of %d events in chunks of %d has more chunks than an int holds",
-			cfg.Events, cfg.ChunkSize)
+	cfg.ChunkSize = size
+	chunks, err := chunkCount("stream", cfg.Events, size)
+	if err != nil {
+		return nil, err
 	}
 	keys, err := newKeySpace(cfg.Seed, cfg.Keys, cfg.S, cfg.Scramble)
 	if err != nil {
@@ -91,7 +89,7 @@ func NewStream(cfg StreamConfig) (*Stream, error) {
 	s := &Stream{
 		cfg:       cfg,
 		keys:      keys,
-		chunks:    int(chunks),
+		chunks:    chunks,
 		labelHash: xxhash.Sum64String(cfg.Label),
 	}
 	return s, nil
@@ -215,4 +213,26 @@ func chunkSeed(seed, labelHash uint64, chunk int) (hi, lo uint64) {
 	hi = SplitMix64(a ^ uint64(chunk))
 	lo = SplitMix64(hi)
 	return hi, lo
+}
+
+// chunkSize resolves a stream's chunk size: DefaultChunkSize for 0, an
+// error naming the stream (what) below 0.
+func chunkSize(what string, size int) (int, error) {
+	switch {
+	case size < 0:
+		return 0, fmt.Errorf("workload: %s chunk size %d not >= 0 (0 means %d)", what, size, DefaultChunkSize)
+	case size == 0:
+		return DefaultChunkSize, nil
+	}
+	return size, nil
+}
+
+// chunkCount is the chunks of events events in chunks of size, refused
+// when an int cannot hold it.
+func chunkCount(what string, events int64, size int) (int, error) {
+	chunks := (events-1)/int64(size) + 1
+	if chunks > math.MaxInt {
+		return 0, fmt.Errorf("workload: %s of %d events in chunks of %d has more chunks than an int holds", what, events, size)
+	}
+	return int(chunks), nil
 }
