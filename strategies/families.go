@@ -205,3 +205,18 @@ type Part struct {
 	Metric Metric // MetricBytes for the principal structure, MetricHeapBytes…
 	Bytes  int64
 }
+
+// Distributed is a design spread over the nodes of a split stream (issue
+// 11): an event's node is its Actor, 0..Env.Nodes−1 (a region, an app
+// server), each node keeps state of its own, and a coordinator asks the
+// nodes for what it needs to answer. It accounts what that costs.
+type Distributed interface {
+	Strategy
+	// Coordination returns what the nodes sent the coordinator for the
+	// answers given so far: messages (one a node a round it answers), the
+	// items they carried in all and their bytes (16 B an item: key and
+	// count, unless the design says otherwise).
+	Coordination() (messages, items, bytes int64)
+	// NodeBytes returns the memory of the largest node.
+	NodeBytes() int64
+}

@@ -129,6 +129,15 @@ var metricList = []Metric{
 	MetricTopOverlap,
 	MetricTopOverlapQuality,
 	MetricPrecisionAtK,
+	MetricNodes,
+	MetricMessages,
+	MetricItemsSent,
+	MetricBytesSent,
+	MetricNodeBytesMax,
+	MetricMissedHeavy,
+	MetricPlantedFound,
+	MetricMinThreshold,
+	MetricTopKCountBias,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go

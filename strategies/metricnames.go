@@ -171,3 +171,16 @@ const (
 	MetricTopOverlapQuality Metric = "top_overlap_quality"  // share of the top K in the true-quality top K of items rated enough
 	MetricPrecisionAtK      Metric = "precision_at_k"       // share of the top K among the best 10% of items by hidden quality
 )
+
+// Heavy hitters across nodes (issue 11).
+const (
+	MetricNodes         Metric = "nodes"                 // nodes the stream is split over
+	MetricMessages      Metric = "messages"              // node → coordinator messages
+	MetricItemsSent     Metric = "items_sent"            // items those messages carried
+	MetricBytesSent     Metric = "bytes_sent"            // their bytes
+	MetricNodeBytesMax  Metric = "node_bytes_max"        // the largest node's memory
+	MetricMissedHeavy   Metric = "missed_heavy_hitters"  // share of the true top K not reported
+	MetricPlantedFound  Metric = "planted_found"         // 1 if the planted item is in the answer
+	MetricMinThreshold  Metric = "error_bound_n_k1"      // Misra-Gries: N/(k+1)
+	MetricTopKCountBias Metric = "topk_count_error_mean" // mean signed count error of the reported items
+)

@@ -53,6 +53,9 @@ type Env struct {
 	// design), or nil where the scenario has no cluster. Designs that live
 	// on servers refuse to build without one.
 	Store Store
+	// Nodes is the nodes of a split stream: an event's Actor is its node,
+	// 0..Nodes−1 (0: the stream is not split).
+	Nodes int
 	// Duration is the simulated stream's length in ns (0: not timed).
 	Duration int64
 	// Reads is room to make for the values shown to readers: at least the
