@@ -12,23 +12,28 @@ import (
 
 // Expectation is one assertion of an `expect:` list, on a metric the run
 // measures for a design (or, at the top of a scenario or step, for the
-// truth): `metric op value` or `metric op plan`, where op is one of <=, <,
-// ==, >=, > and plan is the closed-form number printed beside the
-// measurement. Whether the metric exists, and has a plan, is checked when
-// the scenario is prepared (package sim); here only its form.
+// truth): `metric op value`, `metric op plan` or `metric op other`, where
+// op is one of <=, <, ==, >=, >, plan is the closed-form number printed
+// beside the measurement and other is another metric the run measures for
+// the same design (`planted_node_max < local_kth_min`). Whether the metrics
+// exist, and the plan, is checked when the scenario is prepared (package
+// sim); here only its form.
 type Expectation struct {
 	Text   string  // as written
 	Metric string  // the metric's name
 	Op     string  // <=, <, ==, >= or >
-	Value  float64 // the number compared with, unless Plan
+	Value  float64 // the number compared with, unless Plan or Other
 	Plan   bool    // compare with the row's plan
+	Other  string  // compare with this metric's measured value, for the same design
 	Pos    Pos     // the item's position
 }
 
 // Ops are the comparisons an expectation may make.
 var Ops = []string{"<=", "<", "==", ">=", ">"}
 
-const expectRule = "strings `metric op value` or `metric op plan`, op one of <=, <, ==, >=, >: `undercounts == 0`, `max_overestimate <= plan`, `bytes <= 600_000`"
+const expectRule = "strings `metric op value`, `metric op plan` or `metric op metric`, op one of <=, <, ==, >=, >: `undercounts == 0`, `max_overestimate <= plan`, `bytes <= 600_000`, `planted_count > kth_true_count`"
+
+var metricSyntax = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 var expectSyntax = regexp.MustCompile(`^([a-z][a-z0-9_]*)\s*(<=|>=|==|<|>)\s*(\S+)$`)
 
@@ -44,8 +49,12 @@ func ParseExpectation(text string) (Expectation, error) {
 		return e, nil
 	}
 	v, err := strconv.ParseFloat(strings.ReplaceAll(m[3], "_", ""), 64)
+	if err != nil && metricSyntax.MatchString(m[3]) && !strings.EqualFold(m[3], "nan") && !strings.EqualFold(m[3], "inf") {
+		e.Other = m[3]
+		return e, nil
+	}
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return Expectation{}, fmt.Errorf("%q: %q is not a finite number or plan (allowed: %s)", text, m[3], expectRule)
+		return Expectation{}, fmt.Errorf("%q: %q is not a finite number, plan or a metric's name (allowed: %s)", text, m[3], expectRule)
 	}
 	e.Value = v
 	return e, nil

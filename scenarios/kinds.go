@@ -154,6 +154,11 @@ func (d *decoder) run(kn, vn *yaml.Node, path string, dst reflect.Value) error {
 			}
 			takers = append(takers, c)
 		}
+		// A refinement whose base takes the key too is not named: the base's
+		// marker is the plain way to the key.
+		takers = slices.DeleteFunc(takers, func(c *kindDef) bool {
+			return c.over != "" && slices.ContainsFunc(takers, func(o *kindDef) bool { return o.name == c.over })
+		})
 		if len(takers) == 0 {
 			return false, nil
 		}

@@ -291,7 +291,7 @@ func bare(s *Scenario) *Scenario {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough)"
+		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes)"
 		topKeys      = "name, title, description, seed, on_demand, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
@@ -299,8 +299,7 @@ func TestParseErrors(t *testing.T) {
 		positiveDur  = "(allowed: a duration above 0 and at most 24h, " + durations
 		anyDur       = "(allowed: a duration from 0 to 24h, " + durations
 		timedOnly    = "needs phases, a timed stream (allowed: remove "
-		timedOrBoard = "needs phases or scores, a timed stream or a leaderboard (allowed: remove "
-		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days, scores for a leaderboard or ratings for items rated on a star scale)"
+		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days, scores for a leaderboard, ratings for items rated on a star scale or nodes for a split stream)"
 		notAudience  = "(allowed: remove "
 		profileKeys  = "min, max, points_per_octave, trials"
 		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm"
@@ -332,7 +331,7 @@ func TestParseErrors(t *testing.T) {
 		{"expect not a list", plus("    expect: bytes <= 5"), 9, []string{"strategies[0].expect: ", "is not a list", "metric op value"}},
 		{"expect not a string", plus("    expect: [5]"), 9, []string{"strategies[0].expect[0]: ", "is not a string"}},
 		{"expect bad op", plus("    expect: [\"bytes <> 5\"]"), 9, []string{`strategies[0].expect[0]: "bytes <> 5" is not an expectation`, "op one of <=, <, ==, >=, >"}},
-		{"expect bad value", plus("    expect: [\"bytes <= lots\"]"), 9, []string{`"lots" is not a finite number or plan`}},
+		{"expect bad value", plus("    expect: [\"bytes <= 12lots\"]"), 9, []string{`"12lots" is not a finite number, plan or a metric's name`}},
 		{"unknown strategy key", plus("    parms: {}"), 9, []string{`strategies[0]: unknown key "parms" (allowed: name, type, params, on_demand, expect, sweep)`}},
 		{"unknown assumption", plus("assumptions:", "  event: 5"), 10, []string{`assumptions: unknown key "event" (allowed: events, keys, entry_bytes, server_bytes, data_fraction, counter_bytes, kth_count, peak_rate, read_rate, key_capacity, headroom, app_servers)`}},
 		{"unknown question", plus("questions: {top: 1, bottom: 2}"), 9, []string{`questions: unknown key "bottom" (allowed: top)`}},
@@ -345,11 +344,11 @@ func TestParseErrors(t *testing.T) {
 		// Missing keys name the enclosing mapping.
 		{"missing name", with(2), 2, []string{`missing required key "name"`}},
 		{"missing workload", cut(3, 5, "seed: 1"), 2, []string{`missing required key "workload" or "profile" (allowed: workload, the stream to simulate; profile, seeded trials at cardinalities on a log grid; or steps, each with one of them)`}},
-		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard) or ratings (items rated on a star scale) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max, start_max; or ratings: a mapping with keys items, ratings, s, scale, quality)"}},
+		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale) or nodes (a split stream) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max, start_max; or ratings: a mapping with keys items, ratings, s, scale, quality; or nodes: a mapping with keys count, by, plant, skews)"}},
 		{"missing keys", with(5), 3, []string{`workload: missing required key "keys"`}},
 		{"missing keys of a timed stream", twith(3), 2, []string{`workload: missing required key "keys"`}},
-		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard) or ratings (items rated on a star scale)"}},
-		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard) or ratings (items rated on a star scale)"}},
+		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale) or nodes (a split stream)"}},
+		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale) or nodes (a split stream)"}},
 		{"missing strategies", doc("name: t", "workload: {events: 1, keys: 1}"), 1, []string{`missing required key "strategies"`}},
 		{"null strategies", cut(7, 8), 6, []string{"strategies: at least one strategy is required", "name, type, params"}},
 		{"empty strategies", cut(6, 8, "strategies: []"), 6, []string{"strategies: at least one strategy is required"}},
@@ -458,10 +457,10 @@ func TestParseErrors(t *testing.T) {
 		{"events then phases", with(5, "  keys: 100", "  phases:", "    - {duration: 1s, rate: 1}"), 6, []string{"workload.phases: events is given too, at line 4 " + oneStream}},
 		{"phases then events", twith(10, "      rate: 200000", "  events: 1000"), 11, []string{"workload.events: phases is given too, at line 4 " + oneStream}},
 		{"phases then bad events", twith(10, "      rate: 200000", "  events: -5"), 11, []string{"workload.events: phases is given too, at line 4"}},
-		{"reads with events", with(5, "  keys: 100", "  reads: 5000"), 6, []string{"workload.reads: " + timedOrBoard + "reads, or give phases or scores instead of events)"}},
+		{"reads with events", with(5, "  keys: 100", "  reads: 5000"), 6, []string{"workload.reads: " + timedOnly + "reads, or give phases instead of events)"}},
 		{"resend with events", with(5, "  keys: 100", "  resend: 0.1"), 6, []string{"workload.resend: " + timedOnly + "resend, or give phases"}},
 		{"resend delay with events", with(5, "  keys: 100", "  resend_delay: 1s"), 6, []string{"workload.resend_delay: " + timedOnly + "resend_delay, or give phases"}},
-		{"arrivals with events", with(5, "  keys: 100", "  arrivals: even"), 6, []string{"workload.arrivals: " + timedOrBoard + "arrivals, or give phases or scores"}},
+		{"arrivals with events", with(5, "  keys: 100", "  arrivals: even"), 6, []string{"workload.arrivals: " + timedOnly + "arrivals, or give phases"}},
 		{"first timed key with events", with(5, "  keys: 100", "  resend: 0.1", "  reads: 1"), 6, []string{"workload.resend: " + timedOnly + "resend"}},
 		{"rate with phases", twith(3, "  keys: 100", "  rate: 1e6"), 4, []string{"workload.rate: a timed stream takes its rates from phases (allowed: remove rate, or give events instead of phases)"}},
 		{"rate after phases", twith(10, "      rate: 200000", "  rate: 5"), 11, []string{"workload.rate: a timed stream takes its rates from phases"}},
@@ -586,13 +585,13 @@ func TestParseErrors(t *testing.T) {
 		{"events after audience", awith(7, "        overlap: 30", "  events: 5"), 8, []string{"workload.events: audience is given too, at line 3 " + oneStream}},
 		{"phases and audience", awith(3, "  phases: [{duration: 1s, rate: 1}]", "  audience:"), 4, []string{"workload.audience: phases is given too, at line 3 " + oneStream}},
 		{"audience and phases", awith(7, "        overlap: 30", "  phases: [{duration: 1s, rate: 1}]"), 8, []string{"workload.phases: audience is given too, at line 3 " + oneStream}},
-		{"keys with audience", awith(2, "workload:", "  keys: 5"), 3, []string{"workload.keys: an audience has one key, the video " + notAudience + "keys, or give events, phases or scores instead of audience)"}},
+		{"keys with audience", awith(2, "workload:", "  keys: 5"), 3, []string{"workload.keys: an audience has one key, the video " + notAudience + "keys, or give events or phases instead of audience)"}},
 		{"distribution with audience", awith(2, "workload:", "  distribution: uniform"), 3, []string{"workload.distribution: an audience has one key, the video, so no distribution of keys " + notAudience + "distribution, or give events"}},
 		{"s with audience", awith(2, "workload:", "  s: 1"), 3, []string{"workload.s: an audience has one key, the video, so no Zipf exponent of keys " + notAudience + "s, or give events"}},
 		{"scramble with audience", awith(2, "workload:", "  scramble: true"), 3, []string{"workload.scramble: an audience's viewer ids are always scrambled " + notAudience + "scramble, or give events"}},
 		{"rate after audience", awith(7, "        overlap: 30", "  rate: 5"), 8, []string{"workload.rate: an audience's views are counted by day, not at a rate " + notAudience + "rate, or give events instead of audience)"}},
-		{"arrivals with audience", awith(2, "workload:", "  arrivals: poisson"), 3, []string{"workload.arrivals: " + timedOrBoard + "arrivals, or give phases or scores instead of audience)"}},
-		{"reads with audience", awith(7, "        overlap: 30", "  reads: 5"), 8, []string{"workload.reads: " + timedOrBoard + "reads, or give phases or scores instead of audience)"}},
+		{"arrivals with audience", awith(2, "workload:", "  arrivals: poisson"), 3, []string{"workload.arrivals: " + timedOnly + "arrivals, or give phases instead of audience)"}},
+		{"reads with audience", awith(7, "        overlap: 30", "  reads: 5"), 8, []string{"workload.reads: " + timedOnly + "reads, or give phases instead of audience)"}},
 		{"resend with audience", awith(2, "workload:", "  resend: 0.1"), 3, []string{"workload.resend: " + timedOnly + "resend, or give phases instead of audience)"}},
 		{"resend delay with audience", awith(2, "workload:", "  resend_delay: 1s"), 3, []string{"workload.resend_delay: " + timedOnly + "resend_delay, or give phases instead of audience)"}},
 		{"first refused key with audience", awith(2, "workload:", "  scramble: true", "  keys: 1", "  reads: 1"), 3, []string{"workload.scramble: an audience's viewer ids are always scrambled"}},
@@ -688,7 +687,7 @@ func TestParseErrors(t *testing.T) {
 		{"strategy name before the step's name", scut(8, 12, "  - strategies: [{name: x, type: hll}]", "    name: b", "    profile:"), 8, []string{`steps[1].strategies[0]: name "x" used in step "a" at line 6`}},
 		{"strategy name twice in a step", splus("      - name: y", "        type: exact"), 13, []string{`steps[1].strategies[1]: name "y" used twice (first at line 11; allowed: a name unique in the file)`}},
 		{"step workload events", swith(4, "    workload: {events: 0, keys: 1}"), 4, []string{"steps[0].workload.events: 0 is out of range (allowed: 1..1e10)"}},
-		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard) or ratings (items rated on a star scale)"}},
+		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale) or nodes (a split stream)"}},
 		{"step profile", swith(9, "    profile: {max: 0}"), 9, []string{"steps[1].profile.max: 0 is out of range"}},
 		{"step audience", swith(4, "    workload: {keys: 1, audience: {days: [{viewers: 1}]}}"), 4, []string{"steps[0].workload.keys: an audience has one key, the video"}},
 

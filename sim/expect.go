@@ -23,7 +23,7 @@ type Verdict struct {
 	Design   string // the design's name, or the truth's
 	Expect   scenarios.Expectation
 	Measured *float64 // the row judged (the first that fails, else the first); nil: not measured
-	Plan     *float64 // the row's plan, if it has one
+	Plan     *float64 // the row's plan, if it has one; with Expect.Other, the other metric's value
 	Pass     bool
 	Why      string // why it failed, when it did for want of a row or a plan
 }
@@ -34,20 +34,25 @@ type Verdict struct {
 // does not have.
 func (st *Setup) checkExpectations() error {
 	known := func(e scenarios.Expectation, d *design) error {
-		if !strategies.KnownMetric(e.Metric) {
-			return scenarios.Errorf(e.Pos, "expect %q: unknown metric %q (allowed: the metrics countsim reports: %s)", e.Text, e.Metric, metricNames())
-		}
 		reported := st.kind.reports(d)
 		who := st.truthName()
 		if d != nil {
 			who = d.name()
 		}
-		if !slices.Contains(reported, strategies.Metric(e.Metric)) {
-			var names []string
-			for _, m := range reported {
-				names = append(names, string(m))
+		for _, m := range []string{e.Metric, e.Other} {
+			if m == "" {
+				continue
 			}
-			return scenarios.Errorf(e.Pos, "expect %q: this run never measures %s for %s (allowed: %s)", e.Text, e.Metric, who, strings.Join(names, ", "))
+			if !strategies.KnownMetric(m) {
+				return scenarios.Errorf(e.Pos, "expect %q: unknown metric %q (allowed: the metrics countsim reports: %s)", e.Text, m, metricNames())
+			}
+			if !slices.Contains(reported, strategies.Metric(m)) {
+				var names []string
+				for _, r := range reported {
+					names = append(names, string(r))
+				}
+				return scenarios.Errorf(e.Pos, "expect %q: this run never measures %s for %s (allowed: %s)", e.Text, m, who, strings.Join(names, ", "))
+			}
 		}
 		return nil
 	}
@@ -135,6 +140,19 @@ func (st *Setup) Judge(rep *Report) []Verdict {
 // of its metric for the design.
 func (st *Setup) judge(rep *Report, name string, e scenarios.Expectation) Verdict {
 	v := Verdict{Scenario: st.Scenario.ID(), Design: name, Expect: e, Pass: true}
+	var other *float64
+	if e.Other != "" {
+		for _, r := range rep.Results {
+			if r.Strategy == name && r.Metric == e.Other && r.Scale == metrics.Sim && r.Value != nil {
+				other = r.Value
+				break
+			}
+		}
+		if other == nil {
+			v.Pass, v.Why = false, fmt.Sprintf("%s measured no %s", name, e.Other)
+			return v
+		}
+	}
 	rows := 0
 	for _, r := range rep.Results {
 		if r.Strategy != name || r.Metric != e.Metric || r.Scale != metrics.Sim || r.Value == nil {
@@ -142,6 +160,9 @@ func (st *Setup) judge(rep *Report, name string, e scenarios.Expectation) Verdic
 		}
 		rows++
 		rhs := e.Value
+		if other != nil {
+			rhs = *other
+		}
 		if e.Plan {
 			if r.Plan == nil {
 				v.Pass, v.Why, v.Measured = false, "the row has no plan", r.Value
@@ -152,6 +173,9 @@ func (st *Setup) judge(rep *Report, name string, e scenarios.Expectation) Verdic
 		holds := e.Holds(*r.Value, rhs)
 		if rows == 1 || v.Pass && !holds {
 			v.Measured, v.Plan = r.Value, r.Plan
+			if other != nil {
+				v.Plan = other
+			}
 		}
 		v.Pass = v.Pass && holds
 	}

@@ -35,6 +35,10 @@ func TestJudge(t *testing.T) {
 		{"bytes == 5", true, 5, ""},
 		{"bytes <= plan", false, 5, "the row has no plan"},
 		{"undercounts == 0", false, -1, "d measured no undercounts"},
+		{"bytes < distinct", true, 5, ""},   // against the first distinct row, 10
+		{"distinct > bytes", true, 10, ""},  // every distinct row above 5
+		{"distinct < bytes", false, 10, ""}, // the first row fails
+		{"bytes < undercounts", false, -1, "d measured no undercounts"},
 	} {
 		e, err := scenarios.ParseExpectation(c.text)
 		if err != nil {

@@ -19,7 +19,7 @@ func keyedReports(st *Setup, d *design) []strategies.Metric {
 	// A top K where one is asked: some types answer it by a parameter
 	// (count-min's top), so their family does not say.
 	if st.Scenario.Questions.Top > 0 {
-		ms = append(ms, strategies.MetricTopKRecall, strategies.MetricTopKPrecision, strategies.MetricTopKCountError, strategies.MetricKthEstimate)
+		ms = append(ms, strategies.MetricTopKRecall, strategies.MetricTopKPrecision, strategies.MetricTopKCountError, strategies.MetricTopKCountBias, strategies.MetricKthEstimate)
 	}
 	return ms
 }
@@ -85,4 +85,13 @@ func (k *boardKind) reports(d *design) []strategies.Metric {
 		ms = append(ms, wrong, maxErr)
 	}
 	return append(ms, serverReports...)
+}
+
+func (k *splitKind) reports(d *design) []strategies.Metric {
+	if d == nil {
+		return append([]strategies.Metric{strategies.MetricNodes, strategies.MetricPlantedCount, strategies.MetricPlantedNodeMax,
+			strategies.MetricLocalKthMin}, keyedTruthReports...)
+	}
+	return append(keyedReports(k.st, d), strategies.MetricPlantedFound, strategies.MetricMessages, strategies.MetricItemsSent,
+		strategies.MetricBytesSent, strategies.MetricNodeBytesMax, strategies.MetricMissedHeavy)
 }

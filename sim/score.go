@@ -199,13 +199,16 @@ func (s *scorer) points(ps *pointStats) {
 // The recall has a plan only where the design promises one: 1 for an exact
 // design; for one that promises every key above its guarantee threshold,
 // the share of the true top K counted more than the threshold.
-func (s *scorer) top(tk strategies.TopK, tr tally, top []keyCount, k int) float64 {
+func (s *scorer) top(tk strategies.TopK, tr tally, top []keyCount, k int) (float64, []strategies.Item) {
 	got := tk.Top(k)
 	gotKeys := make([]uint64, len(got))
 	var maxErr uint64
+	var signed float64
 	for j, it := range got {
 		gotKeys[j] = it.Key
-		maxErr = max(maxErr, absDiff(it.Count, tr.count(it.Key)))
+		truth := tr.count(it.Key)
+		maxErr = max(maxErr, absDiff(it.Count, truth))
+		signed += float64(it.Count) - float64(truth)
 	}
 	wantKeys := make([]uint64, len(top))
 	for j, kc := range top {
@@ -233,6 +236,10 @@ func (s *scorer) top(tk strategies.TopK, tr tally, top []keyCount, k int) float6
 	s.add(strategies.MetricTopKRecall, recall, "share", recallPlan, note)
 	s.add(strategies.MetricTopKPrecision, metrics.Precision(gotKeys, wantKeys), "share", precisionPlan, "share of the answer in the true top")
 	s.add(strategies.MetricTopKCountError, float64(maxErr), "events", nil, "largest |answer − truth| over the answered keys")
+	if len(got) > 0 {
+		s.add(strategies.MetricTopKCountBias, round(signed/float64(len(got)), 3), "events", nil,
+			"mean answer − truth over the answered keys: below 0 where the design undercounts")
+	}
 	if len(top) == k {
 		kth := top[k-1]
 		var est uint64
@@ -248,7 +255,7 @@ func (s *scorer) top(tk strategies.TopK, tr tally, top []keyCount, k int) float6
 		s.add(strategies.MetricKthEstimate, float64(est), "events", nil,
 			fmt.Sprintf("estimate for the true %s key, whose count is %s", ordinal(k), metrics.Format(float64(kth.count))))
 	}
-	return recall
+	return recall, got
 }
 
 func absDiff(a, b uint64) uint64 {

@@ -192,7 +192,7 @@ func TestScoringCatchesAWrongDesign(t *testing.T) {
 	st.designs = st.designs[:1]
 	r := &run{truth: tr, designs: []strategies.Strategy{&liar{victim: 5}}, elapsed: []int64{0}}
 	rep := &Report{}
-	st.kind.(*streamKind).score(rep, r, tr, 6, nil)
+	st.kind.(*streamKind).score(rep, r, tr, 6, nil, nil)
 	if got := find(t, rep.Results, "exact", "undercounts").Number(); got != 1 {
 		t.Errorf("undercounts: got %v, want 1", got)
 	}

@@ -76,7 +76,7 @@ func (k *streamKind) run(ctx context.Context) (*Report, error) {
 		plan = metrics.PlanOf(float64(k.spec.Events))
 	}
 	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", plan, "every event fed")
-	k.score(rep, r, tr, events, nil)
+	k.score(rep, r, tr, events, nil, nil)
 	return rep, err
 }
 
@@ -100,6 +100,15 @@ type keyed struct {
 	keys   uint64                    // the key space n
 	writes float64                   // the writes N the stream holds, or is expected to
 	prob   func(rank uint64) float64 // the law of the ranks
+	law    string                    // the law of the expected count of rank k, for notes; "" for a Zipf's N·k^-s/H(n,s)
+}
+
+// lawNote is the formula of the expected count of rank k.
+func (k keyed) lawNote() string {
+	if k.law != "" {
+		return k.law
+	}
+	return "N·k^-s/H(n,s)"
 }
 
 // expected is the expected count of the key of the given rank: N·P(rank).
@@ -112,13 +121,14 @@ func (k keyed) plan() []metrics.Result {
 		return nil
 	}
 	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: strategies.MetricKthTrueCount,
-		Value: k.expected(uint64(top)), Unit: "events", Note: fmt.Sprintf("N·P(rank %d) = N·k^-s/H(n,s)", top)})}
+		Value: k.expected(uint64(top)), Unit: "events", Note: fmt.Sprintf("N·P(rank %d) = %s", top, k.lawNote())})}
 }
 
 // score adds the truth's rows and every design's: its memory and speed,
-// its counts against the truth, its top K, then what more the kind asks
-// of it (more, when not nil), then its plan rows.
-func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *scorer, i int)) {
+// its counts against the truth, what more the kind asks of it (more, when
+// not nil), its top K and what the kind asks of that answer (afterTop,
+// when not nil), then its plan rows.
+func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *scorer, i int), afterTop func(s *scorer, i int, got []strategies.Item, recall float64)) {
 	st := k.st
 	top := st.Scenario.Questions.Top
 	var trueTop []keyCount
@@ -141,11 +151,11 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 	st.parallel(jobs)
 	st.truthRow(rep, strategies.MetricDistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
 	if len(trueTop) > 0 {
-		st.truthRow(rep, strategies.MetricTop1Count, float64(trueTop[0].count), "events", metrics.PlanOf(k.expected(1)), "N·P(rank 1)")
+		st.truthRow(rep, strategies.MetricTop1Count, float64(trueTop[0].count), "events", metrics.PlanOf(k.expected(1)), "N·P(rank 1) = "+k.lawNote())
 	}
 	if len(trueTop) == top && top > 0 {
 		st.truthRow(rep, strategies.MetricKthTrueCount, float64(trueTop[top-1].count), "events", metrics.PlanOf(k.expected(uint64(top))),
-			fmt.Sprintf("the %s key's true count; plan N·k^-s/H(n,s)", ordinal(top)))
+			fmt.Sprintf("the %s key's true count; plan %s", ordinal(top), k.lawNote()))
 	}
 	recall := metrics.Series{Scenario: st.Scenario.Name, Name: "topk-recall", Kind: metrics.Bars,
 		Title: fmt.Sprintf("top-%d recall of each design", top), XLabel: "design", YLabel: "recall"}
@@ -164,8 +174,12 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 			more(s, i)
 		}
 		if tk, ok := built.(strategies.TopK); ok && top > 0 {
+			rc, got := s.top(tk, tr, trueTop, top)
 			recall.Labels = append(recall.Labels, s.d.name())
-			recall.Y = append(recall.Y, s.top(tk, tr, trueTop, top))
+			recall.Y = append(recall.Y, rc)
+			if afterTop != nil {
+				afterTop(s, i, got, rc)
+			}
 		}
 		s.finish()
 	}

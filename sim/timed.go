@@ -138,7 +138,7 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	if w.Resend > 0 {
 		st.truthRow(rep, strategies.MetricResends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
 	}
-	k.score(rep, r.run, tr, events, func(s *scorer, i int) { k.servers(s, r, i) })
+	k.score(rep, r.run, tr, events, func(s *scorer, i int) { k.servers(s, r, i) }, nil)
 	return rep, err
 }
 

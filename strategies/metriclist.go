@@ -138,6 +138,9 @@ var metricList = []Metric{
 	MetricPlantedFound,
 	MetricMinThreshold,
 	MetricTopKCountBias,
+	MetricPlantedCount,
+	MetricPlantedNodeMax,
+	MetricLocalKthMin,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go

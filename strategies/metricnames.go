@@ -174,13 +174,16 @@ const (
 
 // Heavy hitters across nodes (issue 11).
 const (
-	MetricNodes         Metric = "nodes"                 // nodes the stream is split over
-	MetricMessages      Metric = "messages"              // node → coordinator messages
-	MetricItemsSent     Metric = "items_sent"            // items those messages carried
-	MetricBytesSent     Metric = "bytes_sent"            // their bytes
-	MetricNodeBytesMax  Metric = "node_bytes_max"        // the largest node's memory
-	MetricMissedHeavy   Metric = "missed_heavy_hitters"  // share of the true top K not reported
-	MetricPlantedFound  Metric = "planted_found"         // 1 if the planted item is in the answer
-	MetricMinThreshold  Metric = "error_bound_n_k1"      // Misra-Gries: N/(k+1)
-	MetricTopKCountBias Metric = "topk_count_error_mean" // mean signed count error of the reported items
+	MetricNodes          Metric = "nodes"                 // nodes the stream is split over
+	MetricMessages       Metric = "messages"              // node → coordinator messages
+	MetricItemsSent      Metric = "items_sent"            // items those messages carried
+	MetricBytesSent      Metric = "bytes_sent"            // their bytes
+	MetricNodeBytesMax   Metric = "node_bytes_max"        // the largest node's memory
+	MetricMissedHeavy    Metric = "missed_heavy_hitters"  // share of the true top K not reported
+	MetricPlantedFound   Metric = "planted_found"         // 1 if the planted item is in the answer
+	MetricMinThreshold   Metric = "error_bound_n_k1"      // Misra-Gries: N/(k+1)
+	MetricTopKCountBias  Metric = "topk_count_error_mean" // mean signed count error of the reported items
+	MetricPlantedCount   Metric = "planted_count"         // the planted item's total
+	MetricPlantedNodeMax Metric = "planted_node_max"      // its count on its busiest node
+	MetricLocalKthMin    Metric = "local_kth_min"         // the smallest of the nodes' own K-th counts
 )

@@ -164,6 +164,22 @@ func (s *Split) ItemKey(r int, j uint64) uint64 {
 	return s.keyOfIndex(j)
 }
 
+// NodeOf returns the node whose own item key is (Own), or −1 for the
+// planted item, for a key the stream never draws, and without Own.
+func (s *Split) NodeOf(key uint64) int {
+	if !s.cfg.Own {
+		return -1
+	}
+	index := key
+	if s.cfg.Scramble {
+		index = s.scr.Rank(key)
+	}
+	if index < 1 || index >= s.Items() {
+		return -1
+	}
+	return int((index - 1) / s.cfg.Keys)
+}
+
 // PlantedKey returns the key of the planted item.
 func (s *Split) PlantedKey() uint64 { return s.keyOfIndex(s.Items()) }
 

@@ -62,7 +62,13 @@ func TestSplitLaw(t *testing.T) {
 		counts[e.Key]++
 		if e.Key == s.PlantedKey() {
 			planted++
+			if s.NodeOf(e.Key) != -1 {
+				t.Fatalf("NodeOf(the planted item) = %d, want -1", s.NodeOf(e.Key))
+			}
 			continue
+		}
+		if got := s.NodeOf(e.Key); got != int(e.Actor) {
+			t.Fatalf("NodeOf(%d) = %d, want its node %d", e.Key, got, e.Actor)
 		}
 		if r, ok := own[e.Key]; !ok || r != int(e.Actor) {
 			t.Fatalf("event %d on node %d has key %d, not one of the node's items", e.ID, e.Actor, e.Key)

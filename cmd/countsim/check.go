@@ -90,7 +90,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) error {
 // many failed.
 func writeVerdicts(w io.Writer, verdicts []sim.Verdict) int {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "verdict\tscenario\tdesign\texpectation\tmeasured\tplan\t")
+	fmt.Fprintln(tw, "verdict\tscenario\tdesign\texpectation\tmeasured\tplan or other\t")
 	failed := 0
 	for _, v := range verdicts {
 		verdict := "PASS"
@@ -151,8 +151,11 @@ func writeJUnit(w io.Writer, verdicts []sim.Verdict, took []time.Duration) error
 			File: v.Expect.Pos.File, Line: v.Expect.Pos.Line, Time: fmt.Sprintf("%.3f", took[i].Seconds())}
 		if !v.Pass {
 			want := metrics.Format(v.Expect.Value)
-			if v.Expect.Plan {
+			switch {
+			case v.Expect.Plan:
 				want = "the plan " + number(v.Plan)
+			case v.Expect.Other != "":
+				want = v.Expect.Other + " " + number(v.Plan)
 			}
 			msg := fmt.Sprintf("measured %s, want %s %s", number(v.Measured), v.Expect.Op, want)
 			if v.Why != "" {

@@ -513,8 +513,8 @@ func TestHelpScenario(t *testing.T) {
 			t.Errorf("help scenario lacks %s", k.Path)
 		}
 	}
-	for _, want := range []string{"workload.events  (integer, required; a count stream only)", "cluster.key_capacity  (number, default assumptions.key_capacity)",
-		"allowed: a duration above 0 and at most 24h", "workload.s  (number, default 1; a count stream, a timed stream, a leaderboard only)"} {
+	for _, want := range []string{"workload.events  (integer, required; a count stream, a split stream only)", "cluster.key_capacity  (number, default assumptions.key_capacity)",
+		"allowed: a duration above 0 and at most 24h", "workload.s  (number, default 1; a count stream, a timed stream, a leaderboard, a split stream only)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help scenario lacks %q", want)
 		}

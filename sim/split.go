@@ -1,0 +1,197 @@
+package sim
+
+// The split stream (issue 11): a count stream whose events are split over
+// nodes by region or by app server (an event's Actor is its node), with an
+// item planted thinly on every node. It is scored as a count stream is —
+// point counts and the top K against the exact global counts — and adds
+// what the split asks: whether each design found the planted item, what a
+// design spread over the nodes sent its coordinator, its largest node, and
+// the truth's own account of the trap: the planted item's count on its
+// busiest node against the smallest of the nodes' own K-th counts.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+type splitKind struct {
+	keyed
+	spec *scenarios.Split
+	src  *workload.Split
+	k    int // the K of the plan's figures: the question's, at least 1
+}
+
+func init() { defineKind("split", newSplitKind) }
+
+func newSplitKind(st *Setup) (kind, error) {
+	spec := st.Scenario.Run.(*scenarios.Split)
+	src, err := workload.NewSplit(workload.SplitConfig{Seed: st.Scenario.Seed, Label: streamLabel, Events: spec.Events,
+		Nodes: spec.Nodes.Count, Keys: spec.Keys, S: spec.Exponents(), Own: spec.Nodes.By == "region", Plant: spec.Nodes.Plant,
+		Scramble: spec.Scramble, Rate: spec.Rate})
+	if err != nil {
+		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
+	}
+	st.env.Keys = min(src.Items(), uint64(spec.Events))
+	st.env.Events = spec.Events
+	st.env.Nodes = spec.Nodes.Count
+	k := max(st.Scenario.Questions.Top, 1)
+	expected := src.ExpectedTop(k)
+	n := float64(spec.Events)
+	prob := func(rank uint64) float64 { // the law of the expected global order, as far as the plan needs it
+		if rank >= 1 && rank <= uint64(len(expected)) {
+			return expected[rank-1].Count / n
+		}
+		return 0
+	}
+	law := "the k-th largest of the nodes' N(1 − plant)/nodes · P_node(j) and N · plant"
+	return &splitKind{keyed: keyed{st: st, keys: src.Items(), writes: n, prob: prob, law: law}, spec: spec, src: src, k: k}, nil
+}
+
+func (k *splitKind) describe() string {
+	w := k.spec
+	return fmt.Sprintf("Split stream: %s events over %s, %s keys a node's law, batches of %d.",
+		metrics.Format(float64(w.Events)), w.Nodes.Describe(), metrics.Format(float64(w.Keys)), w.Batch)
+}
+
+func (k *splitKind) accepts(*strategies.Type) error { return nil }
+
+func (k *splitKind) memory() (int64, int64) { return int64(k.st.env.Keys) * truthBytesPerKey, 1 }
+
+// plan: the expected K-th global count, and the trap's two figures — the
+// planted item's expected share of a node against the smallest of the
+// nodes' expected own K-th counts, and its total.
+func (k *splitKind) plan() []metrics.Result {
+	rows := k.keyed.plan()
+	if k.spec.Nodes.Plant == 0 {
+		return rows
+	}
+	name, truth := k.st.Scenario.Name, k.st.truthName()
+	return append(rows,
+		planRow(name, truth, strategies.PlanLine{Metric: strategies.MetricPlantedCount, Value: k.writes * k.spec.Nodes.Plant, Unit: "events",
+			Note: "events × plant: the planted item's total"}),
+		planRow(name, truth, strategies.PlanLine{Metric: strategies.MetricPlantedNodeMax, Value: k.src.ExpectedPlantedPerNode(), Unit: "events",
+			Note: "events × plant / nodes: the planted item's count on a node, expected"}),
+		planRow(name, truth, strategies.PlanLine{Metric: strategies.MetricLocalKthMin, Value: k.src.ExpectedLocalKth(k.k), Unit: "events",
+			Note: fmt.Sprintf("the smallest over the nodes of a node's %s own item, expected: the planted item is in no local top %d while it stays below", ordinal(k.k), k.k)}),
+	)
+}
+
+// splitTruth is the exact global counts, and the planted item's count on
+// each node.
+type splitTruth struct {
+	*truth
+	planted uint64
+	perNode []uint64
+}
+
+func (t *splitTruth) observe(batch []workload.Event) {
+	t.truth.observe(batch)
+	for i := range batch {
+		if e := &batch[i]; e.Key == t.planted && e.Op == workload.Write && e.Delta > 0 {
+			t.perNode[e.Actor] += uint64(e.Delta)
+		}
+	}
+}
+
+func (k *splitKind) run(ctx context.Context) (*Report, error) {
+	st := k.st
+	tr := &splitTruth{truth: newTruth(int(st.env.Keys), false, false), planted: k.src.PlantedKey(), perNode: make([]uint64, k.spec.Nodes.Count)}
+	r := &run{truth: tr}
+	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+		return nil, err
+	}
+	events, err := st.feed(ctx, r, k.src, k.spec.Batch)
+	rep := &Report{Partial: err != nil}
+	var plan *float64
+	if events == k.spec.Events {
+		plan = metrics.PlanOf(float64(k.spec.Events))
+	}
+	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", plan, "every event fed")
+	st.truthRow(rep, strategies.MetricNodes, float64(k.spec.Nodes.Count), "nodes", nil, k.spec.Nodes.Describe())
+	if k.spec.Nodes.Plant > 0 {
+		k.trap(rep, tr)
+	}
+	k.score(rep, r, tr.truth, events, nil, func(s *scorer, i int, got []strategies.Item, recall float64) {
+		k.answer(s, r.designs[i], got, recall)
+	})
+	return rep, err
+}
+
+// trap adds the truth's account of the planted item: its total, its count
+// on its busiest node, and, with regions, the smallest of the nodes' own
+// K-th counts, which it must stay below to be in no local top K.
+func (k *splitKind) trap(rep *Report, tr *splitTruth) {
+	st := k.st
+	total := tr.count(tr.planted)
+	plans := map[strategies.Metric]*float64{}
+	for _, p := range k.plan() {
+		plans[strategies.Metric(p.Metric)] = p.Plan
+	}
+	st.truthRow(rep, strategies.MetricPlantedCount, float64(total), "events", plans[strategies.MetricPlantedCount], "the planted item's true total")
+	st.truthRow(rep, strategies.MetricPlantedNodeMax, float64(slices.Max(tr.perNode)), "events", plans[strategies.MetricPlantedNodeMax],
+		"the planted item's count on its busiest node")
+	if k.spec.Nodes.By != "region" {
+		return
+	}
+	// A node's own items: the keys other than the planted one, by node.
+	own := make([][]uint64, k.spec.Nodes.Count)
+	for key, c := range tr.all() {
+		if key == tr.planted {
+			continue
+		}
+		r := k.src.NodeOf(key)
+		if r < 0 {
+			continue
+		}
+		own[r] = append(own[r], c)
+	}
+	low := uint64(math.MaxUint64)
+	for _, cs := range own {
+		if len(cs) < k.k {
+			low = 0
+			break
+		}
+		slices.SortFunc(cs, func(a, b uint64) int { return cmp.Compare(b, a) })
+		low = min(low, cs[k.k-1])
+	}
+	in := "in no node's local top"
+	if slices.Max(tr.perNode) >= low {
+		in = "in some node's local top"
+	}
+	st.truthRow(rep, strategies.MetricLocalKthMin, float64(low), "events", plans[strategies.MetricLocalKthMin],
+		fmt.Sprintf("the smallest over the nodes of a node's %s own item: the planted item is %s %d", ordinal(k.k), in, k.k))
+}
+
+// answer adds what the split asks of a design's top-K answer: whether it
+// holds the planted item, and for a design spread over the nodes what its
+// coordinator was sent for it, the share of the true top K it missed, and
+// its largest node.
+func (k *splitKind) answer(s *scorer, built strategies.Strategy, got []strategies.Item, recall float64) {
+	if k.spec.Nodes.Plant > 0 {
+		found := 0.0
+		for _, it := range got {
+			if it.Key == k.src.PlantedKey() {
+				found = 1
+			}
+		}
+		s.add(strategies.MetricPlantedFound, found, "bool", nil, "1 if the planted item is in the answer")
+	}
+	d, ok := built.(strategies.Distributed)
+	if !ok {
+		return
+	}
+	msgs, items, bytes := d.Coordination()
+	s.add(strategies.MetricMessages, float64(msgs), "messages", s.plan(strategies.MetricMessages), "node → coordinator messages for the answer")
+	s.add(strategies.MetricItemsSent, float64(items), "items", s.plan(strategies.MetricItemsSent), "items those messages carried")
+	s.add(strategies.MetricBytesSent, float64(bytes), "B", s.plan(strategies.MetricBytesSent), "their bytes")
+	s.add(strategies.MetricNodeBytesMax, float64(d.NodeBytes()), "B", nil, "the largest node's memory")
+	s.add(strategies.MetricMissedHeavy, round(1-recall, 6), "share", nil, "share of the true top K not in the answer: 1 − recall")
+}
