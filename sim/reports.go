@@ -20,6 +20,8 @@ func keyedReports(st *Setup, d *design) []strategies.Metric {
 	// (count-min's top), so their family does not say.
 	if st.Scenario.Questions.Top > 0 {
 		ms = append(ms, strategies.MetricTopKRecall, strategies.MetricTopKPrecision, strategies.MetricTopKCountError, strategies.MetricTopKCountBias, strategies.MetricKthEstimate)
+		// A design spread over nodes: what it sent its coordinator.
+		ms = append(ms, strategies.MetricMessages, strategies.MetricItemsSent, strategies.MetricBytesSent, strategies.MetricNodeBytesMax)
 	}
 	return ms
 }
@@ -92,6 +94,5 @@ func (k *splitKind) reports(d *design) []strategies.Metric {
 		return append([]strategies.Metric{strategies.MetricNodes, strategies.MetricPlantedCount, strategies.MetricPlantedNodeMax,
 			strategies.MetricLocalKthMin}, keyedTruthReports...)
 	}
-	return append(keyedReports(k.st, d), strategies.MetricPlantedFound, strategies.MetricMessages, strategies.MetricItemsSent,
-		strategies.MetricBytesSent, strategies.MetricNodeBytesMax, strategies.MetricMissedHeavy)
+	return append(keyedReports(k.st, d), strategies.MetricPlantedFound, strategies.MetricMissedHeavy)
 }

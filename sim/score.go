@@ -283,3 +283,13 @@ func ordinal(n int) string {
 	}
 	return fmt.Sprintf("%d%s", n, suffix)
 }
+
+// coordination adds what a design spread over nodes sent its coordinator
+// for the answers it gave, and its largest node.
+func (s *scorer) coordination(d strategies.Distributed) {
+	msgs, items, bytes := d.Coordination()
+	s.add(strategies.MetricMessages, float64(msgs), "messages", s.plan(strategies.MetricMessages), "node → coordinator messages for the answers")
+	s.add(strategies.MetricItemsSent, float64(items), "items", s.plan(strategies.MetricItemsSent), "items those messages carried")
+	s.add(strategies.MetricBytesSent, float64(bytes), "B", s.plan(strategies.MetricBytesSent), "their bytes")
+	s.add(strategies.MetricNodeBytesMax, float64(d.NodeBytes()), "B", nil, "the largest node's memory")
+}

@@ -171,9 +171,8 @@ func (k *splitKind) trap(rep *Report, tr *splitTruth) {
 }
 
 // answer adds what the split asks of a design's top-K answer: whether it
-// holds the planted item, and for a design spread over the nodes what its
-// coordinator was sent for it, the share of the true top K it missed, and
-// its largest node.
+// holds the planted item, and for a design spread over the nodes the share
+// of the true top K it missed (what it sent is keyed.score's).
 func (k *splitKind) answer(s *scorer, built strategies.Strategy, got []strategies.Item, recall float64) {
 	if k.spec.Nodes.Plant > 0 {
 		found := 0.0
@@ -184,14 +183,8 @@ func (k *splitKind) answer(s *scorer, built strategies.Strategy, got []strategie
 		}
 		s.add(strategies.MetricPlantedFound, found, "bool", nil, "1 if the planted item is in the answer")
 	}
-	d, ok := built.(strategies.Distributed)
-	if !ok {
+	if _, ok := built.(strategies.Distributed); !ok {
 		return
 	}
-	msgs, items, bytes := d.Coordination()
-	s.add(strategies.MetricMessages, float64(msgs), "messages", s.plan(strategies.MetricMessages), "node → coordinator messages for the answer")
-	s.add(strategies.MetricItemsSent, float64(items), "items", s.plan(strategies.MetricItemsSent), "items those messages carried")
-	s.add(strategies.MetricBytesSent, float64(bytes), "B", s.plan(strategies.MetricBytesSent), "their bytes")
-	s.add(strategies.MetricNodeBytesMax, float64(d.NodeBytes()), "B", nil, "the largest node's memory")
 	s.add(strategies.MetricMissedHeavy, round(1-recall, 6), "share", nil, "share of the true top K not in the answer: 1 − recall")
 }

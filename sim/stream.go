@@ -181,6 +181,9 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 				afterTop(s, i, got, rc)
 			}
 		}
+		if d, ok := built.(strategies.Distributed); ok {
+			s.coordination(d)
+		}
 		s.finish()
 	}
 	if len(recall.Labels) > 0 {

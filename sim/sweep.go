@@ -12,6 +12,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -57,6 +58,10 @@ func sweepMembers(spec scenarios.Strategy) []sweepMember {
 			x = float64(n)
 		case float64:
 			x = n
+		case string: // a duration (a push interval): its seconds
+			if d, err := time.ParseDuration(n); err == nil {
+				x = d.Seconds()
+			}
 		}
 		out = append(out, sweepMember{spec: m, at: &sw.At[j], sweep: &sweepPoint{group: spec.Name, key: sw.Key, value: x}})
 	}
@@ -76,7 +81,7 @@ func sweptKey(spec scenarios.Strategy) string {
 var sweepCurveMetrics = []strategies.Metric{
 	strategies.MetricMaxOverestimate, strategies.MetricMeanOverestimate, strategies.MetricTopKRecall,
 	strategies.MetricRelativeError, strategies.MetricSigmaLargeN, strategies.MetricMaxKeyOps,
-	strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99,
+	strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99, strategies.MetricTopKCountBias,
 }
 
 // sweepCurves adds the curves of every sweep to rep.
@@ -155,6 +160,12 @@ func (st *Setup) sweepCurves(rep *Report) {
 			switch m {
 			case strategies.MetricMaxKeyOps:
 				axes = []axis{{byValue, ds[0].sweep.key, false, ""}}
+			case strategies.MetricTopKRecall, strategies.MetricTopKCountBias:
+				// Against the value too when the value is not the memory (a
+				// push interval): recall against the cycle.
+				if xLabel != ds[0].sweep.key && !math.IsNaN(byValue[0]) {
+					axes = append(axes, axis{byValue, ds[0].sweep.key, false, "-by-" + ds[0].sweep.key})
+				}
 			case strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99:
 				axes = []axis{{byValue, ds[0].sweep.key + " (log)", true, ""}}
 				if len(own) == len(ds) && own[0] != own[len(own)-1] {

@@ -360,6 +360,12 @@ func (t *countTable) init(size, seed uint64) {
 // len returns the number of keys held.
 func (t *countTable) len() int { return t.n }
 
+// reset empties the table, keeping its slots.
+func (t *countTable) reset() {
+	clear(t.slots)
+	t.n = 0
+}
+
 // bytes is the memory of the slots: 16 B each.
 func (t *countTable) bytes() int64 { return int64(len(t.slots)) * exactSlotBytes }
 

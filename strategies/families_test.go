@@ -16,6 +16,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		"batched":         {{Key: "servers", Value: int64(4)}},
 		"sharded-board":   {{Key: "shards", Value: int64(3)}},
 		"score-histogram": {{Key: "width", Value: int64(5)}},
+		"node-local-topk": {{Key: "nodes", Value: int64(4)}},
 	}
 	implements := map[Family]func(Strategy) bool{
 		FamilyPointCounter: func(s Strategy) bool { _, ok := s.(PointCounter); return ok },

@@ -52,6 +52,7 @@ func TestPlansUseDeclaredMetrics(t *testing.T) {
 		"single-key":      {{Key: "dedup", Value: "1s"}},
 		"sharded-board":   {{Key: "shards", Value: int64(8)}},
 		"score-histogram": {{Key: "width", Value: int64(10)}},
+		"node-local-topk": {{Key: "nodes", Value: int64(16)}},
 	}
 	for _, typ := range Types() {
 		p, err := typ.Decode(params[typ.Name])

@@ -110,6 +110,13 @@ func (t *table[V]) hash(key uint64) uint64 { return workload.Mix64(key ^ t.seed)
 // len returns the number of keys held.
 func (t *table[V]) len() int { return t.n }
 
+// reset empties the table, keeping its arrays.
+func (t *table[V]) reset() {
+	clear(t.keys)
+	clear(t.vals)
+	t.n = 0
+}
+
 // slots returns the length of the arrays.
 func (t *table[V]) slots() int { return len(t.keys) }
 

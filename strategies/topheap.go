@@ -78,6 +78,12 @@ func (h *topHeap) findAt(hash, key uint64) (int, bool) {
 	return int(h.pos[s-1]), true
 }
 
+// reset empties the heap and its index, keeping their arrays.
+func (h *topHeap) reset() {
+	h.heap = h.heap[:0]
+	h.index.reset()
+}
+
 // push adds an item whose key is not held; the heap must not be full.
 func (h *topHeap) push(it Item) {
 	s := int32(len(h.heap))
