@@ -25,7 +25,8 @@ type run struct {
 	clusters []*Cluster // each design's own cluster; nil entries without one
 	elapsed  []int64    // ns each design spent in Observe, by its lane's clock (laneClock)
 	faults   []strategies.Fault
-	next     []int // the next fault to deliver, for each design
+	next     []int    // the next fault to deliver, for each design
+	names    []string // the designs' names when they are not st.designs's, in order (a second pass)
 }
 
 // build builds every design of st for the Env envOf gives it.
@@ -143,6 +144,30 @@ type lane struct {
 // generating worker, the lanes' queues, and the chunks in hand.
 func feedBuffers(workers int) int { return workers + laneDepth + 3 }
 
+// secondPass feeds the stream again, after their SecondPass, to the designs
+// that read it twice (strategies.TwoPass), each on its lane as before; the
+// time they take adds to their first pass's.
+func (st *Setup) secondPass(ctx context.Context, r *run, src source, batch int) error {
+	sub := &run{}
+	var idx []int
+	for i, d := range r.designs {
+		if tp, ok := d.(strategies.TwoPass); ok {
+			tp.SecondPass()
+			sub.designs = append(sub.designs, d)
+			sub.names = append(sub.names, st.designs[i].name())
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	_, err := st.feed(ctx, sub, src, batch)
+	for j, i := range idx {
+		r.elapsed[i] += sub.elapsed[j]
+	}
+	return err
+}
+
 // feed generates the stream with several workers and hands it in stream
 // order, in batches of at most batch events, to the truth (when r has one)
 // and to every design, each on its own goroutine. It returns the number of
@@ -168,7 +193,11 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 		}})
 	}
 	for i := range r.designs {
-		lanes = append(lanes, &lane{name: st.designs[i].name(), take: func(b []workload.Event, _ []uint32) int64 { return r.observe(i, b) }})
+		name := st.designs[i].name()
+		if r.names != nil {
+			name = r.names[i]
+		}
+		lanes = append(lanes, &lane{name: name, take: func(b []workload.Event, _ []uint32) int64 { return r.observe(i, b) }})
 	}
 	workers := st.workers()
 	nChunks := src.Chunks()

@@ -109,6 +109,9 @@ func (k *splitKind) run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	events, err := st.feed(ctx, r, k.src, k.spec.Batch)
+	if err == nil {
+		err = st.secondPass(ctx, r, k.src, k.spec.Batch)
+	}
 	rep := &Report{Partial: err != nil}
 	var plan *float64
 	if events == k.spec.Events {

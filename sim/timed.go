@@ -128,6 +128,7 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	events, err := st.feed(ctx, r.run, k.src, w.Batch)
 	if err == nil {
 		r.finish(w.Duration())
+		err = st.secondPass(ctx, r.run, k.src, w.Batch)
 	} else {
 		r.takeSteady(w.Duration()) // what was fed, with nothing sent after it
 	}

@@ -220,3 +220,12 @@ type Distributed interface {
 	// NodeBytes returns the memory of the largest node.
 	NodeBytes() int64
 }
+
+// TwoPass is a design that reads the stream twice (a candidate set checked
+// against the log): after the stream, the runner calls SecondPass once and
+// hands the same events to Observe again, in the same order and batches of
+// the same size. Its answers are read after the second pass.
+type TwoPass interface {
+	Strategy
+	SecondPass()
+}

@@ -17,6 +17,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		"sharded-board":   {{Key: "shards", Value: int64(3)}},
 		"score-histogram": {{Key: "width", Value: int64(5)}},
 		"node-local-topk": {{Key: "nodes", Value: int64(4)}},
+		"cms-verify":      {{Key: "epsilon", Value: 0.01}, {Key: "delta", Value: 0.1}, {Key: "candidates", Value: int64(20)}},
 	}
 	implements := map[Family]func(Strategy) bool{
 		FamilyPointCounter: func(s Strategy) bool { _, ok := s.(PointCounter); return ok },

@@ -141,6 +141,8 @@ var metricList = []Metric{
 	MetricPlantedCount,
 	MetricPlantedNodeMax,
 	MetricLocalKthMin,
+	MetricCandidates,
+	MetricPasses,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go

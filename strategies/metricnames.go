@@ -186,4 +186,6 @@ const (
 	MetricPlantedCount   Metric = "planted_count"         // the planted item's total
 	MetricPlantedNodeMax Metric = "planted_node_max"      // its count on its busiest node
 	MetricLocalKthMin    Metric = "local_kth_min"         // the smallest of the nodes' own K-th counts
+	MetricCandidates     Metric = "candidates"            // keys a verifying design counts exactly
+	MetricPasses         Metric = "passes"                // reads of the stream
 )

@@ -53,6 +53,7 @@ func TestPlansUseDeclaredMetrics(t *testing.T) {
 		"sharded-board":   {{Key: "shards", Value: int64(8)}},
 		"score-histogram": {{Key: "width", Value: int64(10)}},
 		"node-local-topk": {{Key: "nodes", Value: int64(16)}},
+		"cms-verify":      {{Key: "epsilon", Value: 0.0001}, {Key: "delta", Value: 0.01}},
 	}
 	for _, typ := range Types() {
 		p, err := typ.Decode(params[typ.Name])

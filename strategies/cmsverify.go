@@ -1,0 +1,168 @@
+package strategies
+
+import (
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"countsim/workload"
+)
+
+// Count-min with verification (seeds/002_aa28a8d9e3b54cd9.txt: "treat a high
+// estimate as worth checking, not as a billable fact"; "the merge service
+// … fetches exact counts for that candidate set before publishing"): a
+// first pass over the stream runs count-min with a heap of the C keys of
+// highest estimate (count-min + heap, countmin_topk.go); those C keys are
+// the candidates. A second pass over the same stream (or its log) counts
+// the candidates exactly. The top K is the K candidates of highest exact
+// count, so every count it shows is exact (Err 0).
+//
+// What it can miss: a key of the true top K whose estimate did not make
+// the C candidates. Count-min only overestimates, so every true top-K key
+// has an estimate at least its count; it misses one only when C keys
+// estimate above it, which takes collisions of εN at the sketch's size:
+// with C a few times K it is rare, and the run measures it. The price is
+// the second pass: the stream read twice (the runner feeds a TwoPass
+// design again), and C exact counters.
+
+// CMSVerifyParams are the parameters of count-min with verification.
+type CMSVerifyParams struct {
+	Epsilon    float64 `param:"epsilon" doc:"count-min's error bound ε as a share of all counts N, in (0,1), with delta"`
+	Delta      float64 `param:"delta" doc:"count-min's failure probability δ per key, in (0,1), with epsilon"`
+	Candidates int     `param:"candidates" doc:"C: keys of highest estimate counted exactly in the second pass, 1..100000; default 4 × the top-K question's K"`
+}
+
+// Validate checks the sketch's shape and the candidates.
+func (p CMSVerifyParams) Validate() error {
+	if err := (CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta}).Validate(); err != nil {
+		return err
+	}
+	if p.Candidates < 0 || p.Candidates > 100_000 {
+		return &ParamError{Key: "candidates", Msg: fmt.Sprintf("%d not in 1..100000", p.Candidates)}
+	}
+	return nil
+}
+
+// candidates resolves C from the top-K question.
+func (p CMSVerifyParams) candidates(env Env) (int, error) {
+	if p.Candidates > 0 {
+		return p.Candidates, nil
+	}
+	if env.Top < 1 {
+		return 0, &ParamError{Key: "candidates", Msg: "required: the scenario asks no top-K question (allowed: 1..100000)"}
+	}
+	return min(4*env.Top, 100_000), nil
+}
+
+// CMSVerify is count-min with a verified candidate set: a TopK whose counts
+// are exact, and a TwoPass design. Not safe for concurrent use.
+type CMSVerify struct {
+	first  *CountMinTopK
+	second bool     // in the second pass
+	exact  []uint64 // by the heap's slot: the candidate's exact count
+}
+
+var (
+	_ TopK    = (*CMSVerify)(nil)
+	_ TwoPass = (*CMSVerify)(nil)
+)
+
+// NewCMSVerify returns the design with c candidates, hashing with seed.
+func NewCMSVerify(p CMSVerifyParams, c int, seed uint64) (*CMSVerify, error) {
+	if err := p.Validate(); err != nil {
+		return nil, typed("cms-verify", err)
+	}
+	if c < 1 {
+		return nil, typed("cms-verify", paramErr("candidates", "%d: at least 1", c))
+	}
+	first, err := NewCountMinTopK(CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta, Top: c}, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &CMSVerify{first: first, exact: make([]uint64, c)}, nil
+}
+
+func init() {
+	define("cms-verify", "count-min + heap picks C candidates in a first pass; a second pass counts them exactly: a top K whose counts are exact (seed 002)",
+		func() *CMSVerifyParams { return &CMSVerifyParams{} },
+		func(p *CMSVerifyParams, env Env) (Strategy, error) {
+			c, err := p.candidates(env)
+			if err != nil {
+				return nil, typed("cms-verify", err)
+			}
+			return NewCMSVerify(*p, c, env.Seed)
+		},
+		cmsVerifyPlan, answers(FamilyTopK),
+		checkedBy(func(p *CMSVerifyParams, env Env) error { _, err := p.candidates(env); return err }))
+}
+
+// cmsVerifyPlan: the sketch's plan, the candidates and the second pass.
+func cmsVerifyPlan(p *CMSVerifyParams, env Env) []PlanLine {
+	c, err := p.candidates(env)
+	if err != nil {
+		return nil
+	}
+	var lines []PlanLine
+	for _, l := range countMinPlan(&CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta}, env) {
+		if l.Metric != MetricUndercounts { // it counts no key outside its answer
+			lines = append(lines, l)
+		}
+	}
+	return append(lines,
+		PlanLine{Metric: MetricCandidates, Value: float64(c), Unit: "keys", Note: "C: counted exactly in the second pass"},
+		PlanLine{Metric: MetricHeapBytes, Value: float64(topHeapBytes(c) + int64(c)*8), Unit: "B", Note: "the candidates' heap, index and exact counts"},
+		PlanLine{Metric: MetricPasses, Value: 2, Unit: "passes", Note: "the stream read twice: estimate, then verify"})
+}
+
+// SecondPass freezes the candidates: Observe now counts them exactly.
+func (v *CMSVerify) SecondPass() { v.second = true }
+
+// Observe runs count-min + heap in the first pass; in the second it adds
+// each candidate's writes to its exact count.
+func (v *CMSVerify) Observe(batch []workload.Event) {
+	if !v.second {
+		v.first.Observe(batch)
+		return
+	}
+	h := &v.first.heap
+	s1 := v.first.sketch.s1
+	for i := range batch {
+		e := &batch[i]
+		if e.Op != workload.Write || e.Delta <= 0 {
+			continue
+		}
+		if pos, ok := h.findAt(workload.Mix64(e.Key^s1), e.Key); ok {
+			v.exact[h.heap[pos].slot] += uint64(e.Delta)
+		}
+	}
+}
+
+// Top returns the k candidates of highest exact count, after the second
+// pass (before it, the first pass's estimates, as count-min + heap).
+func (v *CMSVerify) Top(k int) []Item {
+	if !v.second {
+		return v.first.Top(k)
+	}
+	if k <= 0 {
+		return nil
+	}
+	h := &v.first.heap
+	items := make([]Item, 0, h.len())
+	for i := range h.len() {
+		e := h.heap[i]
+		items = append(items, Item{Key: e.Key, Count: v.exact[e.slot]})
+	}
+	sortItems(items)
+	return slices.Clip(items[:min(k, len(items))])
+}
+
+// Bytes is the sketch, the heap and the exact counts.
+func (v *CMSVerify) Bytes() int64 {
+	return v.first.Bytes() + int64(len(v.exact))*int64(unsafe.Sizeof(uint64(0)))
+}
+
+// Parts: the sketch, and the candidates (heap, index, exact counts).
+func (v *CMSVerify) Parts() []Part {
+	return []Part{{Metric: MetricBytes, Bytes: v.first.sketch.Bytes()},
+		{Metric: MetricHeapBytes, Bytes: v.first.heap.bytes() + int64(len(v.exact))*8}}
+}
