@@ -105,6 +105,7 @@ func (st *Setup) sweepCurves(rep *Report) {
 		}
 		return nil
 	}
+	compared := map[strategies.Metric][]metrics.Series{}
 	for _, g := range groups {
 		ds := members[g]
 		// X: each design's bytes as measured, else as planned (an accuracy
@@ -176,8 +177,39 @@ func (st *Setup) sweepCurves(rep *Report) {
 				st.sweepCurve(rep, g, ds, m, ax.xs, ax.label, ax.log, ax.suffix, first)
 			}
 		}
+		if xLabel == "bytes (log)" {
+			for _, m := range sweepCompared {
+				var x, y []float64
+				for i, d := range ds {
+					if r := first(d.name(), m); r != nil {
+						x, y = append(x, xs[i]), append(y, *r.Value)
+					}
+				}
+				if len(y) >= 2 {
+					name, title := "sweeps-"+string(m), fmt.Sprintf("%s against memory, every design swept", m)
+					if st.Scenario.Step != "" {
+						name += "-" + st.Scenario.Step
+						title = st.Scenario.StepTitle + ": " + title
+					}
+					compared[m] = append(compared[m], metrics.Series{Scenario: st.Scenario.Name, Strategy: g, Name: name,
+						Title: title, Kind: metrics.Curve,
+						XLabel: xLabel, YLabel: string(m), LogX: true, X: x, Y: y})
+				}
+			}
+		}
+	}
+	// One chart a metric with every sweep's curve, where two or more
+	// designs were swept over their memory: which wins at which size.
+	for _, m := range sweepCompared {
+		if len(compared[m]) >= 2 {
+			rep.Series = append(rep.Series, compared[m]...)
+		}
 	}
 }
+
+// sweepCompared are the metrics drawn for every swept design on one chart
+// against memory.
+var sweepCompared = []strategies.Metric{strategies.MetricTopKRecall, strategies.MetricTopKCountBias}
 
 // sweepCurve adds the curve of metric m over the designs ds of sweep g
 // against xs, and the plan's beside it where every design has one.

@@ -29,12 +29,19 @@ import (
 type CMSVerifyParams struct {
 	Epsilon    float64 `param:"epsilon" doc:"count-min's error bound ε as a share of all counts N, in (0,1), with delta"`
 	Delta      float64 `param:"delta" doc:"count-min's failure probability δ per key, in (0,1), with epsilon"`
+	Width      int     `param:"width" doc:"count-min's counters per row w, with depth instead of epsilon and delta"`
+	Depth      int     `param:"depth" doc:"count-min's rows d, 1..32, with width"`
 	Candidates int     `param:"candidates" doc:"C: keys of highest estimate counted exactly in the second pass, 1..100000; default 4 × the top-K question's K"`
+}
+
+// sketch is the count-min part's parameters.
+func (p CMSVerifyParams) sketch() CountMinParams {
+	return CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta, Width: p.Width, Depth: p.Depth}
 }
 
 // Validate checks the sketch's shape and the candidates.
 func (p CMSVerifyParams) Validate() error {
-	if err := (CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta}).Validate(); err != nil {
+	if err := p.sketch().Validate(); err != nil {
 		return err
 	}
 	if p.Candidates < 0 || p.Candidates > 100_000 {
@@ -75,7 +82,9 @@ func NewCMSVerify(p CMSVerifyParams, c int, seed uint64) (*CMSVerify, error) {
 	if c < 1 {
 		return nil, typed("cms-verify", paramErr("candidates", "%d: at least 1", c))
 	}
-	first, err := NewCountMinTopK(CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta, Top: c}, seed)
+	cp := p.sketch()
+	cp.Top = c
+	first, err := NewCountMinTopK(cp, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +112,8 @@ func cmsVerifyPlan(p *CMSVerifyParams, env Env) []PlanLine {
 		return nil
 	}
 	var lines []PlanLine
-	for _, l := range countMinPlan(&CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta}, env) {
+	cp := p.sketch()
+	for _, l := range countMinPlan(&cp, env) {
 		if l.Metric != MetricUndercounts { // it counts no key outside its answer
 			lines = append(lines, l)
 		}
