@@ -16,6 +16,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		"batched":         {{Key: "servers", Value: int64(4)}},
 		"sharded-board":   {{Key: "shards", Value: int64(3)}},
 		"score-histogram": {{Key: "width", Value: int64(5)}},
+		"split-topk":      {{Key: "overfetch", Value: int64(10)}}, // the env asks no top-K question to take K' from
 	}
 	implements := map[Family]func(Strategy) bool{
 		FamilyPointCounter: func(s Strategy) bool { _, ok := s.(PointCounter); return ok },
@@ -31,7 +32,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", typ.Name, err)
 		}
-		env := Env{Seed: 1, Keys: 100, Events: 1000, Store: newMemStore(t)}
+		env := Env{Seed: 1, Keys: 100, Events: 1000, Store: newMemStore(t), Nodes: 4} // Nodes: the split-stream designs take theirs from it
 		if err := typ.Check(p, env, true); err != nil {
 			t.Fatalf("%s: Check: %v", typ.Name, err)
 		}
