@@ -1,8 +1,11 @@
 package strategies
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"countsim/workload"
 )
 
 // threshold-topk returns the exact top k, counts and family order (count
@@ -86,5 +89,93 @@ func TestThresholdTopKNeedsPhase2(t *testing.T) {
 	}
 	if late < 20 {
 		t.Errorf("only %d of 300 streams have a key of the true top K in no node's local top K", late)
+	}
+}
+
+// regionalSplit is a stream split by region the way that sets the trap at
+// scale: every node (region) has keys of its own, drawn by Zipf s over keys
+// ranks with share 1 − global of its events, and all nodes share the global
+// keys, drawn by the same law with share global. A global key is heavy in
+// total and middling in every region; a region's own keys are heavy there
+// only.
+func regionalSplit(seed uint64, nodes, keys, events int, s, global float64) []workload.Event {
+	r := rand.New(rand.NewPCG(seed, 0x726567696f6e))
+	z := zipf(keys, s)
+	ev := make([]workload.Event, events)
+	for i := range ev {
+		node := uint64(r.IntN(nodes))
+		key := workload.Mix64(uint64(z.draw(r)))
+		if r.Float64() >= global {
+			key = workload.Mix64(uint64(z.draw(r)) | (node+1)<<40)
+		}
+		ev[i] = workload.Event{At: int64(i), Key: key, Actor: node, Delta: 1, ID: uint64(i), Op: workload.Write}
+	}
+	return ev
+}
+
+// recall is the share of the true top k in the answer.
+func recall(got, want []Item) float64 {
+	n := 0
+	for _, it := range want {
+		if inTop(got, it.Key) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(want))
+}
+
+// TPUT against over-fetch at equal recall, on regional streams: the
+// smallest over-fetch K' that split-topk needs to find the whole true top 10 (known
+// only with the truth in hand: the coordinator cannot tell), the items and
+// bytes it then sends, and what TPUT sends for the same answer, proven
+// exact. K' = K misses part of the top 10 on every stream (the trap). The
+// figures are logged (go test -run ThresholdVsOverfetch -v).
+func TestThresholdVsOverfetch(t *testing.T) {
+	const K = 10
+	for _, c := range []struct {
+		nodes  int
+		global float64
+	}{{8, 0.15}, {16, 0.15}, {32, 0.1}} {
+		ev := regionalSplit(uint64(c.nodes), c.nodes, 20000, 400000, 1, c.global)
+		truth, _ := exactCounts(ev)
+		want := trueTop(truth, K)
+		x, err := NewThresholdTopK(ThresholdTopKParams{Nodes: c.nodes}, 1<<12, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Observe(ev)
+		if got := x.Top(K); !slices.Equal(got, want) {
+			t.Fatalf("%d nodes: threshold-topk %+v, want %+v", c.nodes, got, want)
+		}
+		tm, ti, tb := x.Coordination()
+		rounds := x.Rounds()
+		t.Logf("%d nodes, global share %g: threshold-topk: %d messages, %d items, %d B (by phase: %d, %d, %d items; %d keys asked in phase 3)",
+			c.nodes, c.global, tm, ti, tb, rounds[0].Items, rounds[1].Items, rounds[2].Items, rounds[2].Requested)
+		s, err := NewSplitTopK(SplitTopKParams{Overfetch: K, Nodes: c.nodes}, 1<<12, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Observe(ev)
+		var full int
+		for over := K; full == 0 && over <= 4096; over++ {
+			s.overfetch = over // the same nodes asked again with another K'
+			m0, i0, b0 := s.Coordination()
+			rc := recall(s.Top(K), want)
+			sm, si, sb := s.Coordination()
+			sm, si, sb = sm-m0, si-i0, sb-b0
+			if over == K && rc == 1 {
+				t.Errorf("%d nodes: K' = K finds the whole top %d: the stream sets no trap", c.nodes, K)
+			}
+			if over == K || rc == 1 {
+				t.Logf("  split-topk K' = %4d: recall %.1f (missed %.1f), %d messages, %d items, %d B", over, rc, 1-rc, sm, si, sb)
+			}
+			if rc == 1 {
+				full = over
+				t.Logf("  at equal recall: split-topk sends %.2f× TPUT's bytes", float64(sb)/float64(tb))
+			}
+		}
+		if full == 0 {
+			t.Errorf("%d nodes: no K' up to 4096 finds the whole top %d", c.nodes, K)
+		}
 	}
 }
