@@ -35,8 +35,8 @@ import (
 //
 // Economies the paper allows and the accounting follows: a node sends a key
 // once (phase 2 and 3 send only keys not sent before; a node knows what it
-// sent); a node whose phase-1 list held fewer than k keys sent every key it
-// holds, so it is not asked again and its misses count 0 in U; phase 3 is
+// sent); a node that holds at most k keys sent them all in phase 1, so it is
+// not asked again and counts for no miss in U; phase 3 is
 // skipped when no candidate is left whose sum is not yet exact. A message
 // is one node's answer in one phase, even an empty one: the coordinator
 // waits for every node it asked. What the coordinator sends the nodes (T,
