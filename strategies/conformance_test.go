@@ -27,6 +27,10 @@ type conformanceDesign struct {
 	topAll bool
 	// capacity caps the length of a Top answer (0: no cap).
 	capacity int
+	// split spreads the stream's events over that many nodes (their Actor:
+	// a hash of the event's ID), for designs over a split stream (0: the
+	// stream as it is).
+	split int
 }
 
 func conformanceDesigns() []conformanceDesign {
@@ -64,6 +68,18 @@ func conformanceDesigns() []conformanceDesign {
 		}},
 		{name: "exact/shards=5/small-hint", typ: "exact", topAll: true, build: func(t *testing.T, _ int) Strategy {
 			s, err := NewExact(ExactParams{Shards: 5}, 10, 1)
+			return must(t, s, err)
+		}},
+		{name: "split-topk/nodes=6/overfetch=10", typ: "split-topk", split: 6, build: func(t *testing.T, _ int) Strategy {
+			s, err := NewSplitTopK(SplitTopKParams{Overfetch: 10, Nodes: 6}, 10, 1)
+			return must(t, s, err)
+		}},
+		{name: "threshold-topk/nodes=6", typ: "threshold-topk", topAll: true, split: 6, build: func(t *testing.T, keys int) Strategy {
+			s, err := NewThresholdTopK(ThresholdTopKParams{Nodes: 6}, uint64(keys), 1)
+			return must(t, s, err)
+		}},
+		{name: "threshold-topk/nodes=4-of-6", typ: "threshold-topk", topAll: true, split: 6, build: func(t *testing.T, _ int) Strategy {
+			s, err := NewThresholdTopK(ThresholdTopKParams{Nodes: 4}, 10, 1) // nodes 4 and 5 fold onto 0 and 1
 			return must(t, s, err)
 		}},
 	}
@@ -108,6 +124,12 @@ func TestConformance(t *testing.T) {
 		for _, st := range streams {
 			t.Run(d.name+"/"+st.name, func(t *testing.T) {
 				ev := st.ev
+				if d.split > 0 {
+					ev = slices.Clone(ev)
+					for i := range ev {
+						ev[i].Actor = workload.Mix64(ev[i].ID^0x73706c6974) % uint64(d.split)
+					}
+				}
 				truth, _ := exactCounts(ev)
 				typ, err := Lookup(d.typ)
 				if err != nil {

@@ -18,6 +18,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		"score-histogram": {{Key: "width", Value: int64(5)}},
 		"node-local-topk": {{Key: "nodes", Value: int64(4)}},
 		"cms-verify":      {{Key: "epsilon", Value: 0.01}, {Key: "delta", Value: 0.1}, {Key: "candidates", Value: int64(20)}},
+		"split-topk":      {{Key: "overfetch", Value: int64(10)}}, // the env asks no top-K question to take K' from
 	}
 	implements := map[Family]func(Strategy) bool{
 		FamilyPointCounter: func(s Strategy) bool { _, ok := s.(PointCounter); return ok },
@@ -33,7 +34,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", typ.Name, err)
 		}
-		env := Env{Seed: 1, Keys: 100, Events: 1000, Store: newMemStore(t)}
+		env := Env{Seed: 1, Keys: 100, Events: 1000, Store: newMemStore(t), Nodes: 4} // Nodes: the split-stream designs take theirs from it
 		if err := typ.Check(p, env, true); err != nil {
 			t.Fatalf("%s: Check: %v", typ.Name, err)
 		}
