@@ -1111,6 +1111,10 @@ func TestSearch(t *testing.T) {
 				{Key: "epsilon", Value: 0.0001}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)},
 			}},
 			{Name: "space-saving", Type: "space-saving", Params: []Param{{Key: "counters", Value: int64(1000)}}},
+			{Name: "misra-gries", Type: "misra-gries", Params: []Param{{Key: "counters", Value: int64(1000)}}},
+			{Name: "heavykeeper", Type: "heavykeeper", Params: []Param{
+				{Key: "top", Value: int64(10)}, {Key: "width", Value: int64(2000)}, {Key: "depth", Value: int64(5)}, {Key: "decay", Value: 0.9},
+			}},
 		},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -12,6 +12,8 @@ func TestDeclaredFamilies(t *testing.T) {
 	raw := map[string][]Param{
 		"count-min":       {{Key: "epsilon", Value: 0.01}, {Key: "delta", Value: 0.1}},
 		"space-saving":    {{Key: "counters", Value: int64(10)}},
+		"misra-gries":     {{Key: "counters", Value: int64(10)}},
+		"heavykeeper":     {{Key: "top", Value: int64(10)}},
 		"striped":         {{Key: "stripes", Value: int64(4)}},
 		"batched":         {{Key: "servers", Value: int64(4)}},
 		"sharded-board":   {{Key: "shards", Value: int64(3)}},

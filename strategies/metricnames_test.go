@@ -47,6 +47,8 @@ func TestPlansUseDeclaredMetrics(t *testing.T) {
 	params := map[string][]Param{
 		"count-min":       {{Key: "epsilon", Value: 0.001}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}},
 		"space-saving":    {{Key: "counters", Value: int64(100)}},
+		"misra-gries":     {{Key: "counters", Value: int64(100)}},
+		"heavykeeper":     {{Key: "top", Value: int64(10)}},
 		"striped":         {{Key: "stripes", Value: int64(4)}, {Key: "grow_above", Value: int64(7000)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}, {Key: "dedup", Value: "1s"}},
 		"batched":         {{Key: "dedup", Value: "1s"}},
 		"single-key":      {{Key: "dedup", Value: "1s"}},

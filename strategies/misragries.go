@@ -1,0 +1,437 @@
+package strategies
+
+import (
+	"fmt"
+	"unsafe"
+
+	"countsim/workload"
+)
+
+// Misra-Gries: J. Misra and D. Gries, "Finding repeated elements", Science
+// of Computer Programming 2(2), 1982 (the "Frequent" algorithm).
+//
+// k counters, each holding one key and a count. A write to a key held adds
+// its delta to the key's count; a key not held takes a free counter with
+// its delta. When all k counters are taken, the new key and every one of
+// the k counters lose the same amount, δ = min(delta, the smallest count)
+// (the weighted form of "decrement all k counters and the new key by one",
+// as in Berinde et al., "Space-optimal heavy hitters with strong error
+// bounds", TODS 2010): counters that reach 0 are freed, and if the new key
+// has delta − δ > 0 left it takes one of them (δ < delta means the smallest
+// counter reached 0). Every such step removes exactly (k+1)·δ from the
+// stream's total N; with D the sum of all δ so far,
+//
+//	N = Σ counts + (k+1)·D,         so D ≤ N/(k+1),
+//	count ≤ true ≤ count + D        for every key (count 0: not held),
+//	true > N/(k+1) ⇒ held            a key heavier than N/(k+1) keeps a counter.
+//
+// A key loses at most δ in each step (from its counter, from its own
+// delta, or what its counter held when it reached 0), hence true − count ≤
+// D; the bound every Item carries as Err is D itself, which is known
+// exactly and is at most N/(k+1).
+//
+// Decrementing k counters is O(k); here it is O(1) amortised. Counts are
+// kept relative to a global offset, the D so far: a counter stores level =
+// count + D at the time, so "every count loses δ" is D += δ, and the
+// counters whose level is now ≤ D are the ones at 0. The levels live in the
+// stream-summary of Metwally et al. (as Space-Saving's counters do,
+// spacesaving.go): a list of buckets in increasing level order, each the
+// ring of the counters of one level, int32 links in arrays. A unit increment
+// moves a counter to the next bucket or renames its bucket, O(1); a delta
+// d > 1 walks past at most min(d, buckets) buckets; the counters reaching 0
+// are the first buckets of the list, each freed once after it was taken, so
+// freeing is O(1) amortised per event. (A binary min-heap of the levels
+// with the same offset is the floor of the benchmark,
+// misragries_bench_test.go; it pays O(log k) an increment.)
+
+// MisraGriesParams are the parameters of Misra-Gries.
+type MisraGriesParams struct {
+	// Counters is k, 1..16,777,216. Every key with a true count above
+	// N/(k+1) holds one.
+	Counters int `param:"counters" doc:"counters k, 1..16777216 (required); every key counted more than N/(k+1) times holds one, and no count is more than N/(k+1) low"`
+}
+
+const misraGriesMaxCounters = 1 << 24 // the index then has ≤ 2^25 slots: a counter keeps 32 bits of hash
+
+// Validate checks 1 ≤ counters ≤ 2^24.
+func (p MisraGriesParams) Validate() error {
+	if p.Counters < 1 || p.Counters > misraGriesMaxCounters {
+		return paramErr("counters", "%d not in 1..%d", p.Counters, misraGriesMaxCounters)
+	}
+	return nil
+}
+
+// MisraGries is the Misra-Gries summary of k counters. It is a PointCounter
+// (Count is a lower bound, 0 for a key not held) and a TopK (Item.Err is the
+// total decrement D). Not safe for concurrent use.
+type MisraGries struct {
+	counters []mgCounter  // len grows to k; a freed counter is reused
+	buckets  []mgBucket   // live buckets form a list by level; the rest are free
+	head     int32        // the bucket of the lowest level, or -1
+	free     int32        // first free bucket (linked through next), or -1
+	freeC    int32        // first free counter (linked through next), or -1
+	index    table[int32] // key → counter id + 1 (fixed capacity k)
+	k        int
+	held     int    // counters holding a key
+	offset   uint64 // D: the total decrement so far
+	n        uint64
+}
+
+// mgCounter is one counter; prev and next link the ring of its bucket (next
+// links the free counters).
+type mgCounter struct {
+	key        uint64
+	hash       uint32 // the index's hash of key, its low 32 bits
+	bucket     int32
+	prev, next int32
+}
+
+// mgBucket holds the counters of one level (count + D); prev and next link
+// the buckets in increasing level order (-1 at the ends).
+type mgBucket struct {
+	level      uint64
+	first      int32
+	prev, next int32
+}
+
+// NewMisraGries returns an empty summary of p.Counters counters; seed seeds
+// the key index's hash (results do not depend on it).
+func NewMisraGries(p MisraGriesParams, seed uint64) (*MisraGries, error) {
+	if err := p.Validate(); err != nil {
+		return nil, typed("misra-gries", err)
+	}
+	st := workload.SplitMix(seed ^ 0x6d69737261677269)
+	return &MisraGries{
+		counters: make([]mgCounter, 0, p.Counters),
+		buckets:  make([]mgBucket, 0, p.Counters),
+		head:     -1,
+		free:     -1,
+		freeC:    -1,
+		index:    newFixedTable[int32](p.Counters, st.Uint64()),
+		k:        p.Counters,
+	}, nil
+}
+
+// misraGriesBytes is the memory of k counters: a counter (key, the low half
+// of its hash, three links: 24 B), a bucket (level, three links: 24 B) and
+// the key index, 12 B a slot of a power-of-two table ≥ 2k.
+func misraGriesBytes(k int) int64 {
+	return int64(k)*int64(unsafe.Sizeof(mgCounter{})+unsafe.Sizeof(mgBucket{})) +
+		int64(fixedTableLen(k))*tableSlotBytes[int32]()
+}
+
+// Counters returns k.
+func (s *MisraGries) Counters() int { return s.k }
+
+// N returns the sum of all deltas observed.
+func (s *MisraGries) N() uint64 { return s.n }
+
+// Decrement returns D, the total every count has lost so far: no count is
+// more than D below the truth, and D ≤ N/(k+1).
+func (s *MisraGries) Decrement() uint64 { return s.offset }
+
+// Bytes returns the memory of the counters, the buckets and the key index,
+// measured from their arrays.
+func (s *MisraGries) Bytes() int64 {
+	return int64(cap(s.counters))*int64(unsafe.Sizeof(mgCounter{})) +
+		int64(cap(s.buckets))*int64(unsafe.Sizeof(mgBucket{})) + s.index.bytes()
+}
+
+// Observe counts every write event's positive Delta; other events are
+// ignored.
+func (s *MisraGries) Observe(batch []workload.Event) {
+	for i := range batch {
+		e := &batch[i]
+		if e.Op == workload.Write && e.Delta > 0 {
+			s.add(e.Key, uint64(e.Delta))
+		}
+	}
+}
+
+// Add counts delta for key: O(1) amortised for a unit delta.
+func (s *MisraGries) Add(key, delta uint64) {
+	if delta != 0 {
+		s.add(key, delta)
+	}
+}
+
+// add is Add for delta > 0.
+func (s *MisraGries) add(key, delta uint64) {
+	s.n += delta
+	h := s.index.hash(key)
+	if c := s.index.getAt(h, key); c != 0 {
+		s.raise(c-1, delta)
+		return
+	}
+	if s.held == s.k {
+		// Every count and the new key lose δ = min(delta, smallest count):
+		// the counters at level ≤ D + δ reach 0 and are freed.
+		dec := min(delta, s.buckets[s.head].level-s.offset)
+		s.offset += dec
+		for s.head >= 0 && s.buckets[s.head].level <= s.offset {
+			s.drop(s.head)
+		}
+		if delta -= dec; delta == 0 {
+			return
+		}
+	}
+	c := s.freeC
+	if c >= 0 {
+		s.freeC = s.counters[c].next
+		s.counters[c] = mgCounter{key: key, hash: uint32(h), bucket: -1}
+	} else {
+		c = int32(len(s.counters))
+		s.counters = append(s.counters, mgCounter{key: key, hash: uint32(h), bucket: -1}) // within capacity: held < k
+	}
+	*s.index.refAt(h, key) = c + 1
+	s.held++
+	s.link(c, s.offset+delta, -1, s.head)
+}
+
+// drop frees bucket b, the lowest, and every counter in it: their counts
+// are 0.
+func (s *MisraGries) drop(b int32) {
+	c := s.buckets[b].first
+	for {
+		ct := &s.counters[c]
+		next := ct.next
+		s.index.delAt(uint64(ct.hash), ct.key)
+		ct.bucket, ct.next = -1, s.freeC
+		s.freeC = c
+		s.held--
+		if next == s.buckets[b].first {
+			break
+		}
+		c = next
+	}
+	s.buckets[b].first = -1
+	s.freeBucket(b)
+}
+
+// raise adds delta to counter c's level, moving it to the bucket of its new
+// level.
+func (s *MisraGries) raise(c int32, delta uint64) {
+	b := s.counters[c].bucket
+	v := s.buckets[b].level + delta
+	after, at := b, s.buckets[b].next
+	if s.counters[c].next == c && (at < 0 || s.buckets[at].level > v) {
+		s.buckets[b].level = v // alone in its bucket, and no bucket in the way
+		return
+	}
+	if s.unlink(c) {
+		after = s.buckets[b].prev
+		s.freeBucket(b)
+	}
+	s.link(c, v, after, at)
+}
+
+// unlink takes counter c out of its bucket's ring and reports whether the
+// bucket is now empty (the caller frees it once done with its links).
+func (s *MisraGries) unlink(c int32) (empty bool) {
+	ct := &s.counters[c]
+	b := &s.buckets[ct.bucket]
+	if ct.next == c {
+		b.first = -1
+		return true
+	}
+	s.counters[ct.prev].next = ct.next
+	s.counters[ct.next].prev = ct.prev
+	if b.first == c {
+		b.first = ct.next
+	}
+	return false
+}
+
+// freeBucket takes empty bucket b out of the list and onto the free list.
+func (s *MisraGries) freeBucket(b int32) {
+	bk := &s.buckets[b]
+	if bk.prev >= 0 {
+		s.buckets[bk.prev].next = bk.next
+	} else {
+		s.head = bk.next
+	}
+	if bk.next >= 0 {
+		s.buckets[bk.next].prev = bk.prev
+	}
+	bk.next = s.free
+	s.free = b
+}
+
+// link puts counter c (in no bucket) at level v into the list: into the
+// bucket of level v, or a new one, searching forward from bucket at, where
+// after is the bucket before at (-1 for none) and every bucket up to after
+// has a level below v.
+func (s *MisraGries) link(c int32, v uint64, after, at int32) {
+	for at >= 0 && s.buckets[at].level < v {
+		after, at = at, s.buckets[at].next
+	}
+	if at < 0 || s.buckets[at].level != v {
+		nb := s.free
+		if nb >= 0 {
+			s.free = s.buckets[nb].next
+		} else {
+			nb = int32(len(s.buckets))
+			s.buckets = append(s.buckets, mgBucket{}) // within capacity: buckets ≤ counters ≤ k
+		}
+		s.buckets[nb] = mgBucket{level: v, first: -1, prev: after, next: at}
+		if after >= 0 {
+			s.buckets[after].next = nb
+		} else {
+			s.head = nb
+		}
+		if at >= 0 {
+			s.buckets[at].prev = nb
+		}
+		at = nb
+	}
+	bk := &s.buckets[at]
+	ct := &s.counters[c]
+	ct.bucket = at
+	if bk.first < 0 {
+		bk.first, ct.prev, ct.next = c, c, c
+		return
+	}
+	first := &s.counters[bk.first]
+	ct.prev, ct.next = first.prev, bk.first
+	s.counters[first.prev].next = c
+	first.prev = c
+}
+
+// Count returns a lower bound of key's true count, at most D below it: its
+// counter's count if the key holds one, otherwise 0.
+func (s *MisraGries) Count(key uint64) uint64 {
+	if c := s.index.get(key); c != 0 {
+		return s.buckets[s.counters[c-1].bucket].level - s.offset
+	}
+	return 0
+}
+
+// Top returns up to k of the keys held, count descending then key
+// ascending. Err is D for every item: the true count is in [Count, Count +
+// Err]. Every key counted more than N/(k+1) times is held, so Top(k) for k
+// ≥ the summary's k lists them all. O(k log k).
+func (s *MisraGries) Top(k int) []Item {
+	items := make([]Item, 0, s.held)
+	for b := s.head; b >= 0; b = s.buckets[b].next {
+		bk := &s.buckets[b]
+		for c := bk.first; ; {
+			items = append(items, Item{Key: s.counters[c].key, Count: bk.level - s.offset, Err: s.offset})
+			if c = s.counters[c].next; c == bk.first {
+				break
+			}
+		}
+	}
+	sortItems(items)
+	return items[:min(max(k, 0), len(items))]
+}
+
+// check validates the summary: buckets in strictly increasing level order,
+// every level above D, consistent links, each a non-empty ring of counters
+// that name it; every counter either in exactly one bucket or on the free
+// list; the index mapping exactly the keys held, each counter keeping its
+// key's hash; and N = Σ counts + (k+1)·D, which gives D ≤ N/(k+1).
+func (s *MisraGries) check() error {
+	state := make([]int8, len(s.counters)) // 1: in a bucket, 2: free
+	live, prev := 0, int32(-1)
+	var sum uint64
+	for b := s.head; b >= 0; prev, b = b, s.buckets[b].next {
+		bk := &s.buckets[b]
+		if live++; live > len(s.buckets) {
+			return fmt.Errorf("misra-gries: bucket list has a cycle")
+		}
+		if bk.prev != prev || prev >= 0 && s.buckets[prev].level >= bk.level {
+			return fmt.Errorf("misra-gries: bucket %d (level %d) badly linked after %d", b, bk.level, prev)
+		}
+		if bk.level <= s.offset || bk.first < 0 {
+			return fmt.Errorf("misra-gries: bucket %d has level %d (D = %d) and first counter %d", b, bk.level, s.offset, bk.first)
+		}
+		for c := bk.first; ; {
+			ct := &s.counters[c]
+			if state[c] != 0 || ct.bucket != b || s.counters[ct.next].prev != c {
+				return fmt.Errorf("misra-gries: counter %d badly linked in bucket %d", c, b)
+			}
+			state[c] = 1
+			sum += bk.level - s.offset
+			if i := s.index.get(ct.key); i != c+1 {
+				return fmt.Errorf("misra-gries: index gives key %d counter %d (-1: absent), want %d", ct.key, i-1, c)
+			}
+			if h := uint32(s.index.hash(ct.key)); ct.hash != h {
+				return fmt.Errorf("misra-gries: counter %d keeps the hash %#x of key %d, want %#x", c, ct.hash, ct.key, h)
+			}
+			if c = ct.next; c == bk.first {
+				break
+			}
+		}
+	}
+	held := 0
+	for _, st := range state {
+		if st == 1 {
+			held++
+		}
+	}
+	nfree := 0
+	for c := s.freeC; c >= 0; c = s.counters[c].next {
+		if state[c] != 0 || s.counters[c].bucket != -1 {
+			return fmt.Errorf("misra-gries: free counter %d is also in bucket %d", c, s.counters[c].bucket)
+		}
+		state[c] = 2
+		nfree++
+	}
+	if held != s.held || held+nfree != len(s.counters) || s.held > s.k || s.index.len() != s.held {
+		return fmt.Errorf("misra-gries: %d counters held (says %d), %d free, %d made, %d indexed, k = %d",
+			held, s.held, nfree, len(s.counters), s.index.len(), s.k)
+	}
+	nb := 0
+	for b := s.free; b >= 0; b = s.buckets[b].next {
+		if nb++; nb > len(s.buckets) {
+			return fmt.Errorf("misra-gries: free bucket list has a cycle")
+		}
+	}
+	if live+nb != len(s.buckets) {
+		return fmt.Errorf("misra-gries: %d live and %d free of %d buckets", live, nb, len(s.buckets))
+	}
+	if want := sum + uint64(s.k+1)*s.offset; want != s.n {
+		return fmt.Errorf("misra-gries: Σ counts %d + (k+1)·D %d = %d, want N = %d", sum, uint64(s.k+1)*s.offset, want, s.n)
+	}
+	if err := s.index.check(); err != nil {
+		return fmt.Errorf("misra-gries: index: %w", err)
+	}
+	return nil
+}
+
+func init() {
+	define("misra-gries", "Misra-Gries (Misra & Gries 1982): k counters, every key above N/(k+1) held, count ≤ true ≤ count + N/(k+1)",
+		func() *MisraGriesParams { return &MisraGriesParams{} },
+		func(p *MisraGriesParams, env Env) (Strategy, error) {
+			s, err := NewMisraGries(*p, env.Seed)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+		misraGriesPlan, answers(FamilyPointCounter, FamilyTopK), errs(ErrsUnder), promises(PromiseAbove))
+}
+
+// misraGriesPlan: memory, and N/(k+1), both the most a count is low and the
+// threshold above which a key is guaranteed to be held, at both scales.
+func misraGriesPlan(p *MisraGriesParams, env Env) []PlanLine {
+	k := float64(p.Counters)
+	lines := []PlanLine{
+		{Metric: MetricCounters, Value: k, Unit: "counters", Note: "k"},
+		{Metric: MetricBytes, Value: float64(misraGriesBytes(p.Counters)), Unit: "B",
+			Note: "k·(24 B counter + 24 B bucket) + key index of 12 B × the power of two ≥ 2k"},
+	}
+	add := func(n float64, full bool) {
+		t := tidy(n / (k + 1))
+		lines = append(lines,
+			PlanLine{Metric: MetricGuaranteeAbove, Value: t, Unit: "events", Full: full, Note: "N/(k+1): a key counted more often always holds a counter"},
+			PlanLine{Metric: MetricMinThreshold, Value: t, Unit: "events", Full: full, Note: "N/(k+1): the most any count is below the truth"})
+	}
+	if env.Events > 0 {
+		add(float64(env.Events), false)
+	}
+	if env.Full.Events > 0 {
+		add(env.Full.Events, true)
+	}
+	return lines
+}
