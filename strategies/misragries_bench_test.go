@@ -1,7 +1,9 @@
 package strategies
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"countsim/workload"
 )
@@ -189,6 +191,49 @@ func BenchmarkTopKObserve(b *testing.B) {
 			b.Fatal(err)
 		}
 		benchObserve(b, ev, s.Observe)
+		b.ReportMetric(float64(s.Bytes()), "bytes")
+	})
+	// Count-min with verification: its first pass is count-min + a heap of
+	// its 40 candidates; its second reads every event again for the
+	// candidates' exact counts. Each pass is measured apart.
+	b.Run("impl=cms-verify-first", func(b *testing.B) {
+		s, err := NewCMSVerify(CMSVerifyParams{Width: 4000, Depth: 5}, 40, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchObserve(b, ev, s.Observe)
+		b.ReportMetric(float64(s.Bytes()), "bytes")
+	})
+	b.Run("impl=cms-verify-second", func(b *testing.B) {
+		s, err := NewCMSVerify(CMSVerifyParams{Width: 4000, Depth: 5}, 40, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Observe(ev)
+		s.SecondPass()
+		benchObserve(b, ev, s.Observe)
+		b.ReportMetric(float64(s.Bytes()), "bytes")
+	})
+	// The node-local top-K of 16 app nodes (by event ID), k = 100, pushing
+	// every 10 ms of the stream's time (about 10,000 events) to its central
+	// set, without a store. The stream is a copy whose times move on by its
+	// length each time the loop comes back to its start, so cycles keep
+	// ending (a store per event of that costs the loop).
+	b.Run("impl=node-local-topk", func(b *testing.B) {
+		s, err := NewNodeLocalTopK(NodeLocalTopKParams{Nodes: 16, Top: 100, Cycle: 10 * time.Millisecond}, Env{Seed: 1, Keys: 1e6, Events: int64(len(ev))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cp := slices.Clone(ev)
+		span := cp[len(cp)-1].At + 1
+		benchObserve(b, cp, func(batch []workload.Event) {
+			if &batch[0] == &cp[0] && s.next > cp[0].At+s.cycle {
+				for i := range cp {
+					cp[i].At += span
+				}
+			}
+			s.Observe(batch)
+		})
 		b.ReportMetric(float64(s.Bytes()), "bytes")
 	})
 }
