@@ -65,33 +65,15 @@ func (p MisraGriesParams) Validate() error {
 // (Count is a lower bound, 0 for a key not held) and a TopK (Item.Err is the
 // total decrement D). Not safe for concurrent use.
 type MisraGries struct {
-	counters []mgCounter  // len grows to k; a freed counter is reused
-	buckets  []mgBucket   // live buckets form a list by level; the rest are free
-	head     int32        // the bucket of the lowest level, or -1
-	free     int32        // first free bucket (linked through next), or -1
-	freeC    int32        // first free counter (linked through next), or -1
-	index    table[int32] // key → counter id + 1 (fixed capacity k)
-	k        int
-	held     int    // counters holding a key
-	offset   uint64 // D: the total decrement so far
-	n        uint64
-}
-
-// mgCounter is one counter; prev and next link the ring of its bucket (next
-// links the free counters).
-type mgCounter struct {
-	key        uint64
-	hash       uint32 // the index's hash of key, its low 32 bits
-	bucket     int32
-	prev, next int32
-}
-
-// mgBucket holds the counters of one level (count + D); prev and next link
-// the buckets in increasing level order (-1 at the ends).
-type mgBucket struct {
-	level      uint64
-	first      int32
-	prev, next int32
+	// The counters (len grows to k; a freed counter is reused) in buckets
+	// by level, a bucket's count being its counters' level: count + D.
+	streamSummary
+	freeC  int32        // first free counter (linked through next), or -1
+	index  table[int32] // key → counter id + 1 (fixed capacity k)
+	k      int
+	held   int    // counters holding a key
+	offset uint64 // D: the total decrement so far
+	n      uint64
 }
 
 // NewMisraGries returns an empty summary of p.Counters counters; seed seeds
@@ -102,21 +84,19 @@ func NewMisraGries(p MisraGriesParams, seed uint64) (*MisraGries, error) {
 	}
 	st := workload.SplitMix(seed ^ 0x6d69737261677269)
 	return &MisraGries{
-		counters: make([]mgCounter, 0, p.Counters),
-		buckets:  make([]mgBucket, 0, p.Counters),
-		head:     -1,
-		free:     -1,
-		freeC:    -1,
-		index:    newFixedTable[int32](p.Counters, st.Uint64()),
-		k:        p.Counters,
+		streamSummary: streamSummary{counters: make([]ssCounter, 0, p.Counters), buckets: make([]ssBucket, 0, p.Counters), head: -1, free: -1},
+		freeC:         -1,
+		index:         newFixedTable[int32](p.Counters, st.Uint64()),
+		k:             p.Counters,
 	}, nil
 }
 
-// misraGriesBytes is the memory of k counters: a counter (key, the low half
-// of its hash, three links: 24 B), a bucket (level, three links: 24 B) and
-// the key index, 12 B a slot of a power-of-two table ≥ 2k.
+// misraGriesBytes is the memory of k counters: a counter of the shared
+// Stream-Summary (key, Space-Saving's error, unused here, the low half of
+// its hash, three links: 32 B), a bucket (level, three links: 24 B) and the
+// key index, 12 B a slot of a power-of-two table ≥ 2k.
 func misraGriesBytes(k int) int64 {
-	return int64(k)*int64(unsafe.Sizeof(mgCounter{})+unsafe.Sizeof(mgBucket{})) +
+	return int64(k)*int64(unsafe.Sizeof(ssCounter{})+unsafe.Sizeof(ssBucket{})) +
 		int64(fixedTableLen(k))*tableSlotBytes[int32]()
 }
 
@@ -133,8 +113,8 @@ func (s *MisraGries) Decrement() uint64 { return s.offset }
 // Bytes returns the memory of the counters, the buckets and the key index,
 // measured from their arrays.
 func (s *MisraGries) Bytes() int64 {
-	return int64(cap(s.counters))*int64(unsafe.Sizeof(mgCounter{})) +
-		int64(cap(s.buckets))*int64(unsafe.Sizeof(mgBucket{})) + s.index.bytes()
+	return int64(cap(s.counters))*int64(unsafe.Sizeof(ssCounter{})) +
+		int64(cap(s.buckets))*int64(unsafe.Sizeof(ssBucket{})) + s.index.bytes()
 }
 
 // Observe counts every write event's positive Delta; other events are
@@ -166,9 +146,9 @@ func (s *MisraGries) add(key, delta uint64) {
 	if s.held == s.k {
 		// Every count and the new key lose δ = min(delta, smallest count):
 		// the counters at level ≤ D + δ reach 0 and are freed.
-		dec := min(delta, s.buckets[s.head].level-s.offset)
+		dec := min(delta, s.buckets[s.head].count-s.offset)
 		s.offset += dec
-		for s.head >= 0 && s.buckets[s.head].level <= s.offset {
+		for s.head >= 0 && s.buckets[s.head].count <= s.offset {
 			s.drop(s.head)
 		}
 		if delta -= dec; delta == 0 {
@@ -178,10 +158,10 @@ func (s *MisraGries) add(key, delta uint64) {
 	c := s.freeC
 	if c >= 0 {
 		s.freeC = s.counters[c].next
-		s.counters[c] = mgCounter{key: key, hash: uint32(h), bucket: -1}
+		s.counters[c] = ssCounter{key: key, hash: uint32(h), bucket: -1}
 	} else {
 		c = int32(len(s.counters))
-		s.counters = append(s.counters, mgCounter{key: key, hash: uint32(h), bucket: -1}) // within capacity: held < k
+		s.counters = append(s.counters, ssCounter{key: key, hash: uint32(h), bucket: -1}) // within capacity: held < k
 	}
 	*s.index.refAt(h, key) = c + 1
 	s.held++
@@ -208,100 +188,11 @@ func (s *MisraGries) drop(b int32) {
 	s.freeBucket(b)
 }
 
-// raise adds delta to counter c's level, moving it to the bucket of its new
-// level.
-func (s *MisraGries) raise(c int32, delta uint64) {
-	b := s.counters[c].bucket
-	v := s.buckets[b].level + delta
-	after, at := b, s.buckets[b].next
-	if s.counters[c].next == c && (at < 0 || s.buckets[at].level > v) {
-		s.buckets[b].level = v // alone in its bucket, and no bucket in the way
-		return
-	}
-	if s.unlink(c) {
-		after = s.buckets[b].prev
-		s.freeBucket(b)
-	}
-	s.link(c, v, after, at)
-}
-
-// unlink takes counter c out of its bucket's ring and reports whether the
-// bucket is now empty (the caller frees it once done with its links).
-func (s *MisraGries) unlink(c int32) (empty bool) {
-	ct := &s.counters[c]
-	b := &s.buckets[ct.bucket]
-	if ct.next == c {
-		b.first = -1
-		return true
-	}
-	s.counters[ct.prev].next = ct.next
-	s.counters[ct.next].prev = ct.prev
-	if b.first == c {
-		b.first = ct.next
-	}
-	return false
-}
-
-// freeBucket takes empty bucket b out of the list and onto the free list.
-func (s *MisraGries) freeBucket(b int32) {
-	bk := &s.buckets[b]
-	if bk.prev >= 0 {
-		s.buckets[bk.prev].next = bk.next
-	} else {
-		s.head = bk.next
-	}
-	if bk.next >= 0 {
-		s.buckets[bk.next].prev = bk.prev
-	}
-	bk.next = s.free
-	s.free = b
-}
-
-// link puts counter c (in no bucket) at level v into the list: into the
-// bucket of level v, or a new one, searching forward from bucket at, where
-// after is the bucket before at (-1 for none) and every bucket up to after
-// has a level below v.
-func (s *MisraGries) link(c int32, v uint64, after, at int32) {
-	for at >= 0 && s.buckets[at].level < v {
-		after, at = at, s.buckets[at].next
-	}
-	if at < 0 || s.buckets[at].level != v {
-		nb := s.free
-		if nb >= 0 {
-			s.free = s.buckets[nb].next
-		} else {
-			nb = int32(len(s.buckets))
-			s.buckets = append(s.buckets, mgBucket{}) // within capacity: buckets ≤ counters ≤ k
-		}
-		s.buckets[nb] = mgBucket{level: v, first: -1, prev: after, next: at}
-		if after >= 0 {
-			s.buckets[after].next = nb
-		} else {
-			s.head = nb
-		}
-		if at >= 0 {
-			s.buckets[at].prev = nb
-		}
-		at = nb
-	}
-	bk := &s.buckets[at]
-	ct := &s.counters[c]
-	ct.bucket = at
-	if bk.first < 0 {
-		bk.first, ct.prev, ct.next = c, c, c
-		return
-	}
-	first := &s.counters[bk.first]
-	ct.prev, ct.next = first.prev, bk.first
-	s.counters[first.prev].next = c
-	first.prev = c
-}
-
 // Count returns a lower bound of key's true count, at most D below it: its
 // counter's count if the key holds one, otherwise 0.
 func (s *MisraGries) Count(key uint64) uint64 {
 	if c := s.index.get(key); c != 0 {
-		return s.buckets[s.counters[c-1].bucket].level - s.offset
+		return s.buckets[s.counters[c-1].bucket].count - s.offset
 	}
 	return 0
 }
@@ -315,7 +206,7 @@ func (s *MisraGries) Top(k int) []Item {
 	for b := s.head; b >= 0; b = s.buckets[b].next {
 		bk := &s.buckets[b]
 		for c := bk.first; ; {
-			items = append(items, Item{Key: s.counters[c].key, Count: bk.level - s.offset, Err: s.offset})
+			items = append(items, Item{Key: s.counters[c].key, Count: bk.count - s.offset, Err: s.offset})
 			if c = s.counters[c].next; c == bk.first {
 				break
 			}
@@ -339,11 +230,11 @@ func (s *MisraGries) check() error {
 		if live++; live > len(s.buckets) {
 			return fmt.Errorf("misra-gries: bucket list has a cycle")
 		}
-		if bk.prev != prev || prev >= 0 && s.buckets[prev].level >= bk.level {
-			return fmt.Errorf("misra-gries: bucket %d (level %d) badly linked after %d", b, bk.level, prev)
+		if bk.prev != prev || prev >= 0 && s.buckets[prev].count >= bk.count {
+			return fmt.Errorf("misra-gries: bucket %d (level %d) badly linked after %d", b, bk.count, prev)
 		}
-		if bk.level <= s.offset || bk.first < 0 {
-			return fmt.Errorf("misra-gries: bucket %d has level %d (D = %d) and first counter %d", b, bk.level, s.offset, bk.first)
+		if bk.count <= s.offset || bk.first < 0 {
+			return fmt.Errorf("misra-gries: bucket %d has level %d (D = %d) and first counter %d", b, bk.count, s.offset, bk.first)
 		}
 		for c := bk.first; ; {
 			ct := &s.counters[c]
@@ -351,7 +242,7 @@ func (s *MisraGries) check() error {
 				return fmt.Errorf("misra-gries: counter %d badly linked in bucket %d", c, b)
 			}
 			state[c] = 1
-			sum += bk.level - s.offset
+			sum += bk.count - s.offset
 			if i := s.index.get(ct.key); i != c+1 {
 				return fmt.Errorf("misra-gries: index gives key %d counter %d (-1: absent), want %d", ct.key, i-1, c)
 			}
@@ -419,7 +310,7 @@ func misraGriesPlan(p *MisraGriesParams, env Env) []PlanLine {
 	lines := []PlanLine{
 		{Metric: MetricCounters, Value: k, Unit: "counters", Note: "k"},
 		{Metric: MetricBytes, Value: float64(misraGriesBytes(p.Counters)), Unit: "B",
-			Note: "k·(24 B counter + 24 B bucket) + key index of 12 B × the power of two ≥ 2k"},
+			Note: "k·(32 B counter + 24 B bucket) + key index of 12 B × the power of two ≥ 2k"},
 	}
 	add := func(n float64, full bool) {
 		t := tidy(n / (k + 1))

@@ -144,7 +144,7 @@ func TestMisraGriesHeapVariant(t *testing.T) {
 //   - impl=space-saving: SpaceSaving, m = 1,000 (80,576 B);
 //   - impl=count-min-heap: CountMinTopK, w = 4,000, d = 5 (80,000 B) and a
 //     heap of the top 10;
-//   - impl=misra-gries: MisraGries, k = 1,000 (72,576 B);
+//   - impl=misra-gries: MisraGries, k = 1,000 (80,576 B);
 //   - impl=misra-gries-heap: mgHeap, the same counters in a map and a heap;
 //   - impl=heavykeeper: HeavyKeeper, w = 2,000, d = 5, b = 0.9 (80,000 B
 //     of buckets, a 3,384 B decay table) and a heap of the top 10.

@@ -50,30 +50,10 @@ func (p SpaceSavingParams) Validate() error {
 // PointCounter (Count is an upper bound) and a TopK (Item.Err is the
 // counter's error). Not safe for concurrent use.
 type SpaceSaving struct {
-	counters []ssCounter  // len grows to m; a counter keeps its id
-	buckets  []ssBucket   // live buckets form a list by count; the rest are free
-	head     int32        // the bucket of the smallest count, or -1
-	free     int32        // first free bucket (linked through next), or -1
-	index    table[int32] // key → counter id + 1 (fixed capacity m)
-	m        int
-	n        uint64
-}
-
-// ssCounter is one monitored key; prev and next link the ring of its bucket.
-type ssCounter struct {
-	key        uint64
-	err        uint64
-	hash       uint32 // the index's hash of key, its low 32 bits (the index has ≤ 2^25 slots)
-	bucket     int32
-	prev, next int32
-}
-
-// ssBucket holds the counters of one count; prev and next link the buckets
-// in increasing count order (-1 at the ends).
-type ssBucket struct {
-	count      uint64
-	first      int32 // the counter that reached this count first
-	prev, next int32
+	streamSummary              // counters (len grows to m; a counter keeps its id) in buckets by count
+	index         table[int32] // key → counter id + 1 (fixed capacity m)
+	m             int
+	n             uint64
 }
 
 // NewSpaceSaving returns an empty summary of p.Counters counters; seed
@@ -84,12 +64,9 @@ func NewSpaceSaving(p SpaceSavingParams, seed uint64) (*SpaceSaving, error) {
 	}
 	st := workload.SplitMix(seed ^ 0x7370616365736176)
 	return &SpaceSaving{
-		counters: make([]ssCounter, 0, p.Counters),
-		buckets:  make([]ssBucket, 0, p.Counters),
-		head:     -1,
-		free:     -1,
-		index:    newFixedTable[int32](p.Counters, st.Uint64()),
-		m:        p.Counters,
+		streamSummary: streamSummary{counters: make([]ssCounter, 0, p.Counters), buckets: make([]ssBucket, 0, p.Counters), head: -1, free: -1},
+		index:         newFixedTable[int32](p.Counters, st.Uint64()),
+		m:             p.Counters,
 	}, nil
 }
 
@@ -159,96 +136,6 @@ func (s *SpaceSaving) add(key, delta uint64) {
 	s.index.replace(slot, key, c+1, uint64(ct.hash), ct.key)
 	ct.key, ct.hash, ct.err = key, uint32(h), s.buckets[b].count
 	s.raise(c, delta)
-}
-
-// raise adds delta to counter c's count, moving it to the bucket of its new
-// count.
-func (s *SpaceSaving) raise(c int32, delta uint64) {
-	b := s.counters[c].bucket
-	v := s.buckets[b].count + delta
-	after, at := b, s.buckets[b].next
-	if s.counters[c].next == c && (at < 0 || s.buckets[at].count > v) {
-		s.buckets[b].count = v // alone in its bucket, and no bucket in the way
-		return
-	}
-	if s.unlink(c) {
-		after = s.buckets[b].prev
-		s.freeBucket(b)
-	}
-	s.link(c, v, after, at)
-}
-
-// unlink takes counter c out of its bucket's ring and reports whether the
-// bucket is now empty (the caller frees it once done with its links).
-func (s *SpaceSaving) unlink(c int32) (empty bool) {
-	ct := &s.counters[c]
-	b := &s.buckets[ct.bucket]
-	if ct.next == c {
-		b.first = -1
-		return true
-	}
-	s.counters[ct.prev].next = ct.next
-	s.counters[ct.next].prev = ct.prev
-	if b.first == c {
-		b.first = ct.next
-	}
-	return false
-}
-
-// freeBucket takes empty bucket b out of the list and onto the free list.
-func (s *SpaceSaving) freeBucket(b int32) {
-	bk := &s.buckets[b]
-	if bk.prev >= 0 {
-		s.buckets[bk.prev].next = bk.next
-	} else {
-		s.head = bk.next
-	}
-	if bk.next >= 0 {
-		s.buckets[bk.next].prev = bk.prev
-	}
-	bk.next = s.free
-	s.free = b
-}
-
-// link puts counter c (in no bucket) with count v into the list: into the
-// bucket of count v, or a new one, searching forward from bucket at, where
-// after is the bucket before at (-1 for none) and every bucket up to after
-// has a count below v.
-func (s *SpaceSaving) link(c int32, v uint64, after, at int32) {
-	for at >= 0 && s.buckets[at].count < v {
-		after, at = at, s.buckets[at].next
-	}
-	if at < 0 || s.buckets[at].count != v {
-		nb := s.free
-		if nb >= 0 {
-			s.free = s.buckets[nb].next
-		} else {
-			nb = int32(len(s.buckets))
-			s.buckets = append(s.buckets, ssBucket{}) // within capacity: buckets ≤ counters ≤ m
-		}
-		s.buckets[nb] = ssBucket{count: v, first: -1, prev: after, next: at}
-		if after >= 0 {
-			s.buckets[after].next = nb
-		} else {
-			s.head = nb
-		}
-		if at >= 0 {
-			s.buckets[at].prev = nb
-		}
-		at = nb
-	}
-	// Append c at the end of the ring: the bucket's first stays the oldest.
-	bk := &s.buckets[at]
-	ct := &s.counters[c]
-	ct.bucket = at
-	if bk.first < 0 {
-		bk.first, ct.prev, ct.next = c, c, c
-		return
-	}
-	first := &s.counters[bk.first]
-	ct.prev, ct.next = first.prev, bk.first
-	s.counters[first.prev].next = c
-	first.prev = c
 }
 
 // Min returns the smallest counter: 0 while fewer than m keys have been seen,
