@@ -143,6 +143,15 @@ var metricList = []Metric{
 	MetricLocalKthMin,
 	MetricCandidates,
 	MetricPasses,
+	MetricTrendRecall,
+	MetricFalseTrending,
+	MetricDetectLatency,
+	MetricTrueLatency,
+	MetricMissedBursts,
+	MetricDecayExampleA,
+	MetricDecayExampleB,
+	MetricWindowBuckets,
+	MetricKeysTracked,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go

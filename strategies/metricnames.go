@@ -189,3 +189,16 @@ const (
 	MetricCandidates     Metric = "candidates"            // keys a verifying design counts exactly
 	MetricPasses         Metric = "passes"                // reads of the stream
 )
+
+// Trending (issue 12).
+const (
+	MetricTrendRecall   Metric = "trend_recall"     // mean over checkpoints of the top K of now's recall
+	MetricFalseTrending Metric = "false_trending"   // mean over checkpoints of the share of the answer not in the true top K
+	MetricDetectLatency Metric = "detect_latency_s" // from a planted burst's start to its entry in the answer's top K
+	MetricTrueLatency   Metric = "true_latency_s"   // the same for the exact score: when it truly trends
+	MetricMissedBursts  Metric = "missed_bursts"    // planted bursts never in the answer
+	MetricDecayExampleA Metric = "decay_example_a"  // the seed's A: 1,000 searches 60 min ago, decayed
+	MetricDecayExampleB Metric = "decay_example_b"  // the seed's B: 300 searches 1 min ago, decayed
+	MetricWindowBuckets Metric = "window_buckets"   // W
+	MetricKeysTracked   Metric = "keys_tracked"     // keys a trending design holds
+)

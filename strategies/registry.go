@@ -97,8 +97,9 @@ const (
 	FamilyTopK         Family = "top-k"
 	FamilyDistinct     Family = "distinct"
 	FamilyReader       Family = "reader"
-	FamilyRank         Family = "rank"  // Ranker: a player's rank, exact or estimated
-	FamilyBoard        Family = "board" // Board: exact ranks, leaders, count above
+	FamilyRank         Family = "rank"     // Ranker: a player's rank, exact or estimated
+	FamilyBoard        Family = "board"    // Board: exact ranks, leaders, count above
+	FamilyTrending     Family = "trending" // Trending: the top K of now
 )
 
 // typeOption adds to a Type what its parameters alone do not say.
