@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,13 @@ type run struct {
 	faults   []strategies.Fault
 	next     []int    // the next fault to deliver, for each design
 	names    []string // the designs' names when they are not st.designs's, in order (a second pass)
+
+	// ticks are times (ascending) at which tick is called for each design,
+	// between its last event before the time and its first at or after;
+	// nextTick is each design's next.
+	ticks    []int64
+	tick     func(i int, at int64)
+	nextTick []int
 }
 
 // build builds every design of st for the Env envOf gives it.
@@ -45,24 +53,36 @@ func (r *run) build(st *Setup, envOf func(i int) strategies.Env) error {
 }
 
 // observe hands one batch to design i, delivering each fault between the
-// last event before its time and the first at or after. It returns the ns
+// last event before its time and the first at or after, and calling the
+// run's tick, if any, at each tick time the same way. It returns the ns
 // spent in Observe by the lane's clock (laneClock).
 func (r *run) observe(i int, b []workload.Event) int64 {
 	var ns int64
 	d := r.designs[i]
 	for len(b) > 0 {
-		cut := len(b)
+		// The earliest of the next fault's time and the next tick's: the
+		// events before it go to Observe, then it is delivered, if the batch
+		// holds an event at or after it (else a later batch delivers it).
+		at, fault := int64(math.MaxInt64), false
 		if r.next[i] < len(r.faults) {
-			at := r.faults[r.next[i]].At
-			cut = sort.Search(len(b), func(j int) bool { return b[j].At >= at })
+			at, fault = r.faults[r.next[i]].At, true
 		}
+		if r.tick != nil && r.nextTick[i] < len(r.ticks) && r.ticks[r.nextTick[i]] < at {
+			at, fault = r.ticks[r.nextTick[i]], false
+		}
+		cut := sort.Search(len(b), func(j int) bool { return b[j].At >= at })
 		if cut > 0 {
 			t0 := laneClock()
 			d.Observe(b[:cut])
 			ns += laneClock() - t0
 		}
 		if b = b[cut:]; len(b) > 0 {
-			r.fault(i)
+			if fault {
+				r.fault(i)
+			} else {
+				r.tick(i, at)
+				r.nextTick[i]++
+			}
 		}
 	}
 	return ns

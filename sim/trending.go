@@ -1,0 +1,437 @@
+package sim
+
+// The trending run (issue 12): phrases over simulated time with planted
+// bursts. At every checkpoint each design is asked for its top K of "now"
+// (between its last event before the checkpoint and its first after it),
+// and the truth works out the exact top K of the same law — a sliding
+// window's count or an exponentially decayed count — from every event
+// before it. Scored: the recall of "now" and the share of the answer not
+// in the true top K (false trending), averaged over the checkpoints; for
+// each planted phrase, the time from its start to its first checkpoint in
+// the design's top K (the detection latency) beside the same for the exact
+// score; memory and speed. A chart for each plant draws its exact score
+// over time under each law, with the moment each design took it in.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+type trendingKind struct {
+	st     *Setup
+	spec   *scenarios.Trending
+	src    *workload.Trending
+	k      int     // the top K asked of "now"
+	checks []int64 // the checkpoints, ns: every period up to the stream's end
+}
+
+func init() { defineKind("trending", newTrendingKind) }
+
+func newTrendingKind(st *Setup) (kind, error) {
+	spec := st.Scenario.Run.(*scenarios.Trending)
+	s := spec.Stream
+	cfg := workload.TrendConfig{Seed: st.Scenario.Seed, Label: streamLabel, Rate: s.Rate, Duration: s.Length, Keys: s.Keys,
+		S: s.Exponent(), Scramble: s.Scramble, Regions: s.Regions}
+	for _, p := range s.Plants {
+		region := p.Region
+		if p.AllRegions {
+			region = -1
+		}
+		cfg.Plants = append(cfg.Plants, workload.Plant{Rank: p.Rank, Start: p.Start, End: p.End, From: p.Share, To: p.To, Region: region})
+	}
+	src, err := workload.NewTrending(cfg)
+	if err != nil {
+		return nil, scenarios.Errorf(s.Pos, "workload.trending: %v", err)
+	}
+	k := st.Scenario.Questions.Top
+	if k <= 0 {
+		k = 10
+	}
+	st.env.Keys = min(s.Keys, uint64(src.Events()))
+	st.env.Events = src.Events()
+	st.env.Duration = s.Length
+	st.env.Top = k
+	var checks []int64
+	for c := s.Checkpoint; c <= s.Length; c += s.Checkpoint {
+		checks = append(checks, c)
+	}
+	return &trendingKind{st: st, spec: spec, src: src, k: k, checks: checks}, nil
+}
+
+func (k *trendingKind) describe() string {
+	s := k.spec.Stream
+	return fmt.Sprintf("Trending: %s events over %s (%s a second, %s phrases, Zipf s = %g, %d region(s)), %d planted, the top %d of now asked every %s.",
+		metrics.Format(float64(k.src.Events())), durationOf(s.Length), metrics.Format(s.Rate), metrics.Format(float64(s.Keys)), s.Exponent(),
+		s.Regions, len(s.Plants), k.k, durationOf(s.Checkpoint))
+}
+
+// durationOf writes ns as minutes or seconds for a sentence.
+func durationOf(ns int64) string {
+	if ns%60e9 == 0 {
+		return fmt.Sprintf("%d min", ns/60e9)
+	}
+	return fmt.Sprintf("%g s", float64(ns)/1e9)
+}
+
+func (k *trendingKind) accepts(t *strategies.Type) error {
+	return onlyFamily(t, strategies.FamilyTrending, "answer the top K of now", "a trending run")
+}
+
+// memory: each law's exact state — a window holds each key once a bucket
+// and once in its totals, a decay once — and every answer kept.
+func (k *trendingKind) memory() (int64, int64) {
+	keys := int64(k.st.env.Keys)
+	held := 2 * keys * truthBytesPerKey * int64(max(1, len(k.st.designs)))
+	held += int64(len(k.checks)) * int64(k.k) * 24 * int64(len(k.st.designs)+1)
+	return held, 1
+}
+
+// plan: each plant's expected share at its start and end.
+func (k *trendingKind) plan() []metrics.Result { return nil }
+
+func (k *trendingKind) reports(d *design) []strategies.Metric {
+	if d == nil {
+		return []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinctKeys}
+	}
+	return []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricNsPerEvent, strategies.MetricEventsPerSec,
+		strategies.MetricTrendRecall, strategies.MetricFalseTrending, strategies.MetricDetectLatency, strategies.MetricTrueLatency,
+		strategies.MetricMissedBursts}
+}
+
+// trendTruth is the exact score of every key under each law the designs
+// estimate, and the true top K of now at each checkpoint.
+type trendTruth struct {
+	laws   []trendLaw
+	checks []int64
+	next   int // the next checkpoint
+	k      int
+	plants []uint64 // the planted keys, whose exact scores are kept
+	events int64
+	keys   map[uint64]struct{}
+}
+
+// trendLaw is one law's exact state and its answers.
+type trendLaw struct {
+	law strategies.TrendLaw
+	// a window: the counts of each bucket still in the window, by bucket
+	// index, and their totals
+	buckets map[int64]map[uint64]int64
+	totals  map[uint64]int64
+	oldest  int64 // the oldest bucket index held
+	// a decay: each key's score at its last event
+	decayed map[uint64]decayed
+	// at each checkpoint: the top K, and each plant's score
+	top    [][]strategies.Trend
+	plants [][]float64
+}
+
+type decayed struct {
+	score float64
+	at    int64
+}
+
+func newTrendTruth(laws []strategies.TrendLaw, checks []int64, k int, plants []uint64) *trendTruth {
+	t := &trendTruth{checks: checks, k: k, plants: plants, keys: map[uint64]struct{}{}}
+	for _, l := range laws {
+		tl := trendLaw{law: l}
+		if l.Window > 0 {
+			tl.buckets, tl.totals = map[int64]map[uint64]int64{}, map[uint64]int64{}
+		} else {
+			tl.decayed = map[uint64]decayed{}
+		}
+		t.laws = append(t.laws, tl)
+	}
+	return t
+}
+
+func (t *trendTruth) observe(batch []workload.Event) {
+	for i := range batch {
+		e := &batch[i]
+		for t.next < len(t.checks) && e.At >= t.checks[t.next] {
+			t.checkpoint(t.checks[t.next])
+			t.next++
+		}
+		if e.Op != workload.Write || e.Delta <= 0 {
+			continue
+		}
+		t.events++
+		t.keys[e.Key] = struct{}{}
+		for j := range t.laws {
+			l := &t.laws[j]
+			if l.law.Window > 0 {
+				b := e.At / l.law.Bucket
+				l.expire(b)
+				m := l.buckets[b]
+				if m == nil {
+					m = map[uint64]int64{}
+					l.buckets[b] = m
+				}
+				m[e.Key] += e.Delta
+				l.totals[e.Key] += e.Delta
+				continue
+			}
+			d := l.decayed[e.Key]
+			d.score = d.score*math.Exp2(-float64(e.At-d.at)/float64(l.law.HalfLife)) + float64(e.Delta)
+			d.at = e.At
+			l.decayed[e.Key] = d
+		}
+	}
+}
+
+// finish takes the checkpoints after the last event.
+func (t *trendTruth) finish() {
+	for ; t.next < len(t.checks); t.next++ {
+		t.checkpoint(t.checks[t.next])
+	}
+}
+
+// expire drops the buckets that fall out of the window of bucket b: those
+// before b − W + 1, subtracting their counts from the totals.
+func (l *trendLaw) expire(b int64) {
+	w := l.law.Window / l.law.Bucket
+	for ; l.oldest < b-w+1; l.oldest++ {
+		for key, c := range l.buckets[l.oldest] {
+			if l.totals[key] -= c; l.totals[key] == 0 {
+				delete(l.totals, key)
+			}
+		}
+		delete(l.buckets, l.oldest)
+	}
+}
+
+// checkpoint takes every law's top K of now = c − 1 (the events before c).
+func (t *trendTruth) checkpoint(c int64) {
+	now := c - 1
+	for j := range t.laws {
+		l := &t.laws[j]
+		sel := newTrendSelect(t.k)
+		plants := make([]float64, len(t.plants))
+		if l.law.Window > 0 {
+			l.expire(now / l.law.Bucket)
+			for key, n := range l.totals {
+				sel.offer(strategies.Trend{Key: key, Score: float64(n)})
+			}
+			for p, key := range t.plants {
+				plants[p] = float64(l.totals[key])
+			}
+		} else {
+			h := float64(l.law.HalfLife)
+			score := func(d decayed) float64 { return d.score * math.Exp2(-float64(now-d.at)/h) }
+			for key, d := range l.decayed {
+				sel.offer(strategies.Trend{Key: key, Score: score(d)})
+			}
+			for p, key := range t.plants {
+				plants[p] = score(l.decayed[key])
+			}
+		}
+		l.top = append(l.top, sel.result())
+		l.plants = append(l.plants, plants)
+	}
+}
+
+// trendSelect keeps the k best trends offered (score descending, key
+// ascending), whatever the order they come in.
+type trendSelect struct {
+	k    int
+	best []strategies.Trend // sorted best first
+}
+
+func newTrendSelect(k int) *trendSelect { return &trendSelect{k: k} }
+
+func trendBefore(a, b strategies.Trend) bool {
+	return a.Score > b.Score || a.Score == b.Score && a.Key < b.Key
+}
+
+func (s *trendSelect) offer(t strategies.Trend) {
+	if len(s.best) == s.k && !trendBefore(t, s.best[s.k-1]) {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(s.best, t, func(a, b strategies.Trend) int {
+		if trendBefore(a, b) {
+			return -1
+		}
+		return 1
+	})
+	s.best = slices.Insert(s.best, i, t)
+	if len(s.best) > s.k {
+		s.best = s.best[:s.k]
+	}
+}
+
+func (s *trendSelect) result() []strategies.Trend { return s.best }
+
+func (k *trendingKind) run(ctx context.Context) (*Report, error) {
+	st := k.st
+	r := &run{}
+	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+		return nil, err
+	}
+	// The laws the designs estimate, each once.
+	var laws []strategies.TrendLaw
+	lawOf := make([]int, len(r.designs))
+	for i, d := range r.designs {
+		l := d.(strategies.Trending).Law()
+		j := slices.Index(laws, l)
+		if j < 0 {
+			j = len(laws)
+			laws = append(laws, l)
+		}
+		lawOf[i] = j
+	}
+	var plantKeys []uint64
+	for _, p := range k.spec.Stream.Plants {
+		plantKeys = append(plantKeys, k.src.KeyOf(p.Rank))
+	}
+	tr := newTrendTruth(laws, k.checks, k.k, plantKeys)
+	r.truth = tr
+	answers := make([][][]strategies.Trend, len(r.designs))
+	r.ticks, r.nextTick = k.checks, make([]int, len(r.designs))
+	r.tick = func(i int, at int64) {
+		answers[i] = append(answers[i], r.designs[i].(strategies.Trending).Trending(k.k, at-1))
+	}
+	events, err := st.feed(ctx, r, k.src, k.spec.Batch)
+	if err == nil { // the checkpoints after the last event
+		tr.finish()
+		for i := range r.designs {
+			for ; r.nextTick[i] < len(r.ticks); r.nextTick[i]++ {
+				r.tick(i, r.ticks[r.nextTick[i]])
+			}
+		}
+	}
+	rep := &Report{Partial: err != nil}
+	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", metrics.PlanOf(float64(k.src.Events())), "every event fed")
+	st.truthRow(rep, strategies.MetricDistinctKeys, float64(len(tr.keys)), "keys", nil, "phrases seen")
+	if err != nil {
+		return rep, err
+	}
+	entered := make([][]float64, len(r.designs)) // [design][plant]: seconds from the plant's start to its first checkpoint in the answer, NaN: never
+	for i, built := range r.designs {
+		s := st.scorer(rep, st.designs[i])
+		s.memory(built, "measured from the design's arrays")
+		s.speed(r.elapsed[i], events, laneClockNote)
+		entered[i] = k.judge(s, answers[i], &tr.laws[lawOf[i]])
+		s.finish()
+	}
+	k.plots(rep, tr, lawOf, entered)
+	return rep, nil
+}
+
+// judge adds a design's rows against the truth of its law and returns, for
+// each plant, the seconds to its detection (NaN: never).
+func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *trendLaw) []float64 {
+	var recall, falseShare float64
+	var n int
+	for c, ans := range answers {
+		want := truth.top[c]
+		if len(want) < k.k || len(ans) == 0 {
+			continue
+		}
+		in := map[uint64]bool{}
+		for _, t := range want {
+			in[t.Key] = true
+		}
+		hits := 0
+		for _, t := range ans {
+			if in[t.Key] {
+				hits++
+			}
+		}
+		recall += float64(hits) / float64(len(want))
+		falseShare += float64(len(ans)-hits) / float64(len(ans))
+		n++
+	}
+	if n > 0 {
+		s.add(strategies.MetricTrendRecall, round(recall/float64(n), 4), "share", nil,
+			fmt.Sprintf("the share of the true top %d of now in the answer, mean over %d checkpoints", k.k, n))
+		s.add(strategies.MetricFalseTrending, round(falseShare/float64(n), 4), "share", nil,
+			"the share of the answer not in the true top K of now (false trending), mean over the checkpoints")
+	}
+	detected := make([]float64, len(k.spec.Stream.Plants))
+	missed := 0
+	for p, plant := range k.spec.Stream.Plants {
+		key := k.src.KeyOf(plant.Rank)
+		detected[p] = k.latency(plant.Start, func(c int) bool { return holds(answers[c], key) })
+		trueAt := k.latency(plant.Start, func(c int) bool { return holds(truth.top[c], key) })
+		if math.IsNaN(detected[p]) {
+			missed++
+		} else {
+			s.add(strategies.MetricDetectLatency, detected[p], "s", nil,
+				fmt.Sprintf("%s: from its start at %s to its first checkpoint in the answer's top %d", plant.Name, durationOf(plant.Start), k.k))
+		}
+		if !math.IsNaN(trueAt) {
+			s.add(strategies.MetricTrueLatency, trueAt, "s", nil,
+				fmt.Sprintf("%s: the same for the exact score of the design's law", plant.Name))
+		}
+	}
+	if len(k.spec.Stream.Plants) > 0 {
+		s.add(strategies.MetricMissedBursts, float64(missed), "plants", nil, "planted phrases never in the answer's top K at a checkpoint from their start")
+	}
+	return detected
+}
+
+// latency is the seconds from start to the first checkpoint at or after it
+// where in(c) holds, NaN if none does.
+func (k *trendingKind) latency(start int64, in func(c int) bool) float64 {
+	for c, at := range k.checks {
+		if at >= start && in(c) {
+			return float64(at-start) / 1e9
+		}
+	}
+	return math.NaN()
+}
+
+func holds(ts []strategies.Trend, key uint64) bool {
+	for _, t := range ts {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// plots draws, for each plant, its exact score over time under each law,
+// with the checkpoint at which each design took it into its top K.
+func (k *trendingKind) plots(rep *Report, tr *trendTruth, lawOf []int, entered [][]float64) {
+	st := k.st
+	xs := make([]float64, len(k.checks))
+	for c, at := range k.checks {
+		xs[c] = float64(at) / 60e9
+	}
+	for p, plant := range k.spec.Stream.Plants {
+		var marks []metrics.Mark
+		for i := range entered {
+			if !math.IsNaN(entered[i][p]) {
+				marks = append(marks, metrics.Mark{Label: st.designs[i].name() + " takes it in", Value: (float64(plant.Start)/1e9 + entered[i][p]) / 60, Axis: "x"})
+			}
+		}
+		for j := range tr.laws {
+			l := &tr.laws[j]
+			ys := make([]float64, len(l.plants))
+			for c := range l.plants {
+				ys[c] = l.plants[c][p]
+			}
+			s := metrics.Series{Scenario: st.Scenario.Name, Strategy: "exact, " + lawName(l.law), Name: "plant-" + plant.Name, Kind: metrics.Curve,
+				Title: fmt.Sprintf("%s: %s's exact score over time; when each design took it into its top %d", st.Scenario.Name, plant.Name, k.k),
+				XLabel: "simulated minute", YLabel: "score", X: xs, Y: ys}
+			if j == 0 {
+				s.Marks = marks
+			}
+			rep.Series = append(rep.Series, s)
+		}
+	}
+}
+
+// lawName says a law in a few words.
+func lawName(l strategies.TrendLaw) string {
+	if l.Window > 0 {
+		return fmt.Sprintf("%s window of %s buckets", durationOf(l.Window), durationOf(l.Bucket))
+	}
+	return fmt.Sprintf("half-life %s", durationOf(l.HalfLife))
+}
