@@ -418,7 +418,7 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, lawOf []int, entered [
 				ys[c] = l.plants[c][p]
 			}
 			s := metrics.Series{Scenario: st.Scenario.Name, Strategy: "exact, " + lawName(l.law), Name: "plant-" + plant.Name, Kind: metrics.Curve,
-				Title: fmt.Sprintf("%s: %s's exact score over time; when each design took it into its top %d", st.Scenario.Name, plant.Name, k.k),
+				Title:  fmt.Sprintf("%s: %s's exact score over time; when each design took it into its top %d", st.Scenario.Name, plant.Name, k.k),
 				XLabel: "simulated minute", YLabel: "score", X: xs, Y: ys}
 			if j == 0 {
 				s.Marks = marks
