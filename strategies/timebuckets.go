@@ -42,7 +42,7 @@ import (
 
 // Window parameters shared by the window designs.
 const (
-	windowMaxBuckets = 1 << 16       // W: a week of minutes is 10,080
+	windowMaxBuckets = 1 << 16        // W: a week of minutes is 10,080
 	windowMaxBucket  = 24 * time.Hour // a bucket's width
 )
 
