@@ -1,0 +1,382 @@
+package strategies
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"countsim/workload"
+)
+
+// Time buckets, the sliding-window trending count of
+// seeds/000_466514a9c145316b.txt step 4: "Count for each minute. The score
+// for the last hour is the sum of the last 60 buckets."
+//
+// Time is cut into buckets of Bucket ns; bucket b holds the events with
+// ⌊At/Bucket⌋ = b. The design keeps a ring of W = Window/Bucket count
+// tables, slot b mod W holding bucket b, for the W buckets up to the
+// newest, and one table of window totals, key → Σ of its counts over the
+// ring. An event adds its Delta to its key in its bucket's table and in the
+// totals: two O(1) expected table adds (countTable, exact.go), one hash.
+//
+// Rotation. When an event (or a query's now) falls in a bucket past the
+// newest, each bucket that leaves the window is subtracted from the totals
+// key by key (a key whose total reaches 0 is deleted,
+// timebuckets_table.go) and emptied: the cost is the expiring bucket's own
+// table, never a rescan of the keys of the window, so a rotation costs
+// what that bucket's events cost to add. A gap of W buckets or more
+// empties everything at once (O(slots), no hashing). Tables grow to the
+// busiest bucket they have held and keep their size, so Observe allocates
+// nothing in the steady state.
+//
+// The score (TrendLaw: Window = W·Bucket) is exact: Trending(k, now)
+// rotates to now's bucket and selects the k largest totals with a bounded
+// min-heap, O(keys tracked · log k); no ordered structure is kept, since
+// keeping one would cost every event a reorder and the query is rare.
+// Memory is W tables sized to a bucket's keys plus one sized to the
+// window's keys: at most (W + 1) × 16 B × ~1.3–2.7 slots a key tracked.
+//
+// Events are expected in time order (the runner's streams are). An event
+// older than the newest bucket is still counted if its bucket is in the
+// window, and dropped if not (no query from now on could count it).
+
+// Window parameters shared by the window designs.
+const (
+	windowMaxBuckets = 1 << 16        // W: a week of minutes is 10,080
+	windowMaxBucket  = 24 * time.Hour // a bucket's width
+)
+
+// validateWindow checks a bucket width in (0, 24h] and a window that is a
+// whole number of buckets, 1..2^16 of them.
+func validateWindow(bucket, window time.Duration) error {
+	switch {
+	case bucket <= 0 || bucket > windowMaxBucket:
+		return paramErr("bucket", "%v not in (0, 24h]", bucket)
+	case window < bucket:
+		return paramErr("window", "%v is a window shorter than a bucket (%v): allowed a whole multiple of the bucket, at least 1", window, bucket)
+	case window%bucket != 0:
+		return paramErr("window", "%v is not a whole multiple of the bucket %v (allowed: 1..%d buckets)", window, bucket, windowMaxBuckets)
+	case window/bucket > windowMaxBuckets:
+		return paramErr("window", "%v is %d buckets of %v, more than %d", window, window/bucket, bucket, windowMaxBuckets)
+	}
+	return nil
+}
+
+// bucketClock tracks the newest bucket of a window design: events before
+// start are late, events from next on rotate.
+type bucketClock struct {
+	width  int64 // ns a bucket
+	w      int64 // buckets in the window
+	newest int64 // the newest bucket's index, ⌊At/width⌋
+	start  int64 // its first ns
+	next   int64 // the first ns of the bucket after it (MaxInt64 if past int64 time)
+}
+
+func newBucketClock(bucket, window time.Duration) bucketClock {
+	c := bucketClock{width: int64(bucket), w: int64(window / bucket)}
+	c.set(0)
+	return c
+}
+
+// of returns the bucket of time at, ⌊at/width⌋ (flooring negative times).
+func (c *bucketClock) of(at int64) int64 {
+	b := at / c.width
+	if at < 0 && b*c.width != at {
+		b--
+	}
+	return b
+}
+
+// slot returns the ring slot of bucket b, b mod W in 0..W−1.
+func (c *bucketClock) slot(b int64) int {
+	s := b % c.w
+	if s < 0 {
+		s += c.w
+	}
+	return int(s)
+}
+
+// set makes b the newest bucket.
+func (c *bucketClock) set(b int64) {
+	c.newest = b
+	c.start = b * c.width
+	c.next = math.MaxInt64
+	if c.start <= math.MaxInt64-c.width {
+		c.next = c.start + c.width
+	}
+}
+
+// inWindow reports whether bucket b is one of the W up to the newest.
+func (c *bucketClock) inWindow(b int64) bool { return b <= c.newest && b > c.newest-c.w }
+
+// law is the TrendLaw of the window.
+func (c *bucketClock) law() TrendLaw { return TrendLaw{Window: c.w * c.width, Bucket: c.width} }
+
+// TimeBucketsParams are the parameters of time-buckets.
+type TimeBucketsParams struct {
+	Bucket time.Duration `param:"bucket" doc:"a bucket's width, in (0, 24h]: a duration (1m) or seconds (default 1m)"`
+	Window time.Duration `param:"window" doc:"the window, a whole multiple of the bucket, 1..65536 buckets (default 60m: the last 60 minutes)"`
+}
+
+// Validate checks the bucket and the window.
+func (p TimeBucketsParams) Validate() error { return validateWindow(p.Bucket, p.Window) }
+
+// TimeBuckets is the exact sliding-window count: a Trending design. Not
+// safe for concurrent use.
+type TimeBuckets struct {
+	clock   bucketClock
+	ring    []countTable // slot b mod W: bucket b's counts, for the W buckets up to the newest
+	cur     *countTable  // the newest bucket's table
+	totals  countTable   // key → Σ over the ring
+	scanned int64        // slots a rotation has read or cleared, for the tests of its cost
+}
+
+var _ Trending = (*TimeBuckets)(nil)
+
+// timeBucketsStartSlots is the slots a table starts with: each grows to
+// the busiest bucket (or window) it holds.
+const timeBucketsStartSlots = 64
+
+// NewTimeBuckets returns an empty design; seed seeds the hash of its tables
+// (one hash an event serves the bucket's table and the totals).
+func NewTimeBuckets(p TimeBucketsParams, seed uint64) (*TimeBuckets, error) {
+	if err := p.Validate(); err != nil {
+		return nil, typed("time-buckets", err)
+	}
+	s := workload.SplitMix64(seed ^ 0x74696d656275636b) // "timebuck"
+	tb := &TimeBuckets{clock: newBucketClock(p.Bucket, p.Window)}
+	tb.ring = make([]countTable, tb.clock.w)
+	for i := range tb.ring {
+		tb.ring[i].init(timeBucketsStartSlots, s)
+	}
+	tb.totals.init(timeBucketsStartSlots, s)
+	tb.cur = &tb.ring[tb.clock.slot(0)]
+	return tb, nil
+}
+
+func init() {
+	define("time-buckets", "trending by a sliding window: a count table a bucket (a minute) and the window's totals; the score is the sum of the last W buckets, exact (seed 000)",
+		func() *TimeBucketsParams { return &TimeBucketsParams{Bucket: time.Minute, Window: time.Hour} },
+		func(p *TimeBucketsParams, env Env) (Strategy, error) { return NewTimeBuckets(*p, env.Seed) },
+		timeBucketsPlan, answers(FamilyTrending))
+}
+
+// windowEvents returns the events a bucket and a window hold at the
+// stream's mean rate (0 when the stream is not timed), and the keys that
+// can be in each: at most the stream's keys, at most its events.
+func windowEvents(bucket, window time.Duration, env Env) (perBucket, perWindow, bucketKeys, windowKeys float64) {
+	if env.Duration <= 0 || env.Events <= 0 {
+		return 0, 0, float64(env.Keys), float64(env.Keys)
+	}
+	rate := float64(env.Events) / float64(env.Duration)
+	perBucket = math.Min(float64(env.Events), rate*float64(bucket))
+	perWindow = math.Min(float64(env.Events), rate*float64(window))
+	return perBucket, perWindow, math.Min(float64(env.Keys), math.Ceil(perBucket)), math.Min(float64(env.Keys), math.Ceil(perWindow))
+}
+
+// timeBucketsBytes is the memory of the tables when a bucket holds
+// bucketKeys keys and the window windowKeys: W tables and the totals, 16 B
+// a slot, each the power of two a table of that many keys grows to.
+func timeBucketsBytes(w int64, bucketKeys, windowKeys float64) float64 {
+	slots := func(keys float64) float64 {
+		return float64(max(timeBucketsStartSlots, tableLen(uint64(keys))))
+	}
+	return float64(exactSlotBytes) * (float64(w)*slots(bucketKeys) + slots(windowKeys))
+}
+
+// timeBucketsPlan: W, the keys tracked and the memory, at most (every event
+// of a bucket a new key, up to the stream's keys).
+func timeBucketsPlan(p *TimeBucketsParams, env Env) []PlanLine {
+	w := int64(p.Window / p.Bucket)
+	_, _, bk, wk := windowEvents(p.Bucket, p.Window, env)
+	return []PlanLine{
+		{Metric: MetricWindowBuckets, Value: float64(w), Unit: "buckets", Note: "W = window / bucket"},
+		{Metric: MetricUndercounts, Value: 0, Unit: "keys", Note: "exact within the window"},
+		{Metric: MetricKeysTracked, Value: wk, Unit: "keys", Note: "at most: the keys of a window, ≤ min(keys, events a window at the mean rate)"},
+		{Metric: MetricBytes, Value: timeBucketsBytes(w, bk, wk), Unit: "B",
+			Note: "at most: 16 B × (W × the slots of a bucket's keys + the slots of the window's keys), a table's slots the power of two ≥ 4/3 of its keys"},
+	}
+}
+
+// Law returns the window: W buckets of the bucket's width.
+func (tb *TimeBuckets) Law() TrendLaw { return tb.clock.law() }
+
+// Buckets returns W.
+func (tb *TimeBuckets) Buckets() int { return len(tb.ring) }
+
+// KeysTracked returns the keys with a non-zero count in the window.
+func (tb *TimeBuckets) KeysTracked() int { return tb.totals.len() }
+
+// Bytes returns the memory of the W bucket tables and the totals.
+func (tb *TimeBuckets) Bytes() int64 {
+	b := tb.totals.bytes()
+	for i := range tb.ring {
+		b += tb.ring[i].bytes()
+	}
+	return b
+}
+
+// Observe counts every write event's positive Delta in its bucket and in
+// the window totals, rotating first when the event is past the newest
+// bucket. Both adds are countTable's probe loop written out (add does not
+// inline), from one hash.
+func (tb *TimeBuckets) Observe(batch []workload.Event) {
+	seed := tb.totals.seed
+	for i := range batch {
+		e := &batch[i]
+		if e.At >= tb.clock.next {
+			tb.rotate(tb.clock.of(e.At))
+		}
+		if e.Op != workload.Write || e.Delta <= 0 {
+			continue
+		}
+		d := uint64(e.Delta)
+		if e.At < tb.clock.start {
+			tb.late(e.At, e.Key, d)
+			continue
+		}
+		h := workload.Mix64(e.Key ^ seed)
+		t := tb.cur
+		for j := h & t.mask; ; j = (j + 1) & t.mask {
+			s := &t.slots[j]
+			if s.count == 0 {
+				t.insert(s, h, e.Key, d)
+				break
+			}
+			if s.key == e.Key {
+				s.count += d
+				break
+			}
+		}
+		t = &tb.totals
+		for j := h & t.mask; ; j = (j + 1) & t.mask {
+			s := &t.slots[j]
+			if s.count == 0 {
+				t.insert(s, h, e.Key, d)
+				break
+			}
+			if s.key == e.Key {
+				s.count += d
+				break
+			}
+		}
+	}
+}
+
+// late counts an event older than the newest bucket: in its own bucket if
+// that is still in the window, else nowhere.
+func (tb *TimeBuckets) late(at int64, key, d uint64) {
+	b := tb.clock.of(at)
+	if !tb.clock.inWindow(b) {
+		return
+	}
+	h := workload.Mix64(key ^ tb.totals.seed)
+	tb.ring[tb.clock.slot(b)].add(h, key, d)
+	tb.totals.add(h, key, d)
+}
+
+// rotate makes b the newest bucket, if it is past the newest: each bucket
+// that leaves the window, newest − W + 1 … b − W, is subtracted from the
+// totals and emptied (its table, which bucket b mod W takes over, keeps its
+// slots). When all W leave, every table is emptied without hashing.
+func (tb *TimeBuckets) rotate(b int64) {
+	c := &tb.clock
+	if b <= c.newest {
+		return
+	}
+	if b-c.newest >= c.w {
+		for i := range tb.ring {
+			if t := &tb.ring[i]; t.n > 0 {
+				tb.scanned += int64(len(t.slots))
+				t.reset()
+			}
+		}
+		if tb.totals.n > 0 {
+			tb.scanned += int64(len(tb.totals.slots))
+			tb.totals.reset()
+		}
+	} else {
+		for x := c.newest + 1; x <= b; x++ {
+			tb.expire(&tb.ring[c.slot(x)]) // holds bucket x − W
+		}
+	}
+	c.set(b)
+	tb.cur = &tb.ring[c.slot(b)]
+}
+
+// expire subtracts a bucket leaving the window from the totals and empties
+// its table, in one pass over its slots.
+func (tb *TimeBuckets) expire(t *countTable) {
+	if t.n == 0 {
+		return
+	}
+	tb.scanned += int64(len(t.slots))
+	tot := &tb.totals
+	for i := range t.slots {
+		s := &t.slots[i]
+		if s.count == 0 {
+			continue
+		}
+		tot.sub(workload.Mix64(s.key^tot.seed), s.key, s.count)
+		*s = countSlot{}
+	}
+	t.n = 0
+}
+
+// Trending rotates to now's bucket and returns the k keys of largest window
+// count, count descending then key ascending: the exact score of the
+// window (TrendLaw), provided no event observed is after now. O(keys
+// tracked · log k).
+func (tb *TimeBuckets) Trending(k int, now int64) []Trend {
+	if now >= tb.clock.next {
+		tb.rotate(tb.clock.of(now))
+	}
+	if k <= 0 {
+		return []Trend{}
+	}
+	items := exactTop(&tb.totals, k)
+	sortItems(items)
+	out := make([]Trend, len(items))
+	for i, it := range items {
+		out[i] = Trend{Key: it.Key, Score: float64(it.Count)}
+	}
+	return out
+}
+
+// WindowCount returns key's count in the window of the newest bucket.
+func (tb *TimeBuckets) WindowCount(key uint64) uint64 {
+	return tb.totals.getAt(workload.Mix64(key^tb.totals.seed), key)
+}
+
+// check validates every table, that they hash alike, and that the totals
+// are the sums of the ring, key by key, with no key of total 0.
+func (tb *TimeBuckets) check() error {
+	if int64(len(tb.ring)) != tb.clock.w || tb.cur != &tb.ring[tb.clock.slot(tb.clock.newest)] {
+		return fmt.Errorf("time-buckets: %d tables for W = %d, or the newest table misplaced", len(tb.ring), tb.clock.w)
+	}
+	if err := tb.totals.check(); err != nil {
+		return fmt.Errorf("time-buckets: totals: %w", err)
+	}
+	sums := map[uint64]uint64{}
+	for i := range tb.ring {
+		t := &tb.ring[i]
+		if err := t.check(); err != nil {
+			return fmt.Errorf("time-buckets: bucket table %d: %w", i, err)
+		}
+		if t.seed != tb.totals.seed {
+			return fmt.Errorf("time-buckets: bucket table %d hashes with another seed", i)
+		}
+		for key, c := range t.all() {
+			sums[key] += c
+		}
+	}
+	if len(sums) != tb.totals.len() {
+		return fmt.Errorf("time-buckets: %d keys in the buckets, %d in the totals", len(sums), tb.totals.len())
+	}
+	for key, c := range sums {
+		if got := tb.WindowCount(key); got != c {
+			return fmt.Errorf("time-buckets: key %d totals %d, its buckets sum to %d", key, got, c)
+		}
+	}
+	return nil
+}
