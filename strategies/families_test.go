@@ -30,6 +30,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		FamilyRank:         func(s Strategy) bool { _, ok := s.(Ranker); return ok },
 		FamilyBoard:        func(s Strategy) bool { _, ok := s.(Board); return ok },
 		FamilyRating:       func(s Strategy) bool { _, ok := s.(Rating); return ok },
+		FamilyTrending:     func(s Strategy) bool { _, ok := s.(Trending); return ok },
 	}
 	for _, typ := range Types() {
 		p, err := typ.Decode(raw[typ.Name])
