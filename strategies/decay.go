@@ -40,9 +40,14 @@ import (
 // has a score below 2^−1000 of its count: a move that underflows its sum to
 // 0 drops it (it could no longer be told from an empty slot).
 //
-// Cost. The factor 2^((At − L)/h) is one math.Exp2 per distinct event time
-// (events of one timestamp share it), then one float add into the key's
-// slot: measured at most 2× a plain count-table add (BenchmarkDecayObserve).
+// Cost. The factor 2^((At − L)/h) is one exp2 per distinct event time
+// (events of one timestamp share it): a table of 2^(i/1024) and a short
+// polynomial. Then one float add into the key's slot. Measured against
+// plain counting (BenchmarkDecayObserve, a timed Zipf stream over 10^6
+// keys, an event every 14 ms of simulated time): math.Exp2 in the table's
+// loop took 2.8× the floor; exp2 1.85×; the weights of 256 events computed
+// first, then the table's loop as short as the floor's, so that its cache
+// misses overlap as much, 1.4×.
 // Precision: the exponents are computed from int64 ns differences below 2^53
 // and stay below 512 in magnitude, so a score carries a relative error of
 // order 512 · ln 2 · 2^−52 ≈ 1e-13 (tested against naive decay to 1e-9).
@@ -110,30 +115,49 @@ func (c *forwardClock) start(batch []workload.Event) {
 	}
 }
 
-// factor returns 2^((t − L)/h) and remembers it for t; the landmark must
-// not need moving (need reports that). An event far before the landmark
-// gets the smallest positive weight rather than 0, which would read as an
-// empty slot.
-func (c *forwardClock) factor(t int64) float64 {
-	f := math.Exp2(float64(t-c.land) * c.inv)
-	if f == 0 {
-		f = math.SmallestNonzeroFloat64
+// factor returns 2^((t − L)/h), first moving the landmark (and calling
+// rescale(k) to multiply every stored sum by 2^−k) if t is decayMoveAt or
+// more half-lives past it. An event more than 1,000 half-lives before the
+// landmark gets the smallest positive weight rather than 0, which would
+// read as an empty slot. The hot loops write out the common case, x in
+// [−1000, decayMoveAt): exp2(x).
+func (c *forwardClock) factor(t int64, rescale func(k int)) float64 {
+	x := float64(t-c.land) * c.inv
+	if x >= decayMoveAt {
+		k := (t - c.land) / c.h
+		c.land += k * c.h
+		c.moves++
+		rescale(int(k))
+		x = float64(t-c.land) * c.inv
 	}
-	c.at, c.f = t, f
-	return f
+	if x < -1000 {
+		return math.SmallestNonzeroFloat64
+	}
+	return exp2(x)
 }
 
-// need reports whether an event at t must move the landmark first.
-func (c *forwardClock) need(t int64) bool { return float64(t-c.land)*c.inv >= decayMoveAt }
+// exp2Table holds 2^(i/1024), i = 0..1023: 8 KB, of which a stream in
+// time order reads one line at a time.
+var exp2Table = func() (t [1024]float64) {
+	for i := range t {
+		t[i] = math.Exp2(float64(i) / 1024)
+	}
+	return t
+}()
 
-// move moves the landmark forward by k = ⌊(t − L)/h⌋ half-lives and
-// returns k; every stored sum must then be multiplied by 2^−k.
-func (c *forwardClock) move(t int64) int {
-	k := (t - c.land) / c.h
-	c.land += k * c.h
-	c.moves++
-	c.factor(t)
-	return int(k)
+// exp2 is 2^x for x in [−1022, 1023], within a few ulps: x = e + i/1024 + r
+// with r in [0, 1/1024), and 2^x = 2^e · 2^(i/1024) (exp2Table) · e^(r ln 2)
+// (Taylor to the 4th power: the 5th term is below 2^−59). Cheaper than
+// math.Exp2, which handles every special case.
+func exp2(x float64) float64 {
+	y := x * 1024 // exact
+	k := int64(y)
+	if float64(k) > y { // floor, for x < 0
+		k--
+	}
+	r := (y - float64(k)) * (math.Ln2 / 1024) // y − k is exact
+	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24))))
+	return math.Float64frombits(uint64(k>>10+1023)<<52) * exp2Table[k&1023] * p
 }
 
 // decay returns 2^(−(now − L)/h) split as m·2^−n, m in (1/2, 1], so that
@@ -156,7 +180,11 @@ func scaleSum(sum, m float64, n int) float64 { return math.Ldexp(sum*m, -n) }
 type DecayExact struct {
 	clock forwardClock
 	tab   decayTable
+	w     [256]float64 // the weights of a part of a batch (Observe)
 }
+
+// decayPartBytes is the memory of DecayExact's weights of a part of a batch.
+const decayPartBytes = int64(unsafe.Sizeof(DecayExact{}.w))
 
 // NewDecayExact returns an empty exact decayed counter of half-life h sized
 // for about keysHint keys (it grows past that); seed seeds the table's hash.
@@ -173,49 +201,82 @@ func NewDecayExact(h time.Duration, keysHint, seed uint64) (*DecayExact, error) 
 // Law returns the decay law: the half-life.
 func (d *DecayExact) Law() TrendLaw { return TrendLaw{HalfLife: d.clock.h} }
 
-// Bytes returns the memory of the table: 16 B a slot.
-func (d *DecayExact) Bytes() int64 { return int64(len(d.tab.slots)) * decaySlotBytes }
+// Bytes returns the memory of the table, 16 B a slot, and of the weights
+// of a part of a batch (2 KB).
+func (d *DecayExact) Bytes() int64 {
+	return int64(len(d.tab.slots))*decaySlotBytes + decayPartBytes
+}
 
 // Len returns the number of keys held.
 func (d *DecayExact) Len() int { return d.tab.n }
 
 // Observe adds every write event's positive Delta, weighted by
 // 2^((At − L)/h), to its key's stored sum; other events are ignored. One
-// math.Exp2 per distinct event time; no allocation unless the table grows.
+// exp2 per distinct event time; no allocation unless the table grows.
 func (d *DecayExact) Observe(batch []workload.Event) {
 	c := &d.clock
 	c.start(batch)
 	at, f := c.at, c.f
+	land, inv := c.land, c.inv
 	t := &d.tab
-	slots, mask, seed := t.slots, t.mask, t.seed
-	for i := range batch {
-		e := &batch[i]
-		if e.Op != workload.Write || e.Delta <= 0 {
-			continue
-		}
-		if e.At != at {
-			if c.need(e.At) {
-				t.rescale(-c.move(e.At))
-				slots = t.slots
+	w := &d.w
+	for lo := 0; lo < len(batch); lo += len(w) {
+		part := batch[lo:min(lo+len(w), len(batch))]
+		// The weights first, then the table: the table's loop, whose
+		// cache misses dominate, stays as short as plain counting's, so
+		// that as many of its misses overlap.
+		for i := range part {
+			e := &part[i]
+			w[i] = 0
+			if e.Op != workload.Write || e.Delta <= 0 {
+				continue
 			}
-			at, f = e.At, c.factor(e.At)
-		}
-		w := float64(e.Delta) * f
-		h := workload.Mix64(e.Key ^ seed)
-		for j := h & mask; ; j = (j + 1) & mask {
-			s := &slots[j]
-			if s.sum == 0 {
-				t.insert(s, h, e.Key, w)
-				slots, mask = t.slots, t.mask // insert may have doubled the table
-				break
+			if e.At != at {
+				// c.factor written out for the common case, which then inlines.
+				if x := float64(e.At-land) * inv; x < decayMoveAt && x >= -1000 {
+					f = exp2(x)
+				} else {
+					f = c.factor(e.At, d.rescale)
+					if moved := c.land - land; moved != 0 {
+						// The weights of this part so far are in the old landmark's units.
+						for j := range i {
+							w[j] = math.Ldexp(w[j], -int(moved/c.h))
+						}
+						land = c.land
+					}
+				}
+				at = e.At
 			}
-			if s.key == e.Key {
-				s.sum += w
-				break
+			w[i] = float64(e.Delta) * f
+		}
+		slots, mask, seed := t.slots, t.mask, t.seed
+		for i := range part {
+			wi := w[i]
+			if wi == 0 {
+				continue
+			}
+			key := part[i].Key
+			h := workload.Mix64(key ^ seed)
+			for j := h & mask; ; j = (j + 1) & mask {
+				s := &slots[j]
+				if math.Float64bits(s.sum) == 0 { // one integer test: a sum is never −0 or NaN
+					t.insert(s, h, key, wi)
+					slots, mask = t.slots, t.mask // insert may have doubled the table
+					break
+				}
+				if s.key == key {
+					s.sum += wi
+					break
+				}
 			}
 		}
 	}
+	c.at, c.f = at, f
 }
+
+// rescale multiplies every stored sum by 2^−k: a landmark move by k
+// half-lives. It drops keys, never moves the slots array.
+func (d *DecayExact) rescale(k int) { d.tab.rescale(-k) }
 
 // Score returns key's decayed score at now (0 for a key never seen).
 func (d *DecayExact) Score(key uint64, now int64) float64 {
@@ -489,6 +550,6 @@ func decayPlan(p *DecayParams, env Env) []PlanLine {
 	}
 	return append(lines,
 		PlanLine{Metric: MetricKeysTracked, Value: float64(env.Keys), Unit: "keys", Note: "every key of the stream"},
-		PlanLine{Metric: MetricBytes, Value: float64(int64(tableLen(env.Keys)) * decaySlotBytes), Unit: "B",
-			Note: "16 B × the power of two ≥ 4/3 of the keys"})
+		PlanLine{Metric: MetricBytes, Value: float64(int64(tableLen(env.Keys))*decaySlotBytes + decayPartBytes), Unit: "B",
+			Note: "16 B × the power of two ≥ 4/3 of the keys, and 2 KB of weights"})
 }

@@ -98,19 +98,24 @@ func (s *DecaySpaceSaving) Observe(batch []workload.Event) {
 	c := &s.clock
 	c.start(batch)
 	at, f := c.at, c.f
+	land, inv := c.land, c.inv
 	for i := range batch {
 		e := &batch[i]
 		if e.Op != workload.Write || e.Delta <= 0 {
 			continue
 		}
 		if e.At != at {
-			if c.need(e.At) {
-				s.rescale(-c.move(e.At))
+			if x := float64(e.At-land) * inv; x < decayMoveAt && x >= -1000 {
+				f = exp2(x)
+			} else {
+				f = c.factor(e.At, s.rescale)
+				land = c.land
 			}
-			at, f = e.At, c.factor(e.At)
+			at = e.At
 		}
 		s.add(e.Key, float64(e.Delta)*f)
 	}
+	c.at, c.f = at, f
 }
 
 // add counts the forward weight w > 0 for key. The index is probed once.
@@ -190,12 +195,12 @@ func (s *DecaySpaceSaving) down(i int32) {
 	ctr[id].pos = i
 }
 
-// rescale multiplies every weight and error by 2^e (a landmark move): the
-// same monotone map for all, so the heap stays ordered.
-func (s *DecaySpaceSaving) rescale(e int) {
+// rescale multiplies every weight and error by 2^−k (a landmark move by k
+// half-lives): the same monotone map for all, so the heap stays ordered.
+func (s *DecaySpaceSaving) rescale(k int) {
 	for i := range s.ctr {
 		c := &s.ctr[i]
-		c.w, c.err = math.Ldexp(c.w, e), math.Ldexp(c.err, e)
+		c.w, c.err = math.Ldexp(c.w, -k), math.Ldexp(c.err, -k)
 	}
 }
 

@@ -495,3 +495,33 @@ func TestDecayDeterministicNoAlloc(t *testing.T) {
 		}
 	}
 }
+
+// exp2 is math.Exp2 to a few ulps over the exponents forward decay uses,
+// negative ones and the exact powers of two included.
+func TestDecayExp2(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	worst := 0.0
+	for i := range 200000 {
+		x := -1000 + 1512*r.Float64()
+		switch i % 4 {
+		case 1:
+			x = math.Round(x) // whole half-lives
+		case 2:
+			x = math.Round(x*1024) / 1024 // table points
+		case 3:
+			x = 512 * r.Float64() * r.Float64() // mostly small
+		}
+		got, want := exp2(x), math.Exp2(x)
+		if rel := math.Abs(got-want) / want; rel > worst {
+			worst = rel
+		}
+	}
+	if worst > 8e-16 {
+		t.Errorf("exp2 within %.3g of math.Exp2, want 8e-16 (a few ulps)", worst)
+	}
+	for _, x := range []float64{0, 1, -1, 511, -1000} {
+		if got := exp2(x); got != math.Exp2(x) {
+			t.Errorf("exp2(%v) = %v, want %v exactly", x, got, math.Exp2(x))
+		}
+	}
+}
