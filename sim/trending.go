@@ -100,7 +100,7 @@ func (k *trendingKind) reports(d *design) []strategies.Metric {
 	if d == nil {
 		return []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinctKeys}
 	}
-	return []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricNsPerEvent, strategies.MetricEventsPerSec,
+	return []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricHeapBytes, strategies.MetricNsPerEvent, strategies.MetricEventsPerSec,
 		strategies.MetricTrendRecall, strategies.MetricFalseTrending, strategies.MetricDetectLatency, strategies.MetricTrueLatency,
 		strategies.MetricMissedBursts}
 }
