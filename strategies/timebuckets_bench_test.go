@@ -93,6 +93,20 @@ var trendingBenchImpls = []struct {
 		}
 		return s.Observe, s.Bytes
 	}},
+	{"decay", func(tb testing.TB) (func([]workload.Event), func() int64) {
+		s, err := NewDecayExact(30*time.Minute, 1e6, 1)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s.Observe, s.Bytes
+	}},
+	{"decay-ss-1000", func(tb testing.TB) (func([]workload.Event), func() int64) {
+		s, err := NewDecaySpaceSaving(30*time.Minute, 1000, 1)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s.Observe, s.Bytes
+	}},
 }
 
 // The trending designs on the trending stream beside plain counting, in
