@@ -292,9 +292,17 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 	tr := newTrendTruth(laws, k.checks, k.k, plantKeys)
 	r.truth = tr
 	answers := make([][][]strategies.Trend, len(r.designs))
+	own := make([][][]float64, len(r.designs)) // [design][checkpoint][plant]: the design's own score of each plant
 	r.ticks, r.nextTick = k.checks, make([]int, len(r.designs))
 	r.tick = func(i int, at int64) {
 		answers[i] = append(answers[i], r.designs[i].(strategies.Trending).Trending(k.k, at-1))
+		if ts, ok := r.designs[i].(strategies.TrendScorer); ok {
+			scores := make([]float64, len(plantKeys))
+			for p, key := range plantKeys {
+				scores[p] = ts.TrendScore(key, at-1)
+			}
+			own[i] = append(own[i], scores)
+		}
 	}
 	events, err := st.feed(ctx, r, k.src, k.spec.Batch)
 	if err == nil { // the checkpoints after the last event
@@ -319,7 +327,7 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		entered[i] = k.judge(s, answers[i], &tr.laws[lawOf[i]])
 		s.finish()
 	}
-	k.plots(rep, tr, lawOf, entered)
+	k.plots(rep, tr, own, entered)
 	return rep, nil
 }
 
@@ -396,9 +404,10 @@ func holds(ts []strategies.Trend, key uint64) bool {
 	return false
 }
 
-// plots draws, for each plant, its exact score over time under each law,
-// with the checkpoint at which each design took it into its top K.
-func (k *trendingKind) plots(rep *Report, tr *trendTruth, lawOf []int, entered [][]float64) {
+// plots draws, for each plant, its score over time under each design (its
+// own estimate, where the design gives one) and the exact score of each
+// law, with the checkpoint at which each design took it into its top K.
+func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, entered [][]float64) {
 	st := k.st
 	xs := make([]float64, len(k.checks))
 	for c, at := range k.checks {
@@ -411,19 +420,32 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, lawOf []int, entered [
 				marks = append(marks, metrics.Mark{Label: st.designs[i].name() + " takes it in", Value: (float64(plant.Start)/1e9 + entered[i][p]) / 60, Axis: "x"})
 			}
 		}
+		series := func(who string, ys []float64) metrics.Series {
+			return metrics.Series{Scenario: st.Scenario.Name, Strategy: who, Name: "plant-" + plant.Name, Kind: metrics.Curve,
+				Title:  fmt.Sprintf("%s: %s's score over time under each design; when each took it into its top %d", st.Scenario.Name, plant.Name, k.k),
+				XLabel: "simulated minute", YLabel: "score", X: xs[:len(ys)], Y: ys}
+		}
+		first := len(rep.Series)
+		for i := range own {
+			if len(own[i]) == 0 {
+				continue
+			}
+			ys := make([]float64, len(own[i]))
+			for c := range own[i] {
+				ys[c] = own[i][c][p]
+			}
+			rep.Series = append(rep.Series, series(st.designs[i].name(), ys))
+		}
 		for j := range tr.laws {
 			l := &tr.laws[j]
 			ys := make([]float64, len(l.plants))
 			for c := range l.plants {
 				ys[c] = l.plants[c][p]
 			}
-			s := metrics.Series{Scenario: st.Scenario.Name, Strategy: "exact, " + lawName(l.law), Name: "plant-" + plant.Name, Kind: metrics.Curve,
-				Title:  fmt.Sprintf("%s: %s's exact score over time; when each design took it into its top %d", st.Scenario.Name, plant.Name, k.k),
-				XLabel: "simulated minute", YLabel: "score", X: xs, Y: ys}
-			if j == 0 {
-				s.Marks = marks
-			}
-			rep.Series = append(rep.Series, s)
+			rep.Series = append(rep.Series, series("exact, "+lawName(l.law), ys))
+		}
+		if len(rep.Series) > first {
+			rep.Series[first].Marks = marks
 		}
 	}
 }

@@ -553,3 +553,8 @@ func decayPlan(p *DecayParams, env Env) []PlanLine {
 		PlanLine{Metric: MetricBytes, Value: float64(int64(tableLen(env.Keys))*decaySlotBytes + decayPartBytes), Unit: "B",
 			Note: "16 B × the power of two ≥ 4/3 of the keys, and 2 KB of weights"})
 }
+
+// TrendScore is key's decayed score at now.
+func (d *DecayExact) TrendScore(key uint64, now int64) float64 { return d.Score(key, now) }
+
+var _ TrendScorer = (*DecayExact)(nil)

@@ -274,3 +274,16 @@ func (s *DecaySpaceSaving) check() error {
 	}
 	return nil
 }
+
+// TrendScore is a monitored key's decayed counter at now (an upper bound
+// of its score), 0 for a key not monitored.
+func (s *DecaySpaceSaving) TrendScore(key uint64, now int64) float64 {
+	_, c := s.index.find(s.index.hash(key), key)
+	if c == 0 {
+		return 0
+	}
+	m, n := s.clock.decay(now)
+	return scaleSum(s.ctr[c-1].w, m, n)
+}
+
+var _ TrendScorer = (*DecaySpaceSaving)(nil)

@@ -380,3 +380,13 @@ func (tb *TimeBuckets) check() error {
 	}
 	return nil
 }
+
+// TrendScore is key's window count at now (rotating to now's bucket first).
+func (tb *TimeBuckets) TrendScore(key uint64, now int64) float64 {
+	if now >= tb.clock.next {
+		tb.rotate(tb.clock.of(now))
+	}
+	return float64(tb.WindowCount(key))
+}
+
+var _ TrendScorer = (*TimeBuckets)(nil)

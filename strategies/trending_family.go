@@ -38,3 +38,11 @@ type TrendLaw struct {
 	Window, Bucket int64
 	HalfLife       int64
 }
+
+// TrendScorer is a Trending design that gives any key's score at now, its
+// own estimate (0 for a key it holds nothing of): what a chart of one
+// phrase's course under each design draws.
+type TrendScorer interface {
+	Trending
+	TrendScore(key uint64, now int64) float64
+}

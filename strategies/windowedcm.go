@@ -471,3 +471,14 @@ func (s *WindowedCountMin) check() error {
 	}
 	return nil
 }
+
+// TrendScore is key's window estimate at now (rotating to now's bucket
+// first).
+func (s *WindowedCountMin) TrendScore(key uint64, now int64) float64 {
+	if now >= s.clock.next {
+		s.rotate(s.clock.of(now))
+	}
+	return float64(s.WindowCount(key))
+}
+
+var _ TrendScorer = (*WindowedCountMin)(nil)
