@@ -93,12 +93,40 @@ func (k *trendingKind) memory() (int64, int64) {
 	return held, 1
 }
 
-// plan: each plant's expected share at its start and end.
-func (k *trendingKind) plan() []metrics.Result { return nil }
+// plan: each plant's expected count over the stream — its share of the
+// events over its interval (a regional plant's of its region's), and its
+// phrase's background traffic.
+func (k *trendingKind) plan() []metrics.Result {
+	var rows []metrics.Result
+	for p := range k.spec.Stream.Plants {
+		rows = append(rows, planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: strategies.MetricPlantedCount,
+			Value: math.Round(k.plantExpected(p)), Unit: "events", Note: k.plantNote(p)}))
+	}
+	return rows
+}
+
+// plantExpected is plant p's expected count over the stream: rate ×
+// ∫ share dt over its interval (÷ regions for one region's), plus the rest
+// of the events × the background probability of its rank.
+func (k *trendingKind) plantExpected(p int) float64 {
+	s := k.spec.Stream
+	pl := s.Plants[p]
+	secs := float64(pl.End-pl.Start) / 1e9
+	planted := s.Rate * secs * (pl.Share + pl.To) / 2
+	if !pl.AllRegions {
+		planted /= float64(s.Regions)
+	}
+	return planted + (float64(k.src.Events())-planted)*k.src.Prob(pl.Rank)
+}
+
+func (k *trendingKind) plantNote(p int) string {
+	pl := k.spec.Stream.Plants[p]
+	return fmt.Sprintf("%s: rate × its mean share (%g to %g) over %s of the stream, and its rank %d's background traffic", pl.Name, pl.Share, pl.To, durationOf(pl.End-pl.Start), pl.Rank)
+}
 
 func (k *trendingKind) reports(d *design) []strategies.Metric {
 	if d == nil {
-		return []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinctKeys}
+		return []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinctKeys, strategies.MetricPlantedCount}
 	}
 	return []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricHeapBytes, strategies.MetricNsPerEvent, strategies.MetricEventsPerSec,
 		strategies.MetricTrendRecall, strategies.MetricFalseTrending, strategies.MetricDetectLatency, strategies.MetricTrueLatency,
@@ -115,6 +143,8 @@ type trendTruth struct {
 	plants []uint64 // the planted keys, whose exact scores are kept
 	events int64
 	keys   map[uint64]struct{}
+	// plantCount is each plant's count over the stream.
+	plantCount []int64
 }
 
 // trendLaw is one law's exact state and its answers.
@@ -138,7 +168,7 @@ type decayed struct {
 }
 
 func newTrendTruth(laws []strategies.TrendLaw, checks []int64, k int, plants []uint64) *trendTruth {
-	t := &trendTruth{checks: checks, k: k, plants: plants, keys: map[uint64]struct{}{}}
+	t := &trendTruth{checks: checks, k: k, plants: plants, keys: map[uint64]struct{}{}, plantCount: make([]int64, len(plants))}
 	for _, l := range laws {
 		tl := trendLaw{law: l}
 		if l.Window > 0 {
@@ -163,6 +193,11 @@ func (t *trendTruth) observe(batch []workload.Event) {
 		}
 		t.events++
 		t.keys[e.Key] = struct{}{}
+		for p, key := range t.plants {
+			if e.Key == key {
+				t.plantCount[p] += e.Delta
+			}
+		}
 		for j := range t.laws {
 			l := &t.laws[j]
 			if l.law.Window > 0 {
@@ -316,6 +351,9 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 	rep := &Report{Partial: err != nil}
 	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", metrics.PlanOf(float64(k.src.Events())), "every event fed")
 	st.truthRow(rep, strategies.MetricDistinctKeys, float64(len(tr.keys)), "keys", nil, "phrases seen")
+	for p := range k.spec.Stream.Plants {
+		st.truthRow(rep, strategies.MetricPlantedCount, float64(tr.plantCount[p]), "events", metrics.PlanOf(math.Round(k.plantExpected(p))), k.plantNote(p))
+	}
 	if err != nil {
 		return rep, err
 	}
