@@ -58,6 +58,7 @@ func newTrendingKind(st *Setup) (kind, error) {
 	st.env.Events = src.Events()
 	st.env.Duration = s.Length
 	st.env.Top = k
+	st.env.Nodes = s.Regions // an event's actor is its region
 	var checks []int64
 	for c := s.Checkpoint; c <= s.Length; c += s.Checkpoint {
 		checks = append(checks, c)
@@ -130,7 +131,8 @@ func (k *trendingKind) reports(d *design) []strategies.Metric {
 	}
 	return []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricHeapBytes, strategies.MetricNsPerEvent, strategies.MetricEventsPerSec,
 		strategies.MetricTrendRecall, strategies.MetricFalseTrending, strategies.MetricDetectLatency, strategies.MetricTrueLatency,
-		strategies.MetricMissedBursts}
+		strategies.MetricMissedBursts, strategies.MetricRegionDetect, strategies.MetricTrueRegionDetect, strategies.MetricGlobalLagCount,
+		strategies.MetricMessages, strategies.MetricItemsSent, strategies.MetricBytesSent, strategies.MetricNodeBytesMax}
 }
 
 // trendTruth is the exact score of every key under each law the designs
@@ -145,6 +147,11 @@ type trendTruth struct {
 	keys   map[uint64]struct{}
 	// plantCount is each plant's count over the stream.
 	plantCount []int64
+	// regional counts of each plant, and for each threshold the regional
+	// designs flag at, when each plant's count in each region reached it
+	regionCount [][]int64 // [plant][region]
+	thresholds  []int64
+	crossed     map[[3]int]int64 // {threshold, plant, region} → At
 }
 
 // trendLaw is one law's exact state and its answers.
@@ -194,8 +201,20 @@ func (t *trendTruth) observe(batch []workload.Event) {
 		t.events++
 		t.keys[e.Key] = struct{}{}
 		for p, key := range t.plants {
-			if e.Key == key {
-				t.plantCount[p] += e.Delta
+			if e.Key != key {
+				continue
+			}
+			t.plantCount[p] += e.Delta
+			if t.regionCount == nil {
+				continue
+			}
+			g := int(e.Actor) % len(t.regionCount[p])
+			before := t.regionCount[p][g]
+			t.regionCount[p][g] += e.Delta
+			for j, th := range t.thresholds {
+				if before < th && before+e.Delta >= th {
+					t.crossed[[3]int{j, p, g}] = e.At
+				}
 			}
 		}
 		for j := range t.laws {
@@ -325,6 +344,18 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		plantKeys = append(plantKeys, k.src.KeyOf(p.Rank))
 	}
 	tr := newTrendTruth(laws, k.checks, k.k, plantKeys)
+	for _, d := range r.designs {
+		if f, ok := d.(strategies.RegionFlagger); ok && !slices.Contains(tr.thresholds, f.Threshold()) {
+			tr.thresholds = append(tr.thresholds, f.Threshold())
+		}
+	}
+	if len(tr.thresholds) > 0 {
+		tr.crossed = map[[3]int]int64{}
+		tr.regionCount = make([][]int64, len(plantKeys))
+		for p := range tr.regionCount {
+			tr.regionCount[p] = make([]int64, k.spec.Stream.Regions)
+		}
+	}
 	r.truth = tr
 	answers := make([][][]strategies.Trend, len(r.designs))
 	own := make([][][]float64, len(r.designs)) // [design][checkpoint][plant]: the design's own score of each plant
@@ -363,6 +394,12 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		s.memory(built, "measured from the design's arrays")
 		s.speed(r.elapsed[i], events, laneClockNote)
 		entered[i] = k.judge(s, answers[i], &tr.laws[lawOf[i]])
+		if f, ok := built.(strategies.RegionFlagger); ok {
+			k.regions(s, f, tr, own[i], &tr.laws[lawOf[i]])
+		}
+		if d, ok := built.(strategies.Distributed); ok {
+			s.coordination(d)
+		}
 		s.finish()
 	}
 	k.plots(rep, tr, own, entered)
@@ -420,6 +457,49 @@ func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *tre
 		s.add(strategies.MetricMissedBursts, float64(missed), "plants", nil, "planted phrases never in the answer's top K at a checkpoint from their start")
 	}
 	return detected
+}
+
+// regions adds what a design that flags hashtags by region showed: for
+// each plant, the time from its start to its flag in its region (the first
+// region for a plant in every region) beside the same for its true
+// regional count, and the most a plant's global count fell short of the
+// truth at a checkpoint.
+func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendTruth, own [][]float64, truth *trendLaw) {
+	th := slices.Index(tr.thresholds, f.Threshold())
+	flags := f.Flags()
+	for p, plant := range k.spec.Stream.Plants {
+		key := k.src.KeyOf(plant.Rank)
+		first, trueFirst := int64(-1), int64(-1)
+		for _, fl := range flags {
+			if fl.Key == key && (plant.AllRegions || fl.Region == plant.Region) && (first < 0 || fl.At < first) {
+				first = fl.At
+			}
+		}
+		for g := range k.spec.Stream.Regions {
+			if at, ok := tr.crossed[[3]int{th, p, g}]; ok && (plant.AllRegions || g == plant.Region) && (trueFirst < 0 || at < trueFirst) {
+				trueFirst = at
+			}
+		}
+		where := "its region"
+		if plant.AllRegions {
+			where = "the first region"
+		}
+		if first >= 0 {
+			s.add(strategies.MetricRegionDetect, float64(max(0, first-plant.Start))/1e9, "s", nil,
+				fmt.Sprintf("%s: from its start to its flag in %s, at %s", plant.Name, where, metrics.Format(float64(f.Threshold()))))
+		}
+		if trueFirst >= 0 {
+			s.add(strategies.MetricTrueRegionDetect, float64(max(0, trueFirst-plant.Start))/1e9, "s", nil,
+				fmt.Sprintf("%s: to its true count in %s reaching %s", plant.Name, where, metrics.Format(float64(f.Threshold()))))
+		}
+	}
+	var lag float64
+	for c := range own {
+		for p := range own[c] {
+			lag = max(lag, truth.plants[c][p]-own[c][p])
+		}
+	}
+	s.add(strategies.MetricGlobalLagCount, lag, "events", nil, "the most a plant's global count fell short of its true count at a checkpoint: what the last period had not yet sent")
 }
 
 // latency is the seconds from start to the first checkpoint at or after it

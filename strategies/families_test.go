@@ -37,7 +37,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", typ.Name, err)
 		}
-		env := Env{Seed: 1, Keys: 100, Events: 1000, Store: newMemStore(t), Nodes: 4} // Nodes: the split-stream designs take theirs from it
+		env := Env{Seed: 1, Keys: 100, Events: 1000, Store: newMemStore(t), Nodes: 4, Duration: 60e9} // Nodes: the split-stream designs take theirs from it; Duration: the trending ones
 		if err := typ.Check(p, env, true); err != nil {
 			t.Fatalf("%s: Check: %v", typ.Name, err)
 		}

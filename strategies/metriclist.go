@@ -152,6 +152,10 @@ var metricList = []Metric{
 	MetricDecayExampleB,
 	MetricWindowBuckets,
 	MetricKeysTracked,
+	MetricGlobalLag,
+	MetricGlobalLagCount,
+	MetricRegionDetect,
+	MetricTrueRegionDetect,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go

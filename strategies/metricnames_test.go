@@ -43,7 +43,7 @@ func TestPlansUseDeclaredMetrics(t *testing.T) {
 	}
 	figures := Assumptions{Events: 2e9, Keys: 4e8, EntryBytes: 100, ServerBytes: 64e9, DataFraction: 0.5, CounterBytes: 4,
 		KthCount: 1.4e7, PeakRate: 200000, ReadRate: 5000, KeyCapacity: 10000, Headroom: 0.7, AppServers: 200}
-	env := Env{Seed: 1, Keys: 1000, Events: 1e6, Top: 10, Full: figures, Sim: figures}
+	env := Env{Seed: 1, Keys: 1000, Events: 1e6, Top: 10, Full: figures, Sim: figures, Nodes: 4, Duration: 3600e9}
 	params := map[string][]Param{
 		"count-min":       {{Key: "epsilon", Value: 0.001}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}},
 		"space-saving":    {{Key: "counters", Value: int64(100)}},

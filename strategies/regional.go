@@ -1,0 +1,285 @@
+package strategies
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	"countsim/workload"
+)
+
+// Regional counters (seeds/004_da9650328d65994f.txt, "Using sharded
+// counters for the top K problem"): every region counts each hashtag in a
+// counter of its own; a hashtag whose regional count reaches a threshold
+// (the seed's 10,000) trends in that region; every Period each region sends
+// what it counted since the last time to the global counter, the sum of
+// the regional ones, which answers the global top K.
+//
+// What it costs and what it shows. A region flags a hashtag the moment its
+// own count reaches the threshold: nothing waits for the global counter.
+// The global counter is the regions' sum as of the last send, so it lags
+// the truth by at most a period's counts; a send is one message a region
+// with news, carrying every hashtag it counted since the last. Counts are
+// since the stream's start (the seed's "within a set time" is the stream),
+// so the global answer is a window as long as the stream (TrendLaw with
+// one bucket of the stream's duration).
+
+// RegionalParams are the parameters of the regional counters.
+type RegionalParams struct {
+	Regions   int           `param:"regions" doc:"regions, 1..4096; default: the stream's (an event's actor is its region)"`
+	Period    time.Duration `param:"period" doc:"how often each region sends what it counted to the global counter, in (0, 24h] (default 10s)"`
+	Threshold int64         `param:"threshold" doc:"a hashtag counted this often in a region trends there, ≥ 1 (default 10,000, the seed's figure)"`
+}
+
+// Validate checks each value alone.
+func (p RegionalParams) Validate() error {
+	switch {
+	case p.Regions < 0 || p.Regions > 4096:
+		return &ParamError{Key: "regions", Msg: fmt.Sprintf("%d not in 1..4096", p.Regions)}
+	case p.Period <= 0 || p.Period > 24*time.Hour:
+		return &ParamError{Key: "period", Msg: fmt.Sprintf("%v not in (0, 24h]", p.Period)}
+	case p.Threshold < 1:
+		return &ParamError{Key: "threshold", Msg: fmt.Sprintf("%d not ≥ 1", p.Threshold)}
+	}
+	return nil
+}
+
+// resolve takes the regions from the stream when not given, and needs a
+// timed stream (its duration is the global answer's window).
+func (p RegionalParams) resolve(env Env) (RegionalParams, error) {
+	if p.Regions == 0 {
+		if env.Nodes == 0 {
+			return p, &ParamError{Key: "regions", Msg: "required: the stream has no regions (allowed: 1..4096)"}
+		}
+		p.Regions = env.Nodes
+	}
+	if env.Duration <= 0 {
+		return p, &ParamError{Key: "period", Msg: "needs a stream over simulated time (a trending run)"}
+	}
+	return p, nil
+}
+
+// RegionFlag is a hashtag trending in a region: the time its regional
+// count reached the threshold.
+type RegionFlag struct {
+	Region int
+	Key    uint64
+	At     int64
+}
+
+// RegionFlagger is a design that flags what trends in each region.
+type RegionFlagger interface {
+	Strategy
+	// Flags returns every (region, key) flagged so far, in the order
+	// flagged, each once.
+	Flags() []RegionFlag
+	// Threshold is the regional count that flags.
+	Threshold() int64
+}
+
+// Regional is the regional counters: a Trending design (the global top K),
+// a RegionFlagger and Distributed (what the regions sent). Not safe for
+// concurrent use.
+type Regional struct {
+	p        RegionalParams
+	regions  []countTable // each region's counts since the start
+	pending  []countTable // each region's counts since its last send
+	global   countTable   // the regions' sum as of the last send
+	flagged  map[uint64]struct{}
+	flags    []RegionFlag
+	seed     uint64
+	period   int64
+	next     int64 // the next send, ns
+	duration int64
+	store    Store
+	key      uint64
+	ops      []StoreOp
+	msgs     int64
+	items    int64
+}
+
+var (
+	_ TrendScorer   = (*Regional)(nil)
+	_ RegionFlagger = (*Regional)(nil)
+	_ Distributed   = (*Regional)(nil)
+)
+
+// NewRegional returns the regional counters for env (its regions, its
+// duration, its Store: nil accounts no load).
+func NewRegional(p RegionalParams, env Env) (*Regional, error) {
+	if err := p.Validate(); err != nil {
+		return nil, typed("regional", err)
+	}
+	p, err := p.resolve(env)
+	if err != nil {
+		return nil, typed("regional", err)
+	}
+	r := &Regional{p: p, flagged: map[uint64]struct{}{}, seed: workload.SplitMix64(env.Seed ^ 0x726567696f6e),
+		period: int64(p.Period), next: int64(p.Period), duration: env.Duration, store: env.Store}
+	r.key = workload.Mix64(r.seed ^ 0x676c6f62616c) // "global"
+	for range p.Regions {
+		var a, b countTable
+		a.init(64, r.seed)
+		b.init(64, r.seed)
+		r.regions, r.pending = append(r.regions, a), append(r.pending, b)
+	}
+	r.global.init(64, r.seed)
+	return r, nil
+}
+
+func init() {
+	define("regional", "a counter per region, a hashtag trending in a region at a threshold (10,000), the regions summed into a global counter every period (seed 004)",
+		func() *RegionalParams { return &RegionalParams{Period: 10 * time.Second, Threshold: 10_000} },
+		func(p *RegionalParams, env Env) (Strategy, error) { return NewRegional(*p, env) },
+		regionalPlan, answers(FamilyTrending),
+		checkedBy(func(p *RegionalParams, env Env) error { _, err := p.resolve(env); return err }))
+}
+
+func regionalPlan(p *RegionalParams, env Env) []PlanLine {
+	q, err := p.resolve(env)
+	if err != nil {
+		return nil
+	}
+	lines := []PlanLine{
+		{Metric: MetricNodes, Value: float64(q.Regions), Unit: "regions", Note: "a counter a hashtag in each"},
+		{Metric: MetricGlobalLag, Value: q.Period.Seconds(), Unit: "s", Note: "the period: the global counter is the regions' sum at most this long ago"},
+	}
+	if env.Duration > 0 {
+		sends := float64((env.Duration + int64(q.Period) - 1) / int64(q.Period))
+		lines = append(lines, PlanLine{Metric: MetricMessages, Value: sends * float64(q.Regions), Unit: "messages",
+			Note: "regions × periods, at most: a send a region with news a period"})
+	}
+	return lines
+}
+
+// regionOf returns an event's region: its actor, folded onto the regions.
+func (r *Regional) regionOf(e *workload.Event) int {
+	return int(e.Actor % uint64(len(r.regions)))
+}
+
+// Observe counts each write in its region (and in the region's news since
+// its last send), flags a hashtag whose regional count reaches the
+// threshold, and sends every region's news at each period's end it passes.
+func (r *Regional) Observe(batch []workload.Event) {
+	r.ops = r.ops[:0]
+	for i := range batch {
+		e := &batch[i]
+		for e.At >= r.next {
+			r.send(r.next)
+			r.next += r.period
+		}
+		if e.Op != workload.Write || e.Delta <= 0 {
+			continue
+		}
+		g := r.regionOf(e)
+		h := workload.Mix64(e.Key ^ r.seed)
+		d := uint64(e.Delta)
+		reg := &r.regions[g]
+		reg.add(h, e.Key, d)
+		r.pending[g].add(h, e.Key, d)
+		if c := reg.getAt(h, e.Key); c >= uint64(r.p.Threshold) && c-d < uint64(r.p.Threshold) {
+			r.flag(g, e.Key, e.At)
+		}
+	}
+	r.flush()
+}
+
+// flag records (region, key), the first time it reaches the threshold.
+func (r *Regional) flag(g int, key uint64, at int64) {
+	id := workload.Mix64(key ^ uint64(g)*0x9e3779b97f4a7c15)
+	if _, ok := r.flagged[id]; ok {
+		return
+	}
+	r.flagged[id] = struct{}{}
+	r.flags = append(r.flags, RegionFlag{Region: g, Key: key, At: at})
+}
+
+// send adds every region's news to the global counter at time at, an
+// INCRBY a hashtag on the global key, and empties the news.
+func (r *Regional) send(at int64) {
+	for g := range r.pending {
+		p := &r.pending[g]
+		if p.len() == 0 {
+			continue
+		}
+		r.msgs++
+		for key, c := range p.all() {
+			r.global.add(workload.Mix64(key^r.seed), key, c)
+			r.ops = append(r.ops, StoreOp{At: at, Kind: IncrBy, Key: workload.Mix64(key ^ r.key), Delta: int64(c)})
+			r.items++
+		}
+		p.reset()
+	}
+}
+
+// flush hands the ops gathered to the store.
+func (r *Regional) flush() {
+	if r.store != nil && len(r.ops) > 0 {
+		r.store.Do(r.ops, nil)
+	}
+	r.ops = r.ops[:0]
+}
+
+// due sends what a period's end at or before now would have sent.
+func (r *Regional) due(now int64) {
+	r.ops = r.ops[:0]
+	for now >= r.next {
+		r.send(r.next)
+		r.next += r.period
+	}
+	r.flush()
+}
+
+// Trending returns the global counter's top K at now, as of the last send.
+func (r *Regional) Trending(k int, now int64) []Trend {
+	r.due(now)
+	if k <= 0 {
+		return []Trend{}
+	}
+	items := exactTop(&r.global, k)
+	sortItems(items)
+	out := make([]Trend, len(items))
+	for i, it := range items {
+		out[i] = Trend{Key: it.Key, Score: float64(it.Count)}
+	}
+	return out
+}
+
+// TrendScore is key's global count at now, as of the last send.
+func (r *Regional) TrendScore(key uint64, now int64) float64 {
+	r.due(now)
+	return float64(r.global.getAt(workload.Mix64(key^r.seed), key))
+}
+
+// Law: counts since the start, one bucket as long as the stream.
+func (r *Regional) Law() TrendLaw { return TrendLaw{Window: r.duration, Bucket: r.duration} }
+
+// Flags returns the (region, key) pairs flagged, in order.
+func (r *Regional) Flags() []RegionFlag { return r.flags }
+
+// Threshold is the regional count that flags.
+func (r *Regional) Threshold() int64 { return r.p.Threshold }
+
+// Coordination: a message a region a send with news, and the hashtags it
+// carried, 16 B each.
+func (r *Regional) Coordination() (messages, items, bytes int64) {
+	return r.msgs, r.items, 16 * r.items
+}
+
+// NodeBytes is the largest region's counters and news.
+func (r *Regional) NodeBytes() int64 {
+	var most int64
+	for g := range r.regions {
+		most = max(most, r.regions[g].bytes()+r.pending[g].bytes())
+	}
+	return most
+}
+
+// Bytes is every region's, the global counter's and the flags'.
+func (r *Regional) Bytes() int64 {
+	b := r.global.bytes() + int64(cap(r.flags))*int64(unsafe.Sizeof(RegionFlag{})) + int64(len(r.flagged))*16
+	for g := range r.regions {
+		b += r.regions[g].bytes() + r.pending[g].bytes()
+	}
+	return b
+}
