@@ -82,7 +82,10 @@ func durationOf(ns int64) string {
 }
 
 func (k *trendingKind) accepts(t *strategies.Type) error {
-	return onlyFamily(t, strategies.FamilyTrending, "answer the top K of now", "a trending run")
+	if t.Answers(strategies.FamilyWindowDistinct) {
+		return nil
+	}
+	return onlyFamily(t, strategies.FamilyTrending, "answer the top K of now (or count a window's distinct ids)", "a trending run")
 }
 
 // memory: each law's exact state — a window holds each key once a bucket
@@ -132,7 +135,8 @@ func (k *trendingKind) reports(d *design) []strategies.Metric {
 	return []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricHeapBytes, strategies.MetricNsPerEvent, strategies.MetricEventsPerSec,
 		strategies.MetricTrendRecall, strategies.MetricFalseTrending, strategies.MetricDetectLatency, strategies.MetricTrueLatency,
 		strategies.MetricMissedBursts, strategies.MetricRegionDetect, strategies.MetricTrueRegionDetect, strategies.MetricGlobalLagCount,
-		strategies.MetricMessages, strategies.MetricItemsSent, strategies.MetricBytesSent, strategies.MetricNodeBytesMax}
+		strategies.MetricMessages, strategies.MetricItemsSent, strategies.MetricBytesSent, strategies.MetricNodeBytesMax,
+		strategies.MetricDistinctErrMax, strategies.MetricDistinctErrMean}
 }
 
 // trendTruth is the exact score of every key under each law the designs
@@ -161,12 +165,15 @@ type trendLaw struct {
 	// index, and their totals
 	buckets map[int64]map[uint64]int64
 	totals  map[uint64]int64
-	oldest  int64 // the oldest bucket index held
+	actors  map[int64]map[uint64]struct{} // each bucket's actors
+	oldest  int64                         // the oldest bucket index held
 	// a decay: each key's score at its last event
 	decayed map[uint64]decayed
 	// at each checkpoint: the top K, and each plant's score
 	top    [][]strategies.Trend
 	plants [][]float64
+	// a window's distinct keys and actors at each checkpoint
+	distinctKeys, distinctActors []float64
 }
 
 type decayed struct {
@@ -179,7 +186,7 @@ func newTrendTruth(laws []strategies.TrendLaw, checks []int64, k int, plants []u
 	for _, l := range laws {
 		tl := trendLaw{law: l}
 		if l.Window > 0 {
-			tl.buckets, tl.totals = map[int64]map[uint64]int64{}, map[uint64]int64{}
+			tl.buckets, tl.totals, tl.actors = map[int64]map[uint64]int64{}, map[uint64]int64{}, map[int64]map[uint64]struct{}{}
 		} else {
 			tl.decayed = map[uint64]decayed{}
 		}
@@ -229,6 +236,12 @@ func (t *trendTruth) observe(batch []workload.Event) {
 				}
 				m[e.Key] += e.Delta
 				l.totals[e.Key] += e.Delta
+				a := l.actors[b]
+				if a == nil {
+					a = map[uint64]struct{}{}
+					l.actors[b] = a
+				}
+				a[e.Actor] = struct{}{}
 				continue
 			}
 			d := l.decayed[e.Key]
@@ -257,6 +270,7 @@ func (l *trendLaw) expire(b int64) {
 			}
 		}
 		delete(l.buckets, l.oldest)
+		delete(l.actors, l.oldest)
 	}
 }
 
@@ -275,6 +289,14 @@ func (t *trendTruth) checkpoint(c int64) {
 			for p, key := range t.plants {
 				plants[p] = float64(l.totals[key])
 			}
+			union := map[uint64]struct{}{}
+			for _, a := range l.actors {
+				for x := range a {
+					union[x] = struct{}{}
+				}
+			}
+			l.distinctKeys = append(l.distinctKeys, float64(len(l.totals)))
+			l.distinctActors = append(l.distinctActors, float64(len(union)))
 		} else {
 			h := float64(l.law.HalfLife)
 			score := func(d decayed) float64 { return d.score * math.Exp2(-float64(now-d.at)/h) }
@@ -331,7 +353,13 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 	var laws []strategies.TrendLaw
 	lawOf := make([]int, len(r.designs))
 	for i, d := range r.designs {
-		l := d.(strategies.Trending).Law()
+		var l strategies.TrendLaw
+		switch x := d.(type) {
+		case strategies.Trending:
+			l = x.Law()
+		case strategies.WindowDistinct:
+			l = x.Law()
+		}
 		j := slices.Index(laws, l)
 		if j < 0 {
 			j = len(laws)
@@ -360,7 +388,12 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 	answers := make([][][]strategies.Trend, len(r.designs))
 	own := make([][][]float64, len(r.designs)) // [design][checkpoint][plant]: the design's own score of each plant
 	r.ticks, r.nextTick = k.checks, make([]int, len(r.designs))
+	counts := make([][]float64, len(r.designs)) // a WindowDistinct's estimate at each checkpoint
 	r.tick = func(i int, at int64) {
+		if wd, ok := r.designs[i].(strategies.WindowDistinct); ok {
+			counts[i] = append(counts[i], wd.DistinctNow(at-1))
+			return
+		}
 		answers[i] = append(answers[i], r.designs[i].(strategies.Trending).Trending(k.k, at-1))
 		if ts, ok := r.designs[i].(strategies.TrendScorer); ok {
 			scores := make([]float64, len(plantKeys))
@@ -393,6 +426,15 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		s := st.scorer(rep, st.designs[i])
 		s.memory(built, "measured from the design's arrays")
 		s.speed(r.elapsed[i], events, laneClockNote)
+		if wd, ok := built.(strategies.WindowDistinct); ok {
+			k.distinct(s, wd, counts[i], &tr.laws[lawOf[i]])
+			entered[i] = make([]float64, len(k.spec.Stream.Plants))
+			for p := range entered[i] {
+				entered[i][p] = math.NaN()
+			}
+			s.finish()
+			continue
+		}
 		entered[i] = k.judge(s, answers[i], &tr.laws[lawOf[i]])
 		if f, ok := built.(strategies.RegionFlagger); ok {
 			k.regions(s, f, tr, own[i], &tr.laws[lawOf[i]])
@@ -457,6 +499,32 @@ func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *tre
 		s.add(strategies.MetricMissedBursts, float64(missed), "plants", nil, "planted phrases never in the answer's top K at a checkpoint from their start")
 	}
 	return detected
+}
+
+// distinct adds a window-distinct design's error against the exact count
+// of the window's distinct ids at every checkpoint.
+func (k *trendingKind) distinct(s *scorer, wd strategies.WindowDistinct, got []float64, truth *trendLaw) {
+	want := truth.distinctKeys
+	if wd.Ids() == "actor" {
+		want = truth.distinctActors
+	}
+	var most, sum float64
+	n := 0
+	for c := range got {
+		if c >= len(want) || want[c] == 0 {
+			continue
+		}
+		e := math.Abs(got[c]/want[c] - 1)
+		most, sum = max(most, e), sum+e
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	s.add(strategies.MetricDistinctErrMax, round(most, 6), "share", nil,
+		fmt.Sprintf("the largest |estimate / exact − 1| of the window's distinct %ss over %d checkpoints", wd.Ids(), n))
+	s.add(strategies.MetricDistinctErrMean, round(sum/float64(n), 6), "share", nil,
+		"the mean |estimate / exact − 1|: about 0.8 × the standard error 1.04/√m for a sketch as planned")
 }
 
 // regions adds what a design that flags hashtags by region showed: for

@@ -23,14 +23,15 @@ func TestDeclaredFamilies(t *testing.T) {
 		"split-topk":      {{Key: "overfetch", Value: int64(10)}}, // the env asks no top-K question to take K' from
 	}
 	implements := map[Family]func(Strategy) bool{
-		FamilyPointCounter: func(s Strategy) bool { _, ok := s.(PointCounter); return ok },
-		FamilyTopK:         func(s Strategy) bool { _, ok := s.(TopK); return ok },
-		FamilyDistinct:     func(s Strategy) bool { _, ok := s.(Distinct); return ok },
-		FamilyReader:       func(s Strategy) bool { _, ok := s.(Reader); return ok },
-		FamilyRank:         func(s Strategy) bool { _, ok := s.(Ranker); return ok },
-		FamilyBoard:        func(s Strategy) bool { _, ok := s.(Board); return ok },
-		FamilyRating:       func(s Strategy) bool { _, ok := s.(Rating); return ok },
-		FamilyTrending:     func(s Strategy) bool { _, ok := s.(Trending); return ok },
+		FamilyPointCounter:   func(s Strategy) bool { _, ok := s.(PointCounter); return ok },
+		FamilyTopK:           func(s Strategy) bool { _, ok := s.(TopK); return ok },
+		FamilyDistinct:       func(s Strategy) bool { _, ok := s.(Distinct); return ok },
+		FamilyReader:         func(s Strategy) bool { _, ok := s.(Reader); return ok },
+		FamilyRank:           func(s Strategy) bool { _, ok := s.(Ranker); return ok },
+		FamilyBoard:          func(s Strategy) bool { _, ok := s.(Board); return ok },
+		FamilyRating:         func(s Strategy) bool { _, ok := s.(Rating); return ok },
+		FamilyTrending:       func(s Strategy) bool { _, ok := s.(Trending); return ok },
+		FamilyWindowDistinct: func(s Strategy) bool { _, ok := s.(WindowDistinct); return ok },
 	}
 	for _, typ := range Types() {
 		p, err := typ.Decode(raw[typ.Name])

@@ -156,6 +156,8 @@ var metricList = []Metric{
 	MetricGlobalLagCount,
 	MetricRegionDetect,
 	MetricTrueRegionDetect,
+	MetricDistinctErrMax,
+	MetricDistinctErrMean,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go

@@ -192,17 +192,19 @@ const (
 
 // Trending (issue 12).
 const (
-	MetricTrendRecall      Metric = "trend_recall"         // mean over checkpoints of the top K of now's recall
-	MetricFalseTrending    Metric = "false_trending"       // mean over checkpoints of the share of the answer not in the true top K
-	MetricDetectLatency    Metric = "detect_latency_s"     // from a planted burst's start to its entry in the answer's top K
-	MetricTrueLatency      Metric = "true_latency_s"       // the same for the exact score: when it truly trends
-	MetricMissedBursts     Metric = "missed_bursts"        // planted bursts never in the answer
-	MetricDecayExampleA    Metric = "decay_example_a"      // the seed's A: 1,000 searches 60 min ago, decayed
-	MetricDecayExampleB    Metric = "decay_example_b"      // the seed's B: 300 searches 1 min ago, decayed
-	MetricWindowBuckets    Metric = "window_buckets"       // W
-	MetricKeysTracked      Metric = "keys_tracked"         // keys a trending design holds
-	MetricGlobalLag        Metric = "global_lag_s"         // how old the global counter's sum may be: the period
-	MetricGlobalLagCount   Metric = "global_lag_max"       // the most a planted key's global count fell short of the truth at a checkpoint
-	MetricRegionDetect     Metric = "region_detect_s"      // from a plant's start to its flag in its region
-	MetricTrueRegionDetect Metric = "true_region_detect_s" // to its true regional count's reaching the threshold
+	MetricTrendRecall      Metric = "trend_recall"            // mean over checkpoints of the top K of now's recall
+	MetricFalseTrending    Metric = "false_trending"          // mean over checkpoints of the share of the answer not in the true top K
+	MetricDetectLatency    Metric = "detect_latency_s"        // from a planted burst's start to its entry in the answer's top K
+	MetricTrueLatency      Metric = "true_latency_s"          // the same for the exact score: when it truly trends
+	MetricMissedBursts     Metric = "missed_bursts"           // planted bursts never in the answer
+	MetricDecayExampleA    Metric = "decay_example_a"         // the seed's A: 1,000 searches 60 min ago, decayed
+	MetricDecayExampleB    Metric = "decay_example_b"         // the seed's B: 300 searches 1 min ago, decayed
+	MetricWindowBuckets    Metric = "window_buckets"          // W
+	MetricKeysTracked      Metric = "keys_tracked"            // keys a trending design holds
+	MetricGlobalLag        Metric = "global_lag_s"            // how old the global counter's sum may be: the period
+	MetricGlobalLagCount   Metric = "global_lag_max"          // the most a planted key's global count fell short of the truth at a checkpoint
+	MetricRegionDetect     Metric = "region_detect_s"         // from a plant's start to its flag in its region
+	MetricTrueRegionDetect Metric = "true_region_detect_s"    // to its true regional count's reaching the threshold
+	MetricDistinctErrMax   Metric = "distinct_rel_error_max"  // a window's distinct count: the largest |estimate/truth − 1| over the checkpoints
+	MetricDistinctErrMean  Metric = "distinct_rel_error_mean" // the mean |estimate/truth − 1|
 )

@@ -93,13 +93,14 @@ type Type struct {
 type Family string
 
 const (
-	FamilyPointCounter Family = "point-counter"
-	FamilyTopK         Family = "top-k"
-	FamilyDistinct     Family = "distinct"
-	FamilyReader       Family = "reader"
-	FamilyRank         Family = "rank"     // Ranker: a player's rank, exact or estimated
-	FamilyBoard        Family = "board"    // Board: exact ranks, leaders, count above
-	FamilyTrending     Family = "trending" // Trending: the top K of now
+	FamilyPointCounter   Family = "point-counter"
+	FamilyTopK           Family = "top-k"
+	FamilyDistinct       Family = "distinct"
+	FamilyReader         Family = "reader"
+	FamilyRank           Family = "rank"            // Ranker: a player's rank, exact or estimated
+	FamilyBoard          Family = "board"           // Board: exact ranks, leaders, count above
+	FamilyTrending       Family = "trending"        // Trending: the top K of now
+	FamilyWindowDistinct Family = "window-distinct" // WindowDistinct: the distinct ids of a sliding window
 )
 
 // typeOption adds to a Type what its parameters alone do not say.
