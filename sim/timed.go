@@ -146,8 +146,17 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 // newRun builds every design, each on a simulated cluster of its own when
 // the scenario has one, with the truth tr and the scenario's faults.
 func (k *timedKind) newRun(tr observer) (*timedRun, error) {
-	st := k.st
-	r := &timedRun{run: &run{truth: tr, clusters: make([]*Cluster, len(st.designs)), faults: k.faults}}
+	r, err := newClusterRun(k.st, tr)
+	if r != nil {
+		r.faults = k.faults
+	}
+	return r, err
+}
+
+// newClusterRun builds every design of st, each on a simulated cluster of
+// its own when the scenario has one, with the truth tr.
+func newClusterRun(st *Setup, tr observer) (*timedRun, error) {
+	r := &timedRun{run: &run{truth: tr, clusters: make([]*Cluster, len(st.designs))}}
 	err := r.build(st, func(i int) strategies.Env {
 		env := st.env
 		if st.Scenario.Cluster != nil {

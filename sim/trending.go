@@ -59,6 +59,11 @@ func newTrendingKind(st *Setup) (kind, error) {
 	st.env.Duration = s.Length
 	st.env.Top = k
 	st.env.Nodes = s.Regions // an event's actor is its region
+	if c := st.Scenario.Cluster; c != nil {
+		if _, err := NewCluster(clusterConfig(st)); err != nil {
+			return nil, scenarios.Errorf(c.Pos, "cluster: %v", err)
+		}
+	}
 	var checks []int64
 	for c := s.Checkpoint; c <= s.Length; c += s.Checkpoint {
 		checks = append(checks, c)
@@ -94,6 +99,10 @@ func (k *trendingKind) memory() (int64, int64) {
 	keys := int64(k.st.env.Keys)
 	held := 2 * keys * truthBytesPerKey * int64(max(1, len(k.st.designs)))
 	held += int64(len(k.checks)) * int64(k.k) * 24 * int64(len(k.st.designs)+1)
+	if c := k.st.Scenario.Cluster; c != nil { // each design's cluster: a key-second at most an event, and the node-seconds
+		secs := k.spec.Stream.Length/1e9 + 1
+		held += int64(len(k.st.designs)) * (min(k.src.Events(), secs*(1<<16))*12 + secs*8*int64(c.Nodes))
+	}
 	return held, 1
 }
 
@@ -136,7 +145,8 @@ func (k *trendingKind) reports(d *design) []strategies.Metric {
 		strategies.MetricTrendRecall, strategies.MetricFalseTrending, strategies.MetricDetectLatency, strategies.MetricTrueLatency,
 		strategies.MetricMissedBursts, strategies.MetricRegionDetect, strategies.MetricTrueRegionDetect, strategies.MetricGlobalLagCount,
 		strategies.MetricMessages, strategies.MetricItemsSent, strategies.MetricBytesSent, strategies.MetricNodeBytesMax,
-		strategies.MetricDistinctErrMax, strategies.MetricDistinctErrMean}
+		strategies.MetricDistinctErrMax, strategies.MetricDistinctErrMean,
+		strategies.MetricKeysUsed, strategies.MetricMaxKeyOps, strategies.MetricIncrementsPerSec, strategies.MetricMaxNodeOps}
 }
 
 // trendTruth is the exact score of every key under each law the designs
@@ -345,10 +355,11 @@ func (s *trendSelect) result() []strategies.Trend { return s.best }
 
 func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
-	r := &run{}
-	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+	cr, err := newClusterRun(st, nil)
+	if err != nil {
 		return nil, err
 	}
+	r := cr.run
 	// The laws the designs estimate, each once.
 	var laws []strategies.TrendLaw
 	lawOf := make([]int, len(r.designs))
@@ -441,6 +452,9 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		}
 		if d, ok := built.(strategies.Distributed); ok {
 			s.coordination(d)
+		}
+		if c := r.clusters[i]; c != nil {
+			k.load(s, c.Stats(k.spec.Stream.Length))
 		}
 		s.finish()
 	}
@@ -568,6 +582,17 @@ func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendT
 		}
 	}
 	s.add(strategies.MetricGlobalLagCount, lag, "events", nil, "the most a plant's global count fell short of its true count at a checkpoint: what the last period had not yet sent")
+}
+
+// load adds what a design on the store put on its cluster over the stream.
+func (k *trendingKind) load(s *scorer, c ClusterStats) {
+	if c.Keys == 0 {
+		return
+	}
+	s.add(strategies.MetricKeysUsed, float64(c.Keys), "keys", nil, "store keys the design wrote")
+	s.add(strategies.MetricMaxKeyOps, c.KeyWrites.Max, "ops/s", nil, "increments on the busiest key in its busiest second")
+	s.add(strategies.MetricIncrementsPerSec, round(float64(c.Writes)/c.Duration, 1), "ops/s", nil, "store increments a second, all keys, mean over the stream")
+	s.add(strategies.MetricMaxNodeOps, c.NodeOps.Max, "ops/s", nil, fmt.Sprintf("busiest node-second of %d nodes", c.Nodes))
 }
 
 // latency is the seconds from start to the first checkpoint at or after it

@@ -100,6 +100,20 @@ var trendingBenchImpls = []struct {
 		}
 		return s.Observe, s.Bytes
 	}},
+	{"windowed-hll", func(tb testing.TB) (func([]workload.Event), func() int64) {
+		s, err := NewWindowedHLL(WindowedHLLParams{Bucket: time.Minute, Window: time.Hour, P: 14, Of: "key"}, 1)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s.Observe, s.Bytes
+	}},
+	{"regional-4", func(tb testing.TB) (func([]workload.Event), func() int64) {
+		s, err := NewRegional(RegionalParams{Regions: 4, Period: 10 * time.Second, Threshold: 10_000}, Env{Seed: 1, Duration: 1 << 62})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s.Observe, s.Bytes
+	}},
 	{"decay-ss-1000", func(tb testing.TB) (func([]workload.Event), func() int64) {
 		s, err := NewDecaySpaceSaving(30*time.Minute, 1000, 1)
 		if err != nil {

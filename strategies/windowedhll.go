@@ -72,7 +72,8 @@ func NewWindowedHLL(p WindowedHLLParams, seed uint64) (*WindowedHLL, error) {
 	if err := p.Validate(); err != nil {
 		return nil, typed("windowed-hll", err)
 	}
-	w := &WindowedHLL{clock: newBucketClock(p.Bucket, p.Window), p: HLLParams{Precision: p.P}, seed: seed, byKey: p.Of == "key"}
+	// Dense sketches: a bucket leaving the window is emptied in place.
+	w := &WindowedHLL{clock: newBucketClock(p.Bucket, p.Window), p: HLLParams{Precision: p.P, Dense: true}, seed: seed, byKey: p.Of == "key"}
 	for range w.clock.w {
 		h, err := NewHLL(w.p, seed)
 		if err != nil {
@@ -103,11 +104,10 @@ func windowedHLLPlan(p *WindowedHLLParams, env Env) []PlanLine {
 }
 
 // rotate moves the ring to bucket b: the buckets that leave the window are
-// emptied.
+// emptied, their registers cleared in place (nothing is allocated).
 func (w *WindowedHLL) rotate(b int64) {
 	for n, x := int64(0), w.clock.newest+1; x <= b && n < w.clock.w; n, x = n+1, x+1 {
-		h, _ := NewHLL(w.p, w.seed)
-		w.ring[w.clock.slot(x)] = h
+		clear(w.ring[w.clock.slot(x)].dense)
 	}
 	w.clock.set(b)
 }

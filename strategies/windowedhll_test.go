@@ -45,6 +45,20 @@ func TestWindowedHLL(t *testing.T) {
 			}
 		}
 	}
+	// Observe allocates nothing, across rotations too.
+	w, _ := NewWindowedHLL(WindowedHLLParams{Bucket: time.Second, Window: 10 * time.Second, P: 12, Of: "key"}, 1)
+	batch := ev[:2500]
+	w.Observe(batch)
+	shift := int64(0)
+	if n := testing.AllocsPerRun(3, func() {
+		shift += int64(time.Minute)
+		for i := range batch {
+			batch[i].At += int64(time.Minute)
+		}
+		w.Observe(batch)
+	}); n != 0 {
+		t.Fatalf("%v allocations a batch", n)
+	}
 	if _, err := NewWindowedHLL(WindowedHLLParams{Bucket: time.Minute, Window: 30 * time.Second, P: 12, Of: "key"}, 1); err == nil {
 		t.Fatal("a window shorter than a bucket accepted")
 	}
