@@ -108,16 +108,9 @@ func (k *splitKind) run(ctx context.Context) (*Report, error) {
 	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
 		return nil, err
 	}
-	events, err := st.feed(ctx, r, k.src, k.spec.Batch)
-	if err == nil {
-		err = st.secondPass(ctx, r, k.src, k.spec.Batch)
-	}
+	events, err := st.feedCount(ctx, r, k.src, k.spec.Batch)
 	rep := &Report{Partial: err != nil}
-	var plan *float64
-	if events == k.spec.Events {
-		plan = metrics.PlanOf(float64(k.spec.Events))
-	}
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", plan, "every event fed")
+	st.eventsRow(rep, events, k.spec.Events)
 	st.truthRow(rep, strategies.MetricNodes, float64(k.spec.Nodes.Count), "nodes", nil, k.spec.Nodes.Describe())
 	if k.spec.Nodes.Plant > 0 {
 		k.trap(rep, tr)

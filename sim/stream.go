@@ -69,18 +69,31 @@ func (k *streamKind) run(ctx context.Context) (*Report, error) {
 	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
 		return nil, err
 	}
-	events, err := st.feed(ctx, r, k.src, k.spec.Batch)
-	if err == nil {
-		err = st.secondPass(ctx, r, k.src, k.spec.Batch)
-	}
+	events, err := st.feedCount(ctx, r, k.src, k.spec.Batch)
 	rep := &Report{Partial: err != nil}
-	var plan *float64
-	if events == k.spec.Events {
-		plan = metrics.PlanOf(float64(k.spec.Events))
-	}
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", plan, "every event fed")
+	st.eventsRow(rep, events, k.spec.Events)
 	k.score(rep, r, tr, events, nil, nil)
 	return rep, err
+}
+
+// feedCount feeds a count stream (a count or a split one) to the truth and
+// every design, then a second time to the designs that read it twice.
+func (st *Setup) feedCount(ctx context.Context, r *run, src source, batch int) (int64, error) {
+	events, err := st.feed(ctx, r, src, batch)
+	if err == nil {
+		err = st.secondPass(ctx, r, src, batch)
+	}
+	return events, err
+}
+
+// eventsRow adds the truth's count of the events fed, planned at the
+// stream's n when all of them were.
+func (st *Setup) eventsRow(rep *Report, events, n int64) {
+	var plan *float64
+	if events == n {
+		plan = metrics.PlanOf(float64(n))
+	}
+	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", plan, "every event fed")
 }
 
 // truth is the stream's ground truth: by rank when the array is the

@@ -315,38 +315,7 @@ type trendHeap []Trend
 func worseTrend(a, b *Trend) bool { return a.Score < b.Score || a.Score == b.Score && a.Key > b.Key }
 
 // offer keeps t if it is among the k best offered so far. O(log k).
-func (h *trendHeap) offer(k int, t Trend) {
-	s := *h
-	switch {
-	case len(s) < k:
-		s = append(s, t)
-		for j := len(s) - 1; j > 0; {
-			p := (j - 1) / 2
-			if !worseTrend(&s[j], &s[p]) {
-				break
-			}
-			s[j], s[p] = s[p], s[j]
-			j = p
-		}
-		*h = s
-	case worseTrend(&s[0], &t):
-		s[0] = t
-		for j := 0; ; {
-			c := 2*j + 1
-			if c >= len(s) {
-				break
-			}
-			if r := c + 1; r < len(s) && worseTrend(&s[r], &s[c]) {
-				c = r
-			}
-			if !worseTrend(&s[c], &s[j]) {
-				break
-			}
-			s[j], s[c] = s[c], s[j]
-			j = c
-		}
-	}
-}
+func (h *trendHeap) offer(k int, t Trend) { *h = keepBest(*h, k, t, worseTrend) }
 
 // scores turns the stored sums kept into scores (scaleSum with m, n) and
 // sorts them in answer order: score descending, then key ascending.
