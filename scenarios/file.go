@@ -19,6 +19,7 @@ type fileSpec struct {
 	Seed        uint64      `key:"seed" range:"0..18446744073709551615" default:"1" doc:"the run's seed: the same seed gives the same results, byte for byte"`
 	OnDemand    bool        `key:"on_demand" doc:"run only when named: a built-in scenario left out of a run of every built-in one (too long for it); true or false"`
 	Assumptions Assumptions `key:"assumptions" doc:"the real-world figures the plan works from at full scale"`
+	Store       *Store      `key:"store" doc:"a real Redis to run the designs on servers on as well, beside the simulated cluster (countsim run -store overrides it)"`
 	body
 	Steps []stepSpec `key:"steps" range:"1..20" entry:"step" doc:"a scenario told in steps, each with its own run and designs (and none at the top)"`
 }
@@ -84,7 +85,7 @@ func (d *decoder) document(root *yaml.Node) (*Scenario, error) {
 		return nil, err
 	}
 	top := &Scenario{File: d.file, Name: f.Name, Title: f.Title, Description: f.Description, Seed: f.Seed,
-		OnDemand: f.OnDemand, Assumptions: f.Assumptions, keys: d.keys}
+		OnDemand: f.OnDemand, Assumptions: f.Assumptions, Store: f.Store, keys: d.keys}
 	if len(f.Steps) == 0 {
 		if err := d.checkBody(&f.body, g, root, "", true); err != nil {
 			return nil, err
@@ -98,7 +99,7 @@ func (d *decoder) document(root *yaml.Node) (*Scenario, error) {
 	// come after the steps; the rules that need it run now.
 	for i := range f.Steps {
 		st := &f.Steps[i]
-		s := &Scenario{File: d.file, Name: f.Name, Title: f.Title, Description: st.Description, Seed: f.Seed, OnDemand: f.OnDemand,
+		s := &Scenario{File: d.file, Name: f.Name, Title: f.Title, Description: st.Description, Seed: f.Seed, OnDemand: f.OnDemand, Store: f.Store,
 			Assumptions: d.over(f.Assumptions, st.Assumptions, st.path), Step: st.Name, StepTitle: st.Title, StepPos: st.Pos,
 			keys: d.keys, stepPath: st.path}
 		if err := d.finish(s, &st.body, st.path); err != nil {

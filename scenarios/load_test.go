@@ -292,7 +292,7 @@ func bare(s *Scenario) *Scenario {
 func TestParseErrors(t *testing.T) {
 	const (
 		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending)"
-		topKeys      = "name, title, description, seed, on_demand, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm, steps"
+		topKeys      = "name, title, description, seed, on_demand, assumptions, store, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
 		durations    = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25)`

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"net"
 	"strings"
 )
 
@@ -34,6 +35,9 @@ type Scenario struct {
 	Description string // `description`: the file's, or the step's in a step
 	Seed        uint64 // `seed`
 	OnDemand    bool   // `on_demand`: left out of a run of every built-in scenario
+	// Store is the real store to run the designs on servers on as well
+	// (`store:`); nil: the simulated cluster alone. Shared by the steps.
+	Store *Store
 
 	// Assumptions are the real-world figures. The linked ones (figures.go)
 	// not stated here are taken from what the scenario simulates.
@@ -107,6 +111,31 @@ type Cluster struct {
 	KeyCapacity  float64 `key:"key_capacity" range:">0" defaultdoc:"assumptions.key_capacity" doc:"operations a second one key serves; more queue"`
 	NodeCapacity float64 `key:"node_capacity" range:">=0" default:"0" doc:"operations a second one node serves; 0: no limit"`
 	Pos          Pos     // the `cluster` key
+}
+
+// Store is a real Redis (`store:`) on which the designs that live on
+// servers run a second time, beside their simulated cluster.
+type Store struct {
+	URL  string `key:"url" type:"line" required:"true" doc:"redis://host:port[/db] for one server, or redis-cluster://host:port,host:port,… for a Redis Cluster"`
+	Pace string `key:"pace" oneof:"real,max" default:"real" doc:"real: a timed stream's ops are sent at their times (open loop); max: as fast as the store answers"`
+	Keep bool   `key:"keep" doc:"leave the run's keys on the store (default false: they are deleted after the run); true or false"`
+	Pos  Pos    // the store key
+}
+
+// check: the URL names a Redis server or cluster.
+func (s *Store) check(r *rule) error {
+	switch {
+	case strings.HasPrefix(s.URL, "redis://") && len(s.URL) > len("redis://"):
+	case strings.HasPrefix(s.URL, "redis-cluster://") && len(s.URL) > len("redis-cluster://"):
+		for a := range strings.SplitSeq(strings.TrimPrefix(s.URL, "redis-cluster://"), ",") {
+			if _, _, err := net.SplitHostPort(a); err != nil {
+				return r.failKey("url", "node %q: %v (allowed: redis-cluster://host:port,host:port,…)", a, err)
+			}
+		}
+	default:
+		return r.failKey("url", "%q is not a Redis URL (allowed: redis://host:port[/db] or redis-cluster://host:port,host:port,…)", s.URL)
+	}
+	return nil
 }
 
 // Fault is one `faults:` entry: at simulated time At, an app server

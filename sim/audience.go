@@ -58,6 +58,19 @@ func (k *audienceKind) describe() string {
 
 func (k *audienceKind) accepts(t *strategies.Type) error { return distinctOnly(t, "an audience") }
 
+// givesStores: a design on servers (Redis's HLL through the store) gets a
+// store of its own without a cluster: a one-node simulated cluster, which
+// holds its keys over every day.
+func (k *audienceKind) givesStores() bool { return true }
+
+// realStores: such a design has a twin on a real store.
+func (k *audienceKind) realStores() bool { return true }
+
+// audienceCluster is the simulated store of an audience's design on
+// servers: one node whose key takes an id a nanosecond (the audience is
+// not timed; nothing queues that matters).
+var audienceCluster = ClusterConfig{Nodes: 1, KeyCapacity: 1e9}
+
 // memory: the truth is the audience's layout, known without generating
 // anything; each design is held once a day, and the last day's largest
 // design may be doubling its table: the old array is held while the new
@@ -89,15 +102,40 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 	perDay := make([][]strategies.Distinct, n)
 	elapsed := make([]int64, n)
 	var events int64
+	ctx, rr, cause := withFailure(ctx, n)
+	defer rr.close()
+	stores := make([]strategies.Store, n) // one for all the days of a design on servers
+	for i, d := range st.designs {
+		s, err := rr.open(ctx, st, i, false)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil && d.typ.OnServers() {
+			cfg := audienceCluster
+			cfg.Seed = st.Scenario.Seed
+			if s, err = NewCluster(cfg); err != nil {
+				return nil, err
+			}
+		}
+		stores[i] = s
+	}
 	for day := range k.a.Days() {
 		r := &run{}
-		if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+		if err := r.build(st, func(i int) strategies.Env {
+			env := st.env
+			env.Store, env.Part = stores[i], day
+			return env
+		}); err != nil {
 			return nil, err
 		}
 		for i, s := range r.designs {
 			perDay[i] = append(perDay[i], s.(strategies.Distinct)) // accepts admits distinct counters only
 		}
 		fed, err := st.feed(ctx, r, daySource{k.a, day}, k.spec.Batch)
+		if err == nil {
+			err = ctx.Err()
+		}
+		err = cause(err)
 		events += fed
 		for i := range elapsed {
 			elapsed[i] += r.elapsed[i]
@@ -106,15 +144,21 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 			for i := range perDay { // the day cut short is not scored against the whole day's truth
 				perDay[i] = perDay[i][:day]
 			}
-			rep := k.score(perDay, elapsed, events)
+			rep := k.score(perDay, elapsed, events, rr)
 			rep.Partial = true
 			return rep, err
 		}
 	}
-	return k.score(perDay, elapsed, events), nil
+	rr.settle()
+	rep := k.score(perDay, elapsed, events, rr)
+	if err := cause(ctx.Err()); err != nil { // a real store failed while scoring
+		rep.Partial = true
+		return rep, err
+	}
+	return rep, nil
 }
 
-func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, events int64) *Report {
+func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, events int64, rr *realRun) *Report {
 	st := k.st
 	rep := &Report{}
 	a := k.a
@@ -139,7 +183,7 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 			bytes = max(bytes, sk.Bytes())
 		}
 		s.add(strategies.MetricBytes, float64(bytes), "B", s.plan(strategies.MetricBytes), "the largest day's, measured from the design's arrays")
-		if events > 0 && elapsed[i] > 0 {
+		if events > 0 && elapsed[i] > 0 && st.designs[i].real == "" {
 			s.timing(strategies.MetricNsPerEvent, round(float64(elapsed[i])/float64(events), 2), "ns", laneClockNote)
 		}
 		stdErr := s.plan(strategies.MetricStandardError) // in %
@@ -180,6 +224,9 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 			if err == nil {
 				estimate(u.Distinct(), union, "union of the days by merge")
 			}
+		}
+		if rs := rr.stores[i]; rs != nil {
+			st.real(s, rs.Stats(), 0)
 		}
 		s.measured[strategies.MetricErrorCount] = true // on every error row already
 		s.finish()

@@ -278,7 +278,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
 	w := k.spec
 	tr := &boardTruth{players: make(map[uint64]boardEntry, st.env.Keys)}
-	r, err := k.newRun(tr)
+	r, err := k.newRun(ctx, tr, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -345,6 +345,10 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 // among equal scores the more active player reached it first and every
 // insertion lands at the end of a board's order. The order is a counting
 // sort over the scores (at most 2^24 + 1 of them).
+// realStores: a board's designs run on the simulation alone (their sorted
+// sets live in the designs; the store takes their load).
+func (k *boardKind) realStores() bool { return false }
+
 func (k *boardKind) load(r *timedRun, tr *boardTruth) {
 	n, top := k.spec.Keys, k.spec.Scores.StartMax
 	at := make([]uint32, top+2) // at[top−s]: where the players of score s begin

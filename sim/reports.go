@@ -49,19 +49,35 @@ var serverReports = []strategies.Metric{
 	strategies.MetricUtilisation, strategies.MetricUtilisationMax,
 }
 
+// realReports is what a twin on a real store adds (realstore.go).
+var realReports = []strategies.Metric{
+	strategies.MetricStoreOps, strategies.MetricRoundTrips, strategies.MetricKeysUsed, strategies.MetricOfferedOps,
+	strategies.MetricAchievedOps, strategies.MetricLatencyP50, strategies.MetricLatencyP99, strategies.MetricLatencyMax,
+	strategies.MetricBehind, strategies.MetricKeptUp, strategies.MetricNodesUsed, strategies.MetricNodeOpsMax,
+	strategies.MetricNodeOpsMin, strategies.MetricStoreMismatch,
+}
+
 func (k *timedKind) reports(d *design) []strategies.Metric {
 	if d == nil {
 		return append([]strategies.Metric{strategies.MetricWrites, strategies.MetricReads, strategies.MetricResends}, keyedTruthReports...)
 	}
-	return append(keyedReports(k.st, d), serverReports...)
+	ms := append(keyedReports(k.st, d), serverReports...)
+	if d.real != "" {
+		ms = append(ms, realReports...)
+	}
+	return ms
 }
 
 func (k *audienceKind) reports(d *design) []strategies.Metric {
 	if d == nil {
 		return []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinct}
 	}
-	return []strategies.Metric{strategies.MetricBytes, strategies.MetricNsPerEvent, strategies.MetricDistinct,
+	ms := []strategies.Metric{strategies.MetricBytes, strategies.MetricNsPerEvent, strategies.MetricDistinct,
 		strategies.MetricRelativeError, strategies.MetricError}
+	if d.real != "" {
+		ms = append(ms, realReports...)
+	}
+	return ms
 }
 
 func (k *profileKind) reports(d *design) []strategies.Metric {

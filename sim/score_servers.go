@@ -16,6 +16,9 @@ func (k *timedKind) servers(s *scorer, r *timedRun, i int) {
 	if c := r.clusters[i]; c != nil {
 		k.cluster(s, r, i)
 	}
+	if r.real != nil && r.real.stores[i] != nil {
+		k.st.real(s, r.real.stores[i].Stats(), k.spec.Duration())
+	}
 	if rd, ok := built.(strategies.Reader); ok && len(r.truth.reads) > 0 {
 		k.reads(s, r.truth, rd)
 	}

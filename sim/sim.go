@@ -34,6 +34,12 @@ type Options struct {
 	ProgressEvery time.Duration
 	// With names the on-demand designs to run; the others are left out.
 	With []string
+	// Store, when set, runs every design that lives on servers a second
+	// time, on a real store the backend opens (realstore.go). Only the
+	// kinds whose designs' stores can be real take it: the timed stream
+	// and the audience; the others run on the simulation alone and say so
+	// in Setup.Notes.
+	Store Backend
 }
 
 // design is one strategy entry of the scenario, decoded and planned.
@@ -44,10 +50,16 @@ type design struct {
 	params strategies.Params
 	plan   []strategies.PlanLine
 	sweep  *sweepPoint // the design's place in a sweep; nil outside one
+	real   string      // a twin on a real store: the backend's name; "" on the simulation
 }
 
-// name is the design's name in the scenario.
-func (d design) name() string { return d.spec.Name }
+// name is the design's name in the scenario, and @BACKEND on a twin.
+func (d design) name() string {
+	if d.real != "" {
+		return d.spec.Name + "@" + d.real
+	}
+	return d.spec.Name
+}
 
 // planned is the design's simulated-scale plan for metric, or nil.
 func (d design) planned(metric strategies.Metric) *float64 {
@@ -83,6 +95,9 @@ type Setup struct {
 	opts     Options
 	// LeftOut names the on-demand designs that Options.With did not ask for.
 	LeftOut []string
+	// Notes are what a reader of the report must know of the run that no
+	// row says: a real store that did not keep up, a store not used.
+	Notes []string
 }
 
 // Prepare checks a loaded scenario against the registry and the memory
@@ -127,6 +142,13 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 			st.designs = append(st.designs, d)
 		}
 	}
+	if opts.Store != nil {
+		if rk, ok := k.(interface{ realStores() bool }); ok && rk.realStores() {
+			st.twinDesigns()
+		} else {
+			st.Notes = append(st.Notes, fmt.Sprintf("This kind of run does not take a real store: its designs ran on the simulation alone, not on %s.", opts.Store.Name()))
+		}
+	}
 	if err := st.checkExpectations(); err != nil {
 		return nil, err
 	}
@@ -156,7 +178,11 @@ func (st *Setup) prepareDesign(scn *scenarios.Scenario, k kind, i int, spec scen
 		raw[j] = strategies.Param{Key: p.Key, Value: p.Value, Line: p.Pos.Line}
 	}
 	if d.params, err = d.typ.Decode(raw); err == nil {
-		err = d.typ.Check(d.params, st.env, scn.Cluster != nil)
+		store := scn.Cluster != nil
+		if gs, ok := k.(interface{ givesStores() bool }); ok && gs.givesStores() {
+			store = true
+		}
+		err = d.typ.Check(d.params, st.env, store)
 	}
 	if err == nil {
 		err = k.accepts(d.typ)

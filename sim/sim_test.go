@@ -211,7 +211,7 @@ func TestPrepareChecksWhatBuildWouldRefuse(t *testing.T) {
 		{"batched without servers", timed + "cluster: {key_capacity: 10}\nstrategies:\n  - {name: b, type: batched}\n",
 			"t.yaml:7: strategies[0] b: batched: parameter servers: not given, and the assumptions give no app_servers"},
 		{"count-min on an audience", "name: t\nworkload:\n  audience: {days: [{viewers: 10}]}\nstrategies:\n  - {name: c, type: count-min, params: {epsilon: 0.1, delta: 0.1}}\n",
-			"t.yaml:5: strategies[0] c: a count-min does not count distinct ids (allowed with an audience: exact-distinct, hll)"},
+			"t.yaml:5: strategies[0] c: a count-min does not count distinct ids (allowed with an audience: exact-distinct, hll, redis-hll)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			scn, err := scenarios.Parse("t.yaml", []byte(c.yaml))

@@ -80,6 +80,10 @@ func clusterConfig(st *Setup) ClusterConfig {
 	return ClusterConfig{Nodes: c.Nodes, KeyCapacity: c.KeyCapacity, NodeCapacity: c.NodeCapacity, Seed: st.Scenario.Seed}
 }
 
+// realStores: a timed stream's designs on servers have twins on a real
+// store.
+func (k *timedKind) realStores() bool { return true }
+
 func (k *timedKind) describe() string {
 	w := k.spec
 	return fmt.Sprintf("Timed stream: %s writes expected over %s s in %d phase(s), %s arrivals, %s reads/s, %g resent, over %s key(s).",
@@ -114,13 +118,16 @@ type timedRun struct {
 	shutdown []int64        // the writes each design sent after it
 	drained  []int64        // when each cluster had served everything, ns
 	finished bool           // the stream ran to its end
+	real     *realRun       // the twins' real stores; nil without any
 }
 
 func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
 	w := k.spec
+	ctx, rr, cause := withFailure(ctx, len(st.designs))
+	defer rr.close()
 	tr := newTruth(int(st.env.Keys), w.Resend > 0, w.Keys <= historyMaxKeys)
-	r, err := k.newRun(tr)
+	r, err := k.newRun(ctx, tr, rr)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +139,13 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	} else {
 		r.takeSteady(w.Duration()) // what was fed, with nothing sent after it
 	}
+	if err == nil {
+		err = ctx.Err() // a real store failed in the shutdown
+	}
+	err = cause(err)
+	if err == nil {
+		rr.settle()
+	}
 	rep := &Report{Partial: err != nil}
 	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every event fed: writes, reads and resends")
 	st.truthRow(rep, strategies.MetricWrites, float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
@@ -140,13 +154,14 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 		st.truthRow(rep, strategies.MetricResends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
 	}
 	k.score(rep, r.run, tr, events, func(s *scorer, i int) { k.servers(s, r, i) }, nil)
+	st.realTable(rep, rr)
 	return rep, err
 }
 
 // newRun builds every design, each on a simulated cluster of its own when
 // the scenario has one, with the truth tr and the scenario's faults.
-func (k *timedKind) newRun(tr observer) (*timedRun, error) {
-	r, err := newClusterRun(k.st, tr)
+func (k *timedKind) newRun(ctx context.Context, tr observer, rr *realRun) (*timedRun, error) {
+	r, err := newClusterRun(ctx, k.st, tr, rr)
 	if r != nil {
 		r.faults = k.faults
 	}
@@ -154,11 +169,27 @@ func (k *timedKind) newRun(tr observer) (*timedRun, error) {
 }
 
 // newClusterRun builds every design of st, each on a simulated cluster of
-// its own when the scenario has one, with the truth tr.
-func newClusterRun(st *Setup, tr observer) (*timedRun, error) {
-	r := &timedRun{run: &run{truth: tr, clusters: make([]*Cluster, len(st.designs))}}
+// its own when the scenario has one, with the truth tr; a twin gets the
+// real store rr opens for it (rr may be nil where there are none).
+func newClusterRun(ctx context.Context, st *Setup, tr observer, rr *realRun) (*timedRun, error) {
+	r := &timedRun{run: &run{truth: tr, clusters: make([]*Cluster, len(st.designs))}, real: rr}
+	stores := make([]strategies.Store, len(st.designs))
+	for i := range st.designs {
+		if rr == nil {
+			break
+		}
+		s, err := rr.open(ctx, st, i, true)
+		if err != nil {
+			return nil, err
+		}
+		stores[i] = s
+	}
 	err := r.build(st, func(i int) strategies.Env {
 		env := st.env
+		if stores[i] != nil {
+			env.Store = stores[i]
+			return env
+		}
 		if st.Scenario.Cluster != nil {
 			cl, cerr := NewCluster(clusterConfig(st))
 			if cerr != nil {

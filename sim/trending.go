@@ -151,7 +151,7 @@ func (k *trendingKind) reports(d *design) []strategies.Metric {
 
 func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
-	cr, err := newClusterRun(st, nil)
+	cr, err := newClusterRun(ctx, st, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -216,7 +216,7 @@ func (b *Batched) flushServer(s int, at int64) {
 	sent := false
 	for i, key := range v.sums.keys {
 		if d := v.sums.vals[i]; d != 0 {
-			b.io.incr(at, stripeKey(key, j), d)
+			b.io.incr(at, key, j, d)
 			sent = true
 		}
 	}

@@ -158,6 +158,20 @@ var metricList = []Metric{
 	MetricTrueRegionDetect,
 	MetricDistinctErrMax,
 	MetricDistinctErrMean,
+	MetricStoreOps,
+	MetricRoundTrips,
+	MetricOfferedOps,
+	MetricAchievedOps,
+	MetricLatencyP50,
+	MetricLatencyP99,
+	MetricLatencyMax,
+	MetricBehind,
+	MetricKeptUp,
+	MetricNodesUsed,
+	MetricNodeOpsMax,
+	MetricNodeOpsMin,
+	MetricStoreMismatch,
+	MetricStoreBytes,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go

@@ -208,3 +208,22 @@ const (
 	MetricDistinctErrMax   Metric = "distinct_rel_error_max"  // a window's distinct count: the largest |estimate/truth − 1| over the checkpoints
 	MetricDistinctErrMean  Metric = "distinct_rel_error_mean" // the mean |estimate/truth − 1|
 )
+
+// A real store (issue 13): what a run on Redis measures beside the
+// simulated cluster's rows.
+const (
+	MetricStoreOps      Metric = "store_ops"          // operations sent to a real store
+	MetricRoundTrips    Metric = "round_trips"        // pipelines sent to it (one round trip a node each)
+	MetricOfferedOps    Metric = "offered_ops_per_s"  // ops / the stream's length: what the scenario asks of the store
+	MetricAchievedOps   Metric = "achieved_ops_per_s" // ops / the wall time from the first send to the last reply
+	MetricLatencyP50    Metric = "latency_p50_s"      // from an op's due time to its reply, median
+	MetricLatencyP99    Metric = "latency_p99_s"      // the same, 99th percentile
+	MetricLatencyMax    Metric = "latency_max_s"      // the same, the largest
+	MetricBehind        Metric = "behind_schedule_s"  // how late the last reply came after the last op was due
+	MetricKeptUp        Metric = "kept_up"            // 1 if the real store kept the scenario's pace
+	MetricNodesUsed     Metric = "nodes_used"         // nodes of a real store that took ops
+	MetricNodeOpsMax    Metric = "node_ops_per_s_max" // the busiest node of a real store, ops a wall second
+	MetricNodeOpsMin    Metric = "node_ops_per_s_min" // the idlest node of it
+	MetricStoreMismatch Metric = "store_mismatch"     // keys whose value on the real store is not the sum sent
+	MetricStoreBytes    Metric = "store_bytes"        // what the store holds for the design's key (Redis's dense HLL)
+)

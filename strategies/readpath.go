@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"unsafe"
+
+	"countsim/workload"
 )
 
 // The store side of a hot-counter design: the buffer of operations it sends
@@ -63,6 +65,9 @@ type hotIO struct {
 	ops   []StoreOp
 	vals  []int64
 	last  int64 // At of the last op appended: ops never go back in time
+	// tagged gives the stripes of a key one Tag: one node of the simulated
+	// cluster, one slot of a Redis Cluster ({key}:1..K).
+	tagged bool
 
 	cache     bool
 	ttl       int64       // ns
@@ -85,10 +90,19 @@ func (io *hotIO) addKey() {
 	}
 }
 
-// incr appends an INCRBY of delta on the store key at time at.
-func (io *hotIO) incr(at int64, key uint64, delta int64) {
+// incr appends an INCRBY of delta on stripe j of key at time at.
+func (io *hotIO) incr(at int64, key uint64, j int, delta int64) {
 	io.last = at
-	io.ops = append(io.ops, StoreOp{At: at, Kind: IncrBy, Key: key, Delta: delta})
+	io.ops = append(io.ops, StoreOp{At: at, Kind: IncrBy, Key: stripeKey(key, j), Delta: delta, Tag: io.tagOf(key)})
+}
+
+// tagOf is the Tag of key's stripes: with hashtag, one for all the stripes
+// of a key (never 0); else 0, each stripe placed by itself.
+func (io *hotIO) tagOf(key uint64) uint64 {
+	if !io.tagged {
+		return 0
+	}
+	return workload.Mix64(key) | 1
 }
 
 // read answers a Read event of key at time at, whose count lies on stripes
@@ -116,7 +130,7 @@ func (io *hotIO) refresh(at int64, key uint64, k int, slot int32) int32 {
 	io.last = at
 	start := len(io.ops)
 	for j := range k {
-		io.ops = append(io.ops, StoreOp{At: at, Kind: Get, Key: stripeKey(key, j)})
+		io.ops = append(io.ops, StoreOp{At: at, Kind: Get, Key: stripeKey(key, j), Tag: io.tagOf(key)})
 	}
 	io.refreshes = append(io.refreshes, readRefresh{start: int32(start), n: int32(k), slot: slot})
 	io.gets += int64(k)

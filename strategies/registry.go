@@ -58,6 +58,10 @@ type Env struct {
 	Nodes int
 	// Duration is the simulated stream's length in ns (0: not timed).
 	Duration int64
+	// Part numbers the part of a run the design is built for, where a run
+	// builds it afresh for each part on one store: an audience's day (0, 1,
+	// …). A design on a store keeps each part's keys apart by it.
+	Part int
 	// Reads is room to make for the values shown to readers: at least the
 	// read events the stream is expected to hold, so that recording them
 	// does not allocate inside Observe (more still work: the record grows).
@@ -234,6 +238,9 @@ func (t *Type) Check(p Params, env Env, store bool) error {
 	}
 	return nil
 }
+
+// OnServers reports whether the design lives on a Store.
+func (t *Type) OnServers() bool { return t.onServers }
 
 // Answers reports whether the design answers the family's question.
 func (t *Type) Answers(f Family) bool { return slices.Contains(t.families, f) }

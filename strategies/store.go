@@ -5,7 +5,8 @@ package strategies
 // the way an app sends INCRBY and GET to Redis. Package sim implements the
 // Store as a simulated cluster that places keys on nodes, accounts every
 // operation per key and node per simulated second against a capacity, and
-// queues what is over it; tests use a plain in-memory store.
+// queues what is over it; package redisstore implements it on a real Redis
+// server or Redis Cluster; tests use a plain in-memory store.
 
 // StoreOpKind is the kind of one store operation.
 type StoreOpKind uint8
@@ -25,11 +26,27 @@ const (
 	// ZREVRANGE, pipelined with the others a query sends Key): a read of
 	// Key whose value Do does not return.
 	ZRead
+	// PFAdd adds Member to the HyperLogLog Key (Redis PFADD): a write to
+	// Key. Consecutive PFAdds to one key are one PFADD of many elements on
+	// a real Redis; each is one op in the accounts.
+	PFAdd
+	// PFCount reads the HyperLogLog Key's estimate (Redis PFCOUNT) into
+	// vals: a read of Key.
+	PFCount
+	// PFMerge merges the HyperLogLog Member into Key (Redis PFMERGE Key Key
+	// Member): a write to Key. On a Redis Cluster both keys must share a
+	// slot: give them the same Tag.
+	PFMerge
 )
 
 // Writes reports whether the op is a write to its key (IncrBy, ZIncrBy,
-// ZAdd); the others are reads.
-func (k StoreOpKind) Writes() bool { return k == IncrBy || k == ZIncrBy || k == ZAdd }
+// ZAdd, PFAdd, PFMerge); the others are reads.
+func (k StoreOpKind) Writes() bool {
+	return k == IncrBy || k == ZIncrBy || k == ZAdd || k == PFAdd || k == PFMerge
+}
+
+// Returns reports whether Do gives the op a value in vals (Get, PFCount).
+func (k StoreOpKind) Returns() bool { return k == Get || k == PFCount }
 
 // StoreOp is one operation sent to a store at simulated time At (ns).
 type StoreOp struct {
@@ -37,7 +54,11 @@ type StoreOp struct {
 	Kind   StoreOpKind
 	Key    uint64 // the store's key: a design derives it from the counted key (and stripe)
 	Delta  int64  // IncrBy, ZIncrBy: the increment; ZAdd: the score
-	Member uint64 // ZIncrBy, ZAdd: the member (a player) of the sorted set
+	Member uint64 // ZIncrBy, ZAdd: the member (a player) of the sorted set; PFAdd: the element; PFMerge: the key merged in
+	// Tag, when not 0, places the key with every other key of the same Tag:
+	// on one node of the simulated cluster, in one slot of a Redis Cluster
+	// (a hash tag, {tag} in the key's name). 0: the key is placed by itself.
+	Tag uint64
 }
 
 // Store is a key-value store with counters and sorted sets. A design hands
@@ -53,8 +74,9 @@ type Store interface {
 	// Do applies ops in order; their At never decreases across calls. For
 	// every Get, vals[i] receives the value a client would have read at
 	// ops[i].At: what the writes served by then add up to (a write still
-	// queued on an overloaded key is not yet visible). vals is indexed like
-	// ops and may be nil when ops holds no Get.
+	// queued on an overloaded key is not yet visible); for every PFCount,
+	// the estimate. vals is indexed like ops and may be nil when ops holds
+	// no Get or PFCount.
 	Do(ops []StoreOp, vals []int64)
 	// Final is the value of key once every operation sent has been served.
 	Final(key uint64) int64

@@ -84,6 +84,13 @@ type StripedParams struct {
 	Read  string        `param:"read" doc:"what a Read event shows: sum (default: one GET per stripe at the read's time, an MGET, summed) or cache (the total cached per key, refreshed by a read that finds it ttl old or older)"`
 	TTL   time.Duration `param:"ttl" doc:"with read: cache, how long a cached total is shown, in (0, 24h]: a duration (1s, 250ms) or a number of seconds"`
 	Dedup time.Duration `param:"dedup" doc:"dedup window, in [0, 24h]: drop a write whose ID was seen less than this long before (a duration such as 10s, or seconds); 0 (default): off"`
+	// HashTag names a key's stripes with one hash tag, {key}:0..K−1, so
+	// that they share one slot of a Redis Cluster and one node of the
+	// simulated cluster: a read is one MGET to one node, and every write of
+	// the key lands on that node too — the spreading the stripes were for
+	// is gone. Without it (the default) the stripes spread over the nodes
+	// and a read sends one GET per slot.
+	HashTag bool `param:"hashtag" doc:"true: the stripes of a key share one hash tag, {key}:0..K-1 — one slot and one node (a read is one MGET, and all the key's writes land on that node); false (default): the stripes spread over the nodes"`
 }
 
 // stripeSelect is a stripe selection policy.
@@ -210,6 +217,7 @@ func newStriped(name string, p StripedParams, store Store, seed uint64) (*Stripe
 		adaptive:    p.GrowAbove > 0,
 		io:          newHotIO(store, o),
 	}
+	s.io.tagged = p.HashTag
 	if s.adaptive {
 		s.max = p.maxStripes()
 	}
@@ -263,7 +271,7 @@ func (s *Striped) Observe(batch []workload.Event) {
 			if e.Delta <= 0 || (s.dd != nil && s.dd.seen(e.ID, e.At)) {
 				continue
 			}
-			s.io.incr(e.At, stripeKey(e.Key, s.pick(e)), e.Delta)
+			s.io.incr(e.At, e.Key, s.pick(e), e.Delta)
 		}
 	}
 	s.io.send()
@@ -353,8 +361,8 @@ func (s *Striped) adapt(slot int32, key uint64, at, sec int64) {
 		s.io.send()
 		for j := nk; j < k; j++ {
 			if v := s.io.store.Final(stripeKey(key, j)); v != 0 {
-				s.io.incr(at, stripeKey(key, j), -v)
-				s.io.incr(at, stripeKey(key, j%nk), v)
+				s.io.incr(at, key, j, -v)
+				s.io.incr(at, key, j%nk, v)
 			}
 		}
 		s.shrinks++

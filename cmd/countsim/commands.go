@@ -16,7 +16,7 @@ import (
 
 var cmdRun = &command{
 	Name:      "run",
-	UsageLine: "run [-out DIR] [-mem GiB] [-with NAME] [-q | -progress] [SCENARIO...]",
+	UsageLine: "run [-out DIR] [-mem GiB] [-with NAME] [-q | -progress] [-store URL [-pace real|max] [-keep]] [SCENARIO...]",
 	Short:     "simulate scenarios, print the table and write a report folder",
 	Long: `
 Run simulates each scenario (a YAML file, or a built-in name; none means every
@@ -32,12 +32,24 @@ written, marked partial, and the exit status is 1.
 While a stream is fed, a line on stderr every few seconds tells the events
 fed, events/s, the design that has taken the most time, the time elapsed and
 the time left; -q silences it. It is printed only when stderr is a terminal,
-unless -progress asks for it.`,
+unless -progress asks for it.
+
+-store URL (or a scenario's store: block) runs every design that lives on
+servers a second time, as NAME@redis, on a real Redis server
+(redis://host:port) or Redis Cluster (redis-cluster://host:port,…), beside
+its simulated cluster: the same scorers, plus the rate achieved, the latency
+of each op from its due time, and the ops on each node. A timed stream is
+replayed at its own pace (-pace max: as fast as the store answers). Keys are
+named countsim:RUN:DESIGN:… and deleted after the run unless -keep; nothing
+else on the server is touched. A store that cannot be reached, or fails
+mid-run, ends the run with status 1 (the report, if any, marked partial).
+tools/redis-loopback starts a loopback server or a three-master cluster.`,
 	SetFlags: func(fs *flag.FlagSet, env *cmdEnv) {
 		fs.StringVar(&env.out, "out", "reports", "write the report folder under `DIR`")
 		designFlags(fs, env)
 		fs.BoolVar(&env.quiet, "q", false, "print no progress lines")
 		fs.BoolVar(&env.progress, "progress", false, "print progress lines even when stderr is not a terminal")
+		storeFlags(fs, env)
 	},
 	Run: runRun,
 }
@@ -156,7 +168,7 @@ func prepareAll(args []string, env *cmdEnv) ([]*sim.Setup, error) {
 			steps = []*scenarios.Scenario{scn}
 		}
 		for _, step := range steps {
-			st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit, With: env.with, Progress: env.progressFunc()})
+			st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit, With: env.with, Progress: env.progressFunc(), Store: env.storeFor(step)})
 			if err != nil {
 				return nil, err
 			}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"countsim/redisstore"
 	"countsim/scenarios"
 )
 
@@ -29,13 +30,15 @@ type command struct {
 // cmdEnv is what a command writes to and its parsed flags.
 type cmdEnv struct {
 	stdout, stderr io.Writer
-	out            string   // run -out
-	memLimit       int64    // run/plan/validate -mem (bytes)
-	with           []string // run/plan/validate -with: on-demand designs to include
-	quiet          bool     // run -q: no progress lines
-	progress       bool     // run -progress: progress lines even when stderr is not a terminal
-	junit          string   // check -junit: where to write JUnit XML
-	tol            float64  // diff -tol: the relative change that counts
+	out            string            // run -out
+	memLimit       int64             // run/plan/validate -mem (bytes)
+	with           []string          // run/plan/validate -with: on-demand designs to include
+	quiet          bool              // run -q: no progress lines
+	progress       bool              // run -progress: progress lines even when stderr is not a terminal
+	junit          string            // check -junit: where to write JUnit XML
+	tol            float64           // diff -tol: the relative change that counts
+	store          redisstore.Config // run -store, -pace, -keep
+	stores         []*lazyStore      // the real stores the prepared scenarios use
 }
 
 var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList}

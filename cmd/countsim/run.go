@@ -34,6 +34,10 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := checkOut(env); err != nil {
 		return err
 	}
+	defer env.closeStores()
+	if err := env.connectStores(ctx); err != nil {
+		return err
+	}
 	started := time.Now().UTC()
 	var results []metrics.Result
 	var series []metrics.Series
@@ -51,6 +55,9 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		rep, err := st.Run(ctx)
 		wall = append(wall, time.Since(t0))
 		fmt.Fprintf(env.stderr, "countsim: %s took %s of wall time\n", st.Scenario.ID(), time.Since(t0).Round(time.Millisecond))
+		for _, n := range st.Notes {
+			fmt.Fprintf(env.stderr, "countsim: %s: %s\n", st.Scenario.ID(), n)
+		}
 		if rep != nil {
 			if rep.Partial { // every row says so, in results.json and .csv too
 				for i := range rep.Results {
@@ -228,6 +235,9 @@ func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, f
 			b.WriteString(d + "\n\n")
 		}
 		b.WriteString(st.Describe() + "\n\n")
+		for _, n := range st.Notes {
+			b.WriteString("**Note:** " + n + "\n\n")
+		}
 		for _, line := range figureNotes(scn) {
 			b.WriteString(line + "\n\n")
 		}

@@ -1,0 +1,217 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"countsim/sim"
+)
+
+// Paces: how a store sends a timed stream's ops.
+const (
+	PaceReal = "real" // at the scenario's rate, open loop (the default)
+	PaceMax  = "max"  // as fast as the replies come back
+)
+
+// DefaultTimeout bounds every call to the server.
+const DefaultTimeout = 2 * time.Second
+
+// Config says which Redis to use and how.
+type Config struct {
+	// URL is redis://[user:password@]host:port[/db] for one server, or
+	// redis-cluster://host:port,host:port,… for a Redis Cluster (any of
+	// its nodes; the others are found from it).
+	URL string
+	// Pace is PaceReal ("" too) or PaceMax.
+	Pace string
+	// Keep leaves the keys on the server after the run.
+	Keep bool
+	// Timeout bounds every call; 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// CheckURL checks the form of a store URL without connecting.
+func CheckURL(url string) error {
+	_, _, err := parseURL(url)
+	return err
+}
+
+// CheckPace checks a pace.
+func CheckPace(pace string) error {
+	if pace != "" && pace != PaceReal && pace != PaceMax {
+		return fmt.Errorf("pace %q not allowed (allowed: real, max)", pace)
+	}
+	return nil
+}
+
+// urlForms is what the error of a malformed URL allows.
+const urlForms = "allowed: redis://host:port[/db] or redis-cluster://host:port,host:port,…"
+
+// parseURL returns the addresses of a cluster URL (cluster true), or the
+// options of a one-server URL.
+func parseURL(url string) (opts *redis.Options, addrs []string, err error) {
+	switch {
+	case strings.HasPrefix(url, "redis-cluster://"):
+		for a := range strings.SplitSeq(strings.TrimPrefix(url, "redis-cluster://"), ",") {
+			if _, _, err := net.SplitHostPort(a); err != nil {
+				return nil, nil, fmt.Errorf("store %s: node %q: %v (%s)", url, a, err, urlForms)
+			}
+			addrs = append(addrs, a)
+		}
+		return nil, addrs, nil
+	case strings.HasPrefix(url, "redis://"):
+		o, err := redis.ParseURL(url)
+		if err != nil {
+			return nil, nil, fmt.Errorf("store %s: %v (%s)", url, err, urlForms)
+		}
+		return o, nil, nil
+	}
+	return nil, nil, fmt.Errorf("store %q: unknown scheme (%s)", url, urlForms)
+}
+
+// Backend is a connection to one Redis server or Redis Cluster, which opens
+// a store for each twin design of a run ([sim.Backend]). It is safe for
+// concurrent use.
+type Backend struct {
+	cfg     Config
+	client  redis.UniversalClient
+	cluster bool
+	run     string   // the run's part of every key name
+	nodes   []string // the masters' addresses, sorted
+	slots   []int16  // slot → index in nodes (a cluster's); nil: one node
+}
+
+// Connect connects to the store cfg names, checks that it answers (and,
+// for a cluster, that every slot is served and its state is ok), and reads
+// its slots' nodes.
+func Connect(ctx context.Context, cfg Config) (*Backend, error) {
+	if err := CheckPace(cfg.Pace); err != nil {
+		return nil, err
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	opts, addrs, err := parseURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{cfg: cfg, run: runID()}
+	off := &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	if opts != nil {
+		opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = cfg.Timeout, cfg.Timeout, cfg.Timeout
+		opts.PoolTimeout, opts.MaxRetries, opts.Protocol = cfg.Timeout, -1, 2
+		opts.DisableIdentity, opts.MaintNotificationsConfig = true, off
+		b.client = redis.NewClient(opts)
+		b.nodes = []string{opts.Addr}
+	} else {
+		b.cluster = true
+		b.client = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs,
+			DialTimeout: cfg.Timeout, ReadTimeout: cfg.Timeout, WriteTimeout: cfg.Timeout, PoolTimeout: cfg.Timeout,
+			MaxRetries: -1, Protocol: 2, DisableIdentity: true, MaintNotificationsConfig: off})
+	}
+	if err := b.connect(ctx); err != nil {
+		b.client.Close()
+		return nil, fmt.Errorf("store %s: %w", cfg.URL, err)
+	}
+	return b, nil
+}
+
+// connect pings the server; on a cluster it checks the state and maps the
+// slots to their masters.
+func (b *Backend) connect(ctx context.Context) error {
+	c, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	if !b.cluster {
+		return b.client.Ping(c).Err()
+	}
+	cc := b.client.(*redis.ClusterClient)
+	info, err := cc.ClusterInfo(c).Result()
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(info, "cluster_state:ok") {
+		state := "unknown"
+		for line := range strings.SplitSeq(info, "\n") {
+			if s, ok := strings.CutPrefix(strings.TrimSpace(line), "cluster_state:"); ok {
+				state = s
+			}
+		}
+		return fmt.Errorf("the cluster is not ready (cluster_state:%s): wait for every slot to be served, or create it (tools/redis-loopback start-cluster)", state)
+	}
+	slots, err := cc.ClusterSlots(c).Result()
+	if err != nil {
+		return err
+	}
+	for _, s := range slots {
+		if len(s.Nodes) > 0 && !slices.Contains(b.nodes, s.Nodes[0].Addr) {
+			b.nodes = append(b.nodes, s.Nodes[0].Addr)
+		}
+	}
+	slices.Sort(b.nodes)
+	b.slots = make([]int16, 16384)
+	for i := range b.slots {
+		b.slots[i] = -1
+	}
+	for _, s := range slots {
+		if len(s.Nodes) == 0 {
+			continue
+		}
+		n := int16(slices.Index(b.nodes, s.Nodes[0].Addr))
+		for j := s.Start; j <= s.End && j < len(b.slots); j++ {
+			b.slots[j] = n
+		}
+	}
+	if slices.Contains(b.slots, -1) {
+		return errors.New("the cluster is not ready: some slots have no master")
+	}
+	// Every master must answer too: a node down leaves its slots unserved.
+	return cc.ForEachMaster(c, func(ctx context.Context, m *redis.Client) error { return m.Ping(ctx).Err() })
+}
+
+// runID is a run's part of the key names: the time and random bits, so two
+// runs on one server never share a key.
+func runID() string {
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(r[:])
+}
+
+// Name is "redis": twins are named NAME@redis.
+func (b *Backend) Name() string { return "redis" }
+
+// URL is the store's URL.
+func (b *Backend) URL() string { return b.cfg.URL }
+
+// Prefix is the start of every key name the backend's stores write.
+func (b *Backend) Prefix() string { return "countsim:" + b.run + ":" }
+
+// Nodes is the masters' addresses, sorted.
+func (b *Backend) Nodes() []string { return slices.Clone(b.nodes) }
+
+// nodeOf is the index in nodes of the master that holds name.
+func (b *Backend) nodeOf(name string) int {
+	if b.slots == nil {
+		return 0
+	}
+	return int(b.slots[Slot(name)])
+}
+
+// Open returns the store of one twin design ([sim.Backend]).
+func (b *Backend) Open(ctx context.Context, design string, paced bool, fail func(error)) (sim.RealStore, error) {
+	return newStore(ctx, b, design, paced && b.cfg.Pace != PaceMax, fail), nil
+}
+
+// Close closes the connections.
+func (b *Backend) Close() error { return b.client.Close() }
+
+var _ sim.Backend = (*Backend)(nil)

@@ -1,0 +1,40 @@
+// Package redisstore is the real store: countsim's designs on a Redis server
+// or a Redis Cluster, beside the simulated cluster of package sim.
+//
+// A [Backend] connects once (redis://host:port for one server,
+// redis-cluster://host:port,host:port,… for a cluster, through go-redis's
+// slot-aware ClusterClient, which follows MOVED and ASK) and opens one
+// store for each twin design of a run: a [sim.RealStore]. The store turns
+// each [strategies.StoreOp] into its Redis command — INCRBY, GET, ZINCRBY,
+// ZADD, PFADD, PFCOUNT, PFMERGE — and sends a design's ops one pipeline at
+// a time: the ops of a batch that fall due within a millisecond of each
+// other (at most 4,096), split by go-redis into one round trip per node.
+//
+// Time. Paced (the default for a timed stream), the store replays the
+// stream open-loop: a pipeline leaves when its last op falls due, measured
+// from the store's first op, whatever the replies before it did, and every
+// op's latency runs from its due time to its reply, so that a server that
+// falls behind shows it in the latency instead of slowing the stream down
+// (no coordinated omission). With pace "max" the pipelines leave as fast as
+// the replies come back and latency runs from the send.
+//
+// Keys. Every key is named countsim:RUN:DESIGN:HEX, RUN unique to the
+// backend (a time stamp and random bits) and DESIGN the twin's name; an
+// op's Tag becomes a hash tag, countsim:RUN:DESIGN:{RUN.TAG}:HEX, which puts
+// every key of the tag in one slot of a cluster. The store deletes exactly
+// the keys it wrote when it is closed, unless the backend keeps them; it
+// never flushes a database.
+//
+// Accounts. The store counts ops, writes and reads, keys, round trips and
+// the ops each node took (by the key's slot against CLUSTER SLOTS, read at
+// connection), keeps the latency of every op in a [metrics.Hist], and once
+// the design has sent everything reads back every counter key, comparing
+// each with the sum of the increments it was sent.
+//
+// Failure. Every call has a timeout (2 s by default) and no retries: a
+// refused connection, a server that goes away mid-run or a cluster that is
+// not ready is an error within seconds, never a hang. Do cannot return an
+// error, so the store reports its first one through the fail function the
+// run gave it, answers every later Do with zeros, and sends nothing more;
+// the run then stops with a partial report.
+package redisstore

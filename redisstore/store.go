@@ -1,0 +1,326 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"countsim/sim"
+	"countsim/strategies"
+)
+
+// The store of one twin design: see the package comment for what it sends,
+// when, and what it accounts.
+
+// Limits of one pipeline.
+const (
+	pipeMaxOps    = 4096                    // ops
+	pipeWindow    = int64(time.Millisecond) // of simulated time, paced
+	settleBatch   = 1000                    // GETs and UNLINKs a pipeline when settling and closing
+	pfMaxElements = 4096                    // elements of one PFADD
+)
+
+// keyState is one key the store has used.
+type keyState struct {
+	name    string
+	node    int
+	counter bool  // sent an INCRBY: its final value is checked
+	sent    int64 // the sum of the INCRBYs sent
+	final   int64 // read back by Settle
+}
+
+type store struct {
+	b      *Backend
+	ctx    context.Context
+	fail   func(error)
+	prefix string
+	paced  bool
+
+	keys   map[uint64]*keyState
+	order  []uint64 // keys in first use, for settling and closing in a fixed order
+	failed error
+
+	started bool
+	start   time.Time // the wall time at which simulated time 0 falls due
+	first   time.Time // the first send
+	last    time.Time // the last reply
+	lastDue time.Time
+
+	pipe  redis.Pipeliner
+	cmds  []redis.Cmder // the pipeline's commands
+	spans []int         // ops covered by each command (a PFADD covers many)
+
+	mu      sync.Mutex // guards stats: Stats may be called from another goroutine
+	stats   sim.RealStats
+	nodeOps []int64
+	settled bool
+}
+
+func newStore(ctx context.Context, b *Backend, design string, paced bool, fail func(error)) *store {
+	return &store{b: b, ctx: ctx, fail: fail, paced: paced, prefix: b.Prefix() + design + ":",
+		keys: map[uint64]*keyState{}, pipe: b.client.Pipeline(), nodeOps: make([]int64, len(b.nodes))}
+}
+
+// key returns the state of key, naming it on first use with its tag.
+func (s *store) key(key, tag uint64) *keyState {
+	k, ok := s.keys[key]
+	if !ok {
+		name := s.prefix
+		if tag != 0 {
+			name += "{" + s.b.run + "." + strconv.FormatUint(tag, 16) + "}:"
+		}
+		name += strconv.FormatUint(key, 16)
+		k = &keyState{name: name, node: s.b.nodeOf(name)}
+		s.keys[key] = k
+		s.order = append(s.order, key)
+	}
+	return k
+}
+
+// Do sends ops a pipeline at a time (see the package comment) and fills
+// vals for every Get and PFCount. After a failure it sends nothing and
+// leaves zeros.
+func (s *store) Do(ops []strategies.StoreOp, vals []int64) {
+	for i := 0; i < len(ops); {
+		if s.failed != nil {
+			clear(vals[i:min(len(vals), len(ops))])
+			return
+		}
+		j := i + 1
+		for j < len(ops) && j-i < pipeMaxOps && (!s.paced || ops[j].At-ops[i].At < pipeWindow) {
+			j++
+		}
+		s.send(ops[i:j], vals, i)
+		i = j
+	}
+}
+
+// send sends ops (the ops of Do from index off) as one pipeline, once the
+// last of them is due when paced.
+func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
+	now := time.Now()
+	if !s.started {
+		s.started, s.start, s.first = true, now.Add(-time.Duration(ops[0].At)), now
+	}
+	if s.paced {
+		due := s.start.Add(time.Duration(ops[len(ops)-1].At))
+		if wait := time.Until(due); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-s.ctx.Done():
+				t.Stop()
+				s.failWith(s.ctx.Err())
+				return
+			}
+		}
+		s.lastDue = due
+	}
+	sent := time.Now()
+	s.cmds, s.spans = s.cmds[:0], s.spans[:0]
+	var writes, reads int64
+	nodes := make(map[int]bool, 4)
+	for k := 0; k < len(ops); {
+		op := &ops[k]
+		ks := s.key(op.Key, op.Tag)
+		nodes[ks.node] = true
+		n := 1
+		var c redis.Cmder
+		switch op.Kind {
+		case strategies.IncrBy:
+			ks.counter = true
+			ks.sent += op.Delta
+			c = s.pipe.IncrBy(s.ctx, ks.name, op.Delta)
+		case strategies.Get:
+			c = s.pipe.Get(s.ctx, ks.name)
+		case strategies.ZIncrBy:
+			c = s.pipe.ZIncrBy(s.ctx, ks.name, float64(op.Delta), strconv.FormatUint(op.Member, 10))
+		case strategies.ZAdd:
+			c = s.pipe.ZAdd(s.ctx, ks.name, redis.Z{Score: float64(op.Delta), Member: strconv.FormatUint(op.Member, 10)})
+		case strategies.ZRead:
+			c = s.pipe.ZCard(s.ctx, ks.name)
+		case strategies.PFAdd:
+			// One PFADD for the run of PFAdds to this key.
+			for n < pfMaxElements && k+n < len(ops) && ops[k+n].Kind == strategies.PFAdd && ops[k+n].Key == op.Key {
+				n++
+			}
+			els := make([]any, n)
+			for e := range n {
+				els[e] = ops[k+e].Member
+			}
+			c = s.pipe.PFAdd(s.ctx, ks.name, els...)
+		case strategies.PFCount:
+			c = s.pipe.PFCount(s.ctx, ks.name)
+		case strategies.PFMerge:
+			src := s.key(op.Member, op.Tag)
+			c = s.pipe.PFMerge(s.ctx, ks.name, ks.name, src.name)
+		default:
+			s.failWith(fmt.Errorf("redis store: unknown op kind %d", op.Kind))
+			return
+		}
+		if op.Kind.Writes() {
+			writes += int64(n)
+		} else {
+			reads += int64(n)
+		}
+		s.mu.Lock()
+		s.nodeOps[ks.node] += int64(n)
+		s.mu.Unlock()
+		s.cmds = append(s.cmds, c)
+		s.spans = append(s.spans, n)
+		k += n
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, s.b.cfg.Timeout)
+	_, err := s.pipe.Exec(ctx)
+	cancel()
+	reply := time.Now()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		s.failWith(fmt.Errorf("redis store %s: %w", s.b.cfg.URL, err))
+		return
+	}
+	k := 0
+	for ci, c := range s.cmds {
+		if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) {
+			s.failWith(fmt.Errorf("redis store %s: %s: %w", s.b.cfg.URL, c.Name(), err))
+			return
+		}
+		switch c := c.(type) {
+		case *redis.StringCmd: // GET
+			v, err := c.Int64()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				s.failWith(fmt.Errorf("redis store %s: GET: %w", s.b.cfg.URL, err))
+				return
+			}
+			vals[off+k] = v
+		case *redis.IntCmd:
+			if ops[k].Kind == strategies.PFCount {
+				vals[off+k] = c.Val()
+			}
+		}
+		k += s.spans[ci]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last = reply
+	st := &s.stats
+	st.Ops += int64(len(ops))
+	st.Writes += writes
+	st.Reads += reads
+	st.RoundTrips += int64(len(nodes))
+	for k := range ops {
+		from := sent
+		if s.paced {
+			from = s.start.Add(time.Duration(ops[k].At))
+		}
+		st.Latency.Add(int64(max(0, reply.Sub(from))))
+	}
+}
+
+// failWith records the store's first error and reports it to the run.
+func (s *store) failWith(err error) {
+	if s.failed == nil {
+		s.failed = err
+		s.fail(err)
+	}
+}
+
+// Final is the key's value: read back by Settle, or one GET before it (a
+// design folding a stripe mid-run). An unknown key is 0.
+func (s *store) Final(key uint64) int64 {
+	k, ok := s.keys[key]
+	if !ok {
+		return 0
+	}
+	if s.settled || s.failed != nil {
+		return k.final
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, s.b.cfg.Timeout)
+	defer cancel()
+	v, err := s.b.client.Get(ctx, k.name).Int64()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		s.failWith(fmt.Errorf("redis store %s: GET: %w", s.b.cfg.URL, err))
+		return 0
+	}
+	return v
+}
+
+// Settle reads back every counter key and compares it with what was sent.
+func (s *store) Settle() {
+	if s.settled || s.failed != nil {
+		return
+	}
+	var counters []*keyState
+	for _, key := range s.order {
+		if k := s.keys[key]; k.counter {
+			counters = append(counters, k)
+		}
+	}
+	for i := 0; i < len(counters); i += settleBatch {
+		part := counters[i:min(len(counters), i+settleBatch)]
+		cmds := make([]*redis.StringCmd, len(part))
+		for j, k := range part {
+			cmds[j] = s.pipe.Get(s.ctx, k.name)
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, s.b.cfg.Timeout)
+		_, err := s.pipe.Exec(ctx)
+		cancel()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			s.failWith(fmt.Errorf("redis store %s: reading back: %w", s.b.cfg.URL, err))
+			return
+		}
+		for j, k := range part {
+			k.final, _ = cmds[j].Int64()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range counters {
+		if k.final != k.sent {
+			s.stats.Mismatch++
+		}
+	}
+	s.settled = true
+}
+
+// Stats is what the store measured so far.
+func (s *store) Stats() sim.RealStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.Keys = len(s.keys)
+	st.Paced = s.paced
+	if s.started {
+		st.Wall = s.last.Sub(s.first)
+	}
+	if s.paced && !s.lastDue.IsZero() {
+		st.Behind = max(0, s.last.Sub(s.lastDue))
+	}
+	for i, a := range s.b.nodes {
+		st.Nodes = append(st.Nodes, sim.RealNode{Addr: a, Ops: s.nodeOps[i]})
+	}
+	return st
+}
+
+// Close deletes the keys the store wrote, unless the backend keeps them.
+// After a failure it tries once, bounded by the timeout.
+func (s *store) Close() error {
+	if s.b.cfg.Keep || len(s.order) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*s.b.cfg.Timeout)
+	defer cancel()
+	for i := 0; i < len(s.order); i += settleBatch {
+		for _, key := range s.order[i:min(len(s.order), i+settleBatch)] {
+			s.pipe.Unlink(ctx, s.keys[key].name)
+		}
+		if _, err := s.pipe.Exec(ctx); err != nil {
+			return fmt.Errorf("redis store %s: deleting the run's keys (%s*): %w", s.b.cfg.URL, s.prefix, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,239 @@
+package sim
+
+// Real stores: the same designs on a real engine beside the simulated
+// cluster. With Options.Store set, every design that lives on servers runs
+// twice on the same events: as the scenario says, on its simulated cluster,
+// and as a twin named NAME@BACKEND (striped-32@redis) on a store the backend
+// opens for it — a real Redis server or Redis Cluster (package redisstore).
+// The twin is scored by the same scorers (final counts, what readers were
+// shown, a distinct count against the truth) and adds what only a real
+// engine measures: the rate it achieved, the latency of its ops from the
+// moment each was due, and the ops each of its nodes took. It carries no
+// expectation of the scenario's: those state the simulation's numbers.
+//
+// A real store replays the stream at the scenario's pace (or as fast as it
+// can, with the backend's pace "max"); where it fell behind, kept_up is 0 and
+// the run's notes say that its latency and reads show the server's backlog,
+// not the scenario's. A store that fails (a refused connection, a server
+// gone mid-run) stops the run: the report is partial and the run's error
+// names the failure.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"countsim/metrics"
+	"countsim/strategies"
+)
+
+// Backend opens real stores: one for each twin design of a run.
+type Backend interface {
+	// Name is the twins' suffix: "redis" names striped-32@redis.
+	Name() string
+	// Open returns the store of one twin, its keys apart from every other
+	// store's (a prefix with the run and the design). ctx bounds its waits;
+	// fail is called once, from any goroutine, with the first error the
+	// store meets inside Do (which cannot return one): the run then stops.
+	// paced: the ops' times are a timed stream's, to be replayed at their
+	// pace (else they are sent as fast as the store answers).
+	Open(ctx context.Context, design string, paced bool, fail func(error)) (RealStore, error)
+}
+
+// RealStore is a store outside the simulation.
+type RealStore interface {
+	strategies.Store
+	// Settle is called once the design has sent everything: it notes the
+	// end of the replay and reads back every key's final value.
+	Settle()
+	// Stats is what the store measured.
+	Stats() RealStats
+	// Close deletes the keys the store wrote (unless the backend keeps
+	// them) and closes its connections.
+	Close() error
+}
+
+// RealStats is what a real store measured of one design's replay.
+type RealStats struct {
+	Ops, Writes, Reads int64
+	RoundTrips         int64 // pipelines sent: one per node a flush
+	Keys               int   // keys written or read
+	Paced              bool  // ops were sent at their due times (else as fast as possible)
+	// Wall is from the first send to the last reply.
+	Wall time.Duration
+	// Latency holds, for every op, ns from its due time (paced; else from
+	// its send) to its reply.
+	Latency metrics.Hist
+	// Behind is how late the last reply came after the last op was due.
+	Behind time.Duration
+	// Nodes is the ops each node took, by address.
+	Nodes []RealNode
+	// Mismatch counts the counter keys whose value read back differs from
+	// the sum of the increments sent to them.
+	Mismatch int64
+}
+
+// RealNode is one node of a real store and the ops it took.
+type RealNode struct {
+	Addr string
+	Ops  int64
+}
+
+// keptUpWithin is the latency under which every op of a paced replay must
+// be answered for the replay to count as the scenario's: an op served more
+// than a second late was served by a server that could not keep up.
+const keptUpWithin = time.Second
+
+// KeptUp reports whether a paced replay answered every op within a second
+// of its due time.
+func (s RealStats) KeptUp() bool {
+	return s.Paced && s.Latency.Max() <= int64(keptUpWithin)
+}
+
+// twinDesigns adds, after each design that lives on servers, its twin on
+// the backend's stores.
+func (st *Setup) twinDesigns() {
+	var all []design
+	for _, d := range st.designs {
+		all = append(all, d)
+		if d.typ.OnServers() {
+			t := d
+			t.real = st.opts.Store.Name()
+			t.spec.Expect = nil
+			all = append(all, t)
+		}
+	}
+	st.designs = all
+}
+
+// realRun is a run's real stores: one for each twin, nil for the others.
+type realRun struct {
+	stores []RealStore
+	fail   func(error)
+}
+
+// open opens design i's store when it is a twin.
+func (rr *realRun) open(ctx context.Context, st *Setup, i int, paced bool) (strategies.Store, error) {
+	d := st.designs[i]
+	if d.real == "" {
+		return nil, nil
+	}
+	s, err := st.opts.Store.Open(ctx, d.name(), paced, rr.fail)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.name(), err)
+	}
+	rr.stores[i] = s
+	return s, nil
+}
+
+// settle tells every store the replay is over.
+func (rr *realRun) settle() {
+	for _, s := range rr.stores {
+		if s != nil {
+			s.Settle()
+		}
+	}
+}
+
+// close closes every store, returning the first error.
+func (rr *realRun) close() error {
+	var first error
+	for _, s := range rr.stores {
+		if s != nil {
+			if err := s.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// withFailure returns a context that a store's failure cancels, and the
+// realRun whose fail does it; cause gives the error to return.
+func withFailure(ctx context.Context, n int) (context.Context, *realRun, func(error) error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	rr := &realRun{stores: make([]RealStore, n), fail: func(err error) { cancel(err) }}
+	cause := func(err error) error {
+		if err != nil {
+			if c := context.Cause(ctx); c != nil && c != context.Canceled {
+				return c
+			}
+		}
+		return err
+	}
+	return ctx, rr, cause
+}
+
+// real scores what a real store measured of design i's replay over a
+// stream of duration ns (0: untimed), and notes a replay that fell behind.
+func (st *Setup) real(s *scorer, rs RealStats, duration int64) {
+	s.add(strategies.MetricStoreOps, float64(rs.Ops), "ops", nil, fmt.Sprintf("%s writes and %s reads sent to the real store",
+		metrics.Format(float64(rs.Writes)), metrics.Format(float64(rs.Reads))))
+	s.add(strategies.MetricRoundTrips, float64(rs.RoundTrips), "pipelines", nil, "one round trip to one node each")
+	if rs.Keys > 0 {
+		s.add(strategies.MetricKeysUsed, float64(rs.Keys), "keys", s.plan(strategies.MetricKeysUsed), "keys written or read on the real store")
+	}
+	if duration > 0 && rs.Ops > 0 {
+		s.add(strategies.MetricOfferedOps, round(float64(rs.Ops)/(float64(duration)/1e9), 1), "ops/s", nil, "ops / the stream's length: what the scenario asks of the store")
+	}
+	if rs.Wall > 0 && rs.Ops > 0 {
+		s.timing(strategies.MetricAchievedOps, round(float64(rs.Ops)/rs.Wall.Seconds(), 1), "ops/s", "ops / wall time from the first send to the last reply")
+	}
+	if rs.Latency.Count() == 0 {
+		return
+	}
+	from := "from its due time (open loop: waiting behind the schedule counts)"
+	if !rs.Paced {
+		from = "from its send (-pace max: no schedule)"
+	}
+	q := func(v int64) float64 { return round(float64(v)/1e9, 6) }
+	s.timing(strategies.MetricLatencyP50, q(rs.Latency.Quantile(0.5)), "s", "an op's reply "+from+", median")
+	s.timing(strategies.MetricLatencyP99, q(rs.Latency.Quantile(0.99)), "s", "99th percentile")
+	s.timing(strategies.MetricLatencyMax, q(rs.Latency.Max()), "s", "the slowest op")
+	if rs.Paced {
+		s.timing(strategies.MetricBehind, round(rs.Behind.Seconds(), 6), "s", "the last reply after the last op's due time")
+		kept := 0.0
+		if rs.KeptUp() {
+			kept = 1
+		}
+		s.add(strategies.MetricKeptUp, kept, "flag", nil, fmt.Sprintf("1: every op answered within %s of its due time", keptUpWithin))
+		if kept == 0 {
+			st.Notes = append(st.Notes, fmt.Sprintf("%s did not keep the scenario's pace: ops were answered up to %s late; its latency and what its readers were shown are the server's backlog, not the scenario's.",
+				s.d.name(), time.Duration(rs.Latency.Max()).Round(time.Millisecond)))
+		}
+	}
+	if len(rs.Nodes) > 0 && rs.Wall > 0 {
+		lo, hi, used := math.Inf(1), 0.0, 0
+		for _, n := range rs.Nodes {
+			r := float64(n.Ops) / rs.Wall.Seconds()
+			lo, hi = min(lo, r), max(hi, r)
+			if n.Ops > 0 {
+				used++
+			}
+		}
+		s.add(strategies.MetricNodesUsed, float64(used), "nodes", nil, fmt.Sprintf("of %d", len(rs.Nodes)))
+		s.timing(strategies.MetricNodeOpsMax, round(hi, 1), "ops/s", "the busiest node's ops / wall time")
+		s.timing(strategies.MetricNodeOpsMin, round(lo, 1), "ops/s", "the idlest node's")
+	}
+	s.add(strategies.MetricStoreMismatch, float64(rs.Mismatch), "keys", metrics.PlanOf(0), "counter keys whose value read back is not the sum of the increments sent")
+}
+
+// realTable is the ops each node of a real store took, per twin design.
+func (st *Setup) realTable(rep *Report, rr *realRun) {
+	for i, s := range rr.stores {
+		if s == nil {
+			continue
+		}
+		rs := s.Stats()
+		if len(rs.Nodes) < 2 {
+			continue
+		}
+		t := metrics.Table{Scenario: st.Scenario.Name, Name: "nodes-" + st.designs[i].name(),
+			Title: st.designs[i].name() + ": ops on each node of the real store", Columns: []string{"node", "ops", "ops_per_s"}}
+		for j, n := range rs.Nodes {
+			t.Rows = append(t.Rows, []float64{float64(j), float64(n.Ops), round(float64(n.Ops)/max(rs.Wall.Seconds(), 1e-9), 1)})
+		}
+		rep.Tables = append(rep.Tables, t)
+	}
+}
