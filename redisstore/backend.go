@@ -9,6 +9,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -70,6 +71,9 @@ func parseURL(url string) (opts *redis.Options, addrs []string, err error) {
 		}
 		return nil, addrs, nil
 	case strings.HasPrefix(url, "redis://"):
+		if rest := strings.TrimPrefix(url, "redis://"); rest == "" || rest[0] == '/' {
+			return nil, nil, fmt.Errorf("store %q: no host (%s)", url, urlForms)
+		}
 		o, err := redis.ParseURL(url)
 		if err != nil {
 			return nil, nil, fmt.Errorf("store %s: %v (%s)", url, err, urlForms)
@@ -105,7 +109,13 @@ func Connect(ctx context.Context, cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	quiet.Do(func() { redis.SetLogger(discard{}) })
 	b := &Backend{cfg: cfg, run: runID()}
+	if addrs != nil {
+		if err := clusterReady(ctx, addrs, cfg.Timeout); err != nil {
+			return nil, fmt.Errorf("store %s: %w", cfg.URL, err)
+		}
+	}
 	off := &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	if opts != nil {
 		opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = cfg.Timeout, cfg.Timeout, cfg.Timeout
@@ -135,19 +145,6 @@ func (b *Backend) connect(ctx context.Context) error {
 		return b.client.Ping(c).Err()
 	}
 	cc := b.client.(*redis.ClusterClient)
-	info, err := cc.ClusterInfo(c).Result()
-	if err != nil {
-		return err
-	}
-	if !strings.Contains(info, "cluster_state:ok") {
-		state := "unknown"
-		for line := range strings.SplitSeq(info, "\n") {
-			if s, ok := strings.CutPrefix(strings.TrimSpace(line), "cluster_state:"); ok {
-				state = s
-			}
-		}
-		return fmt.Errorf("the cluster is not ready (cluster_state:%s): wait for every slot to be served, or create it (tools/redis-loopback start-cluster)", state)
-	}
 	slots, err := cc.ClusterSlots(c).Result()
 	if err != nil {
 		return err
@@ -177,6 +174,43 @@ func (b *Backend) connect(ctx context.Context) error {
 	// Every master must answer too: a node down leaves its slots unserved.
 	return cc.ForEachMaster(c, func(ctx context.Context, m *redis.Client) error { return m.Ping(ctx).Err() })
 }
+
+// clusterReady asks each node given, by itself, whether the cluster is
+// ready: a cluster not yet created (or with a slot unserved) reports
+// cluster_state:fail, which go-redis's cluster client would only show as
+// "no nodes" or a MOVED loop.
+func clusterReady(ctx context.Context, addrs []string, timeout time.Duration) error {
+	for _, a := range addrs {
+		c := redis.NewClient(&redis.Options{Addr: a, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
+			PoolTimeout: timeout, MaxRetries: -1, Protocol: 2, DisableIdentity: true,
+			MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		info, err := c.ClusterInfo(cctx).Result()
+		cancel()
+		c.Close()
+		if err != nil {
+			return fmt.Errorf("node %s: %w", a, err)
+		}
+		state := "unknown"
+		for line := range strings.SplitSeq(info, "\n") {
+			if s, ok := strings.CutPrefix(strings.TrimSpace(line), "cluster_state:"); ok {
+				state = s
+			}
+		}
+		if state != "ok" {
+			return fmt.Errorf("the cluster is not ready (node %s: cluster_state:%s): wait until every slot is served, or create it (tools/redis-loopback create, or start-cluster)", a, state)
+		}
+	}
+	return nil
+}
+
+// discard drops go-redis's own log lines (a failed dial, retried): the
+// store reports its errors itself, once.
+type discard struct{}
+
+func (discard) Printf(context.Context, string, ...any) {}
+
+var quiet sync.Once
 
 // runID is a run's part of the key names: the time and random bits, so two
 // runs on one server never share a key.

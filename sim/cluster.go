@@ -107,7 +107,7 @@ type Cluster struct {
 	index   map[uint64]int32
 	keys    []clusterKey
 	hlls    map[uint64]*strategies.HLL // the HyperLogLog keys' registers (PFADD, PFMERGE)
-	lastKey uint64 // a one-entry cache in front of index
+	lastKey uint64                     // a one-entry cache in front of index
 	lastIdx int32
 	nodes   []clusterNode
 	nodeSec []clusterCount // [second·Nodes + node]

@@ -17,6 +17,7 @@ import (
 // redisstore: this tests the twins' plumbing, not Redis.
 type fakeBackend struct {
 	failAfter int64
+	late      int64 // ns every op is answered after its due time
 	mu        sync.Mutex
 	stores    []*fakeStore
 }
@@ -28,7 +29,7 @@ func (b *fakeBackend) Open(_ context.Context, design string, paced bool, fail fu
 	if err != nil {
 		return nil, err
 	}
-	s := &fakeStore{Cluster: c, design: design, paced: paced, fail: fail, failAfter: b.failAfter}
+	s := &fakeStore{Cluster: c, design: design, paced: paced, fail: fail, failAfter: b.failAfter, late: b.late}
 	b.mu.Lock()
 	b.stores = append(b.stores, s)
 	b.mu.Unlock()
@@ -41,6 +42,7 @@ type fakeStore struct {
 	paced           bool
 	fail            func(error)
 	failAfter       int64
+	late            int64
 	ops             int64
 	failed, settled bool
 	closed          bool
@@ -63,7 +65,7 @@ func (s *fakeStore) Settle() { s.settled = true }
 
 func (s *fakeStore) Stats() RealStats {
 	st := RealStats{Ops: s.ops, Writes: s.writes, Reads: s.reads, RoundTrips: 1, Keys: len(s.keys), Paced: s.paced, Wall: 1e9}
-	st.Latency.Add(1000)
+	st.Latency.Add(1000 + s.late)
 	st.Nodes = []RealNode{{Addr: "a", Ops: s.ops}, {Addr: "b"}}
 	return st
 }
@@ -122,6 +124,22 @@ func TestTwinsOnARealStore(t *testing.T) {
 	verdicts := st.Judge(rep)
 	if len(verdicts) != 1 || verdicts[0].Design != "single" {
 		t.Errorf("verdicts %+v, want single's one expectation alone (a twin carries none)", verdicts)
+	}
+}
+
+// TestSlowStoreIsSaidSo: a replay whose ops were answered more than a
+// second late is not the scenario's: kept_up is 0 and the notes say so.
+func TestSlowStoreIsSaidSo(t *testing.T) {
+	st := prepare(t, hotYAML, Options{Store: &fakeBackend{late: 3e9}})
+	rep, err := st.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := *find(t, rep.Results, "striped@fake", string(strategies.MetricKeptUp)).Value; v != 0 {
+		t.Errorf("kept_up %v, want 0", v)
+	}
+	if len(st.Notes) != 3 || !strings.Contains(st.Notes[1], "striped@fake did not keep the scenario's pace") {
+		t.Errorf("notes %q, want one for each twin", st.Notes)
 	}
 }
 

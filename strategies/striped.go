@@ -559,6 +559,14 @@ func stripedPlan(p *StripedParams, env Env) []PlanLine {
 			}
 		}
 		lines = append(lines, hotReadPlan(o, k, a.ReadRate, 0)...)
+		if p.HashTag && rate > 0 && !o.cache {
+			// Every stripe of the hot key on one node: it takes the key's
+			// whole load, the reads' K GETs each included.
+			node := rate + a.ReadRate*k
+			lines = append(lines, PlanLine{Metric: MetricMaxNodeOps, Value: node, Unit: "ops/s",
+				Note: fmt.Sprintf("hashtag: all K stripes on one node, which takes peak + reads × K = %s + %s × %s = %s (the mean; the busiest second is higher)",
+					hotNum(rate), hotNum(a.ReadRate), hotNum(k), hotNum(node))})
+		}
 		return append(lines, hotDedupPlan(o, rate)...)
 	})...)
 }

@@ -39,6 +39,7 @@ type cmdEnv struct {
 	tol            float64           // diff -tol: the relative change that counts
 	store          redisstore.Config // run -store, -pace, -keep
 	stores         []*lazyStore      // the real stores the prepared scenarios use
+	realStores     bool              // run: scenarios are prepared with their real stores
 }
 
 var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList}

@@ -27,6 +27,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	env.realStores = true
 	setups, err := prepareAll(names, env)
 	if err != nil {
 		return err

@@ -52,9 +52,12 @@ func (l *lazyStore) Open(ctx context.Context, design string, paced bool, fail fu
 	return l.b.Open(ctx, design, paced, fail)
 }
 
-// storeFor is the backend of scenario scn: -store's, else its store:
-// block's, else none. Backends of one configuration are shared.
+// storeFor is the backend of scenario scn in a run: -store's, else its
+// store: block's, else none. Backends of one configuration are shared.
 func (env *cmdEnv) storeFor(scn *scenarios.Scenario) sim.Backend {
+	if !env.realStores {
+		return nil // plan, validate and check never reach a real store
+	}
 	cfg := env.store
 	if cfg.URL == "" {
 		if scn.Store == nil {

@@ -95,6 +95,15 @@ func Server(t testing.TB) *Instance {
 	return start(t, script, false)
 }
 
+// ClusterNode starts one cluster-enabled redis-server that is in no
+// cluster: its slots are unassigned and it reports cluster_state:fail, as
+// a cluster not yet created does. t.Cleanup stops it.
+func ClusterNode(t testing.TB) *Instance {
+	t.Helper()
+	script := setup(t)
+	return start(t, script, true)
+}
+
 // ClusterInstance is a Redis Cluster of three masters this test started.
 type ClusterInstance struct {
 	Nodes []*Instance // the three masters, each serving a third of the slots
