@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -137,7 +138,7 @@ func Connect(ctx context.Context, cfg Config) (*Backend, error) {
 }
 
 // connect pings the server; on a cluster it checks the state and maps the
-// slots to their masters.
+// slots to their masters (CLUSTER SHARDS).
 func (b *Backend) connect(ctx context.Context) error {
 	c, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
 	defer cancel()
@@ -145,13 +146,21 @@ func (b *Backend) connect(ctx context.Context) error {
 		return b.client.Ping(c).Err()
 	}
 	cc := b.client.(*redis.ClusterClient)
-	slots, err := cc.ClusterSlots(c).Result()
+	shards, err := cc.ClusterShards(c).Result()
 	if err != nil {
 		return err
 	}
-	for _, s := range slots {
-		if len(s.Nodes) > 0 && !slices.Contains(b.nodes, s.Nodes[0].Addr) {
-			b.nodes = append(b.nodes, s.Nodes[0].Addr)
+	master := func(sh redis.ClusterShard) string {
+		for _, n := range sh.Nodes {
+			if n.Role == "master" {
+				return net.JoinHostPort(cmpOr(n.IP, n.Endpoint), strconv.FormatInt(n.Port, 10))
+			}
+		}
+		return ""
+	}
+	for _, sh := range shards {
+		if a := master(sh); a != "" && len(sh.Slots) > 0 && !slices.Contains(b.nodes, a) {
+			b.nodes = append(b.nodes, a)
 		}
 	}
 	slices.Sort(b.nodes)
@@ -159,13 +168,15 @@ func (b *Backend) connect(ctx context.Context) error {
 	for i := range b.slots {
 		b.slots[i] = -1
 	}
-	for _, s := range slots {
-		if len(s.Nodes) == 0 {
+	for _, sh := range shards {
+		n := int16(slices.Index(b.nodes, master(sh)))
+		if n < 0 {
 			continue
 		}
-		n := int16(slices.Index(b.nodes, s.Nodes[0].Addr))
-		for j := s.Start; j <= s.End && j < len(b.slots); j++ {
-			b.slots[j] = n
+		for _, r := range sh.Slots {
+			for j := r.Start; j <= r.End && j < int64(len(b.slots)); j++ {
+				b.slots[j] = n
+			}
 		}
 	}
 	if slices.Contains(b.slots, -1) {
@@ -202,6 +213,14 @@ func clusterReady(ctx context.Context, addrs []string, timeout time.Duration) er
 		}
 	}
 	return nil
+}
+
+// cmpOr is a, or b where a is empty.
+func cmpOr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a
 }
 
 // discard drops go-redis's own log lines (a failed dial, retried): the

@@ -26,7 +26,7 @@
 // never flushes a database.
 //
 // Accounts. The store counts ops, writes and reads, keys, round trips and
-// the ops each node took (by the key's slot against CLUSTER SLOTS, read at
+// the ops each node took (by the key's slot against CLUSTER SHARDS, read at
 // connection), keeps the latency of every op in a [metrics.Hist], and once
 // the design has sent everything reads back every counter key, comparing
 // each with the sum of the increments it was sent.

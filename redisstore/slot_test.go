@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -158,7 +159,7 @@ func TestSlotAllocs(t *testing.T) {
 // TestSlotCluster checks Slot against a real Redis Cluster of three
 // masters: for 2,000 seeded random keys (binary bytes, braces, tags),
 // CLUSTER KEYSLOT equals Slot, and of the three nodes, exactly the one that
-// CLUSTER SLOTS names for Slot(key) stores a SET of it; the other two answer
+// CLUSTER SHARDS names for Slot(key) stores a SET of it; the other two answer
 // MOVED with that slot and that node.
 func TestSlotCluster(t *testing.T) {
 	c := redistest.Cluster(t)
@@ -192,19 +193,26 @@ func TestSlotCluster(t *testing.T) {
 		return
 	}
 
-	ranges, err := clients[0].ClusterSlots(ctx).Result()
+	shards, err := clients[0].ClusterShards(ctx).Result()
 	if err != nil {
-		t.Fatalf("CLUSTER SLOTS: %v", err)
+		t.Fatalf("CLUSTER SHARDS: %v", err)
 	}
 	var owner [16384]string
-	for _, rg := range ranges {
-		for s := rg.Start; s <= rg.End; s++ {
-			owner[s] = rg.Nodes[0].Addr
+	for _, sh := range shards {
+		for _, n := range sh.Nodes {
+			if n.Role != "master" {
+				continue
+			}
+			for _, rg := range sh.Slots {
+				for s := rg.Start; s <= rg.End; s++ {
+					owner[s] = net.JoinHostPort(n.IP, strconv.FormatInt(n.Port, 10))
+				}
+			}
 		}
 	}
 	for s, a := range owner {
 		if a == "" {
-			t.Fatalf("CLUSTER SLOTS: slot %d has no node", s)
+			t.Fatalf("CLUSTER SHARDS: slot %d has no master", s)
 		}
 	}
 

@@ -30,6 +30,7 @@ type keyState struct {
 	name    string
 	node    int
 	counter bool  // sent an INCRBY: its final value is checked
+	zset    bool  // sent a ZINCRBY or ZADD: a sorted set
 	sent    int64 // the sum of the INCRBYs sent
 	final   int64 // read back by Settle
 }
@@ -139,11 +140,13 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 		case strategies.Get:
 			c = s.pipe.Get(s.ctx, ks.name)
 		case strategies.ZIncrBy:
+			ks.zset = true
 			c = s.pipe.ZIncrBy(s.ctx, ks.name, float64(op.Delta), strconv.FormatUint(op.Member, 10))
 		case strategies.ZAdd:
+			ks.zset = true
 			c = s.pipe.ZAdd(s.ctx, ks.name, redis.Z{Score: float64(op.Delta), Member: strconv.FormatUint(op.Member, 10)})
 		case strategies.ZRead:
-			c = s.pipe.ZCard(s.ctx, ks.name)
+			c = s.pipe.ZCount(s.ctx, ks.name, "("+strconv.FormatInt(op.Delta, 10), "+inf")
 		case strategies.PFAdd:
 			// One PFADD for the run of PFAdds to this key.
 			for n < pfMaxElements && k+n < len(ops) && ops[k+n].Kind == strategies.PFAdd && ops[k+n].Key == op.Key {
@@ -286,6 +289,73 @@ func (s *store) Settle() {
 	}
 	s.settled = true
 }
+
+// Ranks answers competition ranks from the store's own sorted sets
+// ([sim.RankReader]): a player's score is its ZSCORE on the sorted set that
+// holds it, its rank 1 + the members above it on every sorted set the
+// store wrote (ZCOUNT key (score +inf), as a board sharded over them
+// answers.
+func (s *store) Ranks(players []uint64) (scores, ranks []int64, found []bool, err error) {
+	if s.failed != nil {
+		return nil, nil, nil, s.failed
+	}
+	var sets []*keyState
+	for _, key := range s.order {
+		if k := s.keys[key]; k.zset {
+			sets = append(sets, k)
+		}
+	}
+	scores, ranks, found = make([]int64, len(players)), make([]int64, len(players)), make([]bool, len(players))
+	exec := func(what string) error {
+		ctx, cancel := context.WithTimeout(s.ctx, s.b.cfg.Timeout)
+		defer cancel()
+		if _, err := s.pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			s.failWith(fmt.Errorf("redis store %s: %s: %w", s.b.cfg.URL, what, err))
+			return s.failed
+		}
+		return nil
+	}
+	const part = 256 // players a pipeline
+	for lo := 0; lo < len(players); lo += part {
+		ps := players[lo:min(len(players), lo+part)]
+		zs := make([]*redis.FloatCmd, len(ps)*len(sets))
+		for i, p := range ps {
+			m := strconv.FormatUint(p, 10)
+			for j, k := range sets {
+				zs[i*len(sets)+j] = s.pipe.ZScore(s.ctx, k.name, m)
+			}
+		}
+		if err := exec("ZSCORE"); err != nil {
+			return nil, nil, nil, err
+		}
+		for i := range ps {
+			for j := range sets {
+				if v, err := zs[i*len(sets)+j].Result(); err == nil {
+					scores[lo+i], found[lo+i] = int64(v), true
+				}
+			}
+		}
+		cs := make([]*redis.IntCmd, len(ps)*len(sets))
+		for i := range ps {
+			above := "(" + strconv.FormatInt(scores[lo+i], 10)
+			for j, k := range sets {
+				cs[i*len(sets)+j] = s.pipe.ZCount(s.ctx, k.name, above, "+inf")
+			}
+		}
+		if err := exec("ZCOUNT"); err != nil {
+			return nil, nil, nil, err
+		}
+		for i := range ps {
+			ranks[lo+i] = 1
+			for j := range sets {
+				ranks[lo+i] += cs[i*len(sets)+j].Val()
+			}
+		}
+	}
+	return scores, ranks, found, nil
+}
+
+var _ sim.RankReader = (*store)(nil)
 
 // Stats is what the store measured so far.
 func (s *store) Stats() sim.RealStats {

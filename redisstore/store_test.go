@@ -57,6 +57,15 @@ func value(t *testing.T, rep *sim.Report, design string, m strategies.Metric) fl
 	return 0
 }
 
+// sentEvery checks that twin sent the real store one op a write and per
+// ops a read (a GET a stripe, a ZCOUNT a shard).
+func sentEvery(t *testing.T, rep *sim.Report, twin string, writes, reads, per float64) {
+	t.Helper()
+	if ops, want := value(t, rep, twin, strategies.MetricStoreOps), writes+per*reads; ops != want {
+		t.Errorf("%s sent %v ops, want %v writes + %v × %v reads", twin, ops, writes, per, reads)
+	}
+}
+
 // viewsYAML is the cricket final's step 1 at a tenth of its rate for 3 s:
 // a single key, 32 stripes and batching with a crash, on 8 simulated nodes.
 const viewsYAML = `name: views
@@ -104,9 +113,7 @@ func TestCountsOnRedisAreTheTruth(t *testing.T) {
 		if e := value(t, rep, twin, strategies.MetricCountError); e != 0 {
 			t.Errorf("%s count error %v, want 0", twin, e)
 		}
-		if ops, want := value(t, rep, twin, strategies.MetricStoreOps), writes+c.stripes*reads; ops != want {
-			t.Errorf("%s sent %v ops, want %v writes + %v × %v reads", twin, ops, writes, c.stripes, reads)
-		}
+		sentEvery(t, rep, twin, writes, reads, c.stripes)
 	}
 	sim, real := value(t, rep, "batched-1s", strategies.MetricCountError), value(t, rep, "batched-1s@redis", strategies.MetricCountError)
 	if real >= 0 || real != sim {
@@ -306,5 +313,53 @@ strategies:
 	}
 	if ops := value(t, rep, "pf@redis", strategies.MetricStoreOps); ops < 1_950_000 {
 		t.Errorf("%v ops sent, want a PFADD of each of 1,950,000 views and more", ops)
+	}
+}
+
+// TestBoardsOnRedis: a sorted set and a board sharded over 4 sorted sets on
+// a real server take every score change as ZINCRBY or ZADD and every rank
+// query as ZCOUNTs; afterwards Redis's own ZSCORE and 1 + Σ ZCOUNT give
+// every checked player's true score and competition rank.
+func TestBoardsOnRedis(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Server(t)
+	b := connect(t, Config{URL: "redis://" + srv.Addr, Pace: PaceMax})
+	rep, err := runOn(t, `name: board
+seed: 6
+workload:
+  keys: 50_000
+  phases: [{duration: 4s, rate: 10_000}]
+  reads: 100
+  scores: {delta_min: 1, delta_max: 10, set_share: 0.01, set_max: 200}
+  checked: 500
+cluster: {nodes: 4, key_capacity: 10_000}
+questions: {top: 10}
+strategies:
+  - name: one
+    type: sorted-set
+  - name: four
+    type: sharded-board
+    params: {shards: 4}
+`, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := value(t, rep, "truth", strategies.MetricWrites)
+	reads := value(t, rep, "truth", strategies.MetricRankQueries)
+	for _, c := range []struct {
+		design string
+		shards float64
+	}{{"one", 1}, {"four", 4}} {
+		twin := c.design + "@redis"
+		if v := value(t, rep, twin, strategies.MetricStoreScores); v != 0 {
+			t.Errorf("%s: %v checked players' scores on Redis are not the truth's", twin, v)
+		}
+		if v := value(t, rep, twin, strategies.MetricStoreRanks); v != 0 {
+			t.Errorf("%s: %v checked players' ranks by Redis's ZCOUNTs are not the truth's", twin, v)
+		}
+		sentEvery(t, rep, twin, writes, reads, c.shards)
+		if k := value(t, rep, twin, strategies.MetricKeysUsed); k != c.shards {
+			t.Errorf("%s used %v keys, want %v", twin, k, c.shards)
+		}
 	}
 }

@@ -278,7 +278,9 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
 	w := k.spec
 	tr := &boardTruth{players: make(map[uint64]boardEntry, st.env.Keys)}
-	r, err := k.newRun(ctx, tr, nil)
+	ctx, rr, cause := withFailure(ctx, len(st.designs))
+	defer rr.close()
+	r, err := k.newRun(ctx, tr, rr)
 	if err != nil {
 		return nil, err
 	}
@@ -288,8 +290,12 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	events, err := st.feed(ctx, r.run, k.scores, w.Batch)
 	if err == nil {
 		r.finish(w.Duration())
+		err = ctx.Err()
 	} else {
 		r.takeSteady(w.Duration())
+	}
+	if err = cause(err); err == nil {
+		rr.settle()
 	}
 	rep := &Report{Partial: err != nil}
 	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every event fed: score changes and rank queries")
@@ -318,7 +324,9 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	for i, built := range r.designs {
 		s := st.scorer(rep, st.designs[i])
 		s.memory(built, "measured from the design's sets")
-		s.speed(r.elapsed[i], events, laneClockNote+"; includes the rank queries and the simulated cluster's accounting")
+		if st.designs[i].real == "" { // a twin's time is the real store's: its own rows
+			s.speed(r.elapsed[i], events, laneClockNote+"; includes the rank queries and the simulated cluster's accounting")
+		}
 		if r.clusters[i] != nil {
 			k.cluster(s, r, i)
 			if tr.reads > 0 && r.finished && r.steady[i].Keys > 0 {
@@ -327,6 +335,12 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 			}
 		}
 		scored[i].rows(s)
+		if rs := rr.stores[i]; rs != nil {
+			st.real(s, rs.Stats(), w.Duration())
+			if err == nil {
+				k.realRanks(s, rs, checks)
+			}
+		}
 		if scored[i].ranks {
 			rankErr.Labels = append(rankErr.Labels, s.d.name())
 			rankErr.Y = append(rankErr.Y, scored[i].meanCompetitionError)
@@ -336,7 +350,44 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	if len(rankErr.Labels) > 0 {
 		rep.Series = append(rep.Series, rankErr)
 	}
+	st.realTable(rep, rr)
+	if err == nil {
+		if err = cause(ctx.Err()); err != nil { // a real store failed while ranks were read back
+			rep.Partial = true
+		}
+	}
 	return rep, err
+}
+
+// realRanks asks a twin's real store the checked players' scores and
+// competition ranks from its own sorted sets (ZSCORE, then 1 + Σ ZCOUNT over
+// the design's keys), against the truth.
+func (k *boardKind) realRanks(s *scorer, rs RealStore, checks []standing) {
+	rd, ok := rs.(RankReader)
+	if !ok || len(checks) == 0 {
+		return
+	}
+	players := make([]uint64, len(checks))
+	for i, c := range checks {
+		players[i] = c.player
+	}
+	scores, ranks, found, err := rd.Ranks(players)
+	if err != nil {
+		return // the store has failed: the run stops, partial
+	}
+	var badScores, badRanks int
+	for i, c := range checks {
+		if !found[i] || scores[i] != c.score {
+			badScores++
+		}
+		if ranks[i] != c.competition {
+			badRanks++
+		}
+	}
+	n := metrics.Format(float64(len(checks)))
+	s.add(strategies.MetricStoreScores, float64(badScores), "players", metrics.PlanOf(0), "of "+n+" checked: ZSCORE on the real store against the truth's score")
+	s.add(strategies.MetricStoreRanks, float64(badRanks), "players", metrics.PlanOf(0),
+		"of "+n+" checked: 1 + Σ ZCOUNT (score +inf over the design's sorted sets on the real store, against the truth's competition rank")
 }
 
 // load gives the truth and every design the standings before the stream,
@@ -345,9 +396,11 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 // among equal scores the more active player reached it first and every
 // insertion lands at the end of a board's order. The order is a counting
 // sort over the scores (at most 2^24 + 1 of them).
-// realStores: a board's designs run on the simulation alone (their sorted
-// sets live in the designs; the store takes their load).
-func (k *boardKind) realStores() bool { return false }
+// realStores: a board's designs on the store have twins on a real store,
+// whose sorted sets are then asked the checked players' ranks — unless the
+// board stands on standings, which are loaded into the designs without
+// store ops and so would be missing there.
+func (k *boardKind) realStores() bool { return !k.spec.Scores.Standings }
 
 func (k *boardKind) load(r *timedRun, tr *boardTruth) {
 	n, top := k.spec.Keys, k.spec.Scores.StartMax

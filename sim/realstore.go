@@ -54,6 +54,14 @@ type RealStore interface {
 	Close() error
 }
 
+// RankReader is a real store that answers competition ranks from its own
+// sorted sets, for a board's twin: each player's score there, and 1 + the
+// members above it over every sorted set the design wrote (found false:
+// the player is on none).
+type RankReader interface {
+	Ranks(players []uint64) (scores, ranks []int64, found []bool, err error)
+}
+
 // RealStats is what a real store measured of one design's replay.
 type RealStats struct {
 	Ops, Writes, Reads int64
@@ -185,7 +193,7 @@ func (st *Setup) real(s *scorer, rs RealStats, duration int64) {
 	}
 	from := "from its due time (open loop: waiting behind the schedule counts)"
 	if !rs.Paced {
-		from = "from its send (-pace max: no schedule)"
+		from = "from its send (not paced: an untimed stream, or -pace max)"
 	}
 	q := func(v int64) float64 { return round(float64(v)/1e9, 6) }
 	s.timing(strategies.MetricLatencyP50, q(rs.Latency.Quantile(0.5)), "s", "an op's reply "+from+", median")
@@ -199,7 +207,7 @@ func (st *Setup) real(s *scorer, rs RealStats, duration int64) {
 		}
 		s.add(strategies.MetricKeptUp, kept, "flag", nil, fmt.Sprintf("1: every op answered within %s of its due time", keptUpWithin))
 		if kept == 0 {
-			st.Notes = append(st.Notes, fmt.Sprintf("%s did not keep the scenario's pace: ops were answered up to %s late; its latency and what its readers were shown are the server's backlog, not the scenario's.",
+			st.Notes = append(st.Notes, fmt.Sprintf("%s did not keep the scenario's pace: ops were answered up to %s late; its latency and what its readers were shown are the replay's backlog (the server's, or this machine's, which runs the simulation beside it), not the scenario's.",
 				s.d.name(), time.Duration(rs.Latency.Max()).Round(time.Millisecond)))
 		}
 	}

@@ -205,14 +205,15 @@ strategies:
 	}
 }
 
-// TestRealStoreNotTakenByBoards: a kind whose designs cannot run on a real
-// store says so in the notes and makes no twins.
+// TestRealStoreNotTakenByBoards: a board standing on standings (loaded
+// into the designs, not sent to the store) does not run on a real store:
+// the notes say so and there are no twins.
 func TestRealStoreNotTakenByBoards(t *testing.T) {
 	st := prepare(t, `name: b
 workload:
   keys: 1000
   phases: [{duration: 1s, rate: 1000}]
-  scores: {delta_min: 1, delta_max: 5}
+  scores: {delta_min: 1, delta_max: 5, start_max: 100}
 cluster: {nodes: 2, key_capacity: 10000}
 strategies:
   - name: board

@@ -102,6 +102,9 @@ func (k *boardKind) reports(d *design) []strategies.Metric {
 		wrong, maxErr := tieMetrics(t)
 		ms = append(ms, wrong, maxErr)
 	}
+	if d.real != "" {
+		ms = append(ms, append(realReports, strategies.MetricStoreScores, strategies.MetricStoreRanks)...)
+	}
 	return append(ms, serverReports...)
 }
 

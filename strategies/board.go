@@ -191,8 +191,9 @@ func (b *shardedSets) Observe(batch []workload.Event) {
 			b.ops = append(b.ops, StoreOp{At: e.At, Kind: kind, Key: b.keys[j], Delta: e.Delta, Member: e.Key})
 		case workload.Read:
 			b.sink += b.Rank(e.Key, b.queries)
+			score, _, _ := b.shards[b.shardOf(e.Key)].place(e.Key)
 			for _, k := range b.keys {
-				b.ops = append(b.ops, StoreOp{At: e.At, Kind: ZRead, Key: k})
+				b.ops = append(b.ops, StoreOp{At: e.At, Kind: ZRead, Key: k, Delta: score, Member: e.Key})
 			}
 		}
 	}

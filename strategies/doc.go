@@ -18,12 +18,14 @@
 // [SpaceSaving] ("space-saving"), [Exact] ("exact", optionally sharded);
 // hot counters on a [Store] — [SingleKey] ("single-key"), [Striped]
 // ("striped"), [Batched] ("batched"), with cached reads and dedup by event
-// ID; distinct counting — [HLL] ("hll") and [ExactDistinct]
-// ("exact-distinct"); leaderboards — [SortedSet] ("sorted-set"),
+// ID; distinct counting — [HLL] ("hll"), [ExactDistinct]
+// ("exact-distinct") and Redis's own HLL through a store, [PFHLL]
+// ("redis-hll"); leaderboards — [SortedSet] ("sorted-set"),
 // [ShardedBoard] ("sharded-board") and [ScoreHistogram]
 // ("score-histogram"); ratings — "naive-average", "bayesian-average" and
 // "wilson". Designs on servers send their operations a batch at a
-// time to the Store that package sim implements as a simulated cluster.
+// time to the Store that package sim implements as a simulated cluster and
+// package redisstore on a real Redis.
 //
 // Each design registers once as a [Type]: a name, a parameter struct whose
 // exported fields carry `param` tags (the YAML keys), strict decoding of raw

@@ -171,6 +171,8 @@ var metricList = []Metric{
 	MetricNodeOpsMax,
 	MetricNodeOpsMin,
 	MetricStoreMismatch,
+	MetricStoreScores,
+	MetricStoreRanks,
 	MetricStoreBytes,
 }
 

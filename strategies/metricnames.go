@@ -225,5 +225,7 @@ const (
 	MetricNodeOpsMax    Metric = "node_ops_per_s_max" // the busiest node of a real store, ops a wall second
 	MetricNodeOpsMin    Metric = "node_ops_per_s_min" // the idlest node of it
 	MetricStoreMismatch Metric = "store_mismatch"     // keys whose value on the real store is not the sum sent
+	MetricStoreScores   Metric = "store_scores_wrong" // players checked whose score on the real store is not the truth's
+	MetricStoreRanks    Metric = "store_ranks_wrong"  // whose competition rank by the real store's ZCOUNTs is not the truth's
 	MetricStoreBytes    Metric = "store_bytes"        // what the store holds for the design's key (Redis's dense HLL)
 )

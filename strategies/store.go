@@ -22,9 +22,10 @@ const (
 	// ZAdd sets the score of Member in the sorted set Key to Delta (Redis
 	// ZADD): a write to Key.
 	ZAdd
-	// ZRead is one read of the sorted set Key (ZSCORE, ZCOUNT, ZREVRANK or
-	// ZREVRANGE, pipelined with the others a query sends Key): a read of
-	// Key whose value Do does not return.
+	// ZRead is one read of the sorted set Key for a rank query about
+	// Member, whose score is Delta: the count of members above it (ZCOUNT
+	// Key (Delta +inf), pipelined with the others a query sends Key). Do
+	// returns no value: the design answers from the set it holds.
 	ZRead
 	// PFAdd adds Member to the HyperLogLog Key (Redis PFADD): a write to
 	// Key. Consecutive PFAdds to one key are one PFADD of many elements on
