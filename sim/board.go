@@ -15,9 +15,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -274,6 +271,12 @@ func (t *boardTruth) ranked(checked, top int) trueBoard {
 	return tb
 }
 
+// realStores: a board's designs on the store have twins on a real store,
+// whose sorted sets are then asked the checked players' ranks — unless the
+// board stands on standings, which are loaded into the designs without
+// store ops and so would be missing there.
+func (k *boardKind) realStores() bool { return !k.spec.Scores.Standings }
+
 func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	st := k.st
 	w := k.spec
@@ -388,103 +391,6 @@ func (k *boardKind) realRanks(s *scorer, rs RealStore, checks []standing) {
 	s.add(strategies.MetricStoreScores, float64(badScores), "players", metrics.PlanOf(0), "of "+n+" checked: ZSCORE on the real store against the truth's score")
 	s.add(strategies.MetricStoreRanks, float64(badRanks), "players", metrics.PlanOf(0),
 		"of "+n+" checked: 1 + Σ ZCOUNT (score +inf over the design's sorted sets on the real store, against the truth's competition rank")
-}
-
-// load gives the truth and every design the standings before the stream,
-// each on a goroutine of its own: every player of the key space at its
-// start score, best first (score descending, then rank ascending), so that
-// among equal scores the more active player reached it first and every
-// insertion lands at the end of a board's order. The order is a counting
-// sort over the scores (at most 2^24 + 1 of them).
-// realStores: a board's designs on the store have twins on a real store,
-// whose sorted sets are then asked the checked players' ranks — unless the
-// board stands on standings, which are loaded into the designs without
-// store ops and so would be missing there.
-func (k *boardKind) realStores() bool { return !k.spec.Scores.Standings }
-
-func (k *boardKind) load(r *timedRun, tr *boardTruth) {
-	n, top := k.spec.Keys, k.spec.Scores.StartMax
-	at := make([]uint32, top+2) // at[top−s]: where the players of score s begin
-	for rank := uint64(1); rank <= n; rank++ {
-		at[top-k.scores.StartScore(rank)+1]++
-	}
-	for i := 1; i < len(at); i++ {
-		at[i] += at[i-1]
-	}
-	order := make([]uint32, n) // rank − 1, best first
-	for rank := uint64(1); rank <= n; rank++ {
-		j := top - k.scores.StartScore(rank)
-		order[at[j]] = uint32(rank - 1)
-		at[j]++
-	}
-	at = nil
-	src := k.scores.Timed()
-	names := []string{"truth"}
-	for i, d := range r.designs {
-		if _, ok := d.(strategies.Loader); ok {
-			names = append(names, k.st.designs[i].name())
-		}
-	}
-	done := make([]atomic.Int64, len(names))
-	stop := k.st.reportLoad(names, done, int64(len(order)))
-	defer stop()
-	feed := func(j int, take func([]workload.Event)) {
-		buf := make([]workload.Event, 0, workload.DefaultChunkSize)
-		for off := 0; off < len(order); off += workload.DefaultChunkSize {
-			buf = buf[:0]
-			for _, r0 := range order[off:min(off+workload.DefaultChunkSize, len(order))] {
-				rank := uint64(r0) + 1
-				buf = append(buf, workload.Event{Op: workload.Set, Key: src.KeyOf(rank), Delta: k.scores.StartScore(rank)})
-			}
-			take(buf)
-			done[j].Add(int64(len(buf)))
-		}
-	}
-	jobs := []func(){func() { feed(0, tr.load) }}
-	for _, d := range r.designs {
-		if l, ok := d.(strategies.Loader); ok {
-			j := len(jobs)
-			jobs = append(jobs, func() { feed(j, l.Load) })
-		}
-	}
-	k.st.parallel(jobs)
-}
-
-// reportLoad calls Options.Progress every ProgressEvery while standings
-// load, until the function it returns is called: the players every loader
-// has taken, and the loader furthest behind.
-func (st *Setup) reportLoad(names []string, done []atomic.Int64, total int64) (stop func()) {
-	report := st.opts.Progress
-	if report == nil {
-		return func() {}
-	}
-	every := st.opts.ProgressEvery
-	if every <= 0 {
-		every = DefaultProgressEvery
-	}
-	start := time.Now()
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-tick.C:
-			}
-			p := Progress{Scenario: st.Scenario.Name, Stage: "standings", Events: total, Elapsed: time.Since(start)}
-			for j := range done {
-				if n := done[j].Load(); n < p.Events || j == 0 {
-					p.Events, p.Slowest = n, names[j]
-				}
-			}
-			p.Done = float64(p.Events) / float64(max(total, 1))
-			report(p)
-		}
-	})
-	return func() { close(quit); wg.Wait() }
 }
 
 // judge compares a design's answers with the truth, off the feed's lanes;

@@ -1,0 +1,106 @@
+package sim
+
+// A board's standings: every player of the key space at its start score,
+// loaded into the truth and every board before the stream (scores.start_max),
+// with progress lines while they load.
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+// load gives the truth and every design the standings before the stream,
+// each on a goroutine of its own: every player of the key space at its
+// start score, best first (score descending, then rank ascending), so that
+// among equal scores the more active player reached it first and every
+// insertion lands at the end of a board's order. The order is a counting
+// sort over the scores (at most 2^24 + 1 of them).
+func (k *boardKind) load(r *timedRun, tr *boardTruth) {
+	n, top := k.spec.Keys, k.spec.Scores.StartMax
+	at := make([]uint32, top+2) // at[top−s]: where the players of score s begin
+	for rank := uint64(1); rank <= n; rank++ {
+		at[top-k.scores.StartScore(rank)+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	order := make([]uint32, n) // rank − 1, best first
+	for rank := uint64(1); rank <= n; rank++ {
+		j := top - k.scores.StartScore(rank)
+		order[at[j]] = uint32(rank - 1)
+		at[j]++
+	}
+	at = nil
+	src := k.scores.Timed()
+	names := []string{"truth"}
+	for i, d := range r.designs {
+		if _, ok := d.(strategies.Loader); ok {
+			names = append(names, k.st.designs[i].name())
+		}
+	}
+	done := make([]atomic.Int64, len(names))
+	stop := k.st.reportLoad(names, done, int64(len(order)))
+	defer stop()
+	feed := func(j int, take func([]workload.Event)) {
+		buf := make([]workload.Event, 0, workload.DefaultChunkSize)
+		for off := 0; off < len(order); off += workload.DefaultChunkSize {
+			buf = buf[:0]
+			for _, r0 := range order[off:min(off+workload.DefaultChunkSize, len(order))] {
+				rank := uint64(r0) + 1
+				buf = append(buf, workload.Event{Op: workload.Set, Key: src.KeyOf(rank), Delta: k.scores.StartScore(rank)})
+			}
+			take(buf)
+			done[j].Add(int64(len(buf)))
+		}
+	}
+	jobs := []func(){func() { feed(0, tr.load) }}
+	for _, d := range r.designs {
+		if l, ok := d.(strategies.Loader); ok {
+			j := len(jobs)
+			jobs = append(jobs, func() { feed(j, l.Load) })
+		}
+	}
+	k.st.parallel(jobs)
+}
+
+// reportLoad calls Options.Progress every ProgressEvery while standings
+// load, until the function it returns is called: the players every loader
+// has taken, and the loader furthest behind.
+func (st *Setup) reportLoad(names []string, done []atomic.Int64, total int64) (stop func()) {
+	report := st.opts.Progress
+	if report == nil {
+		return func() {}
+	}
+	every := st.opts.ProgressEvery
+	if every <= 0 {
+		every = DefaultProgressEvery
+	}
+	start := time.Now()
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+			p := Progress{Scenario: st.Scenario.Name, Stage: "standings", Events: total, Elapsed: time.Since(start)}
+			for j := range done {
+				if n := done[j].Load(); n < p.Events || j == 0 {
+					p.Events, p.Slowest = n, names[j]
+				}
+			}
+			p.Done = float64(p.Events) / float64(max(total, 1))
+			report(p)
+		}
+	})
+	return func() { close(quit); wg.Wait() }
+}
+

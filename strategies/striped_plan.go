@@ -1,0 +1,70 @@
+package strategies
+
+// The striped counter's plan: its closed-form numbers (striped.go).
+
+import "fmt"
+
+// stripedPlan: the stripes a peak needs at the limit and at the headroom,
+// and the load, backlog and read cost with the K configured (for an
+// adaptive K, the K it reaches at the peak).
+func stripedPlan(p *StripedParams, env Env) []PlanLine {
+	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
+	lines := []PlanLine{{Metric: MetricStripes, Value: float64(p.Stripes), Unit: "stripes", Note: "K configured"}}
+	if p.GrowAbove == 0 {
+		lines = append(lines, PlanLine{Metric: MetricKeysUsed, Value: float64(p.Stripes), Unit: "keys", Note: "K: one store key a stripe"})
+	}
+	return append(lines, atBothScales(env, func(a Assumptions) []PlanLine {
+		var lines []PlanLine
+		k := float64(p.Stripes)
+		rate, capa, head := a.PeakRate, a.KeyCapacity, a.Headroom
+		if rate > 0 && capa > 0 {
+			lines = append(lines, PlanLine{Metric: MetricStripesAtLimit, Value: ceilTidy(rate / capa), Unit: "stripes",
+				Note: fmt.Sprintf("⌈peak / key capacity⌉ = ⌈%s / %s⌉ = %s", hotNum(rate), hotNum(capa), hotNum(ceilTidy(rate/capa)))})
+			if head > 0 {
+				need := rate / (capa * head)
+				lines = append(lines,
+					PlanLine{Metric: MetricStripesAtHeadroom, Value: need, Unit: "stripes",
+						Note: fmt.Sprintf("peak / (capacity × headroom): %s / %s = %s", hotNum(rate), hotNum(capa*head), hotNum(need))},
+					PlanLine{Metric: MetricStripesNeeded, Value: ceilTidy(need), Unit: "stripes", Note: "⌈stripes at headroom⌉"},
+					PlanLine{Metric: MetricStripesPow2, Value: float64(nextPow2(uint64(ceilTidy(need)))), Unit: "stripes",
+						Note: "the next power of two"})
+			}
+		}
+		kNote := "K"
+		if p.GrowAbove > 0 && rate > 0 {
+			kp := p.Stripes
+			for rate/float64(kp) > p.GrowAbove && kp < p.maxStripes() {
+				kp = min(2*kp, p.maxStripes())
+			}
+			k = float64(kp)
+			kNote = "K at the peak"
+			lines = append(lines, PlanLine{Metric: MetricStripesAtPeak, Value: k, Unit: "stripes",
+				Note: fmt.Sprintf("stripes doubled while peak / K > grow_above = %s (at most max_stripes %d)", hotNum(p.GrowAbove), p.maxStripes())})
+		}
+		if p.GrowAbove > 0 {
+			lines = append(lines, PlanLine{Metric: MetricKeysUsed, Value: k, Unit: "keys", Note: "K at the peak: one store key a stripe"})
+		}
+		if rate > 0 {
+			per := rate / k
+			lines = append(lines, PlanLine{Metric: MetricMaxKeyOps, Value: per, Unit: "ops/s",
+				Note: fmt.Sprintf("peak / %s = %s / %s = %s a stripe (the mean; the measured max over stripes and seconds is higher unless round-robin)", kNote, hotNum(rate), hotNum(k), hotNum(per))})
+			if capa > 0 {
+				lines = append(lines,
+					PlanLine{Metric: MetricUtilisation, Value: per / capa, Unit: "share",
+						Note: fmt.Sprintf("%s / %s = %s of a key's capacity", hotNum(per), hotNum(capa), hotPct(per/capa))},
+					PlanLine{Metric: MetricBacklogGrowth, Value: max(0, per-capa) * k, Unit: "ops/s",
+						Note: fmt.Sprintf("max(0, %s − %s) × %s: what the stripes' queues grow by each second", hotNum(per), hotNum(capa), hotNum(k))})
+			}
+		}
+		lines = append(lines, hotReadPlan(o, k, a.ReadRate, 0)...)
+		if p.HashTag && rate > 0 && !o.cache {
+			// Every stripe of the hot key on one node: it takes the key's
+			// whole load, the reads' K GETs each included.
+			node := rate + a.ReadRate*k
+			lines = append(lines, PlanLine{Metric: MetricMaxNodeOps, Value: node, Unit: "ops/s",
+				Note: fmt.Sprintf("hashtag: all K stripes on one node, which takes peak + reads × K = %s + %s × %s = %s (the mean; the busiest second is higher)",
+					hotNum(rate), hotNum(a.ReadRate), hotNum(k), hotNum(node))})
+		}
+		return append(lines, hotDedupPlan(o, rate)...)
+	})...)
+}
