@@ -103,4 +103,3 @@ func (st *Setup) reportLoad(names []string, done []atomic.Int64, total int64) (s
 	})
 	return func() { close(quit); wg.Wait() }
 }
-
