@@ -1,15 +1,16 @@
 package main
 
+// manifest.json: what ran, where and how long.
+
 import (
-	"countsim/sim"
 	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"time"
-)
 
-// manifest.json: what ran, where and how long.
+	"countsim/sim"
+)
 
 // manifest records what produced a report.
 func manifest(setups []*sim.Setup, started time.Time, wall []time.Duration, partial bool) any {

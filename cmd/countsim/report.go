@@ -1,11 +1,11 @@
 package main
 
+// The report folder's files: report.md, the tables and charts, results.csv
+// and .json, manifest.json (manifest.go).
+
 import (
 	"bytes"
 	"cmp"
-	"countsim/metrics"
-	"countsim/plots"
-	"countsim/sim"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,10 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-)
 
-// The report folder's files: report.md, the tables and charts, results.csv
-// and .json, manifest.json (manifest.go).
+	"countsim/metrics"
+	"countsim/plots"
+	"countsim/sim"
+)
 
 // writeReport writes every file of the report folder, each atomically.
 func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics.Result, series []metrics.Series,
