@@ -255,6 +255,16 @@ func (d design) plannedValue(metric strategies.Metric) float64 {
 	return 0
 }
 
+// Designs names the designs the run holds, in the scenario's order (a
+// sweep's members and real-store twins included).
+func (st *Setup) Designs() []string {
+	names := make([]string, len(st.designs))
+	for i, d := range st.designs {
+		names[i] = d.name()
+	}
+	return names
+}
+
 // Describe says in one line what the scenario simulates.
 func (st *Setup) Describe() string { return st.kind.describe() }
 

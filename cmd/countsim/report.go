@@ -4,8 +4,6 @@ package main
 // and .json, manifest.json (manifest.go).
 
 import (
-	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/plots"
+	"countsim/report"
 	"countsim/sim"
 )
 
@@ -63,7 +62,14 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 	if err := metrics.WriteFile(filepath.Join(dir, "manifest.json"), writeBytes(append(man, '\n'))); err != nil {
 		return err
 	}
-	return metrics.WriteFile(filepath.Join(dir, "report.md"), writeBytes(reportMarkdown(dir, setups, results, files, tables, partial)))
+	rr, err := reportRun(dir, setups, results, files, tables, partial, man)
+	if err != nil {
+		return err
+	}
+	if err := metrics.WriteFile(filepath.Join(dir, "report.md"), func(w io.Writer) error { return report.Markdown(w, rr) }); err != nil {
+		return err
+	}
+	return metrics.WriteFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return report.HTML(w, rr) })
 }
 
 // writeBytes is a callback for metrics.WriteFile that writes b.
@@ -74,62 +80,52 @@ func writeBytes(b []byte) func(io.Writer) error {
 	}
 }
 
-// reportMarkdown is report.md: per scenario its assumptions, the table of
-// measured values beside the plan, and the charts.
-func reportMarkdown(dir string, setups []*sim.Setup, results []metrics.Result, files []plots.File, tables []metrics.Table, partial bool) []byte {
-	var b bytes.Buffer
-	b.WriteString("# countsim report\n\n")
-	if partial {
-		b.WriteString("**PARTIAL: the run was stopped before the end; the figures cover the events fed so far.**\n\n")
-	}
+// reportRun gathers what the report shows of the run: per scenario its
+// steps (each with its designs, notes and judged expectations), its rows,
+// tables and charts (the SVG files read back to be inlined), and the
+// manifest.
+func reportRun(dir string, setups []*sim.Setup, results []metrics.Result, files []plots.File, tables []metrics.Table,
+	partial bool, man []byte) (*report.Run, error) {
+	r := &report.Run{Partial: partial, Manifest: man}
 	for i, st := range setups {
 		scn := st.Scenario
 		if i == 0 || setups[i-1].Scenario.Name != scn.Name {
-			fmt.Fprintf(&b, "## %s\n\nScenario `%s` (%s), seed %d.\n\n", scn.Title, scn.Name, scn.File, scn.Seed)
-		}
-		if scn.Step != "" {
-			fmt.Fprintf(&b, "### Step `%s`: %s\n\n", scn.Step, cmp.Or(scn.StepTitle, scn.Step))
-		}
-		if d := strings.TrimSpace(scn.Description); d != "" {
-			b.WriteString(d + "\n\n")
-		}
-		b.WriteString(st.Describe() + "\n\n")
-		for _, n := range st.Notes {
-			b.WriteString("**Note:** " + n + "\n\n")
-		}
-		for _, line := range figureNotes(scn) {
-			b.WriteString(line + "\n\n")
-		}
-		if i+1 < len(setups) && setups[i+1].Scenario.Name == scn.Name {
-			continue // the scenario's table and charts come after its last step
-		}
-		var rows []metrics.Result
-		for _, r := range results {
-			if r.Scenario == scn.Name {
-				rows = append(rows, r)
-			}
-		}
-		_ = metrics.WriteMarkdown(&b, rows)
-		b.WriteString("\n")
-		for _, t := range tables {
-			if t.Scenario == scn.Name {
-				fmt.Fprintf(&b, "%s (also tables/%s-%s.csv):\n\n", t.Title, t.Scenario, t.Name)
-				_ = metrics.WriteTableMarkdown(&b, t)
-				b.WriteString("\n")
-			}
-		}
-		for _, f := range files {
-			if f.Scenario != scn.Name {
-				continue
-			}
-			for _, p := range f.Paths {
-				if strings.HasSuffix(p, ".svg") {
-					rel, _ := filepath.Rel(dir, p)
-					fmt.Fprintf(&b, "![%s](%s)\n\n", f.Title, filepath.ToSlash(rel))
+			sc := report.Scenario{Name: scn.Name, Title: scn.Title, File: scn.File, Seed: scn.Seed}
+			for _, res := range results {
+				if res.Scenario == scn.Name {
+					sc.Results = append(sc.Results, res)
 				}
 			}
+			for _, t := range tables {
+				if t.Scenario == scn.Name {
+					sc.Tables = append(sc.Tables, t)
+				}
+			}
+			for _, f := range files {
+				if f.Scenario != scn.Name {
+					continue
+				}
+				for _, p := range f.Paths {
+					if !strings.HasSuffix(p, ".svg") {
+						continue
+					}
+					svg, err := os.ReadFile(p)
+					if err != nil {
+						return nil, err
+					}
+					rel, _ := filepath.Rel(dir, p)
+					sc.Charts = append(sc.Charts, report.Chart{Title: f.Title, SVG: svg, Path: filepath.ToSlash(rel)})
+				}
+			}
+			r.Scenarios = append(r.Scenarios, sc)
 		}
+		sc := &r.Scenarios[len(r.Scenarios)-1]
+		step := report.Step{Name: scn.Step, Title: scn.StepTitle, Description: scn.Description, Describe: st.Describe(),
+			Notes: st.Notes, Figures: figureNotes(scn), Designs: st.Designs()}
+		for _, v := range st.Judge(&sim.Report{Results: sc.Results}) {
+			step.Verdicts = append(step.Verdicts, report.Verdict{Design: v.Design, Metric: v.Expect.Metric, Text: v.Expect.Text, Pass: v.Pass})
+		}
+		sc.Steps = append(sc.Steps, step)
 	}
-	b.WriteString("Rows marked ⏱ are read off the wall clock and vary between runs; every other figure is the same for the same seed.\n")
-	return b.Bytes()
+	return r, nil
 }

@@ -1,0 +1,141 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"countsim/metrics"
+)
+
+// Markdown writes report.md with the structure of the HTML page: contents,
+// per step the summary and notes, the charts (linked SVG files), every row
+// and table, the manifest.
+func Markdown(w io.Writer, r *Run) error {
+	var b bytes.Buffer
+	b.WriteString("# countsim report\n\n")
+	if r.Partial {
+		b.WriteString("**PARTIAL: the run was stopped before the end; the figures cover the events fed so far.**\n\n")
+	}
+	b.WriteString("Contents:\n\n")
+	for _, sc := range r.Scenarios {
+		fmt.Fprintf(&b, "- [%s](#%s)\n", sc.Title, anchor("scenario", sc.Name))
+	}
+	b.WriteString("- [Manifest](#manifest)\n\n")
+	for i := range r.Scenarios {
+		sc := &r.Scenarios[i]
+		fmt.Fprintf(&b, "<a id=\"%s\"></a>\n\n## %s\n\nScenario `%s` (%s), seed %d.\n\n", anchor("scenario", sc.Name), sc.Title, sc.Name, sc.File, sc.Seed)
+		for j := range sc.Steps {
+			st := &sc.Steps[j]
+			if st.Name != "" {
+				fmt.Fprintf(&b, "### %s\n\n", st.heading(sc))
+			}
+			if d := strings.TrimSpace(st.Description); d != "" {
+				b.WriteString(d + "\n\n")
+			}
+			b.WriteString(st.Describe + "\n\n")
+			for _, n := range st.Notes {
+				b.WriteString("**Note:** " + n + "\n\n")
+			}
+			mdSummary(&b, sc, st)
+			for _, f := range st.Figures {
+				b.WriteString(f + "\n\n")
+			}
+		}
+		for _, c := range sc.Charts {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", c.Title, c.Path)
+		}
+		fmt.Fprintf(&b, "#### Every figure of %s\n\n", sc.Name)
+		_ = metrics.WriteMarkdown(&b, sc.Results)
+		b.WriteString("\n")
+		for _, t := range sc.Tables {
+			fmt.Fprintf(&b, "%s (also tables/%s-%s.csv):\n\n", t.Title, t.Scenario, t.Name)
+			_ = metrics.WriteTableMarkdown(&b, t)
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("<a id=\"manifest\"></a>\n\n## Manifest\n\n```json\n")
+	b.Write(bytes.TrimSpace(r.Manifest))
+	b.WriteString("\n```\n\n" + footnote + "\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// mdSummary writes a step's summary as a markdown table, and its
+// expectations' tally.
+func mdSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
+	rows := sc.Summary(st)
+	if len(rows) > 0 && len(st.Designs) > 0 {
+		b.WriteString("| question | " + strings.Join(st.Designs, " | ") + " |\n|---|")
+		for range st.Designs {
+			b.WriteString("---:|")
+		}
+		b.WriteString("\n")
+		for _, row := range rows {
+			b.WriteString("| " + row.Question + " |")
+			for _, c := range row.Cells {
+				b.WriteString(" " + c.text() + " |")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	if held, all := st.passed(); all > 0 {
+		fmt.Fprintf(b, "%d of %s hold.\n\n", held, plural(all, "expectation"))
+		for _, v := range st.failed() {
+			fmt.Fprintf(b, "- ✘ %s: `%s`\n", v.Design, v.Text)
+		}
+		if len(st.failed()) > 0 {
+			b.WriteString("\n")
+		}
+	}
+}
+
+// Text writes the short summary a run prints: per scenario and step its
+// title, then a line a design with its answers to the summary's questions
+// (value / plan, ✔ or ✘), and the expectations' tally. The full tables are
+// in the report folder.
+func Text(w io.Writer, r *Run) error {
+	var b bytes.Buffer
+	if r.Partial {
+		b.WriteString("PARTIAL: the run was stopped before the end.\n\n")
+	}
+	for i := range r.Scenarios {
+		sc := &r.Scenarios[i]
+		for j := range sc.Steps {
+			st := &sc.Steps[j]
+			id := sc.Name
+			if st.Name != "" {
+				id += "/" + st.Name
+			}
+			fmt.Fprintf(&b, "%s — %s\n", id, st.heading(sc))
+			rows := sc.Summary(st)
+			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+			for k, d := range st.Designs {
+				var parts []string
+				for _, row := range rows {
+					if t := row.Cells[k].text(); t != "" && len(parts) < 6 {
+						parts = append(parts, row.Question+" "+t)
+					}
+				}
+				fmt.Fprintf(tw, "  %s\t%s\n", d, strings.Join(parts, "; "))
+			}
+			tw.Flush()
+			if held, all := st.passed(); all > 0 {
+				fmt.Fprintf(&b, "  %d of %s hold", held, plural(all, "expectation"))
+				for _, v := range st.failed() {
+					fmt.Fprintf(&b, "; ✘ %s: %s", v.Design, v.Text)
+				}
+				b.WriteString(".\n")
+			}
+			for _, n := range st.Notes {
+				b.WriteString("  Note: " + n + "\n")
+			}
+			b.WriteString("\n")
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

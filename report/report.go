@@ -1,0 +1,228 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"countsim/metrics"
+)
+
+// Run is everything a report shows of one run.
+type Run struct {
+	Partial   bool
+	Scenarios []Scenario
+	Manifest  []byte // manifest.json, shown last
+}
+
+// Scenario is one scenario of the run: its steps (one, unnamed, for a
+// scenario not told in steps), its rows, tables and charts.
+type Scenario struct {
+	Name, Title, File string
+	Seed              uint64
+	Steps             []Step
+	Results           []metrics.Result
+	Tables            []metrics.Table
+	Charts            []Chart
+}
+
+// Step is one step of a scenario: what it simulates and its designs.
+type Step struct {
+	Name, Title string // "" for a scenario not told in steps
+	Description string
+	Describe    string   // one line: what the run simulated
+	Notes       []string // what a reader must know that no row says
+	Figures     []string // the linked figures' lines
+	Designs     []string // the designs' names, in the scenario's order: the summary's columns
+	Truth       string   // the truth's name in the rows ("truth", "truth-STEP")
+	Verdicts    []Verdict
+}
+
+// Verdict is one expectation of a design, judged.
+type Verdict struct {
+	Design, Metric, Text string
+	Pass                 bool
+}
+
+// Chart is one chart of a scenario: its title, its SVG (inlined in the
+// HTML page) and its path in the report folder (linked from report.md).
+type Chart struct {
+	Title string
+	SVG   []byte
+	Path  string // relative to the report folder, with forward slashes
+}
+
+// headline is a row of a step's summary: a question and the metric that
+// answers it.
+type headline struct {
+	metric   string
+	question string
+}
+
+// headlines are the summary's questions, in order; a step shows those its
+// designs measured, then any other metric an expectation names.
+var headlines = []headline{
+	{"count_error", "final count − truth"},
+	{"undercounts", "keys counted below the truth"},
+	{"max_overestimate", "largest overestimate"},
+	{"topk_recall", "top-K recall"},
+	{"topk_count_error_mean", "top-K count error, mean"},
+	{"relative_error", "distinct count error, %"},
+	{"rank_error_mean", "rank error, mean"},
+	{"ranks_wrong_competition", "competition ranks wrong"},
+	{"trend_recall", "trending recall"},
+	{"false_trending", "false trending share"},
+	{"detect_latency_s", "burst detected after, s"},
+	{"bytes", "memory, bytes"},
+	{"total_bytes", "memory, bytes (all parts)"},
+	{"max_key_ops_per_s", "busiest key, ops/s"},
+	{"utilisation", "key utilisation"},
+	{"backlog_growth_per_s", "backlog growth, ops/s"},
+	{"max_node_ops_per_s", "busiest node, ops/s"},
+	{"read_ops_per_s", "store reads, ops/s"},
+	{"staleness_max_s", "oldest count shown, s"},
+	{"lost_on_crash", "lost on a crash"},
+	{"messages", "messages sent"},
+	{"kept_up", "kept pace on the real store"},
+	{"achieved_ops_per_s", "real store, ops/s achieved"},
+	{"latency_p99_s", "real store, latency p99, s"},
+	{"store_ranks_wrong", "ranks wrong on the real store"},
+	{"sigma_large_n", "σ at large n, %"},
+}
+
+// Cell is one design's answer to one question of the summary.
+type Cell struct {
+	Values []string // measured, one per row of the metric (days, checkpoints)
+	Plan   string   // the plan beside it, when one row has one
+	Mark   string   // "✔" every expectation on it held, "✘" one failed, "" none
+}
+
+// Row is one question of a step's summary.
+type Row struct {
+	Question, Metric string
+	Cells            []Cell // by design, as Step.Designs
+}
+
+// Summary is the rows of a step's summary: one per question its designs
+// answered, the designs' values side by side with their plans and marks.
+func (sc *Scenario) Summary(st *Step) []Row {
+	var rows []Row
+	seen := map[string]bool{}
+	add := func(metric, question string) {
+		if seen[metric] {
+			return
+		}
+		seen[metric] = true
+		row := Row{Question: question, Metric: metric, Cells: make([]Cell, len(st.Designs))}
+		any := false
+		for i, d := range st.Designs {
+			c := &row.Cells[i]
+			for _, r := range sc.Results {
+				if r.Strategy != d || r.Metric != metric || r.Scale != metrics.Sim || r.Value == nil {
+					continue
+				}
+				if len(c.Values) < 4 {
+					c.Values = append(c.Values, metrics.Format(*r.Value))
+				}
+				if r.Plan != nil && c.Plan == "" {
+					c.Plan = metrics.Format(*r.Plan)
+				}
+				any = true
+			}
+			c.Mark = mark(st.Verdicts, d, metric)
+		}
+		if any {
+			rows = append(rows, row)
+		}
+	}
+	for _, h := range headlines {
+		add(h.metric, h.question)
+	}
+	for _, v := range st.Verdicts {
+		add(v.Metric, strings.ReplaceAll(v.Metric, "_", " "))
+	}
+	return rows
+}
+
+// mark is ✔ when every expectation of design on metric held, ✘ when one
+// failed, "" when there is none.
+func mark(vs []Verdict, design, metric string) string {
+	m := ""
+	for _, v := range vs {
+		if v.Design != design || v.Metric != metric {
+			continue
+		}
+		if !v.Pass {
+			return "✘"
+		}
+		m = "✔"
+	}
+	return m
+}
+
+// failed lists the expectations of a step that did not hold.
+func (st *Step) failed() []Verdict {
+	var out []Verdict
+	for _, v := range st.Verdicts {
+		if !v.Pass {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// heading is a step's heading: its title, or the scenario's.
+func (st *Step) heading(sc *Scenario) string {
+	if st.Name == "" {
+		return sc.Title
+	}
+	t := st.Title
+	if t == "" {
+		t = st.Name
+	}
+	return fmt.Sprintf("Step %s: %s", st.Name, t)
+}
+
+// anchor is an HTML id for a name.
+func anchor(parts ...string) string {
+	s := strings.ToLower(strings.Join(parts, "-"))
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+// text is a cell in one line: the values, the plan after a slash, and
+// the mark.
+func (c Cell) text() string {
+	if len(c.Values) == 0 {
+		return ""
+	}
+	s := strings.Join(c.Values, " · ")
+	if c.Plan != "" && len(c.Values) == 1 {
+		s += " / " + c.Plan
+	}
+	if c.Mark != "" {
+		s += " " + c.Mark
+	}
+	return s
+}
+
+// passed counts a step's expectations held and all.
+func (st *Step) passed() (held, all int) {
+	for _, v := range st.Verdicts {
+		if v.Pass {
+			held++
+		}
+	}
+	return held, len(st.Verdicts)
+}
+
+// plural is "1 design", "2 designs".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
