@@ -93,16 +93,76 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		}
 		env := &cmdEnv{stdout: stdout, stderr: stderr}
 		fs := c.flags(env, stderr)
-		if err := fs.Parse(args[1:]); err != nil {
+		rest, err := parseArgs(fs, args[1:])
+		if err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}
 			return &usageError{err.Error()}
 		}
-		return c.Run(ctx, env, fs.Args())
+		return c.Run(ctx, env, rest)
 	}
 	printUsage(stderr)
 	return &usageError{fmt.Sprintf("unknown command %q", name)}
+}
+
+// parseArgs parses fs from args, where flags may stand before, between or
+// after the other arguments (`run search -out DIR -q` is `run -out DIR -q
+// search`), and returns the other arguments in order. "--" ends the flags:
+// what follows it is an argument whatever it looks like.
+//
+// The flag package stops at the first argument that is not a flag, so
+// args are first split by its own rules: "-" alone is an argument; a flag
+// that is not boolean and has no "=value" takes the next word as its value,
+// even one that starts with "-" or is "--". (Parsing again after each
+// argument cannot tell a "--" that ended the flags from one given as
+// a flag's value.) The flags are then parsed at once, so a bad flag is
+// the flag package's own error, and -h its help.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return parsedArgs(fs, flags, append(rest, args[i+1:]...))
+		case len(a) < 2 || a[0] != '-':
+			rest = append(rest, a)
+		default:
+			flags = append(flags, a)
+			if takesValue(fs, a) && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		}
+	}
+	return parsedArgs(fs, flags, rest)
+}
+
+// parsedArgs parses the flags and returns rest.
+func parsedArgs(fs *flag.FlagSet, flags, rest []string) ([]string, error) {
+	if err := fs.Parse(flags); err != nil {
+		return nil, err
+	}
+	if len(fs.Args()) > 0 { // cannot happen: every word of flags is a flag or a flag's value
+		return nil, fmt.Errorf("unexpected %q among the flags", fs.Args()[0])
+	}
+	return rest, nil
+}
+
+// takesValue reports whether the flag word arg ("-name" or "--name") takes
+// the next word as its value: a flag of fs that is not boolean, given
+// without "=value". An unknown flag takes none (parsing it fails anyway).
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
 }
 
 // flags returns the command's flag set, bound to env, whose Usage writes
