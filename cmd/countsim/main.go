@@ -42,7 +42,7 @@ type cmdEnv struct {
 	realStores     bool              // run: scenarios are prepared with their real stores
 }
 
-var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList}
+var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList, cmdVersion}
 
 // usageError is bad usage: exit 2 with the command's usage.
 type usageError struct{ msg string }
@@ -208,6 +208,9 @@ func help(w io.Writer, args []string) error {
 		return &usageError{"help takes one topic: a command or scenario"}
 	case args[0] == "scenario":
 		return writeReference(w)
+	case args[0] == "help":
+		printUsage(w)
+		return nil
 	}
 	for _, c := range commands {
 		if c.Name == args[0] {
