@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"countsim/metrics"
 	"countsim/redisstore"
 	"countsim/scenarios"
 )
@@ -250,6 +251,23 @@ func writeReference(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// plural is n and a noun, the noun in the plural unless n is 1: "1
+// design", "3 designs", "12,205,000 events". The plural adds "s".
+func plural[N int | int64](n N, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return metrics.Format(float64(n)) + " " + noun
+}
+
+// pluralNoun is the noun alone, in the plural unless n is 1.
+func pluralNoun(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
 
 // memFlag adds the -mem flag shared by the commands that prepare scenarios.

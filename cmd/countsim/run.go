@@ -44,8 +44,8 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	for _, st := range setups {
 		fmt.Fprintf(env.stderr, "countsim: running %s: %s\n", st.Scenario.ID(), st.Describe())
 		if len(st.LeftOut) > 0 {
-			fmt.Fprintf(env.stderr, "countsim: %s: left out the on-demand design(s) %s (include with -with NAME)\n",
-				st.Scenario.ID(), strings.Join(st.LeftOut, ", "))
+			fmt.Fprintf(env.stderr, "countsim: %s: left out the on-demand %s %s (include with -with NAME)\n",
+				st.Scenario.ID(), pluralNoun(len(st.LeftOut), "design"), strings.Join(st.LeftOut, ", "))
 		}
 		t0 := time.Now()
 		rep, err := st.Run(ctx)
