@@ -17,14 +17,16 @@ import (
 
 var cmdRun = &command{
 	Name:      "run",
-	UsageLine: "run [-out DIR] [-mem GiB] [-with NAME] [-q | -progress] [-store URL [-pace real|max] [-keep]] [SCENARIO...]",
+	UsageLine: "run [-out DIR] [-format md|csv|json] [-mem GiB] [-with NAME] [-q | -progress] [-store URL [-pace real|max] [-keep]] [SCENARIO...]",
 	Short:     "simulate scenarios, print the table and write a report folder",
 	Long: `
 Run simulates each scenario (a YAML file, or a built-in name; none means every
 built-in scenario but those marked on_demand), scores every design against
-exact ground truth, prints the
-results as a markdown table, and writes a fresh folder under DIR holding
-report.md, results.csv, results.json, manifest.json and plots/.
+exact ground truth, writes a fresh folder under DIR holding report.md,
+results.csv, results.json, manifest.json and plots/, and prints the results
+on stdout: -format md (the default) as a markdown table a scenario, then
+the folder's path; csv or json as results.csv or results.json holds them,
+and nothing else (the folder's path goes to stderr).
 
 Every scenario is checked before anything runs or is written: bad input exits
 with status 2 and writes nothing. Ctrl-C stops the run; what was measured is
@@ -47,6 +49,8 @@ mid-run, ends the run with status 1 (the report, if any, marked partial).
 tools/redis-loopback starts a loopback server or a three-master cluster.`,
 	SetFlags: func(fs *flag.FlagSet, env *cmdEnv) {
 		fs.StringVar(&env.out, "out", "reports", "write the report folder under `DIR`")
+		env.format = defaultFormat
+		fs.Var(&choice{&env.format, stdoutFormats}, "format", "print the results on stdout as `FORMAT`: "+strings.Join(stdoutFormats, ", "))
 		designFlags(fs, env)
 		fs.BoolVar(&env.quiet, "q", false, "print no progress lines")
 		fs.BoolVar(&env.progress, "progress", false, "print progress lines even when stderr is not a terminal")

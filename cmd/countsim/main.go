@@ -34,6 +34,7 @@ type cmdEnv struct {
 	out            string            // run -out
 	memLimit       int64             // run/plan/validate -mem (bytes)
 	with           []string          // run/plan/validate -with: on-demand designs to include
+	format         string            // run -format: what run prints on stdout
 	quiet          bool              // run -q: no progress lines
 	progress       bool              // run -progress: progress lines even when stderr is not a terminal
 	junit          string            // check -junit: where to write JUnit XML

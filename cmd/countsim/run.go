@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,17 +93,66 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := metrics.WriteMarkdown(env.stdout, results); err != nil {
+	if err := writeStdout(env, results, dir); err != nil {
 		return err
 	}
 	if planned, peak := maxPlanned(setups), peakRSS(); peak > planned+planned/10 {
 		fmt.Fprintf(env.stderr, "countsim: the peak resident memory, %s bytes, passed the plan of %s bytes by more than 10%%\n",
 			metrics.Format(float64(peak)), metrics.Format(float64(planned)))
 	}
-	fmt.Fprintf(env.stdout, "\nreport: %s\n", dir)
 	if partial {
 		return fmt.Errorf("run stopped (%v): the report in %s is partial", runErr, dir)
 	}
+	return nil
+}
+
+// stdoutFormats are the values of run -format; defaultFormat is the one
+// run prints when -format is not given.
+var stdoutFormats = []string{"md", "csv", "json"}
+
+const defaultFormat = "md"
+
+// writeStdout writes what run prints on stdout once the report folder dir
+// is written: the results in env.format. md is a markdown table a scenario
+// (metrics.WriteMarkdown) and then the folder's path; csv and json are
+// results.csv's and results.json's bytes alone, for a pipe, and the
+// folder's path goes to stderr.
+func writeStdout(env *cmdEnv, results []metrics.Result, dir string) error {
+	switch env.format {
+	case "csv":
+		fmt.Fprintf(env.stderr, "countsim: report: %s\n", dir)
+		return metrics.WriteCSV(env.stdout, results)
+	case "json":
+		fmt.Fprintf(env.stderr, "countsim: report: %s\n", dir)
+		return metrics.WriteJSON(env.stdout, results)
+	case "md":
+		if err := metrics.WriteMarkdown(env.stdout, results); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(env.stdout, "\nreport: %s\n", dir)
+		return err
+	}
+	return fmt.Errorf("-format %q: no writer (allowed: %s)", env.format, strings.Join(stdoutFormats, ", "))
+}
+
+// choice is a flag whose value is one of allowed.
+type choice struct {
+	p       *string
+	allowed []string
+}
+
+func (c *choice) String() string {
+	if c.p == nil {
+		return ""
+	}
+	return *c.p
+}
+
+func (c *choice) Set(s string) error {
+	if !slices.Contains(c.allowed, s) {
+		return fmt.Errorf("allowed: %s", strings.Join(c.allowed, ", "))
+	}
+	*c.p = s
 	return nil
 }
 
