@@ -32,10 +32,12 @@ Every scenario is checked before anything runs or is written: bad input exits
 with status 2 and writes nothing. Ctrl-C stops the run; what was measured is
 written, marked partial, and the exit status is 1.
 
-While a stream is fed, a line on stderr every few seconds tells the events
-fed, events/s, the design that has taken the most time, the time elapsed and
-the time left; -q silences it. It is printed only when stderr is a terminal,
-unless -progress asks for it.
+On stderr, run says which step it runs and, when the step is done, its wall
+time and the events it fed. While a stream is fed, a status line every 2 s
+tells the share done, the events fed, events/s, the time left (ETA), the
+time taken and the design that has taken the most time; on a terminal it is
+rewritten in place. All of this is printed only when stderr is a terminal,
+unless -progress asks for it (a status a line); -q silences it.
 
 -store URL (or a scenario's store: block) runs every design that lives on
 servers a second time, as NAME@redis, on a real Redis server
@@ -225,7 +227,8 @@ func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Se
 	}
 	var setups []*sim.Setup
 	for _, step := range steps {
-		st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit, With: env.with, Progress: env.progressFunc(), Store: env.storeFor(step)})
+		st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit, With: env.with,
+			Progress: env.progressFor(step.ID()), ProgressEvery: progressEvery, Store: env.storeFor(step)})
 		if err != nil {
 			return nil, err
 		}

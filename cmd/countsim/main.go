@@ -37,6 +37,7 @@ type cmdEnv struct {
 	format         string            // run -format: what run prints on stdout
 	quiet          bool              // run -q: no progress lines
 	progress       bool              // run -progress: progress lines even when stderr is not a terminal
+	prog           *progress         // run: the progress printer, once made (progressPrinter)
 	junit          string            // check -junit: where to write JUnit XML
 	tol            float64           // diff -tol: the relative change that counts
 	store          redisstore.Config // run -store, -pace, -keep

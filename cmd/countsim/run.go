@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -42,16 +40,18 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	var runErr error
 	var wall []time.Duration // each scenario's, in order
 	partial := false
+	prog := env.progressPrinter()
 	for _, st := range setups {
-		fmt.Fprintf(env.stderr, "countsim: running %s: %s\n", st.Scenario.ID(), st.Describe())
+		prog.line(fmt.Sprintf("countsim: running %s: %s", st.Scenario.ID(), st.Describe()))
 		if len(st.LeftOut) > 0 {
 			fmt.Fprintf(env.stderr, "countsim: %s: left out the on-demand %s %s (include with -with NAME)\n",
 				st.Scenario.ID(), pluralNoun(len(st.LeftOut), "design"), strings.Join(st.LeftOut, ", "))
 		}
 		t0 := time.Now()
 		rep, err := st.Run(ctx)
-		wall = append(wall, time.Since(t0))
-		fmt.Fprintf(env.stderr, "countsim: %s took %s of wall time\n", st.Scenario.ID(), time.Since(t0).Round(time.Millisecond))
+		took := time.Since(t0)
+		wall = append(wall, took)
+		prog.done(st.Scenario.ID(), took, stepEvents(st, rep))
 		for _, n := range st.Notes {
 			fmt.Fprintf(env.stderr, "countsim: %s: %s\n", st.Scenario.ID(), n)
 		}
@@ -214,41 +214,4 @@ func maxPlanned(setups []*sim.Setup) int64 {
 		most = max(most, st.MemoryNeeded())
 	}
 	return most
-}
-
-// progressFunc is the progress printer of a run: nil (none) with -q, or
-// when stderr is not a terminal and -progress was not given.
-func (env *cmdEnv) progressFunc() func(sim.Progress) {
-	if env.quiet || !env.progress && !isTerminal(env.stderr) {
-		return nil
-	}
-	return func(p sim.Progress) { fmt.Fprintln(env.stderr, progressLine(p)) }
-}
-
-// progressLine is one line of progress: events fed and their rate, the
-// design that has taken the most time, the time elapsed and left.
-func progressLine(p sim.Progress) string {
-	secs := p.Elapsed.Seconds()
-	what, rate := "events", "events/s"
-	if p.Stage != "" {
-		what, rate = "players of the "+p.Stage+" loaded", "players/s"
-	}
-	line := fmt.Sprintf("countsim: %s: %s %s (%.0f%%), %s %s, slowest %s, %s elapsed",
-		p.Scenario, metrics.Format(float64(p.Events)), what, 100*p.Done, metrics.Format(math.Round(float64(p.Events)/secs)), rate,
-		p.Slowest, p.Elapsed.Round(time.Second))
-	if p.Done > 0 && p.Done < 1 {
-		left := time.Duration(float64(p.Elapsed) * (1 - p.Done) / p.Done)
-		line += fmt.Sprintf(", about %s left", left.Round(time.Second))
-	}
-	return line
-}
-
-// isTerminal reports whether w is a character device, as a terminal is.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
