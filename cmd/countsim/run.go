@@ -30,6 +30,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	defer env.closeStores()
+	defer forgetPeaks(setups)
 	if err := env.connectStores(ctx); err != nil {
 		return err
 	}
@@ -51,6 +52,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		rep, err := st.Run(ctx)
 		took := time.Since(t0)
 		wall = append(wall, took)
+		recordPeak(st, peakRSS())
 		prog.done(st.Scenario.ID(), took, stepEvents(st, rep))
 		for _, n := range st.Notes {
 			fmt.Fprintf(env.stderr, "countsim: %s: %s\n", st.Scenario.ID(), n)
