@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -87,6 +88,10 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	if err := writeReport(tmp, env, setups, results, series, tables, started, wall, partial); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := shareable(tmp); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("writing the report: %w", err)
 	}
@@ -206,6 +211,26 @@ func publish(tmp, out, name string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no free name for %s under %s", name, out)
+}
+
+// shareable makes the folder dir and everything in it readable by all, as
+// a report is meant to be read: folders 0755 (os.MkdirTemp made dir 0700,
+// and a umask may have narrowed the others), files 0644 (metrics.WriteFile
+// makes them so; this is for any other). It is applied before the folder
+// takes its name, so the report appears readable or not at all.
+func shareable(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Chmod(path, 0o755)
+		case d.Type().IsRegular():
+			return os.Chmod(path, 0o644)
+		}
+		return nil
+	})
 }
 
 // maxPlanned is the most memory any of the scenarios planned: they run
