@@ -142,9 +142,11 @@ func TestRunProgress(t *testing.T) {
 		t.Errorf("stderr has no status line:\n%s", stderr)
 	}
 	for _, args := range [][]string{{"run", "-q", "-progress"}, {"run"}} {
+		// (A warning may remain: the test process's peak memory may pass
+		// the plan, after the tests before.)
 		_, stderr, code := cli(t, append(args, "-out", t.TempDir(), "testdata/small.yaml")...)
-		if code != 0 || stderr != "" {
-			t.Errorf("%v, stderr a buffer: exit %d, stderr %q; want nothing", args, code, stderr)
+		if code != 0 || strings.Contains(stderr, "running") || strings.Contains(stderr, "done in") || strings.Contains(stderr, "events/s") {
+			t.Errorf("%v, stderr a buffer: exit %d, stderr %q; want no progress", args, code, stderr)
 		}
 	}
 }
