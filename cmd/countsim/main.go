@@ -194,7 +194,7 @@ func hasFlags(fs *flag.FlagSet) bool {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "countsim turns questions about counting at scale into measured numbers.")
-	fmt.Fprintln(w, "\nusage: countsim COMMAND [flags] [args]\n\ncommands:")
+	fmt.Fprintln(w, "\nusage: countsim COMMAND [flags] [args]   (flags may follow the args too; -- ends them)\n\ncommands:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.Name, c.Short)
 	}
