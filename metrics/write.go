@@ -40,7 +40,8 @@ func ReadJSON(r io.Reader) ([]Result, error) {
 var csvHeader = []string{"scenario", "strategy", "metric", "value", "unit", "plan", "scale", "timing", "partial", "stat", "note"}
 
 // WriteCSV writes results with a header row. Numbers are written in full
-// precision ('g', shortest repr); an absent plan is an empty cell.
+// precision as plain decimals (see [plainNumber]); an absent value or plan
+// is an empty cell.
 func WriteCSV(w io.Writer, results []Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
@@ -102,14 +103,20 @@ func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // finite reports whether an optional number is absent or finite.
 func finite(x *float64) bool { return x == nil || !math.IsNaN(*x) && !math.IsInf(*x, 0) }
 
-// cellOf writes an optional number in full precision ('g', shortest
-// representation), or "" when absent.
+// cellOf writes an optional number as plainNumber does, or "" when absent.
 func cellOf(x *float64) string {
 	if x == nil {
 		return ""
 	}
-	return strconv.FormatFloat(*x, 'g', -1, 64)
+	return plainNumber(*x)
 }
+
+// plainNumber writes v for a CSV file: the shortest decimal that reads back
+// as v, never in exponent notation (1000000, not 1e+06; 0.000012, not
+// 1.2e-05), so that every spreadsheet and CSV reader takes it as a number
+// and the cell shows every digit. NaN and infinities are "NaN", "+Inf" and
+// "-Inf".
+func plainNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // Format renders a number for people: integers with thousands separators,
 // other values with four significant digits (1,234.5; 0.01234; 1.2e-07).
@@ -152,7 +159,8 @@ func group(s string) string {
 	return b.String()
 }
 
-// WriteTableCSV writes a table with its header row, numbers in full precision.
+// WriteTableCSV writes a table with its header row, numbers in full
+// precision as plain decimals (see [plainNumber]).
 func WriteTableCSV(w io.Writer, t Table) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(t.Columns); err != nil {
@@ -163,7 +171,7 @@ func WriteTableCSV(w io.Writer, t Table) error {
 		for i := range row {
 			row[i] = ""
 			if i < len(r) {
-				row[i] = strconv.FormatFloat(r[i], 'g', -1, 64)
+				row[i] = plainNumber(r[i])
 			}
 		}
 		if err := cw.Write(row); err != nil {

@@ -81,7 +81,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d expectations failed", failed, len(verdicts))
+		return fmt.Errorf("%d of %s failed", failed, plural(len(verdicts), "expectation"))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -16,23 +17,27 @@ import (
 
 var cmdRun = &command{
 	Name:      "run",
-	UsageLine: "run [-out DIR] [-mem GiB] [-with NAME] [-q | -progress] [-store URL [-pace real|max] [-keep]] [SCENARIO...]",
+	UsageLine: "run [-out DIR] [-format md|csv|json] [-mem GiB] [-with NAME] [-q | -progress] [-store URL [-pace real|max] [-keep]] [SCENARIO...]",
 	Short:     "simulate scenarios, print the table and write a report folder",
 	Long: `
 Run simulates each scenario (a YAML file, or a built-in name; none means every
 built-in scenario but those marked on_demand), scores every design against
-exact ground truth, prints the
-results as a markdown table, and writes a fresh folder under DIR holding
-report.md, results.csv, results.json, manifest.json and plots/.
+exact ground truth, writes a fresh folder under DIR holding report.md,
+results.csv, results.json, manifest.json and plots/, and prints the results
+on stdout: -format md (the default) as a markdown table a scenario, then
+the folder's path; csv or json as results.csv or results.json holds them,
+and nothing else (the folder's path goes to stderr).
 
 Every scenario is checked before anything runs or is written: bad input exits
 with status 2 and writes nothing. Ctrl-C stops the run; what was measured is
 written, marked partial, and the exit status is 1.
 
-While a stream is fed, a line on stderr every few seconds tells the events
-fed, events/s, the design that has taken the most time, the time elapsed and
-the time left; -q silences it. It is printed only when stderr is a terminal,
-unless -progress asks for it.
+On stderr, run says which step it runs and, when the step is done, its wall
+time and the events it fed. While a stream is fed, a status line every 2 s
+tells the share done, the events fed, events/s, the time left (ETA), the
+time taken and the design that has taken the most time; on a terminal it is
+rewritten in place. All of this is printed only when stderr is a terminal,
+unless -progress asks for it (a status a line); -q silences it.
 
 -store URL (or a scenario's store: block) runs every design that lives on
 servers a second time, as NAME@redis, on a real Redis server
@@ -46,6 +51,8 @@ mid-run, ends the run with status 1 (the report, if any, marked partial).
 tools/redis-loopback starts a loopback server or a three-master cluster.`,
 	SetFlags: func(fs *flag.FlagSet, env *cmdEnv) {
 		fs.StringVar(&env.out, "out", "reports", "write the report folder under `DIR`")
+		env.format = defaultFormat
+		fs.Var(&choice{&env.format, stdoutFormats}, "format", "print the results on stdout as `FORMAT`: "+strings.Join(stdoutFormats, ", "))
 		designFlags(fs, env)
 		fs.BoolVar(&env.quiet, "q", false, "print no progress lines")
 		fs.BoolVar(&env.progress, "progress", false, "print progress lines even when stderr is not a terminal")
@@ -93,21 +100,56 @@ var cmdValidate = &command{
 	Long: `
 Validate loads each scenario strictly — unknown keys, wrong types, values out
 of range, unknown design types and parameters are errors naming the file and
-line — and checks that the run would fit the memory limit.`,
+line — and checks that the run would fit the memory limit.
+
+Every scenario named is checked, whatever the others gave: a line for each
+on stdout ("ok: FILE (SCENARIO, N designs)", one for each step of a scenario
+told in steps), or its error on stderr. The exit status is 2 if any failed.`,
 	SetFlags: designFlags,
-	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
-		if len(args) == 0 {
-			return &usageError{"validate: name at least one scenario file"}
-		}
-		setups, err := prepareAll(args, env)
+	Run:      runValidate,
+}
+
+// runValidate is `countsim validate`.
+func runValidate(ctx context.Context, env *cmdEnv, args []string) error {
+	if len(args) == 0 {
+		return &usageError{"validate: name at least one scenario file"}
+	}
+	var setups []*sim.Setup
+	var failed []error
+	seen := map[string]string{}
+	for _, arg := range args {
+		sts, err := prepareScenario(arg, env, seen)
 		if err != nil {
-			return err
+			failed = append(failed, err)
+			if len(args) > 1 { // one alone is the command's error, printed once
+				fmt.Fprintln(env.stderr, "countsim:", err)
+			}
+			continue
 		}
-		for _, st := range setups {
-			fmt.Fprintf(env.stdout, "ok: %s (%s, %d designs)\n", st.Scenario.File, st.Scenario.ID(), len(st.Scenario.Strategies))
+		for _, st := range sts {
+			fmt.Fprintf(env.stdout, "ok: %s (%s, %s)\n", st.Scenario.File, st.Scenario.ID(), plural(len(st.Scenario.Strategies), "design"))
 		}
-		return nil
-	},
+		setups = append(setups, sts...)
+	}
+	switch {
+	case len(failed) == 0:
+		return checkWith(env, setups)
+	case len(args) == 1:
+		return badInput(failed[0])
+	}
+	return &usageError{fmt.Sprintf("validate: %d of %s failed", len(failed), plural(len(args), "scenario"))}
+}
+
+// badInput is err as an error that exits 2: it already is one (a scenario
+// named with its file and line, bad usage), or it becomes bad usage (a
+// file that cannot be read).
+func badInput(err error) error {
+	var ue *usageError
+	var se *scenarios.Error
+	if errors.As(err, &ue) || errors.As(err, &se) {
+		return err
+	}
+	return &usageError{err.Error()}
 }
 
 var cmdList = &command{
@@ -155,32 +197,54 @@ func prepareAll(args []string, env *cmdEnv) ([]*sim.Setup, error) {
 	var setups []*sim.Setup
 	seen := map[string]string{}
 	for _, arg := range args {
-		scn, err := scenarios.Resolve(arg)
+		sts, err := prepareScenario(arg, env, seen)
 		if err != nil {
 			return nil, err
 		}
-		if prev, dup := seen[scn.Name]; dup {
-			return nil, &usageError{fmt.Sprintf("scenario name %q given twice (%s and %s)", scn.Name, prev, scn.File)}
-		}
-		seen[scn.Name] = scn.File
-		steps := scn.Steps
-		if len(steps) == 0 {
-			steps = []*scenarios.Scenario{scn}
-		}
-		for _, step := range steps {
-			st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit, With: env.with, Progress: env.progressFunc(), Store: env.storeFor(step)})
-			if err != nil {
-				return nil, err
-			}
-			setups = append(setups, st)
-		}
+		setups = append(setups, sts...)
 	}
-	for _, name := range env.with {
-		if !slices.ContainsFunc(setups, func(st *sim.Setup) bool { return onDemand(st.Scenario, name) }) {
-			return nil, &usageError{fmt.Sprintf("-with %s: no design of that name is marked on_demand in the scenarios named", name)}
-		}
+	if err := checkWith(env, setups); err != nil {
+		return nil, err
 	}
 	return setups, nil
+}
+
+// prepareScenario resolves one scenario argument and prepares each of its
+// steps. seen maps the names of the scenarios prepared before to their
+// files: a name given twice is refused.
+func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Setup, error) {
+	scn, err := scenarios.Resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if prev, dup := seen[scn.Name]; dup {
+		return nil, &usageError{fmt.Sprintf("scenario name %q given twice (%s and %s)", scn.Name, prev, scn.File)}
+	}
+	seen[scn.Name] = scn.File
+	steps := scn.Steps
+	if len(steps) == 0 {
+		steps = []*scenarios.Scenario{scn}
+	}
+	var setups []*sim.Setup
+	for _, step := range steps {
+		st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit, With: env.with,
+			Progress: env.progressFor(step.ID()), ProgressEvery: progressEvery, Store: env.storeFor(step)})
+		if err != nil {
+			return nil, err
+		}
+		setups = append(setups, st)
+	}
+	return setups, nil
+}
+
+// checkWith refuses a -with name that no prepared scenario marks on_demand.
+func checkWith(env *cmdEnv, setups []*sim.Setup) error {
+	for _, name := range env.with {
+		if !slices.ContainsFunc(setups, func(st *sim.Setup) bool { return onDemand(st.Scenario, name) }) {
+			return &usageError{fmt.Sprintf("-with %s: no design of that name is marked on_demand in the scenarios named", name)}
+		}
+	}
+	return nil
 }
 
 // onDemand reports whether the scenario has an on-demand design by name.

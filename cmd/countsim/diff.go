@@ -58,7 +58,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintln(env.stdout, c)
 	}
 	if changed == 0 {
-		fmt.Fprintf(env.stdout, "no change: %d rows compared\n", len(runs[1]))
+		fmt.Fprintf(env.stdout, "no change: %s compared\n", plural(len(runs[1]), "row"))
 	}
 	if timed > 0 {
 		fmt.Fprintf(env.stdout, "\ntiming rows, new ÷ old (one run of each is noisy: compare repeated runs with benchstat before reading anything into them):\n")
@@ -69,10 +69,10 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) error {
 				logSum += math.Log(*c.New / *c.Old)
 			}
 		}
-		fmt.Fprintf(env.stdout, "geometric mean ×%.2f over %d timing rows\n", math.Exp(logSum/float64(timed)), timed)
+		fmt.Fprintf(env.stdout, "geometric mean ×%.2f over %s\n", math.Exp(logSum/float64(timed)), plural(timed, "timing row"))
 	}
 	if changed > 0 {
-		return fmt.Errorf("%d rows changed between %s and %s", changed, args[0], args[1])
+		return fmt.Errorf("%s changed between %s and %s", plural(changed, "row"), args[0], args[1])
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"countsim/metrics"
 	"countsim/redisstore"
 	"countsim/scenarios"
 )
@@ -33,8 +34,10 @@ type cmdEnv struct {
 	out            string            // run -out
 	memLimit       int64             // run/plan/validate -mem (bytes)
 	with           []string          // run/plan/validate -with: on-demand designs to include
+	format         string            // run -format: what run prints on stdout
 	quiet          bool              // run -q: no progress lines
 	progress       bool              // run -progress: progress lines even when stderr is not a terminal
+	prog           *progress         // run: the progress printer, once made (progressPrinter)
 	junit          string            // check -junit: where to write JUnit XML
 	tol            float64           // diff -tol: the relative change that counts
 	store          redisstore.Config // run -store, -pace, -keep
@@ -42,7 +45,7 @@ type cmdEnv struct {
 	realStores     bool              // run: scenarios are prepared with their real stores
 }
 
-var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList}
+var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList, cmdVersion}
 
 // usageError is bad usage: exit 2 with the command's usage.
 type usageError struct{ msg string }
@@ -93,16 +96,76 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		}
 		env := &cmdEnv{stdout: stdout, stderr: stderr}
 		fs := c.flags(env, stderr)
-		if err := fs.Parse(args[1:]); err != nil {
+		rest, err := parseArgs(fs, args[1:])
+		if err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}
 			return &usageError{err.Error()}
 		}
-		return c.Run(ctx, env, fs.Args())
+		return c.Run(ctx, env, rest)
 	}
 	printUsage(stderr)
 	return &usageError{fmt.Sprintf("unknown command %q", name)}
+}
+
+// parseArgs parses fs from args, where flags may stand before, between or
+// after the other arguments (`run search -out DIR -q` is `run -out DIR -q
+// search`), and returns the other arguments in order. "--" ends the flags:
+// what follows it is an argument whatever it looks like.
+//
+// The flag package stops at the first argument that is not a flag, so
+// args are first split by its own rules: "-" alone is an argument; a flag
+// that is not boolean and has no "=value" takes the next word as its value,
+// even one that starts with "-" or is "--". (Parsing again after each
+// argument cannot tell a "--" that ended the flags from one given as
+// a flag's value.) The flags are then parsed at once, so a bad flag is
+// the flag package's own error, and -h its help.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return parsedArgs(fs, flags, append(rest, args[i+1:]...))
+		case len(a) < 2 || a[0] != '-':
+			rest = append(rest, a)
+		default:
+			flags = append(flags, a)
+			if takesValue(fs, a) && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		}
+	}
+	return parsedArgs(fs, flags, rest)
+}
+
+// parsedArgs parses the flags and returns rest.
+func parsedArgs(fs *flag.FlagSet, flags, rest []string) ([]string, error) {
+	if err := fs.Parse(flags); err != nil {
+		return nil, err
+	}
+	if len(fs.Args()) > 0 { // cannot happen: every word of flags is a flag or a flag's value
+		return nil, fmt.Errorf("unexpected %q among the flags", fs.Args()[0])
+	}
+	return rest, nil
+}
+
+// takesValue reports whether the flag word arg ("-name" or "--name") takes
+// the next word as its value: a flag of fs that is not boolean, given
+// without "=value". An unknown flag takes none (parsing it fails anyway).
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
 }
 
 // flags returns the command's flag set, bound to env, whose Usage writes
@@ -131,7 +194,7 @@ func hasFlags(fs *flag.FlagSet) bool {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "countsim turns questions about counting at scale into measured numbers.")
-	fmt.Fprintln(w, "\nusage: countsim COMMAND [flags] [args]\n\ncommands:")
+	fmt.Fprintln(w, "\nusage: countsim COMMAND [flags] [args]   (flags may follow the args too; -- ends them)\n\ncommands:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.Name, c.Short)
 	}
@@ -148,6 +211,9 @@ func help(w io.Writer, args []string) error {
 		return &usageError{"help takes one topic: a command or scenario"}
 	case args[0] == "scenario":
 		return writeReference(w)
+	case args[0] == "help":
+		printUsage(w)
+		return nil
 	}
 	for _, c := range commands {
 		if c.Name == args[0] {
@@ -187,6 +253,23 @@ func writeReference(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// plural is n and a noun, the noun in the plural unless n is 1: "1
+// design", "3 designs", "12,205,000 events". The plural adds "s".
+func plural[N int | int64](n N, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return metrics.Format(float64(n)) + " " + noun
+}
+
+// pluralNoun is the noun alone, in the plural unless n is 1.
+func pluralNoun(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
 
 // memFlag adds the -mem flag shared by the commands that prepare scenarios.

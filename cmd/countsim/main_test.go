@@ -13,11 +13,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"countsim/metrics"
 	"countsim/scenarios"
-	"countsim/sim"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from this build's results")
@@ -605,34 +603,6 @@ func TestPublishNeverReplaces(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "r")); string(b) != "a user's file" {
 		t.Errorf("the user's file changed: %q", b)
-	}
-}
-
-// Progress lines: printed only when stderr is a terminal or -progress asks,
-// never with -q; each says the events, rate, slowest lane and time left.
-func TestProgress(t *testing.T) {
-	var buf bytes.Buffer
-	for _, c := range []struct {
-		env  cmdEnv
-		want bool
-	}{
-		{cmdEnv{stderr: &buf}, false},
-		{cmdEnv{stderr: &buf, progress: true}, true},
-		{cmdEnv{stderr: &buf, progress: true, quiet: true}, false},
-	} {
-		if got := c.env.progressFunc() != nil; got != c.want {
-			t.Errorf("progress %v, quiet %v: printer %v, want %v", c.env.progress, c.env.quiet, got, c.want)
-		}
-	}
-	line := progressLine(sim.Progress{Scenario: "day", Events: 500_000_000, Done: 0.25, Elapsed: 40 * time.Second, Slowest: "space-saving"})
-	for _, want := range []string{"day: 500,000,000 events (25%)", "12,500,000 events/s", "slowest space-saving", "40s elapsed", "about 2m0s left"} {
-		if !strings.Contains(line, want) {
-			t.Errorf("progress line %q lacks %q", line, want)
-		}
-	}
-	load := progressLine(sim.Progress{Scenario: "board", Stage: "standings", Events: 5_000_000, Done: 0.25, Elapsed: 10 * time.Second, Slowest: "sorted-set"})
-	if !strings.Contains(load, "5,000,000 players of the standings loaded (25%), 500,000 players/s, slowest sorted-set") {
-		t.Errorf("standings progress line %q", load)
 	}
 }
 

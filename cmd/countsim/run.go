@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +31,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	defer env.closeStores()
+	defer forgetPeaks(setups)
 	if err := env.connectStores(ctx); err != nil {
 		return err
 	}
@@ -41,16 +42,19 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	var runErr error
 	var wall []time.Duration // each scenario's, in order
 	partial := false
+	prog := env.progressPrinter()
 	for _, st := range setups {
-		fmt.Fprintf(env.stderr, "countsim: running %s: %s\n", st.Scenario.ID(), st.Describe())
+		prog.line(fmt.Sprintf("countsim: running %s: %s", st.Scenario.ID(), st.Describe()))
 		if len(st.LeftOut) > 0 {
-			fmt.Fprintf(env.stderr, "countsim: %s: left out the on-demand design(s) %s (include with -with NAME)\n",
-				st.Scenario.ID(), strings.Join(st.LeftOut, ", "))
+			fmt.Fprintf(env.stderr, "countsim: %s: left out the on-demand %s %s (include with -with NAME)\n",
+				st.Scenario.ID(), pluralNoun(len(st.LeftOut), "design"), strings.Join(st.LeftOut, ", "))
 		}
 		t0 := time.Now()
 		rep, err := st.Run(ctx)
-		wall = append(wall, time.Since(t0))
-		fmt.Fprintf(env.stderr, "countsim: %s took %s of wall time\n", st.Scenario.ID(), time.Since(t0).Round(time.Millisecond))
+		took := time.Since(t0)
+		wall = append(wall, took)
+		recordPeak(st, peakRSS())
+		prog.done(st.Scenario.ID(), took, stepEvents(st, rep))
 		for _, n := range st.Notes {
 			fmt.Fprintf(env.stderr, "countsim: %s: %s\n", st.Scenario.ID(), n)
 		}
@@ -87,22 +91,75 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("writing the report: %w", err)
 	}
+	if err := shareable(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("writing the report: %w", err)
+	}
 	dir, err := publish(tmp, env.out, reportName(setups, started))
 	if err != nil {
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := metrics.WriteMarkdown(env.stdout, results); err != nil {
+	if err := writeStdout(env, results, dir); err != nil {
 		return err
 	}
 	if planned, peak := maxPlanned(setups), peakRSS(); peak > planned+planned/10 {
 		fmt.Fprintf(env.stderr, "countsim: the peak resident memory, %s bytes, passed the plan of %s bytes by more than 10%%\n",
 			metrics.Format(float64(peak)), metrics.Format(float64(planned)))
 	}
-	fmt.Fprintf(env.stdout, "\nreport: %s\n", dir)
 	if partial {
 		return fmt.Errorf("run stopped (%v): the report in %s is partial", runErr, dir)
 	}
+	return nil
+}
+
+// stdoutFormats are the values of run -format; defaultFormat is the one
+// run prints when -format is not given.
+var stdoutFormats = []string{"md", "csv", "json"}
+
+const defaultFormat = "md"
+
+// writeStdout writes what run prints on stdout once the report folder dir
+// is written: the results in env.format. md is a markdown table a scenario
+// (metrics.WriteMarkdown) and then the folder's path; csv and json are
+// results.csv's and results.json's bytes alone, for a pipe, and the
+// folder's path goes to stderr.
+func writeStdout(env *cmdEnv, results []metrics.Result, dir string) error {
+	switch env.format {
+	case "csv":
+		fmt.Fprintf(env.stderr, "countsim: report: %s\n", dir)
+		return metrics.WriteCSV(env.stdout, results)
+	case "json":
+		fmt.Fprintf(env.stderr, "countsim: report: %s\n", dir)
+		return metrics.WriteJSON(env.stdout, results)
+	case "md":
+		if err := metrics.WriteMarkdown(env.stdout, results); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(env.stdout, "\nreport: %s\n", dir)
+		return err
+	}
+	return fmt.Errorf("-format %q: no writer (allowed: %s)", env.format, strings.Join(stdoutFormats, ", "))
+}
+
+// choice is a flag whose value is one of allowed.
+type choice struct {
+	p       *string
+	allowed []string
+}
+
+func (c *choice) String() string {
+	if c.p == nil {
+		return ""
+	}
+	return *c.p
+}
+
+func (c *choice) Set(s string) error {
+	if !slices.Contains(c.allowed, s) {
+		return fmt.Errorf("allowed: %s", strings.Join(c.allowed, ", "))
+	}
+	*c.p = s
 	return nil
 }
 
@@ -156,6 +213,26 @@ func publish(tmp, out, name string) (string, error) {
 	return "", fmt.Errorf("no free name for %s under %s", name, out)
 }
 
+// shareable makes the folder dir and everything in it readable by all, as
+// a report is meant to be read: folders 0755 (os.MkdirTemp made dir 0700,
+// and a umask may have narrowed the others), files 0644 (metrics.WriteFile
+// makes them so; this is for any other). It is applied before the folder
+// takes its name, so the report appears readable or not at all.
+func shareable(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Chmod(path, 0o755)
+		case d.Type().IsRegular():
+			return os.Chmod(path, 0o644)
+		}
+		return nil
+	})
+}
+
 // maxPlanned is the most memory any of the scenarios planned: they run
 // one after another.
 func maxPlanned(setups []*sim.Setup) int64 {
@@ -164,41 +241,4 @@ func maxPlanned(setups []*sim.Setup) int64 {
 		most = max(most, st.MemoryNeeded())
 	}
 	return most
-}
-
-// progressFunc is the progress printer of a run: nil (none) with -q, or
-// when stderr is not a terminal and -progress was not given.
-func (env *cmdEnv) progressFunc() func(sim.Progress) {
-	if env.quiet || !env.progress && !isTerminal(env.stderr) {
-		return nil
-	}
-	return func(p sim.Progress) { fmt.Fprintln(env.stderr, progressLine(p)) }
-}
-
-// progressLine is one line of progress: events fed and their rate, the
-// design that has taken the most time, the time elapsed and left.
-func progressLine(p sim.Progress) string {
-	secs := p.Elapsed.Seconds()
-	what, rate := "events", "events/s"
-	if p.Stage != "" {
-		what, rate = "players of the "+p.Stage+" loaded", "players/s"
-	}
-	line := fmt.Sprintf("countsim: %s: %s %s (%.0f%%), %s %s, slowest %s, %s elapsed",
-		p.Scenario, metrics.Format(float64(p.Events)), what, 100*p.Done, metrics.Format(math.Round(float64(p.Events)/secs)), rate,
-		p.Slowest, p.Elapsed.Round(time.Second))
-	if p.Done > 0 && p.Done < 1 {
-		left := time.Duration(float64(p.Elapsed) * (1 - p.Done) / p.Done)
-		line += fmt.Sprintf(", about %s left", left.Round(time.Second))
-	}
-	return line
-}
-
-// isTerminal reports whether w is a character device, as a terminal is.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -83,8 +83,8 @@ func (env *cmdEnv) connectStores(ctx context.Context) error {
 			return err
 		}
 		l.b = b
-		fmt.Fprintf(env.stderr, "countsim: real store %s (%d node(s)), keys under %s*, pace %s\n",
-			l.cfg.URL, len(b.Nodes()), b.Prefix(), cmpOr(l.cfg.Pace, redisstore.PaceReal))
+		fmt.Fprintf(env.stderr, "countsim: real store %s (%s), keys under %s*, pace %s\n",
+			l.cfg.URL, plural(len(b.Nodes()), "node"), b.Prefix(), cmpOr(l.cfg.Pace, redisstore.PaceReal))
 	}
 	return nil
 }

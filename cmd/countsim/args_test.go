@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Flags may follow the arguments, as with the go command; "--" ends them.
+func TestParseArgs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		out  string
+		q    bool
+		n    int
+		rest []string
+	}{
+		{args: []string{"search", "-out", "D", "-q"}, out: "D", q: true, rest: []string{"search"}},
+		{args: []string{"-out", "D", "-q", "search"}, out: "D", q: true, rest: []string{"search"}},
+		{args: []string{"a", "-q", "b", "-out=D", "c", "--n", "3"}, out: "D", q: true, n: 3, rest: []string{"a", "b", "c"}},
+		{args: []string{"-q", "--", "search", "-n", "4"}, q: true, rest: []string{"search", "-n", "4"}},
+		{args: []string{"a", "--", "--"}, rest: []string{"a", "--"}},
+		// A flag that takes a value takes the next word, even "--" or one
+		// that starts with "-", as the flag package does.
+		{args: []string{"-out", "--", "search", "-q"}, out: "--", q: true, rest: []string{"search"}},
+		{args: []string{"x", "-out", "-q"}, out: "-q", rest: []string{"x"}},
+		{args: []string{"-", "-q=false", "y"}, rest: []string{"-", "y"}},
+		{args: nil, rest: nil},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		out := fs.String("out", "", "")
+		q := fs.Bool("q", false, "")
+		n := fs.Int("n", 0, "")
+		rest, err := parseArgs(fs, c.args)
+		if err != nil || *out != c.out || *q != c.q || *n != c.n || !slices.Equal(rest, c.rest) {
+			t.Errorf("%q: got -out %q -q %v -n %d, args %q (%v); want -out %q -q %v -n %d, args %q",
+				c.args, *out, *q, *n, rest, err, c.out, c.q, c.n, c.rest)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "-nosuch"}, "flag provided but not defined: -nosuch"},
+		{[]string{"search", "-out"}, "flag needs an argument: -out"},
+		{[]string{"search", "-n", "x"}, `invalid value "x" for flag -n`},
+		{[]string{"search", "---q"}, "bad flag syntax: ---q"},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.String("out", "", "")
+		fs.Bool("q", false, "")
+		fs.Int("n", 0, "")
+		if _, err := parseArgs(fs, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.args, err, c.want)
+		}
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := parseArgs(fs, []string{"search", "-h"}); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h after an argument: got %v, want flag.ErrHelp", err)
+	}
+}
+
+// Every command takes its flags after its arguments too.
+func TestFlagsAfterArguments(t *testing.T) {
+	// run: the folder and -q after the scenario.
+	out := filepath.Join(t.TempDir(), "after")
+	stdout, stderr, code := cli(t, "run", "testdata/small.yaml", "-out", out, "-q")
+	if code != 0 {
+		t.Fatalf("run SCENARIO -out DIR -q: exit %d: %s", code, stderr)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(out, "small-*")); len(dirs) != 1 || !strings.Contains(stdout, "report: "+dirs[0]) {
+		t.Errorf("run SCENARIO -out %s: folders %v, stdout %q", out, dirs, stdout)
+	}
+	if _, err := os.Stat("reports"); err == nil {
+		t.Errorf("run SCENARIO -out DIR wrote ./reports: -out was not taken")
+	}
+	// plan and validate: -mem after the scenario still refuses a run over it.
+	if _, stderr, code := cli(t, "plan", "search", "-mem", "0.0001"); code != 2 || !strings.Contains(stderr, "more than the limit") {
+		t.Errorf("plan search -mem 0.0001: exit %d, %q; want 2, over the limit", code, stderr)
+	}
+	if _, stderr, code := cli(t, "validate", "testdata/small.yaml", "-mem", "0.0000001"); code != 2 || !strings.Contains(stderr, "more than the limit") {
+		t.Errorf("validate FILE -mem: exit %d, %q; want 2, over the limit", code, stderr)
+	}
+	// check: -junit after the scenario writes the file.
+	junit := filepath.Join(t.TempDir(), "j.xml")
+	if _, stderr, code := cli(t, "check", smallWith(t, `["undercounts == 0"]`), "-junit", junit); code != 0 {
+		t.Errorf("check FILE -junit: exit %d: %s", code, stderr)
+	} else if _, err := os.Stat(junit); err != nil {
+		t.Errorf("check FILE -junit %s: %v", junit, err)
+	}
+	// diff: -tol after the two runs.
+	dirs, _ := filepath.Glob(filepath.Join(out, "small-*"))
+	if _, stderr, code := cli(t, "diff", dirs[0], dirs[0], "-tol", "2"); code != 2 || !strings.Contains(stderr, "-tol 2") {
+		t.Errorf("diff OLD NEW -tol 2: exit %d, %q; want 2, -tol refused", code, stderr)
+	}
+	// "--" ends the flags: what follows is a scenario, here one that does not exist.
+	if _, stderr, code := cli(t, "validate", "--", "-q"); code != 2 || !strings.Contains(stderr, "-q: no such file") {
+		t.Errorf("validate -- -q: exit %d, %q; want 2, no scenario -q", code, stderr)
+	}
+	// A bad flag after the arguments: exit 2, with the command's usage.
+	_, stderr, code = cli(t, "run", "testdata/small.yaml", "-nosuch")
+	if code != 2 || !strings.Contains(stderr, "flag provided but not defined: -nosuch") || !strings.Contains(stderr, "usage: countsim run") {
+		t.Errorf("run FILE -nosuch: exit %d, %q; want 2 and the usage", code, stderr)
+	}
+}
