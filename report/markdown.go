@@ -110,13 +110,17 @@ func Text(w io.Writer, r *Run) error {
 			if st.Name != "" {
 				id += "/" + st.Name
 			}
-			fmt.Fprintf(&b, "%s — %s\n", id, st.heading(sc))
-			rows := sc.Summary(st)
+			title := sc.Title
+			if st.Title != "" {
+				title = st.Title
+			}
+			fmt.Fprintf(&b, "%s — %s\n", id, title)
+			rows := distinct(sc.Summary(st))
 			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 			for k, d := range st.Designs {
 				var parts []string
 				for _, row := range rows {
-					if t := row.Cells[k].text(); t != "" && len(parts) < 6 {
+					if t := row.Cells[k].text(); t != "" && len(parts) < 7 {
 						parts = append(parts, row.Question+" "+t)
 					}
 				}
@@ -138,4 +142,23 @@ func Text(w io.Writer, r *Run) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// distinct drops the rows that tell the designs apart in nothing: the same
+// value for each, no plan and no mark (a short summary has no room for
+// "largest overestimate 0" under every hot counter).
+func distinct(rows []Row) []Row {
+	var out []Row
+	for _, r := range rows {
+		same := len(r.Cells) > 1
+		for _, c := range r.Cells {
+			if c.Mark != "" || c.Plan != "" || c.text() != r.Cells[0].text() {
+				same = false
+			}
+		}
+		if !same {
+			out = append(out, r)
+		}
+	}
+	return out
 }

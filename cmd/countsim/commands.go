@@ -17,15 +17,18 @@ import (
 
 var cmdRun = &command{
 	Name:      "run",
-	UsageLine: "run [-out DIR] [-format md|csv|json] [-mem GiB] [-with NAME] [-q | -progress] [-store URL [-pace real|max] [-keep]] [SCENARIO...]",
-	Short:     "simulate scenarios, print the table and write a report folder",
+	UsageLine: "run [-out DIR] [-format summary|md|csv|json] [-mem GiB] [-with NAME] [-q | -progress] [-store URL [-pace real|max] [-keep]] [SCENARIO...]",
+	Short:     "simulate scenarios, print a summary and write a report folder",
 	Long: `
 Run simulates each scenario (a YAML file, or a built-in name; none means every
 built-in scenario but those marked on_demand), scores every design against
-exact ground truth, writes a fresh folder under DIR holding report.md,
-results.csv, results.json, manifest.json and plots/, and prints the results
-on stdout: -format md (the default) as a markdown table a scenario, then
-the folder's path; csv or json as results.csv or results.json holds them,
+exact ground truth, writes a fresh folder under DIR holding report.html,
+report.md, results.csv, results.json, manifest.json, plots/ and tables/, and
+prints the results
+on stdout: -format summary (the default) as a few lines a step — each
+design's answers to the questions that matter, beside their plans, marked
+✔ or ✘ where an expectation judged them — then the folder's path; -format
+md as a markdown table of every row a scenario, then the folder's path; csv or json as results.csv or results.json holds them,
 and nothing else (the folder's path goes to stderr).
 
 Every scenario is checked before anything runs or is written: bad input exits

@@ -35,22 +35,33 @@ func TestRunFormat(t *testing.T) {
 			t.Errorf("-format %s: stderr %q does not say where the report is", c.format, stderr)
 		}
 	}
-	// md, the default: a table a scenario, then the folder.
-	for _, args := range [][]string{{"run", "-q"}, {"run", "-q", "-format", "md"}} {
+	// md: a table a scenario, then the folder; summary, the default: a
+	// line a design under the step's title, then the folder.
+	for _, c := range []struct {
+		args []string
+		head string
+	}{
+		{[]string{"run", "-q", "-format", "md"}, "| small: design | metric | measured | plan | unit | note |\n"},
+		{[]string{"run", "-q"}, "small — Small search check for tests\n  exact "},
+		{[]string{"run", "-q", "-format", "summary"}, "small — Small search check for tests\n  exact "},
+	} {
 		out := t.TempDir()
-		stdout, stderr, code := cli(t, append(args, "-out", out, "testdata/small.yaml")...)
+		stdout, stderr, code := cli(t, append(c.args, "-out", out, "testdata/small.yaml")...)
 		dirs, _ := filepath.Glob(filepath.Join(out, "small-*"))
 		if code != 0 || len(dirs) != 1 {
-			t.Fatalf("%v: exit %d, folders %v: %s", args, code, dirs, stderr)
+			t.Fatalf("%v: exit %d, folders %v: %s", c.args, code, dirs, stderr)
 		}
-		if !strings.HasPrefix(stdout, "| small: design | metric | measured | plan | unit | note |\n") || !strings.HasSuffix(stdout, "\nreport: "+dirs[0]+"\n") {
-			t.Errorf("%v: stdout\n%s\nwant the markdown table, then report: %s", args, stdout, dirs[0])
+		if !strings.HasPrefix(stdout, c.head) || !strings.HasSuffix(stdout, "\nreport: "+dirs[0]+"\n") {
+			t.Errorf("%v: stdout\n%s\nwant %q first, then report: %s", c.args, stdout, c.head, dirs[0])
+		}
+		if c.args[len(c.args)-1] != "md" && (strings.Count(stdout, "\n") > 10 || !strings.Contains(stdout, "  count-min ") || !strings.Contains(stdout, "largest overestimate 125 / 300")) {
+			t.Errorf("%v: the summary is not a line a design with its figures:\n%s", c.args, stdout)
 		}
 	}
 	// Anything else is bad usage: exit 2, nothing run or written.
 	out := filepath.Join(t.TempDir(), "none")
 	_, stderr, code := cli(t, "run", "-format", "xml", "-out", out, "testdata/small.yaml")
-	if code != 2 || !strings.Contains(stderr, `invalid value "xml" for flag -format: allowed: md, csv, json`) {
+	if code != 2 || !strings.Contains(stderr, `invalid value "xml" for flag -format: allowed: summary, md, csv, json`) {
 		t.Errorf("-format xml: exit %d, %q; want 2 and the formats allowed", code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -18,19 +18,20 @@ import (
 	"countsim/sim"
 )
 
-// writeReport writes every file of the report folder, each atomically.
+// writeReport writes every file of the report folder, each atomically, and
+// returns what the report shows, for the summary on stdout.
 func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics.Result, series []metrics.Series,
-	tables []metrics.Table, started time.Time, wall []time.Duration, partial bool) error {
+	tables []metrics.Table, started time.Time, wall []time.Duration, partial bool) (*report.Run, error) {
 	var files []plots.File
 	if len(series) > 0 {
 		plotDir := filepath.Join(dir, "plots")
 		if err := os.Mkdir(plotDir, 0o755); err != nil {
-			return err
+			return nil, err
 		}
 		var err error
 		files, err = plots.Draw(plotDir, series)
 		if err != nil && len(files) == 0 && !partial {
-			return err
+			return nil, err
 		}
 		if err != nil {
 			// Charts that could not be drawn (a stopped run may leave a
@@ -40,36 +41,36 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 	}
 	if len(tables) > 0 {
 		if err := os.Mkdir(filepath.Join(dir, "tables"), 0o755); err != nil {
-			return err
+			return nil, err
 		}
 		for _, t := range tables {
 			path := filepath.Join(dir, "tables", t.Scenario+"-"+t.Name+".csv")
 			if err := metrics.WriteFile(path, func(w io.Writer) error { return metrics.WriteTableCSV(w, t) }); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	if err := metrics.WriteFile(filepath.Join(dir, "results.csv"), func(w io.Writer) error { return metrics.WriteCSV(w, results) }); err != nil {
-		return err
+		return nil, err
 	}
 	if err := metrics.WriteFile(filepath.Join(dir, "results.json"), func(w io.Writer) error { return metrics.WriteJSON(w, results) }); err != nil {
-		return err
+		return nil, err
 	}
 	man, err := json.MarshalIndent(manifest(setups, started, wall, partial), "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := metrics.WriteFile(filepath.Join(dir, "manifest.json"), writeBytes(append(man, '\n'))); err != nil {
-		return err
+		return nil, err
 	}
 	rr, err := reportRun(dir, setups, results, files, tables, partial, man)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := metrics.WriteFile(filepath.Join(dir, "report.md"), func(w io.Writer) error { return report.Markdown(w, rr) }); err != nil {
-		return err
+		return nil, err
 	}
-	return metrics.WriteFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return report.HTML(w, rr) })
+	return rr, metrics.WriteFile(filepath.Join(dir, "report.html"), func(w io.Writer) error { return report.HTML(w, rr) })
 }
 
 // writeBytes is a callback for metrics.WriteFile that writes b.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"countsim/metrics"
+	"countsim/report"
 	"countsim/sim"
 )
 
@@ -87,7 +88,8 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeReport(tmp, env, setups, results, series, tables, started, wall, partial); err != nil {
+	shown, err := writeReport(tmp, env, setups, results, series, tables, started, wall, partial)
+	if err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("writing the report: %w", err)
 	}
@@ -100,7 +102,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := writeStdout(env, results, dir); err != nil {
+	if err := writeStdout(env, results, shown, dir); err != nil {
 		return err
 	}
 	if planned, peak := maxPlanned(setups), peakRSS(); peak > planned+planned/10 {
@@ -115,17 +117,25 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 
 // stdoutFormats are the values of run -format; defaultFormat is the one
 // run prints when -format is not given.
-var stdoutFormats = []string{"md", "csv", "json"}
+var stdoutFormats = []string{"summary", "md", "csv", "json"}
 
-const defaultFormat = "md"
+const defaultFormat = "summary"
 
 // writeStdout writes what run prints on stdout once the report folder dir
-// is written: the results in env.format. md is a markdown table a scenario
+// is written: the results in env.format. summary (the default) is a few
+// lines a step — each design's answers to the summary's questions beside
+// their plans, the expectations' tally (report.Text) — and the folder; md is a markdown table a scenario
 // (metrics.WriteMarkdown) and then the folder's path; csv and json are
 // results.csv's and results.json's bytes alone, for a pipe, and the
 // folder's path goes to stderr.
-func writeStdout(env *cmdEnv, results []metrics.Result, dir string) error {
+func writeStdout(env *cmdEnv, results []metrics.Result, shown *report.Run, dir string) error {
 	switch env.format {
+	case "summary":
+		if err := report.Text(env.stdout, shown); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(env.stdout, "Every row: report.html in the folder below, or -format md.\nreport: %s\n", dir)
+		return err
 	case "csv":
 		fmt.Fprintf(env.stderr, "countsim: report: %s\n", dir)
 		return metrics.WriteCSV(env.stdout, results)
