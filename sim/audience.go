@@ -53,7 +53,7 @@ func (k *audienceKind) describe() string {
 	for _, d := range k.spec.Viewers.Days {
 		days = append(days, fmt.Sprintf("%s viewers (%s also the day before)", metrics.Format(float64(d.Viewers)), metrics.Format(float64(d.Overlap))))
 	}
-	return fmt.Sprintf("Audience: %s; %s view(s) a viewer a day.", strings.Join(days, ", then "), metrics.Format(k.spec.Viewers.MeanViews()))
+	return fmt.Sprintf("Audience: %s; %s a viewer a day.", strings.Join(days, ", then "), count(k.spec.Viewers.MeanViews(), "view"))
 }
 
 func (k *audienceKind) accepts(t *strategies.Type) error { return distinctOnly(t, "an audience") }

@@ -74,6 +74,14 @@ func newTimedOf(st *Setup, spec *scenarios.Timed) (*timedKind, error) {
 	return k, nil
 }
 
+// count is n and its noun, singular for 1: "1 key", "1,000 keys".
+func count(n float64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return metrics.Format(n) + " " + noun + "s"
+}
+
 // clusterConfig is the simulated cluster of the scenario.
 func clusterConfig(st *Setup) ClusterConfig {
 	c := st.Scenario.Cluster
@@ -86,9 +94,9 @@ func (k *timedKind) realStores() bool { return true }
 
 func (k *timedKind) describe() string {
 	w := k.spec
-	return fmt.Sprintf("Timed stream: %s writes expected over %s s in %d phase(s), %s arrivals, %s reads/s, %g resent, over %s key(s).",
-		metrics.Format(math.Round(w.ExpectedWrites())), metrics.Format(float64(w.Duration())/1e9), len(w.Phases), w.Arrivals,
-		metrics.Format(w.Reads), w.Resend, metrics.Format(float64(w.Keys)))
+	return fmt.Sprintf("Timed stream: %s writes expected over %s s in %s, %s arrivals, %s reads/s, %g resent, over %s.",
+		metrics.Format(math.Round(w.ExpectedWrites())), metrics.Format(float64(w.Duration())/1e9), count(float64(len(w.Phases)), "phase"), w.Arrivals,
+		metrics.Format(w.Reads), w.Resend, count(float64(w.Keys), "key"))
 }
 
 func (k *timedKind) accepts(*strategies.Type) error { return nil }
