@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -942,5 +943,36 @@ func TestLogMemory(t *testing.T) {
 	}
 	if r.Events() < size/100 {
 		t.Fatalf("%d events in %d bytes", r.Events(), st.Size())
+	}
+}
+
+// TestParseDecimal holds parseDecimalU64 and parseDecimalI64 to strconv on
+// the edges and on random strings of digits, signs and other bytes.
+func TestParseDecimal(t *testing.T) {
+	check := func(s string) {
+		u, ok := parseDecimalU64(s)
+		wu, err := strconv.ParseUint(s, 10, 64)
+		if ok != (err == nil) || (ok && u != wu) {
+			t.Fatalf("parseDecimalU64(%q) = %d, %v; strconv: %d, %v", s, u, ok, wu, err)
+		}
+		i, ok := parseDecimalI64(s)
+		wi, err := strconv.ParseInt(s, 10, 64)
+		if ok != (err == nil) || (ok && i != wi) {
+			t.Fatalf("parseDecimalI64(%q) = %d, %v; strconv: %d, %v", s, i, ok, wi, err)
+		}
+	}
+	for _, s := range []string{"", "0", "-0", "+0", "-", "+", "00000000000000000000000000042", "18446744073709551615",
+		"18446744073709551616", "99999999999999999999", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "-9223372036854775809", "1_000", "0x10", " 1", "1 ", "1.0", "1e3", "++1", "-+1"} {
+		check(s)
+	}
+	rng := rand.New(rand.NewPCG(23, 24))
+	const alphabet = "0123456789012345678901234567890123456789-+ x"
+	for range 200_000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		check(string(b))
 	}
 }

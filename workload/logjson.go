@@ -2,8 +2,10 @@ package workload
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -66,75 +68,96 @@ func (e *jsonSyntaxError) Error() string {
 	return fmt.Sprintf("not a JSON object: %s at column %d", e.Msg, e.Off+1)
 }
 
-// jsonMember receives each member of the object that scanJSONObject scans:
-// its name (unescaped), its value's raw text (for a string: the bytes
-// between the quotes, still escaped; esc says whether there is a
-// backslash) and the value's kind.
-type jsonMember interface {
-	member(name, raw []byte, kind jsonKind, esc bool)
+// jsonMember is one member of an object: its name (unescaped), its value's
+// raw text (for a string: the bytes between the quotes, still escaped; esc
+// says whether there is a backslash) and the value's kind.
+type jsonMember struct {
+	name, raw []byte
+	kind      jsonKind
+	esc       bool
 }
 
-// jsonScanner holds the scratch space of scanJSONObject.
-type jsonScanner struct {
-	name []byte // an escaped name, unescaped
+// jsonMembers reads the members of one JSON object, a line, in order: reset,
+// then next, each member in m, until next says there is none more. Nested
+// values are checked and skipped. The whole line has been checked once
+// next has said so with no error.
+type jsonMembers struct {
+	b    []byte
+	i    int
+	more bool       // a member follows at i
+	m    jsonMember // the member next read
+	name []byte     // an escaped name, unescaped
 }
 
-// scan checks that b is one JSON object with nothing but white space around
-// it, and passes each member to m in order. Only top-level members are
-// passed; nested values are checked and skipped.
-func (s *jsonScanner) scan(b []byte, m jsonMember) error {
+// reset starts on the line b, which must hold one JSON object with nothing
+// but white space around it.
+func (o *jsonMembers) reset(b []byte) error {
+	o.b = b
 	i := skipJSONSpace(b, 0)
 	if i == len(b) || b[i] != '{' {
 		return &jsonSyntaxError{i, "want '{'"}
 	}
-	i = skipJSONSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			if i == len(b) || b[i] != '"' {
-				return &jsonSyntaxError{i, "want a member name"}
-			}
-			end, esc, err := scanJSONString(b, i)
-			if err != nil {
-				return err
-			}
-			name := b[i+1 : end]
-			if esc {
-				s.name = unescapeJSON(s.name[:0], name)
-				name = s.name
-			}
-			i = skipJSONSpace(b, end+1)
-			if i == len(b) || b[i] != ':' {
-				return &jsonSyntaxError{i, "want ':'"}
-			}
-			i = skipJSONSpace(b, i+1)
-			start := i
-			kind, next, vesc, err := scanJSONValue(b, i, 1)
-			if err != nil {
-				return err
-			}
-			raw := b[start:next]
-			if kind == jsonString {
-				raw = b[start+1 : next-1]
-			}
-			m.member(name, raw, kind, vesc)
-			i = skipJSONSpace(b, next)
-			if i < len(b) && b[i] == ',' {
-				i = skipJSONSpace(b, i+1)
-				continue
-			}
-			if i < len(b) && b[i] == '}' {
-				i++
-				break
-			}
-			return &jsonSyntaxError{i, "want ',' or '}'"}
-		}
+	o.i = skipJSONSpace(b, i+1)
+	o.more = true
+	if o.i < len(b) && b[o.i] == '}' {
+		o.more = false
+		return o.end(o.i + 1)
 	}
-	if i = skipJSONSpace(b, i); i != len(b) {
+	return nil
+}
+
+// end checks that nothing but white space follows the object at i.
+func (o *jsonMembers) end(i int) error {
+	if i = skipJSONSpace(o.b, i); i != len(o.b) {
 		return &jsonSyntaxError{i, "text after the object"}
 	}
 	return nil
+}
+
+// next reads the next member into o.m, and says false when there is none.
+func (o *jsonMembers) next() (bool, error) {
+	if !o.more {
+		return false, nil
+	}
+	b, i, m := o.b, o.i, &o.m
+	if i == len(b) || b[i] != '"' {
+		return false, &jsonSyntaxError{i, "want a member name"}
+	}
+	end, esc, err := scanJSONString(b, i)
+	if err != nil {
+		return false, err
+	}
+	m.name = b[i+1 : end]
+	if esc {
+		o.name = unescapeJSON(o.name[:0], m.name)
+		m.name = o.name
+	}
+	i = skipJSONSpace(b, end+1)
+	if i == len(b) || b[i] != ':' {
+		return false, &jsonSyntaxError{i, "want ':'"}
+	}
+	i = skipJSONSpace(b, i+1)
+	start := i
+	if m.kind, i, m.esc, err = scanJSONValue(b, i, 1); err != nil {
+		return false, err
+	}
+	m.raw = b[start:i]
+	if m.kind == jsonString {
+		m.raw = b[start+1 : i-1]
+	}
+	i = skipJSONSpace(b, i)
+	switch {
+	case i < len(b) && b[i] == ',':
+		o.i = skipJSONSpace(b, i+1)
+	case i < len(b) && b[i] == '}':
+		o.more = false
+		if err := o.end(i + 1); err != nil {
+			return false, err
+		}
+	default:
+		return false, &jsonSyntaxError{i, "want ',' or '}'"}
+	}
+	return true, nil
 }
 
 func skipJSONSpace(b []byte, i int) int {
@@ -232,11 +255,38 @@ func skipJSONContainer(b []byte, i, depth int) (int, error) {
 	}
 }
 
+// jsonPlain marks the bytes a string may hold as they are: all but '"',
+// '\\' and the control characters below 0x20.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // scanJSONString checks the string whose opening quote is b[i] and returns
 // the index of its closing quote and whether it holds a backslash.
 func scanJSONString(b []byte, i int) (int, bool, error) {
 	esc := false
 	for j := i + 1; j < len(b); j++ {
+		// Eight bytes at a time while none is '"', '\\' or below 0x20
+		// (the has-zero-byte test of "Bit Twiddling Hacks", exact as a
+		// yes/no, for x < 0x20, x ^ '"' and x ^ '\\').
+		const lsb, msb = 0x0101010101010101, 0x8080808080808080
+		for len(b)-j >= 8 {
+			x := binary.LittleEndian.Uint64(b[j:])
+			q, bs := x^('"'*lsb), x^('\\'*lsb)
+			if ((x-0x20*lsb)&^x|(q-lsb)&^q|(bs-lsb)&^bs)&msb != 0 {
+				break
+			}
+			j += 8
+		}
+		for j < len(b) && jsonPlain[b[j]] {
+			j++
+		}
+		if j == len(b) {
+			break
+		}
 		switch c := b[j]; {
 		case c == '"':
 			return j, esc, nil
@@ -256,7 +306,7 @@ func scanJSONString(b []byte, i int) (int, bool, error) {
 			default:
 				return j, esc, &jsonSyntaxError{j, "unknown escape"}
 			}
-		case c < 0x20:
+		default:
 			return j, esc, &jsonSyntaxError{j, "control character in a string"}
 		}
 	}
@@ -371,7 +421,7 @@ func unescapeJSON(dst, raw []byte) []byte {
 type jsonRecords struct {
 	path  string
 	br    *bufio.Reader
-	scan  jsonScanner
+	obj   jsonMembers
 	wants []jsonWant // the columns the config names
 	lineN int64      // the current line
 	long  []byte     // a line longer than br's buffer
@@ -382,8 +432,6 @@ type jsonRecords struct {
 	str   string                // arena as a string, made once a line
 	kind  [numLogCols]jsonKind  // each column's kind; jsonNone: absent
 	span  [numLogCols][2]uint32 // each column's text: str[span[0]:span[1]]
-
-	names []string // at open: every member name of the first line
 }
 
 type jsonWant struct {
@@ -413,17 +461,24 @@ func openJSONRecords(path string, text io.Reader, cols [numLogCols]string) (logR
 		if skipJSONSpace(line, 0) == len(line) {
 			continue
 		}
-		j.names = []string{}
-		if err := j.scan.scan(line, j); err != nil {
+		var names []string
+		err = j.obj.reset(line)
+		for err == nil {
+			var ok bool
+			if ok, err = j.obj.next(); !ok {
+				break
+			}
+			names = append(names, string(j.obj.m.name))
+		}
+		if err != nil {
 			return nil, &LogError{Path: path, Line: j.lineN, Msg: err.Error()}
 		}
 		for c, name := range cols {
-			if name != "" && !containsString(j.names, name) {
+			if name != "" && !slices.Contains(names, name) {
 				return nil, fmt.Errorf("workload: log %s has no field %q (%s) on its first line %d; its fields: %s",
-					path, name, logCol(c), j.lineN, listNames(j.names))
+					path, name, logCol(c), j.lineN, listNames(names))
 			}
 		}
-		j.names = nil
 		j.long = append(j.long[:0], line...)
 		j.held = true
 		j.lineN--
@@ -431,33 +486,37 @@ func openJSONRecords(path string, text io.Reader, cols [numLogCols]string) (logR
 	}
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// parse reads the wanted members of the object on line into the record.
+func (j *jsonRecords) parse(line []byte) error {
+	j.arena = j.arena[:0]
+	j.kind = [numLogCols]jsonKind{}
+	if err := j.obj.reset(line); err != nil {
+		return err
 	}
-	return false
-}
-
-func (j *jsonRecords) member(name, raw []byte, kind jsonKind, esc bool) {
-	if j.names != nil {
-		j.names = append(j.names, string(name))
-	}
-	for _, w := range j.wants {
-		if w.name != string(name) {
-			continue
+	m := &j.obj.m
+	for {
+		ok, err := j.obj.next()
+		if err != nil {
+			return err
 		}
-		j.kind[w.col] = kind
-		start := len(j.arena)
-		if kind == jsonString || kind == jsonNumber {
-			if esc {
-				j.arena = unescapeJSON(j.arena, raw)
-			} else {
-				j.arena = append(j.arena, raw...)
+		if !ok {
+			return nil
+		}
+		for _, w := range j.wants {
+			if len(w.name) != len(m.name) || w.name != string(m.name) {
+				continue
 			}
+			j.kind[w.col] = m.kind
+			start := len(j.arena)
+			if m.kind == jsonString || m.kind == jsonNumber {
+				if m.esc {
+					j.arena = unescapeJSON(j.arena, m.raw)
+				} else {
+					j.arena = append(j.arena, m.raw...)
+				}
+			}
+			j.span[w.col] = [2]uint32{uint32(start), uint32(len(j.arena))}
 		}
-		j.span[w.col] = [2]uint32{uint32(start), uint32(len(j.arena))}
 	}
 }
 
@@ -510,9 +569,7 @@ func (j *jsonRecords) next() error {
 		if skipJSONSpace(line, 0) == len(line) {
 			continue // a blank line
 		}
-		j.arena = j.arena[:0]
-		j.kind = [numLogCols]jsonKind{}
-		if err := j.scan.scan(line, j); err != nil {
+		if err := j.parse(line); err != nil {
 			return &LogError{Path: j.path, Line: j.lineN, Msg: err.Error()}
 		}
 		j.str = string(j.arena)

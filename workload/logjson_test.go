@@ -14,13 +14,11 @@ import (
 type jsonCollect struct {
 	kinds map[string]jsonKind
 	texts map[string]string
-	order []string
 }
 
 func (c *jsonCollect) member(name, raw []byte, kind jsonKind, esc bool) {
 	n := string(name)
 	c.kinds[n] = kind
-	c.order = append(c.order, n)
 	switch {
 	case kind == jsonString && esc:
 		c.texts[n] = string(unescapeJSON(nil, raw))
@@ -29,13 +27,20 @@ func (c *jsonCollect) member(name, raw []byte, kind jsonKind, esc bool) {
 	}
 }
 
-// checkJSONLine holds scanJSONObject to encoding/json on one line: the same
+// checkJSONLine holds jsonMembers to encoding/json on one line: the same
 // verdict (an object, or not), and for each member the same kind and value.
 func checkJSONLine(t *testing.T, line []byte) {
 	t.Helper()
-	var s jsonScanner
+	var o jsonMembers
 	c := &jsonCollect{kinds: map[string]jsonKind{}, texts: map[string]string{}}
-	err := s.scan(line, c)
+	err := o.reset(line)
+	for err == nil {
+		var ok bool
+		if ok, err = o.next(); !ok {
+			break
+		}
+		c.member(o.m.name, o.m.raw, o.m.kind, o.m.esc)
+	}
 	i := skipJSONSpace(line, 0)
 	isObject := json.Valid(line) && i < len(line) && line[i] == '{'
 	if (err == nil) != isObject {
@@ -156,4 +161,36 @@ func FuzzJSONScan(f *testing.F) {
 		}
 		checkJSONLine(t, line)
 	})
+}
+
+// TestScanJSONStringWords puts each byte that ends or breaks a string at
+// every offset of strings up to 40 bytes long, so that the eight-bytes-at-
+// a-time loop meets it in every lane, and checks the scan against the
+// rule: the first '"' ends it, a byte below 0x20 is an error, and so is a
+// backslash here (\a is no escape; \" leaves the string unterminated).
+func TestScanJSONStringWords(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		for p := 0; p < n; p++ {
+			for _, c := range []byte{'"', 0x00, 0x1f, '\\', 0x20, 0x7f, 0x80, 0xa2, 0xdc, 0xff} {
+				b := bytes.Repeat([]byte{'a'}, n+2)
+				b[0], b[n+1] = '"', '"'
+				b[1+p] = c
+				end, esc, err := scanJSONString(b, 0)
+				switch {
+				case c == '"':
+					if err != nil || end != 1+p || esc {
+						t.Fatalf("%q: end %d, esc %v, %v; want end %d", b, end, esc, err, 1+p)
+					}
+				case c < 0x20 || c == '\\': // a control byte; \a or an escaped closing quote
+					if err == nil {
+						t.Fatalf("%q: no error for the byte %#x at %d", b, c, 1+p)
+					}
+				default:
+					if err != nil || end != n+1 || esc {
+						t.Fatalf("%q: end %d, esc %v, %v; want end %d", b, end, esc, err, n+1)
+					}
+				}
+			}
+		}
+	}
 }
