@@ -104,4 +104,37 @@ type Table struct {
 	Title    string
 	Columns  []string
 	Rows     [][]float64
+	// LabelColumn, when not "", heads a first column of text, Labels[i]
+	// the label of Rows[i] (the keys' strings of a log's top K).
+	LabelColumn string
+	Labels      []string
+}
+
+// label is row i's label, "" beyond Labels.
+func (t Table) label(i int) string {
+	if i < len(t.Labels) {
+		return t.Labels[i]
+	}
+	return ""
+}
+
+// Heads is the table's column heads, the label column first.
+func (t Table) Heads() []string {
+	if t.LabelColumn == "" {
+		return t.Columns
+	}
+	return append([]string{t.LabelColumn}, t.Columns...)
+}
+
+// Cells is row i as text: its label first, then the numbers as Format
+// shows them.
+func (t Table) Cells(i int) []string {
+	var out []string
+	if t.LabelColumn != "" {
+		out = append(out, t.label(i))
+	}
+	for _, v := range t.Rows[i] {
+		out = append(out, Format(v))
+	}
+	return out
 }

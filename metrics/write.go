@@ -163,15 +163,22 @@ func group(s string) string {
 // precision as plain decimals (see [plainNumber]).
 func WriteTableCSV(w io.Writer, t Table) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(t.Columns); err != nil {
+	if err := cw.Write(t.Heads()); err != nil {
 		return err
 	}
-	row := make([]string, len(t.Columns))
-	for _, r := range t.Rows {
-		for i := range row {
-			row[i] = ""
+	off := 0
+	if t.LabelColumn != "" {
+		off = 1
+	}
+	row := make([]string, off+len(t.Columns))
+	for j, r := range t.Rows {
+		if off == 1 {
+			row[0] = t.label(j)
+		}
+		for i := range t.Columns {
+			row[off+i] = ""
 			if i < len(r) {
-				row[i] = plainNumber(r[i])
+				row[off+i] = plainNumber(r[i])
 			}
 		}
 		if err := cw.Write(row); err != nil {
@@ -185,15 +192,19 @@ func WriteTableCSV(w io.Writer, t Table) error {
 // WriteTableMarkdown writes a table as markdown, numbers as Format shows them.
 func WriteTableMarkdown(w io.Writer, t Table) error {
 	var b strings.Builder
-	b.WriteString("| " + strings.Join(t.Columns, " | ") + " |\n|")
+	heads := t.Heads()
+	b.WriteString("| " + strings.Join(heads, " | ") + " |\n|")
+	if t.LabelColumn != "" {
+		b.WriteString("---|")
+	}
 	for range t.Columns {
 		b.WriteString("---:|")
 	}
 	b.WriteString("\n")
-	for _, r := range t.Rows {
+	for i := range t.Rows {
 		b.WriteString("|")
-		for _, v := range r {
-			b.WriteString(" " + Format(v) + " |")
+		for _, c := range t.Cells(i) {
+			b.WriteString(" " + cell(c) + " |")
 		}
 		b.WriteString("\n")
 	}

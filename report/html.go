@@ -167,14 +167,18 @@ func htmlResults(b *bytes.Buffer, rs []metrics.Result) {
 // htmlTable writes a table of numbers.
 func htmlTable(b *bytes.Buffer, t metrics.Table) {
 	b.WriteString(`<table class="full"><thead><tr>`)
-	for _, c := range t.Columns {
+	for _, c := range t.Heads() {
 		fmt.Fprintf(b, "<th>%s</th>", html.EscapeString(c))
 	}
 	b.WriteString("</tr></thead><tbody>\n")
-	for _, row := range t.Rows {
+	for i := range t.Rows {
 		b.WriteString("<tr>")
-		for _, v := range row {
-			fmt.Fprintf(b, `<td class="n">%s</td>`, metrics.Format(v))
+		for j, c := range t.Cells(i) {
+			class := ` class="n"`
+			if j == 0 && t.LabelColumn != "" {
+				class = ""
+			}
+			fmt.Fprintf(b, `<td%s>%s</td>`, class, html.EscapeString(c))
 		}
 		b.WriteString("</tr>\n")
 	}

@@ -291,7 +291,7 @@ func bare(s *Scenario) *Scenario {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending)"
+		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending, file, format, key, key_id, time, actor, actor_id, id, event_id, delta, op, tolerance, skip_bad)"
 		topKeys      = "name, title, description, seed, on_demand, assumptions, store, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
@@ -299,7 +299,7 @@ func TestParseErrors(t *testing.T) {
 		positiveDur  = "(allowed: a duration above 0 and at most 24h, " + durations
 		anyDur       = "(allowed: a duration from 0 to 24h, " + durations
 		timedOnly    = "needs phases, a timed stream (allowed: remove "
-		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days, scores for a leaderboard, ratings for items rated on a star scale, nodes for a split stream or trending for phrases over time with planted bursts)"
+		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days, scores for a leaderboard, ratings for items rated on a star scale, nodes for a split stream, trending for phrases over time with planted bursts or file for a recorded log)"
 		notAudience  = "(allowed: remove "
 		profileKeys  = "min, max, points_per_octave, trials"
 		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm"
@@ -344,11 +344,11 @@ func TestParseErrors(t *testing.T) {
 		// Missing keys name the enclosing mapping.
 		{"missing name", with(2), 2, []string{`missing required key "name"`}},
 		{"missing workload", cut(3, 5, "seed: 1"), 2, []string{`missing required key "workload" or "profile" (allowed: workload, the stream to simulate; profile, seeded trials at cardinalities on a log grid; or steps, each with one of them)`}},
-		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream) or trending (phrases over time with planted bursts) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max, start_max; or ratings: a mapping with keys items, ratings, s, scale, quality; or nodes: a mapping with keys count, by, plant, skews; or trending: a mapping with keys keys, distribution, s, scramble, rate, duration, regions, checkpoint, plants)"}},
+		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts) or file (a recorded log) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max, start_max; or ratings: a mapping with keys items, ratings, s, scale, quality; or nodes: a mapping with keys count, by, plant, skews; or trending: a mapping with keys keys, distribution, s, scramble, rate, duration, regions, checkpoint, plants; or file: one line of text)"}},
 		{"missing keys", with(5), 3, []string{`workload: missing required key "keys"`}},
 		{"missing keys of a timed stream", twith(3), 2, []string{`workload: missing required key "keys"`}},
-		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream) or trending (phrases over time with planted bursts)"}},
-		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream) or trending (phrases over time with planted bursts)"}},
+		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts) or file (a recorded log)"}},
+		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts) or file (a recorded log)"}},
 		{"missing strategies", doc("name: t", "workload: {events: 1, keys: 1}"), 1, []string{`missing required key "strategies"`}},
 		{"null strategies", cut(7, 8), 6, []string{"strategies: at least one strategy is required", "name, type, params"}},
 		{"empty strategies", cut(6, 8, "strategies: []"), 6, []string{"strategies: at least one strategy is required"}},
@@ -462,7 +462,7 @@ func TestParseErrors(t *testing.T) {
 		{"resend delay with events", with(5, "  keys: 100", "  resend_delay: 1s"), 6, []string{"workload.resend_delay: " + timedOnly + "resend_delay, or give phases"}},
 		{"arrivals with events", with(5, "  keys: 100", "  arrivals: even"), 6, []string{"workload.arrivals: " + timedOnly + "arrivals, or give phases"}},
 		{"first timed key with events", with(5, "  keys: 100", "  resend: 0.1", "  reads: 1"), 6, []string{"workload.resend: " + timedOnly + "resend"}},
-		{"rate with phases", twith(3, "  keys: 100", "  rate: 1e6"), 4, []string{"workload.rate: a timed stream takes its rates from phases (allowed: remove rate, or give events instead of phases)"}},
+		{"rate with phases", twith(3, "  keys: 100", "  rate: 1e6"), 4, []string{"workload.rate: a timed stream takes its rates from phases (allowed: remove rate, or give events or file instead of phases)"}},
 		{"rate after phases", twith(10, "      rate: 200000", "  rate: 5"), 11, []string{"workload.rate: a timed stream takes its rates from phases"}},
 
 		// Phases.
@@ -589,7 +589,7 @@ func TestParseErrors(t *testing.T) {
 		{"distribution with audience", awith(2, "workload:", "  distribution: uniform"), 3, []string{"workload.distribution: an audience has one key, the video, so no distribution of keys " + notAudience + "distribution, or give events"}},
 		{"s with audience", awith(2, "workload:", "  s: 1"), 3, []string{"workload.s: an audience has one key, the video, so no Zipf exponent of keys " + notAudience + "s, or give events"}},
 		{"scramble with audience", awith(2, "workload:", "  scramble: true"), 3, []string{"workload.scramble: an audience's viewer ids are always scrambled " + notAudience + "scramble, or give events"}},
-		{"rate after audience", awith(7, "        overlap: 30", "  rate: 5"), 8, []string{"workload.rate: an audience's views are counted by day, not at a rate " + notAudience + "rate, or give events instead of audience)"}},
+		{"rate after audience", awith(7, "        overlap: 30", "  rate: 5"), 8, []string{"workload.rate: an audience's views are counted by day, not at a rate " + notAudience + "rate, or give events or file instead of audience)"}},
 		{"arrivals with audience", awith(2, "workload:", "  arrivals: poisson"), 3, []string{"workload.arrivals: " + timedOnly + "arrivals, or give phases instead of audience)"}},
 		{"reads with audience", awith(7, "        overlap: 30", "  reads: 5"), 8, []string{"workload.reads: " + timedOnly + "reads, or give phases instead of audience)"}},
 		{"resend with audience", awith(2, "workload:", "  resend: 0.1"), 3, []string{"workload.resend: " + timedOnly + "resend, or give phases instead of audience)"}},
@@ -687,7 +687,7 @@ func TestParseErrors(t *testing.T) {
 		{"strategy name before the step's name", scut(8, 12, "  - strategies: [{name: x, type: hll}]", "    name: b", "    profile:"), 8, []string{`steps[1].strategies[0]: name "x" used in step "a" at line 6`}},
 		{"strategy name twice in a step", splus("      - name: y", "        type: exact"), 13, []string{`steps[1].strategies[1]: name "y" used twice (first at line 11; allowed: a name unique in the file)`}},
 		{"step workload events", swith(4, "    workload: {events: 0, keys: 1}"), 4, []string{"steps[0].workload.events: 0 is out of range (allowed: 1..1e10)"}},
-		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream) or trending (phrases over time with planted bursts)"}},
+		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts) or file (a recorded log)"}},
 		{"step profile", swith(9, "    profile: {max: 0}"), 9, []string{"steps[1].profile.max: 0 is out of range"}},
 		{"step audience", swith(4, "    workload: {keys: 1, audience: {days: [{viewers: 1}]}}"), 4, []string{"steps[0].workload.keys: an audience has one key, the video"}},
 

@@ -114,10 +114,18 @@ type rankedSource interface {
 }
 
 // source is a chunked event stream: chunk i is a pure function of i, so
-// chunks may be generated in any order by any number of goroutines.
+// chunks may be generated in any order by any number of goroutines. A
+// source whose Chunks is negative is read once, in order (a recorded log):
+// one goroutine asks for its chunks 0, 1, 2, … and an empty chunk ends it.
 type source interface {
 	Chunks() int
 	Chunk(i int, buf []workload.Event) []workload.Event
+}
+
+// doneSource is a source that tells the share of it read so far, for the
+// progress of one whose chunks are not counted in advance.
+type doneSource interface {
+	Done() float64
 }
 
 // Progress is what a long run has done so far, for a caller that shows it.
@@ -221,6 +229,10 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 	}
 	workers := st.workers()
 	nChunks := src.Chunks()
+	inOrder := nChunks < 0 // read once, in order, until an empty chunk
+	if inOrder {
+		workers = 1
+	}
 	// Buffers are handed out in chunk order before the chunk's job is sent,
 	// so the chunk the dispatcher waits for always has a buffer: no
 	// deadlock however the workers and lanes are scheduled.
@@ -272,7 +284,7 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 	}
 	go func() {
 		defer close(jobs)
-		for i := range nChunks {
+		for i := 0; inOrder || i < nChunks; i++ {
 			select {
 			case buf := <-pool:
 				buf.index = i
@@ -288,7 +300,7 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 	}()
 	start := time.Now()
 	var dispatched atomic.Int64 // chunks handed to the lanes
-	stopProgress := st.reportProgress(lanes, &dispatched, nChunks, start)
+	stopProgress := st.reportProgress(lanes, &dispatched, nChunks, src, start)
 	defer func() {
 		for _, l := range lanes {
 			close(l.in)
@@ -309,11 +321,14 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 
 	pending := map[int]chunk{}
 	var fed int64
-	for next := 0; next < nChunks; {
+	for next := 0; inOrder || next < nChunks; {
 		if err := ctx.Err(); err != nil {
 			return fed, err
 		}
 		c := <-done
+		if inOrder && len(c.events) == 0 {
+			return fed, nil // the end of a source read in order
+		}
 		pending[c.index] = c
 		for {
 			c, ok := pending[next]
@@ -342,7 +357,7 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 
 // reportProgress calls Options.Progress every ProgressEvery until the
 // function it returns is called; without Options.Progress it does nothing.
-func (st *Setup) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks int, start time.Time) (stop func()) {
+func (st *Setup) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks int, src source, start time.Time) (stop func()) {
 	report := st.opts.Progress
 	if report == nil || len(lanes) == 0 {
 		return func() {}
@@ -374,6 +389,8 @@ func (st *Setup) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks 
 			}
 			if chunks > 0 {
 				p.Done = float64(dispatched.Load()) / float64(chunks)
+			} else if d, ok := src.(doneSource); ok {
+				p.Done = d.Done()
 			}
 			report(p)
 		}

@@ -115,3 +115,10 @@ func (k *splitKind) reports(d *design) []strategies.Metric {
 	}
 	return append(keyedReports(k.st, d), strategies.MetricPlantedFound, strategies.MetricMissedHeavy)
 }
+
+func (k *logKind) reports(d *design) []strategies.Metric {
+	if d == nil {
+		return append([]strategies.Metric{strategies.MetricSkippedLines, strategies.MetricReorderedEvents}, keyedTruthReports...)
+	}
+	return keyedReports(k.st, d)
+}

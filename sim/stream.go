@@ -32,16 +32,19 @@ func init() { defineKind("stream", newStreamKind) }
 
 func newStreamKind(st *Setup) (kind, error) {
 	spec := st.Scenario.Run.(*scenarios.Stream)
-	src, err := workload.NewStream(workload.StreamConfig{
-		Seed: st.Scenario.Seed, Label: streamLabel, Events: spec.Events, Keys: spec.Keys,
-		S: spec.Exponent(), Scramble: spec.Scramble, Rate: spec.Rate,
-	})
+	src, err := workload.NewStream(streamConfig(st.Scenario.Seed, spec))
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
 	st.env.Keys = min(spec.Keys, uint64(spec.Events))
 	st.env.Events = spec.Events
 	return &streamKind{keyed: keyed{st: st, keys: spec.Keys, writes: spec.ExpectedWrites(), prob: src.Prob}, spec: spec, src: src}, nil
+}
+
+// streamConfig is the count stream a scenario states.
+func streamConfig(seed uint64, spec *scenarios.Stream) workload.StreamConfig {
+	return workload.StreamConfig{Seed: seed, Label: streamLabel, Events: spec.Events, Keys: spec.Keys,
+		S: spec.Exponent(), Scramble: spec.Scramble, Rate: spec.Rate}
 }
 
 func (k *streamKind) describe() string {
@@ -130,6 +133,15 @@ func (k keyed) lawNote() string {
 // expected is the expected count of the key of the given rank: N·P(rank).
 func (k keyed) expected(rank uint64) float64 { return k.writes * k.prob(rank) }
 
+// expectedPlan is expected(rank) as a plan, or nil for a stream without a
+// law of its keys (a recorded log).
+func (k keyed) expectedPlan(rank uint64) *float64 {
+	if k.prob == nil {
+		return nil
+	}
+	return metrics.PlanOf(k.expected(rank))
+}
+
 // plan is the expected count of the K-th key, when the top K is asked.
 func (k keyed) plan() []metrics.Result {
 	top := k.st.Scenario.Questions.Top
@@ -167,10 +179,10 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 	st.parallel(jobs)
 	st.truthRow(rep, strategies.MetricDistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
 	if len(trueTop) > 0 {
-		st.truthRow(rep, strategies.MetricTop1Count, float64(trueTop[0].count), "events", metrics.PlanOf(k.expected(1)), "N·P(rank 1) = "+k.lawNote())
+		st.truthRow(rep, strategies.MetricTop1Count, float64(trueTop[0].count), "events", k.expectedPlan(1), "N·P(rank 1) = "+k.lawNote())
 	}
 	if len(trueTop) == top && top > 0 {
-		st.truthRow(rep, strategies.MetricKthTrueCount, float64(trueTop[top-1].count), "events", metrics.PlanOf(k.expected(uint64(top))),
+		st.truthRow(rep, strategies.MetricKthTrueCount, float64(trueTop[top-1].count), "events", k.expectedPlan(uint64(top)),
 			fmt.Sprintf("the %s key's true count; plan %s", ordinal(top), k.lawNote()))
 	}
 	recall := metrics.Series{Scenario: st.Scenario.Name, Name: "topk-recall", Kind: metrics.Bars,

@@ -174,6 +174,9 @@ var metricList = []Metric{
 	MetricStoreScores,
 	MetricStoreRanks,
 	MetricStoreBytes,
+	MetricHashCollisions,
+	MetricSkippedLines,
+	MetricReorderedEvents,
 }
 
 // Metrics returns every declared Metric, in the order metricnames.go

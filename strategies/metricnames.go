@@ -229,3 +229,10 @@ const (
 	MetricStoreRanks    Metric = "store_ranks_wrong"  // whose competition rank by the real store's ZCOUNTs is not the truth's
 	MetricStoreBytes    Metric = "store_bytes"        // what the store holds for the design's key (Redis's dense HLL)
 )
+
+// A recorded log (issue 15).
+const (
+	MetricHashCollisions  Metric = "hash_collisions"  // pairs of key strings sharing a 64-bit hash, expected
+	MetricSkippedLines    Metric = "skipped_lines"    // bad lines skipped (skip_bad)
+	MetricReorderedEvents Metric = "reordered_events" // events out of order within the tolerance
+)

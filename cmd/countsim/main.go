@@ -45,7 +45,7 @@ type cmdEnv struct {
 	realStores     bool              // run: scenarios are prepared with their real stores
 }
 
-var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList, cmdVersion}
+var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList, cmdSample, cmdVersion}
 
 // usageError is bad usage: exit 2 with the command's usage.
 type usageError struct{ msg string }

@@ -1,0 +1,272 @@
+package sim
+
+// The recorded log: a team's own events read from a CSV or NDJSON file
+// (workload.LogReader), streamed in order once — never held whole — and
+// fed like a count stream to an exact truth by key and to every design
+// (issue 15). A bad line stops the run with the log's name and line, as
+// bad input, unless the scenario skips that many; the keys of the true
+// top K are looked up again in the file so that the tables show their
+// strings.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+type logKind struct {
+	keyed
+	spec *scenarios.Log
+	cfg  workload.LogConfig
+	// estimated from the head of the log at Prepare: its events and
+	// distinct keys, for the memory check and the designs' size hints
+	events, keys float64
+}
+
+func init() { defineKind("log", newLogKind) }
+
+// logSampleEvents is how much of the log Prepare reads to estimate its
+// size: enough to see the bytes an event takes and how keys repeat.
+const logSampleEvents = 1 << 20
+
+func newLogKind(st *Setup) (kind, error) {
+	spec := st.Scenario.Run.(*scenarios.Log)
+	cfg := workload.LogConfig{Path: spec.Path(st.Scenario.File), Format: spec.Format, Key: spec.Key, KeyID: spec.KeyID,
+		Time: spec.Time, Actor: spec.Actor, ActorID: spec.ActorID, ID: spec.ID, EventID: spec.EventID, Delta: spec.Delta, Op: spec.Op,
+		SkipBad: int(min(spec.SkipBad, math.MaxInt32))}
+	if spec.Time == "" {
+		cfg.Rate = spec.Rate
+	} else {
+		cfg.Tolerance = time.Duration(spec.Tolerance)
+	}
+	k := &logKind{spec: spec, cfg: cfg}
+	if err := k.estimate(); err != nil {
+		return nil, k.badInput(err)
+	}
+	// As for a count stream, Keys is the most distinct keys the stream can
+	// hold: a log's events (its key space is unknown), so that a design
+	// sizes itself as it would for the synthetic stream of those events.
+	st.env.Keys = uint64(math.Ceil(k.events))
+	st.env.Events = int64(math.Ceil(k.events))
+	k.keyed = keyed{st: st, keys: uint64(k.keys), writes: k.events, law: "no plan: a recorded log has no law of its keys"}
+	return k, nil
+}
+
+// estimate reads the head of the log: a missing file or column, or a bad
+// line there, is refused before anything runs; the events and keys of the
+// whole log are extrapolated from the head by the bytes read.
+func (k *logKind) estimate() error {
+	r, err := workload.OpenLog(k.cfg)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	buf := make([]workload.Event, 0, 4096)
+	seen := map[uint64]bool{}
+	for r.Events() < logSampleEvents {
+		b, err := r.Read(buf[:0])
+		for _, e := range b {
+			seen[e.Key] = true
+		}
+		if err == io.EOF {
+			k.events, k.keys = float64(r.Events()), float64(len(seen))
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	scale := float64(r.Size()) / float64(max(r.BytesRead(), 1))
+	k.events = float64(r.Events()) * max(scale, 1)
+	// Keys seen grow more slowly than events: the head's share is an upper
+	// bound on the whole log's.
+	k.keys = min(k.events, float64(len(seen))*max(scale, 1))
+	return nil
+}
+
+// badInput is a log's error as bad input: at the log's line (a
+// *scenarios.Error, so that the run exits 2 and writes nothing), or at the
+// workload key for an error of the file as a whole.
+func (k *logKind) badInput(err error) error {
+	var le *workload.LogError
+	if errors.As(err, &le) {
+		return &scenarios.Error{Pos: scenarios.Pos{File: le.Path, Line: int(le.Line)}, Msg: le.Msg}
+	}
+	return scenarios.Errorf(k.spec.Pos, "workload.file: %v", err)
+}
+
+func (k *logKind) describe() string {
+	timing := "timed by column " + k.spec.Time
+	if k.spec.Time == "" {
+		timing = fmt.Sprintf("spaced at %s events/s", metrics.Format(k.spec.Rate))
+	}
+	return fmt.Sprintf("Recorded log: %s (%s, key column %s, %s), about %s events over %s keys by its head, batches of %d.",
+		k.cfg.Path, k.spec.Format, k.spec.Key, timing, metrics.Format(math.Round(k.events)), metrics.Format(math.Round(k.keys)), k.spec.Batch)
+}
+
+func (k *logKind) accepts(*strategies.Type) error { return nil }
+
+// plan: a recorded log has no law of its keys, so no expected count of
+// the K-th; the chance of two key strings sharing a 64-bit hash is its
+// own plan row.
+func (k *logKind) plan() []metrics.Result {
+	pairs := workload.CollisionPairs(k.keys)
+	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: strategies.MetricHashCollisions,
+		Value: pairs, Unit: "pairs", Note: fmt.Sprintf("distinct key strings whose XXH64 collide, expected: n(n−1)/2⁶⁵ for n ≈ %s keys", metrics.Format(math.Round(k.keys)))})}
+}
+
+func (k *logKind) memory() (int64, int64) { return int64(k.keys) * truthBytesPerKey, 1 }
+
+// The truth's map grows with the keys seen; it starts at the head's
+// estimate of them.
+
+// logSource is the log as a source read once, in order (feed.go): chunk i
+// is the next DefaultChunkSize events; chunk 0 opens the log afresh, so a
+// second pass reads it again.
+type logSource struct {
+	cfg  workload.LogConfig
+	mu   sync.Mutex // Done is read by the progress goroutine
+	r    *workload.LogReader
+	err  error // the first error but the end
+	last *workload.LogReader
+
+	skipped, reordered int64
+}
+
+func (s *logSource) Chunks() int { return -1 }
+
+func (s *logSource) Chunk(i int, buf []workload.Event) []workload.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return buf[:0]
+	}
+	if i == 0 {
+		if s.r != nil {
+			s.r.Close()
+		}
+		if s.r, s.err = workload.OpenLog(s.cfg); s.err != nil {
+			return buf[:0]
+		}
+	}
+	if s.r == nil {
+		return buf[:0]
+	}
+	buf = slices.Grow(buf[:0], workload.DefaultChunkSize)[:0]
+	for len(buf) < workload.DefaultChunkSize {
+		var err error
+		buf, err = s.r.Read(buf)
+		if err == io.EOF {
+			s.skipped, s.reordered = s.r.Skipped(), s.r.Reordered()
+			s.r.Close()
+			s.last, s.r = s.r, nil
+			break
+		}
+		if err != nil {
+			s.err = err
+			return buf[:0]
+		}
+	}
+	return buf
+}
+
+// Done is the share of the file read.
+func (s *logSource) Done() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.r == nil || s.r.Size() <= 0 {
+		return 1
+	}
+	return float64(s.r.BytesRead()) / float64(s.r.Size())
+}
+
+func (k *logKind) run(ctx context.Context) (*Report, error) {
+	st := k.st
+	tr := newTruth(int(min(k.keys, 1<<26)), false, false)
+	r := &run{truth: tr}
+	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+		return nil, err
+	}
+	src := &logSource{cfg: k.cfg}
+	events, err := st.feedCount(ctx, r, src, k.spec.Batch)
+	if src.err != nil {
+		return nil, k.badInput(src.err) // bad input: nothing is reported
+	}
+	rep := &Report{Partial: err != nil}
+	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "events read from the log")
+	if k.spec.SkipBad > 0 {
+		st.truthRow(rep, strategies.MetricSkippedLines, float64(src.skipped), "lines", nil,
+			fmt.Sprintf("bad lines skipped (skip_bad: %d)", k.spec.SkipBad))
+	}
+	if k.spec.Time != "" {
+		st.truthRow(rep, strategies.MetricReorderedEvents, float64(src.reordered), "events", nil,
+			"events earlier than one before them, within the tolerance, taken at the later time")
+	}
+	k.score(rep, r, tr, events, nil, nil)
+	if err == nil {
+		err = k.topStrings(rep, tr, src.last)
+	}
+	return rep, err
+}
+
+// topStrings adds the table of the true top K with the keys' strings, read
+// again from the log.
+func (k *logKind) topStrings(rep *Report, tr *truth, last *workload.LogReader) error {
+	top := k.st.Scenario.Questions.Top
+	if top <= 0 || last == nil {
+		return nil
+	}
+	kc := tr.top(top)
+	keys := make([]uint64, len(kc))
+	for i, c := range kc {
+		keys[i] = c.key
+	}
+	names, err := last.Strings(keys)
+	if err != nil {
+		return k.badInput(err)
+	}
+	t := metrics.Table{Scenario: k.st.Scenario.Name, Name: "top-keys", Title: fmt.Sprintf("the true top %d keys of the log, by count", top),
+		Columns: []string{"rank", "count"}, LabelColumn: "key"}
+	for i, c := range kc {
+		t.Rows = append(t.Rows, []float64{float64(i + 1), float64(c.count)})
+		t.Labels = append(t.Labels, names[c.key])
+	}
+	rep.Tables = append(rep.Tables, t)
+	return nil
+}
+
+// Sample generates the first n events of a count stream scenario (n ≥ its
+// events: all of them) — exactly the events of the same scenario with
+// events: n — a chunk at a time, with each event's key's rank beside it,
+// for countsim sample to write as a log.
+func Sample(scn *scenarios.Scenario, n int64, each func(events []workload.Event, ranks []uint32) error) error {
+	spec, ok := scn.Run.(*scenarios.Stream)
+	if !ok {
+		return fmt.Errorf("%s is a %s: sample takes a count stream (workload: {events: …}), such as search", scn.ID(), scn.Run.Kind())
+	}
+	cfg := streamConfig(scn.Seed, spec)
+	cfg.Events = min(n, spec.Events)
+	src, err := workload.NewStream(cfg)
+	if err != nil {
+		return err
+	}
+	var buf []workload.Event
+	var ranks []uint32
+	for i := range src.Chunks() {
+		buf, ranks = src.ChunkRanks(i, buf, ranks)
+		if err := each(buf, ranks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
