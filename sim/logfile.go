@@ -29,8 +29,10 @@ type logKind struct {
 	spec *scenarios.Log
 	cfg  workload.LogConfig
 	// estimated from the head of the log at Prepare: its events and
-	// distinct keys, for the memory check and the designs' size hints
+	// distinct keys, for the memory check and the designs' size hints;
+	// whole: the head was the whole log, and they are exact
 	events, keys float64
+	whole        bool
 }
 
 func init() { defineKind("log", newLogKind) }
@@ -54,17 +56,24 @@ func newLogKind(st *Setup) (kind, error) {
 		return nil, k.badInput(err)
 	}
 	// As for a count stream, Keys is the most distinct keys the stream can
-	// hold: a log's events (its key space is unknown), so that a design
-	// sizes itself as it would for the synthetic stream of those events.
-	st.env.Keys = uint64(math.Ceil(k.events))
+	// hold: a log read whole at Prepare holds at most its events (its key
+	// space is unknown), so that a design sizes itself as it would for the
+	// synthetic stream of those events; a longer log, its keys estimated.
+	st.env.Keys = uint64(math.Ceil(k.keys))
+	if k.whole {
+		st.env.Keys = uint64(k.events)
+	}
 	st.env.Events = int64(math.Ceil(k.events))
 	k.keyed = keyed{st: st, keys: uint64(k.keys), writes: k.events, law: "no plan: a recorded log has no law of its keys"}
 	return k, nil
 }
 
 // estimate reads the head of the log: a missing file or column, or a bad
-// line there, is refused before anything runs; the events and keys of the
-// whole log are extrapolated from the head by the bytes read.
+// line there, is refused before anything runs. A log read whole there is
+// known exactly; a longer one is extrapolated from its head by the bytes
+// read — its events in proportion, its distinct keys by Heaps' law, the
+// growth of the keys seen from half the head to all of it repeated for
+// every doubling to the whole log (keys repeat more as a log grows).
 func (k *logKind) estimate() error {
 	r, err := workload.OpenLog(k.cfg)
 	if err != nil {
@@ -73,24 +82,28 @@ func (k *logKind) estimate() error {
 	defer r.Close()
 	buf := make([]workload.Event, 0, 4096)
 	seen := map[uint64]bool{}
+	half := 0
 	for r.Events() < logSampleEvents {
+		if half == 0 && r.Events() >= logSampleEvents/2 {
+			half = len(seen)
+		}
 		b, err := r.Read(buf[:0])
 		for _, e := range b {
 			seen[e.Key] = true
 		}
 		if err == io.EOF {
 			k.events, k.keys = float64(r.Events()), float64(len(seen))
+			k.whole = true
 			return nil
 		}
 		if err != nil {
 			return err
 		}
 	}
-	scale := float64(r.Size()) / float64(max(r.BytesRead(), 1))
-	k.events = float64(r.Events()) * max(scale, 1)
-	// Keys seen grow more slowly than events: the head's share is an upper
-	// bound on the whole log's.
-	k.keys = min(k.events, float64(len(seen))*max(scale, 1))
+	scale := max(float64(r.Size())/float64(max(r.BytesRead(), 1)), 1)
+	k.events = float64(r.Events()) * scale
+	growth := float64(len(seen)) / float64(max(half, 1))
+	k.keys = min(k.events, float64(len(seen))*math.Pow(max(growth, 1), math.Log2(scale)))
 	return nil
 }
 
@@ -110,8 +123,12 @@ func (k *logKind) describe() string {
 	if k.spec.Time == "" {
 		timing = fmt.Sprintf("spaced at %s events/s", metrics.Format(k.spec.Rate))
 	}
-	return fmt.Sprintf("Recorded log: %s (%s, key column %s, %s), about %s events over %s keys by its head, batches of %d.",
-		k.cfg.Path, k.spec.Format, k.spec.Key, timing, metrics.Format(math.Round(k.events)), metrics.Format(math.Round(k.keys)), k.spec.Batch)
+	about := "about "
+	if k.whole {
+		about = ""
+	}
+	return fmt.Sprintf("Recorded log: %s (%s, key column %s, %s), %s%s events over %s%s keys, batches of %d.",
+		k.cfg.Path, k.spec.Format, k.spec.Key, timing, about, metrics.Format(math.Round(k.events)), about, metrics.Format(math.Round(k.keys)), k.spec.Batch)
 }
 
 func (k *logKind) accepts(*strategies.Type) error { return nil }

@@ -48,7 +48,7 @@ read, to try bad input and skip_bad. FILE is never written over.`,
 		sampleOpts = sampleFlags{format: "csv", events: 300_000}
 		fs.StringVar(&sampleOpts.out, "o", "sample.csv.gz", "write the log to `FILE` (.gz: gzipped)")
 		fs.Var(&choice{&sampleOpts.format, []string{"csv", "ndjson"}}, "format", "the log's `FORMAT`: csv or ndjson")
-		fs.Int64Var(&sampleOpts.events, "events", 300_000, "the events to write, `N` from 1 to 10^8")
+		fs.Int64Var(&sampleOpts.events, "events", 300_000, "the events to write, `N` from 1 to 10^10")
 		fs.Func("bad", "write line `LINE` of the file (the header is line 1) as a bad line; repeatable", func(s string) error {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || n < 2 {
@@ -66,8 +66,8 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) > 1 {
 		return &usageError{"sample takes one scenario (default search)"}
 	}
-	if o.events < 1 || o.events > 1e8 {
-		return &usageError{fmt.Sprintf("-events %d: want 1 to 10^8", o.events)}
+	if o.events < 1 || o.events > 1e10 {
+		return &usageError{fmt.Sprintf("-events %d: want 1 to 10^10", o.events)}
 	}
 	name := "search"
 	if len(args) == 1 {
