@@ -77,22 +77,29 @@ type Mark struct {
 }
 
 // Series is the data behind one chart (or one line of it). Series with the
-// same Scenario and Name are drawn on one chart, one per Strategy.
+// same Scenario, Step and Name are drawn on one chart, one per Strategy.
 type Series struct {
 	Scenario string
+	// Step is the step of a scenario told in steps (`steps[i].name`), ""
+	// outside steps. Charts of two steps are apart, even of the same Name,
+	// and the chart's title and file name say the step.
+	Step     string
 	Strategy string
-	Name     string // chart name, also the file stem: "overestimate", "topk_recall"
-	Title    string
-	Kind     SeriesKind
-	XLabel   string
-	YLabel   string
-	LogX     bool
-	LogY     bool
-	Values   []float64 // Distribution samples
-	Weights  []float64 // Distribution: Values[i] occurs Weights[i] times; nil: once each
-	X, Y     []float64 // Curve points; Bars use Y with Labels
-	Labels   []string  // Bars
-	Marks    []Mark
+	Name     string // chart name, also in the file stem: "overestimate", "topk_recall"
+	// Title says what the chart shows; the chart's title puts the scenario
+	// and the step before it ("cricket-final / views — <Title>"), so Title
+	// need not name them.
+	Title   string
+	Kind    SeriesKind
+	XLabel  string
+	YLabel  string
+	LogX    bool
+	LogY    bool
+	Values  []float64 // Distribution samples
+	Weights []float64 // Distribution: Values[i] occurs Weights[i] times; nil: once each
+	X, Y    []float64 // Curve points; Bars use Y with Labels
+	Labels  []string  // Bars
+	Marks   []Mark
 }
 
 // Table is a block of numbers too long for result rows — an accuracy

@@ -50,14 +50,13 @@ func newChart(group []metrics.Series) (*chart, error) {
 	}
 	first := group[0]
 	var logX, logY bool
+	id := chartID(first.Scenario, first.Step, first.Name)
 	for _, s := range group {
-		if s.Scenario != first.Scenario || s.Name != first.Name {
-			return nil, fmt.Errorf("plots: group mixes charts %q/%q and %q/%q",
-				first.Scenario, first.Name, s.Scenario, s.Name)
+		if s.Scenario != first.Scenario || s.Step != first.Step || s.Name != first.Name {
+			return nil, fmt.Errorf("plots: group mixes charts %s and %s", id, chartID(s.Scenario, s.Step, s.Name))
 		}
 		if s.Kind != first.Kind {
-			return nil, fmt.Errorf("plots: chart %q/%q mixes kinds %q and %q",
-				first.Scenario, first.Name, first.Kind, s.Kind)
+			return nil, fmt.Errorf("plots: chart %s mixes kinds %q and %q", id, first.Kind, s.Kind)
 		}
 		logX = logX || s.LogX
 		logY = logY || s.LogY
@@ -95,7 +94,7 @@ func newChart(group []metrics.Series) (*chart, error) {
 		err = c.axes()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("plots: chart %q/%q: %w", first.Scenario, first.Name, err)
+		return nil, fmt.Errorf("plots: chart %s: %w", id, err)
 	}
 	return c, nil
 }

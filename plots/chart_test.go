@@ -129,7 +129,7 @@ func TestChartDistributionWithMark(t *testing.T) {
 	if !slices.Equal(c.legend, []string{"count-min", "bound εN = 1,000"}) {
 		t.Errorf("legend %q", c.legend)
 	}
-	if p.Title.Text != "overestimate per key" || p.X.Label.Text != "estimate − true count" || p.Y.Label.Text != "keys" {
+	if p.Title.Text != "cricket-final — overestimate per key" || p.X.Label.Text != "estimate − true count" || p.Y.Label.Text != "keys" {
 		t.Errorf("title %q, labels %q, %q", p.Title.Text, p.X.Label.Text, p.Y.Label.Text)
 	}
 	renders(t, p)

@@ -241,7 +241,7 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 	curves := make([]metrics.Series, len(bands))
 	for b, band := range bands {
 		tb.Columns = append(tb.Columns, band.label)
-		curves[b] = metrics.Series{Scenario: scn.Name, Strategy: band.label, Name: "accuracy-" + name,
+		curves[b] = metrics.Series{Scenario: scn.Name, Step: scn.Step, Strategy: band.label, Name: "accuracy-" + name,
 			Title: fmt.Sprintf("%s: relative error quantiles over %d trials", name, trials),
 			Kind:  metrics.Curve, XLabel: "distinct ids (log)", YLabel: "relative error (%)", LogX: true}
 	}

@@ -77,7 +77,7 @@ func (k *timedKind) reads(s *scorer, tr *truth, rd strategies.Reader) {
 	if len(secs) > 0 {
 		s.add(strategies.MetricStalenessMaxSec, maxOf(secs), "s", s.plan(strategies.MetricStalenessMaxSec), "age of the value shown, to the millisecond")
 		s.add(strategies.MetricStalenessP99Sec, metrics.Quantile(append([]float64(nil), secs...), 0.99), "s", nil, "over the reads")
-		s.rep.Series = append(s.rep.Series, metrics.Series{Scenario: s.scenario, Strategy: s.d.name(), Name: "staleness",
+		s.rep.Series = append(s.rep.Series, metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "staleness",
 			Title: "age of the count a reader was shown", Kind: metrics.Distribution, XLabel: "seconds (log)", YLabel: "reads", LogX: true, Values: secs})
 	}
 }
@@ -159,10 +159,10 @@ func (k *timedKind) cluster(s *scorer, r *timedRun, i int) {
 		ends[j] = float64(j + 1)
 	}
 	s.rep.Series = append(s.rep.Series,
-		metrics.Series{Scenario: s.scenario, Strategy: s.d.name(), Name: "key-load", Kind: metrics.Curve,
+		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "key-load", Kind: metrics.Curve,
 			Title: "increments a second on the busiest key", XLabel: "simulated second", YLabel: "increments/s", LogY: true,
 			X: secs, Y: c.BusiestWrites, Marks: []metrics.Mark{{Label: "key limit " + metrics.Format(limit) + "/s", Value: limit, Axis: "y"}}},
-		metrics.Series{Scenario: s.scenario, Strategy: s.d.name(), Name: "backlog", Kind: metrics.Curve,
+		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "backlog", Kind: metrics.Curve,
 			Title: "ops queued on the cluster", XLabel: "simulated second", YLabel: "ops queued",
 			X: ends, Y: c.Backlog})
 }

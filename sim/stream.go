@@ -173,7 +173,7 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 		st.truthRow(rep, strategies.MetricKthTrueCount, float64(trueTop[top-1].count), "events", metrics.PlanOf(k.expected(uint64(top))),
 			fmt.Sprintf("the %s key's true count; plan %s", ordinal(top), k.lawNote()))
 	}
-	recall := metrics.Series{Scenario: st.Scenario.Name, Name: "topk-recall", Kind: metrics.Bars,
+	recall := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Name: "topk-recall", Kind: metrics.Bars,
 		Title: fmt.Sprintf("top-%d recall of each design", top), XLabel: "design", YLabel: "recall"}
 	for i, built := range r.designs {
 		s := st.scorer(rep, st.designs[i])

@@ -187,11 +187,7 @@ func (st *Setup) sweepCurves(rep *Report) {
 				}
 				if len(y) >= 2 {
 					name, title := "sweeps-"+string(m), fmt.Sprintf("%s against memory, every design swept", m)
-					if st.Scenario.Step != "" {
-						name += "-" + st.Scenario.Step
-						title = st.Scenario.StepTitle + ": " + title
-					}
-					compared[m] = append(compared[m], metrics.Series{Scenario: st.Scenario.Name, Strategy: g, Name: name,
+					compared[m] = append(compared[m], metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Strategy: g, Name: name,
 						Title: title, Kind: metrics.Curve,
 						XLabel: xLabel, YLabel: string(m), LogX: true, X: x, Y: y})
 				}
@@ -237,7 +233,7 @@ func (st *Setup) sweepCurve(rep *Report, g string, ds []design, m strategies.Met
 	if len(ys) < 2 {
 		return
 	}
-	s := metrics.Series{Scenario: st.Scenario.Name, Strategy: g + " (measured)", Name: fmt.Sprintf("sweep-%s-%s%s", g, m, suffix),
+	s := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Strategy: g + " (measured)", Name: fmt.Sprintf("sweep-%s-%s%s", g, m, suffix),
 		Title: fmt.Sprintf("%s: %s against %s", g, m, xLabel), Kind: metrics.Curve, XLabel: xLabel, YLabel: string(m),
 		LogX: logX, X: x, Y: ys}
 	rep.Series = append(rep.Series, s)

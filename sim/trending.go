@@ -428,8 +428,8 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, ent
 			}
 		}
 		series := func(who string, ys []float64) metrics.Series {
-			return metrics.Series{Scenario: st.Scenario.Name, Strategy: who, Name: "plant-" + plant.Name, Kind: metrics.Curve,
-				Title:  fmt.Sprintf("%s: %s's score over time under each design; when each took it into its top %d", st.Scenario.Name, plant.Name, k.k),
+			return metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Strategy: who, Name: "plant-" + plant.Name, Kind: metrics.Curve,
+				Title:  fmt.Sprintf("%s's score over time under each design; when each took it into its top %d", plant.Name, k.k),
 				XLabel: "simulated minute", YLabel: "score", X: xs[:len(ys)], Y: ys}
 		}
 		first := len(rep.Series)
