@@ -89,17 +89,21 @@ type Series struct {
 	// Title says what the chart shows; the chart's title puts the scenario
 	// and the step before it ("cricket-final / views — <Title>"), so Title
 	// need not name them.
-	Title   string
-	Kind    SeriesKind
-	XLabel  string
-	YLabel  string
-	LogX    bool
-	LogY    bool
-	Values  []float64 // Distribution samples
-	Weights []float64 // Distribution: Values[i] occurs Weights[i] times; nil: once each
-	X, Y    []float64 // Curve points; Bars use Y with Labels
-	Labels  []string  // Bars
-	Marks   []Mark
+	Title  string
+	Kind   SeriesKind
+	XLabel string
+	YLabel string
+	// LogX and LogY put an axis on a log scale. Zeros stay in sight: they
+	// are drawn in a slot of their own before the log range (a bar of
+	// their own in a histogram), labelled ZeroLabel ("" is "0").
+	LogX      bool
+	LogY      bool
+	ZeroLabel string
+	Values    []float64 // Distribution samples
+	Weights   []float64 // Distribution: Values[i] occurs Weights[i] times; nil: once each
+	X, Y      []float64 // Curve points; Bars use Y with Labels
+	Labels    []string  // Bars
+	Marks     []Mark
 }
 
 // Table is a block of numbers too long for result rows — an accuracy

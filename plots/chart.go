@@ -61,7 +61,13 @@ func newChart(group []metrics.Series) (*chart, error) {
 		logX = logX || s.LogX
 		logY = logY || s.LogY
 	}
-	c := &chart{p: plot.New(), group: group, logX: logX, logY: logY}
+	c := &chart{p: plot.New(), group: group, logX: logX, logY: logY, zeroLabel: "0"}
+	for _, s := range group {
+		if s.ZeroLabel != "" {
+			c.zeroLabel = s.ZeroLabel
+			break
+		}
+	}
 	c.style()
 	c.p.Title.Text = title(group)
 	for _, s := range group {
@@ -108,11 +114,43 @@ type chart struct {
 	barMin, barMax float64
 	isBars         bool
 	isHist         bool
+	isCurve        bool
 	// marks drawn, by axis, to keep them off the frame
 	markX, markY []float64
+	// on a log axis (0: X, 1: Y): the span of the values > 0 drawn, marks
+	// included, and whether zeros were drawn, in the zeros' slot
+	pos       [2]span
+	zero      [2]bool
+	zeroLabel string
 	// what was fed to the plot, in order, for the tests
 	plotters []plot.Plotter
 	legend   []string
+}
+
+// span is the range of some values.
+type span struct {
+	lo, hi float64
+	ok     bool
+}
+
+func (s *span) add(v float64) {
+	if !s.ok {
+		s.lo, s.hi, s.ok = v, v, true
+		return
+	}
+	s.lo, s.hi = math.Min(s.lo, v), math.Max(s.hi, v)
+}
+
+// track notes a value drawn on axis i (0: X, 1: Y) of log scale or not:
+// on a log axis, a zero (drawn in the slot) or the span of the rest.
+func (c *chart) track(i int, v float64, log bool) {
+	switch {
+	case !log:
+	case v == 0:
+		c.zero[i] = true
+	default:
+		c.pos[i].add(v)
+	}
 }
 
 // add adds plotters to the plot.
@@ -191,21 +229,25 @@ func legendName(s metrics.Series, dropped, total int, why string) string {
 	return name + " (" + note + ")"
 }
 
-// keep reports whether v can be drawn on an axis.
+// keep reports whether v can be drawn on an axis: finite, and not below 0
+// on a log axis (a zero is drawn in the axis's slot for zeros).
 func keep(v float64, log bool) bool {
-	return !math.IsNaN(v) && !math.IsInf(v, 0) && (!log || v > 0)
+	return !math.IsNaN(v) && !math.IsInf(v, 0) && (!log || v >= 0)
 }
 
 // why says what keep refused.
 func why(log bool) string {
 	if log {
-		return "NaN, ±Inf or ≤ 0 on a log axis"
+		return "NaN, ±Inf or < 0 on a log axis"
 	}
 	return "NaN or ±Inf"
 }
 
-// axes finishes both axes: log scales with two labelled decades, bar ranges, and
-// a last check that no log axis reaches 0 (gonum/plot panics there).
+// axes finishes both axes: log scales with two labelled decades and, where
+// zeros were drawn, a slot for them; linear value axes that hold 0 (a
+// curve's Y, a histogram's X: a count, an error or an age is read against
+// 0, not against its smallest value); bar ranges; and a last check that no
+// log range reaches 0 (gonum/plot panics there).
 func (c *chart) axes() error {
 	p := c.p
 	if c.isBars {
@@ -218,16 +260,29 @@ func (c *chart) axes() error {
 			p.Y.Max = -p.Y.Min * 0.05
 		}
 	}
-	for _, a := range []struct {
+	for i, a := range []struct {
 		ax    *plot.Axis
+		name  string
 		log   bool
 		marks []float64
-	}{{&p.X, c.logX, c.markX}, {&p.Y, c.logY, c.markY}} {
+	}{{&p.X, "x", c.logX, c.markX}, {&p.Y, "y", c.logY, c.markY}} {
 		ax := a.ax
+		if a.log && c.zero[i] {
+			if !c.pos[i].ok { // nothing but zeros: the slot is the axis
+				ax.Min, ax.Max = 1, 10
+				ax.Scale = zeroLogScale{only: true}
+				ax.Tick.Marker = zeroTicks{label: c.zeroLabel, only: true}
+				continue
+			}
+			ax.Min, ax.Max = c.pos[i].lo, c.pos[i].hi
+		}
 		if math.IsNaN(ax.Min) || math.IsNaN(ax.Max) || math.IsInf(ax.Min, 0) || math.IsInf(ax.Max, 0) {
 			return fmt.Errorf("%w: axis range [%v, %v]", ErrNoData, ax.Min, ax.Max)
 		}
 		if !a.log {
+			if c.isCurve && ax == &p.Y || c.isHist && ax == &p.X {
+				ax.Min, ax.Max = math.Min(ax.Min, 0), math.Max(ax.Max, 0)
+			}
 			if c.isHist && ax == &p.Y {
 				ax.Max *= 1.05 // headroom over the tallest bin
 			}
@@ -241,6 +296,11 @@ func (c *chart) axes() error {
 		}
 		ax.Scale = plot.LogScale{}
 		ax.Tick.Marker = formatTicks{plot.LogTicks{Prec: -1}}
+		if c.zero[i] {
+			ax.Scale = zeroLogScale{}
+			ax.Tick.Marker = zeroTicks{label: c.zeroLabel}
+			c.add(slotBreak{axis: a.name})
+		}
 		// LogTicks labels the powers of 10: widen the range to whole decades
 		// until it holds two of them.
 		lo, hi := math.Log10(ax.Min), math.Log10(ax.Max)

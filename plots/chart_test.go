@@ -288,14 +288,15 @@ func TestChartCurve(t *testing.T) {
 		Marks: []metrics.Mark{{Label: "budget 64 KiB", Value: 65536, Axis: "x"}}}
 	b := a
 	b.Strategy, b.Y = "conservative", []float64{400, 40, 0, 0}
+	b.X = []float64{1e3, 1e4, 1e5, -1}
 	c := build(t, a, b)
 	lines := plottersOf[*plotter.Line](c)
-	if len(lines) != 2 || len(lines[0].XYs) != 3 || len(lines[1].XYs) != 2 {
-		t.Fatalf("lines %v, want 2 lines of 3 and 2 points (zeros dropped on the log axis)", lines)
+	if len(lines) != 2 || len(lines[0].XYs) != 4 || len(lines[1].XYs) != 3 {
+		t.Fatalf("lines %v, want 2 lines of 4 and 3 points (zeros kept, X −1 dropped on the log axis)", lines)
 	}
 	want := []string{
-		"count-min (1 of 4 not shown: NaN, ±Inf or ≤ 0 on a log axis)",
-		"conservative (2 of 4 not shown: NaN, ±Inf or ≤ 0 on a log axis)",
+		"count-min",
+		"conservative (1 of 4 not shown: NaN, ±Inf or < 0 on a log axis)",
 		"budget 64 KiB",
 	}
 	if !slices.Equal(c.legend, want) {
@@ -304,10 +305,13 @@ func TestChartCurve(t *testing.T) {
 	if _, ok := c.p.X.Scale.(plot.LogScale); !ok {
 		t.Errorf("X scale %T, want plot.LogScale", c.p.X.Scale)
 	}
-	// Points with Y = 0 are gone, so X ends at 1e5 (the mark 65,536 is inside);
-	// both ranges hold two powers of 10, so they are left as they are.
-	if c.p.X.Min != 1e3 || c.p.X.Max != 1e5 || c.p.Y.Min != 9 || c.p.Y.Max != 900 {
-		t.Errorf("range X [%v, %v] Y [%v, %v], want X [1e3, 1e5], Y [9, 900]",
+	if _, ok := c.p.Y.Scale.(zeroLogScale); !ok {
+		t.Errorf("Y scale %T, want zeroLogScale: the zeros need their slot", c.p.Y.Scale)
+	}
+	// The log range is the span of the values > 0; both ranges hold two
+	// powers of 10, so they are left as they are.
+	if c.p.X.Min != 1e3 || c.p.X.Max != 1e6 || c.p.Y.Min != 9 || c.p.Y.Max != 900 {
+		t.Errorf("range X [%v, %v] Y [%v, %v], want X [1e3, 1e6], Y [9, 900]",
 			c.p.X.Min, c.p.X.Max, c.p.Y.Min, c.p.Y.Max)
 	}
 	renders(t, c.p)
@@ -323,7 +327,8 @@ func TestLogAxesNeverPanic(t *testing.T) {
 		ok   bool
 	}{
 		{"hist logx zeros", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: append([]float64{1, 10, 100}, bad...)}, true},
-		{"hist logx only zeros", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: bad}, false},
+		{"hist logx only zeros", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: bad}, true},
+		{"hist logx nothing left", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: bad[1:]}, false},
 		{"hist logy", metrics.Series{Kind: metrics.Distribution, LogY: true, Values: append(overestimates(1, 1000, 50), bad...)}, true},
 		{"hist logx logy one value", metrics.Series{Kind: metrics.Distribution, LogX: true, LogY: true, Values: []float64{5}}, true},
 		{"hist logx ones", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: []float64{1, 1, 0}}, true},
@@ -332,7 +337,9 @@ func TestLogAxesNeverPanic(t *testing.T) {
 			Marks: []metrics.Mark{{Label: "zero", Value: 0, Axis: "x"}, {Label: "nan", Value: math.NaN(), Axis: "y"}}}, true},
 		{"curve logy zeros", metrics.Series{Kind: metrics.Curve, LogY: true, X: []float64{0, 1, 2, 3}, Y: []float64{0, 0, 1, 2}}, true},
 		{"curve logx one point", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{0, 1}, Y: []float64{5, 0}}, true},
-		{"curve logx nothing left", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{0, -1}, Y: []float64{1, 2}}, false},
+		{"curve logx only zero", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{0, -1}, Y: []float64{1, 2}}, true},
+		{"curve logx nothing left", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{-2, -1}, Y: []float64{1, 2}}, false},
+		{"curve logy all zero", metrics.Series{Kind: metrics.Curve, LogY: true, X: []float64{1, 2}, Y: []float64{0, 0}}, true},
 		{"bars logy", metrics.Series{Kind: metrics.Bars, LogY: true, Labels: []string{"a"}, Y: []float64{0}}, false},
 		{"bars logx", metrics.Series{Kind: metrics.Bars, LogX: true, Labels: []string{"a"}, Y: []float64{1}}, false},
 	} {
@@ -483,4 +490,139 @@ func TestMarkOffTheFrame(t *testing.T) {
 		t.Errorf("X max %v: the mark at 10,000 sits on the frame", c.p.X.Max)
 	}
 	renders(t, c.p)
+}
+
+// backlog is the "backlog" chart of a timed run: one design whose queue
+// grows 190,000 a second, one whose queue never holds an op, one holding a
+// few ops now and then.
+func backlog() []metrics.Series {
+	secs := seq(1, 60, 60)
+	grow, none, few := make([]float64, 60), make([]float64, 60), make([]float64, 60)
+	for i := range secs {
+		grow[i] = 190_000 * secs[i]
+		few[i] = float64(i % 4 * 3) // 0, 3, 6, 9, 0, …
+	}
+	s := func(name string, y []float64) metrics.Series {
+		return metrics.Series{Scenario: "cricket-final", Step: "views", Strategy: name, Name: "backlog", Kind: metrics.Curve,
+			Title: "ops queued on the cluster", XLabel: "simulated second", YLabel: "ops queued", LogY: true, X: secs, Y: y}
+	}
+	return []metrics.Series{s("single-key", grow), s("batched-1s", none), s("striped-32", few)}
+}
+
+// On the backlog chart a design whose backlog is 0 throughout has its line,
+// in the slot for zeros under the log range, apart from the axis's frame
+// and from the smallest backlog; a backlog of 3 stands clear of 0 beside
+// one of 11 million. On the linear axis the backlog had before, both sat
+// on 0, 3 at 0.0000003 of the height.
+func TestBacklogZeros(t *testing.T) {
+	c := build(t, backlog()...)
+	if _, ok := c.p.Y.Scale.(zeroLogScale); !ok {
+		t.Fatalf("Y scale %T, want zeroLogScale", c.p.Y.Scale)
+	}
+	lines := plottersOf[*plotter.Line](c)
+	if len(lines) != 3 {
+		t.Fatalf("got %d lines, want one a design", len(lines))
+	}
+	for _, xy := range lines[1].XYs {
+		if xy.Y != 0 {
+			t.Fatalf("batched-1s drawn at %v, want 0", xy.Y)
+		}
+	}
+	if len(lines[1].XYs) != 60 {
+		t.Errorf("batched-1s: %d of 60 points drawn", len(lines[1].XYs))
+	}
+	zero, three, least := c.p.Y.Norm(0), c.p.Y.Norm(3), c.p.Y.Norm(190_000)
+	if zero <= 0.01 || zero >= slotEnd {
+		t.Errorf("0 at %v of the height, want inside the slot (0, %v), off the frame", zero, slotEnd)
+	}
+	if three-zero < 0.05 {
+		t.Errorf("0 at %v and 3 at %v of the height: not apart", zero, three)
+	}
+	if least <= three {
+		t.Errorf("190,000 at %v, under 3 at %v", least, three)
+	}
+	ticks := c.p.Y.Tick.Marker.Ticks(c.p.Y.Min, c.p.Y.Max)
+	if ticks[0].Value != 0 || ticks[0].Label != "0" {
+		t.Errorf("first Y tick %+v, want 0 labelled \"0\"", ticks[0])
+	}
+	if len(plottersOf[slotBreak](c)) != 1 {
+		t.Error("no break drawn between the slot and the log range")
+	}
+	if !slices.Equal(c.legend, []string{"single-key", "batched-1s", "striped-32"}) {
+		t.Errorf("legend %q: no design may lose points", c.legend)
+	}
+	renders(t, c.p)
+}
+
+// staleness is the "staleness" chart: the age of what readers were shown,
+// on a log axis.
+func staleness(strategy string, ages []float64) metrics.Series {
+	return metrics.Series{Scenario: "likes", Strategy: strategy, Name: "staleness", Kind: metrics.Distribution,
+		Title: "age of the count a reader was shown", XLabel: "seconds (log)", YLabel: "reads", LogX: true,
+		ZeroLabel: "0 (fresh)", Values: ages}
+}
+
+// Reads of age 0 are a bar of their own, "0 (fresh)", beside the log bins
+// of the rest; a design whose every read is fresh is that bar alone. Before,
+// LogX dropped them: striped-100 showed 279 of its 30,062 reads.
+func TestStalenessZeros(t *testing.T) {
+	fresh := staleness("striped-100", make([]float64, 1000))
+	mixed := staleness("batched", append(make([]float64, 300), seq(0.001, 1, 700)...))
+	c := build(t, fresh, mixed)
+	bars := plottersOf[zeroBar](c)
+	if len(bars) != 2 || bars[0].weight != 1000 || bars[1].weight != 300 {
+		t.Fatalf("zero bars %+v, want 1,000 fresh reads of striped-100 and 300 of batched", bars)
+	}
+	hs := plottersOf[*plotter.Histogram](c)
+	if len(hs) != 1 || totalWeight(hs[0]) != 700 {
+		t.Fatalf("histograms %v, want one, of batched's 700 reads older than 0", hs)
+	}
+	if !slices.Equal(c.legend, []string{"striped-100", "batched"}) {
+		t.Errorf("legend %q", c.legend)
+	}
+	ticks := c.p.X.Tick.Marker.Ticks(c.p.X.Min, c.p.X.Max)
+	if ticks[0].Value != 0 || ticks[0].Label != "0 (fresh)" {
+		t.Errorf("first X tick %+v, want 0 labelled \"0 (fresh)\"", ticks[0])
+	}
+	if c.p.Y.Max < 1000 {
+		t.Errorf("Y max %v: the bar of 1,000 fresh reads is cut", c.p.Y.Max)
+	}
+	renders(t, c.p)
+
+	// Every read fresh: one bar, the whole axis its slot.
+	c = build(t, fresh)
+	if bars := plottersOf[zeroBar](c); len(bars) != 1 || bars[0].weight != 1000 {
+		t.Fatalf("zero bars %+v, want one of 1,000 reads", bars)
+	}
+	if s, ok := c.p.X.Scale.(zeroLogScale); !ok || !s.only {
+		t.Errorf("X scale %#v, want the slot alone", c.p.X.Scale)
+	}
+	if ticks := c.p.X.Tick.Marker.Ticks(c.p.X.Min, c.p.X.Max); len(ticks) != 1 || ticks[0].Label != "0 (fresh)" {
+		t.Errorf("X ticks %+v, want \"0 (fresh)\" alone", ticks)
+	}
+	renders(t, c.p)
+}
+
+// A linear value axis holds 0: a curve's Y (the backlog of 7.5 to 30 ops
+// of practice-stripes had its axis start at 7.5, so 10 ops looked like a
+// surge) and a histogram's X (an overestimate of 5,000 to 7,000 a key read
+// against 0, not against 5,000). Negative values keep 0 in sight above them.
+func TestLinearAxesHoldZero(t *testing.T) {
+	up := metrics.Series{Name: "backlog", Kind: metrics.Curve, X: []float64{1, 2, 3}, Y: []float64{7.5, 30, 12}}
+	if c := build(t, up); c.p.Y.Min != 0 || c.p.Y.Max < 30 {
+		t.Errorf("Y [%v, %v], want [0, ≥ 30]", c.p.Y.Min, c.p.Y.Max)
+	}
+	down := up
+	down.Y = []float64{-200, -50, -40}
+	if c := build(t, down); c.p.Y.Max != 0 || c.p.Y.Min > -200 {
+		t.Errorf("Y [%v, %v], want [≤ −200, 0]", c.p.Y.Min, c.p.Y.Max)
+	}
+	h := metrics.Series{Name: "overestimate", Kind: metrics.Distribution, Values: seq(5000, 7000, 500)}
+	if c := build(t, h); c.p.X.Min != 0 {
+		t.Errorf("X min %v, want 0", c.p.X.Min)
+	}
+	// The X of a curve is a time or a swept value: left as it is.
+	if c := build(t, up); c.p.X.Min != 1 {
+		t.Errorf("curve X min %v, want 1", c.p.X.Min)
+	}
 }

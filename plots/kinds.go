@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -18,13 +19,19 @@ import (
 // maxBins caps the number of histogram bins.
 const maxBins = 60
 
-// histograms draws a histogram of Values per series, all on the same bins.
+// histograms draws a histogram of Values per series, all on the same bins;
+// on a log X axis, the zeros of each series are a bar of their own in the
+// axis's slot for zeros.
 func (c *chart) histograms() error {
-	var pooled, pooledW []float64 // kept values (log10 on a log X axis) and how often each occurs
-	integer := true
+	var pooled, pooledW []float64 // kept values > 0 (log10 on a log X axis) and how often each occurs
+	integer, zeros := true, false
 	for _, s := range c.group {
 		for j, v := range s.Values {
 			if !keep(v, c.logX) {
+				continue
+			}
+			if c.logX && v == 0 {
+				zeros = true
 				continue
 			}
 			integer = integer && v == math.Trunc(v)
@@ -34,20 +41,27 @@ func (c *chart) histograms() error {
 			pooled, pooledW = append(pooled, v), append(pooledW, weight(s, j))
 		}
 	}
-	if len(pooled) == 0 {
+	if len(pooled) == 0 && !zeros {
 		return fmt.Errorf("%w: no value is %s", ErrNoData, drawable(c.logX))
 	}
-	order := make([]int, len(pooled))
-	for i := range order {
-		order[i] = i
+	var edges []float64
+	if len(pooled) > 0 {
+		order := make([]int, len(pooled))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pooled[a], pooled[b]) })
+		sorted, weights := make([]float64, len(order)), make([]float64, len(order))
+		for i, j := range order {
+			sorted[i], weights[i] = pooled[j], pooledW[j]
+		}
+		edges = binEdges(sorted, weights, integer, c.logX)
+		if c.logX {
+			c.track(0, edges[0], true)
+			c.track(0, edges[len(edges)-1], true)
+		}
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pooled[a], pooled[b]) })
-	sorted, weights := make([]float64, len(order)), make([]float64, len(order))
-	for i, j := range order {
-		sorted[i], weights[i] = pooled[j], pooledW[j]
-	}
-	edges := binEdges(sorted, weights, integer, c.logX)
-	pooled, pooledW, sorted, weights = nil, nil, nil, nil
+	pooled, pooledW = nil, nil
 
 	c.isHist = true
 	alpha := uint8(210)
@@ -55,35 +69,54 @@ func (c *chart) histograms() error {
 		alpha = 90
 	}
 	for i, s := range c.group {
-		weights := make([]float64, len(edges)-1)
-		var kept, total float64
+		var weights []float64
+		if edges != nil {
+			weights = make([]float64, len(edges)-1)
+		}
+		var kept, zero, total float64
 		for j, v := range s.Values {
 			w := weight(s, j)
 			total += w
-			if !keep(v, c.logX) {
-				continue
+			switch {
+			case !keep(v, c.logX):
+			case c.logX && v == 0:
+				zero += w
+			default:
+				weights[bin(edges, v)] += w
+				kept += w
 			}
-			weights[bin(edges, v)] += w
-			kept += w
 		}
-		name := legendName(s, int(total-kept), int(total), why(c.logX))
-		if kept == 0 {
+		name := legendName(s, int(total-kept-zero), int(total), why(c.logX))
+		if kept+zero == 0 {
 			c.name(nonEmpty(name, i))
 			continue
 		}
-		h := &plotter.Histogram{
-			Bins:      make([]plotter.HistogramBin, len(weights)),
-			Width:     edges[1] - edges[0],
-			FillColor: fill(i, alpha),
-			LineStyle: draw.LineStyle{Color: dark(i), Width: vg.Points(0.8)},
-			LogY:      c.logY,
+		line := draw.LineStyle{Color: dark(i), Width: vg.Points(0.8)}
+		var thumb plot.Thumbnailer
+		if kept > 0 {
+			h := &plotter.Histogram{
+				Bins:      make([]plotter.HistogramBin, len(weights)),
+				Width:     edges[1] - edges[0],
+				FillColor: fill(i, alpha),
+				LineStyle: line,
+				LogY:      c.logY,
+			}
+			for b := range h.Bins {
+				h.Bins[b] = plotter.HistogramBin{Min: edges[b], Max: edges[b+1], Weight: weights[b]}
+			}
+			c.add(h)
+			thumb = h
 		}
-		for b := range h.Bins {
-			h.Bins[b] = plotter.HistogramBin{Min: edges[b], Max: edges[b+1], Weight: weights[b]}
+		if zero > 0 {
+			c.track(0, 0, true)
+			zb := zeroBar{weight: zero, fill: fill(i, alpha), line: line, logY: c.logY}
+			c.add(zb)
+			if thumb == nil {
+				thumb = zb
+			}
 		}
-		c.add(h)
 		if name != "" || len(c.group) > 1 {
-			c.name(nonEmpty(name, i), h)
+			c.name(nonEmpty(name, i), thumb)
 		}
 	}
 	return nil
@@ -176,8 +209,10 @@ func binning(sorted, weights []float64, integer bool) (lo, w float64, n int) {
 	return lo, w, n
 }
 
-// curves draws a line with points per series.
+// curves draws a line with points per series; on a log axis, zeros are
+// drawn in the axis's slot for zeros.
 func (c *chart) curves() error {
+	c.isCurve = true
 	drawn := 0
 	for i, s := range c.group {
 		if len(s.X) != len(s.Y) {
@@ -187,6 +222,8 @@ func (c *chart) curves() error {
 		for j := range s.X {
 			if keep(s.X[j], c.logX) && keep(s.Y[j], c.logY) {
 				xys = append(xys, plotter.XY{X: s.X[j], Y: s.Y[j]})
+				c.track(0, s.X[j], c.logX)
+				c.track(1, s.Y[j], c.logY)
 			}
 		}
 		name := legendName(s, len(s.X)-len(xys), len(s.X), why(c.logX || c.logY))
@@ -285,7 +322,7 @@ func nonEmpty(name string, i int) string {
 // drawable says what a value must be to be drawn.
 func drawable(log bool) string {
 	if log {
-		return "finite and > 0 (log axis)"
+		return "finite and ≥ 0 (log axis)"
 	}
 	return "finite"
 }

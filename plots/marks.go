@@ -111,7 +111,9 @@ outer:
 		c.name(label, ml)
 		if m.Axis == "x" {
 			c.markX = append(c.markX, m.Value)
+			c.track(0, m.Value, log)
 		} else {
+			c.track(1, m.Value, log)
 			c.markY = append(c.markY, m.Value)
 			if c.isBars {
 				c.barMin = math.Min(c.barMin, m.Value)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,18 +239,39 @@ func layout(p *plot.Plot, dc draw.Canvas) {
 		dc.Fill(dc.Rectangle.Path())
 	}
 	body := drawTitle(dc, p.Title.Text, p.Title.TextStyle, p.Title.Padding)
-	q := *p
+	q := *p // drawn without its title and legend, which layout draws
 	q.Title.Text = ""
 	place, size := legendPlace(p, body)
 	if place == legendNone {
-		q.Draw(body)
+		drawPlot(q, body)
 		return
 	}
 	q.Legend = plot.NewLegend()
 	leg := p.Legend
 	leg.Left, leg.Top = true, true
 	leg.XOffs, leg.YOffs = 0, 0
-	drawLegend(leg, place, size, body, func(c draw.Canvas) { q.Draw(c) })
+	drawLegend(leg, place, size, body, func(c draw.Canvas) { drawPlot(q, c) })
+}
+
+// drawPlot draws p on c, its Y label itself: gonum/plot pads the top of
+// the data area for the label as if it stood at the middle of the data
+// range, not of the axis, which on a log axis is near the top (a backlog
+// up to 11 million left a blank band under the title).
+func drawPlot(p plot.Plot, c draw.Canvas) {
+	lbl := p.Y.Label
+	if lbl.Text == "" {
+		p.Draw(c)
+		return
+	}
+	p.Y.Label.Text = ""
+	sty := lbl.TextStyle
+	sty.Rotation += math.Pi / 2
+	h := lbl.TextStyle.Height(lbl.Text)
+	w := h + lbl.TextStyle.FontExtents().Descent + lbl.Padding
+	rest := draw.Crop(c, w, 0, 0, 0)
+	data := p.DataCanvas(rest)
+	c.FillText(sty, vg.Point{X: c.Min.X + h, Y: data.Center().Y}, lbl.Text)
+	p.Draw(rest)
 }
 
 // drawLegend draws leg in a strip of body (right of the rest, or under it)

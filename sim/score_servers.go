@@ -78,7 +78,8 @@ func (k *timedKind) reads(s *scorer, tr *truth, rd strategies.Reader) {
 		s.add(strategies.MetricStalenessMaxSec, maxOf(secs), "s", s.plan(strategies.MetricStalenessMaxSec), "age of the value shown, to the millisecond")
 		s.add(strategies.MetricStalenessP99Sec, metrics.Quantile(append([]float64(nil), secs...), 0.99), "s", nil, "over the reads")
 		s.rep.Series = append(s.rep.Series, metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "staleness",
-			Title: "age of the count a reader was shown", Kind: metrics.Distribution, XLabel: "seconds (log)", YLabel: "reads", LogX: true, Values: secs})
+			Title: "age of the count a reader was shown", Kind: metrics.Distribution, XLabel: "seconds (log)", YLabel: "reads", LogX: true,
+			ZeroLabel: "0 (fresh)", Values: secs})
 	}
 }
 
@@ -162,7 +163,10 @@ func (k *timedKind) cluster(s *scorer, r *timedRun, i int) {
 		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "key-load", Kind: metrics.Curve,
 			Title: "increments a second on the busiest key", XLabel: "simulated second", YLabel: "increments/s", LogY: true,
 			X: secs, Y: c.BusiestWrites, Marks: []metrics.Mark{{Label: "key limit " + metrics.Format(limit) + "/s", Value: limit, Axis: "y"}}},
+		// A log axis: a backlog of 0 beside one growing 190,000 a second
+		// (zeros have their slot under the log range), with a second of a
+		// key's work for scale.
 		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "backlog", Kind: metrics.Curve,
-			Title: "ops queued on the cluster", XLabel: "simulated second", YLabel: "ops queued",
-			X: ends, Y: c.Backlog})
+			Title: "ops queued on the cluster", XLabel: "simulated second", YLabel: "ops queued (log)", LogY: true,
+			X: ends, Y: c.Backlog, Marks: []metrics.Mark{{Label: "1 s of one key: " + metrics.Format(limit) + " ops", Value: limit, Axis: "y"}}})
 }
