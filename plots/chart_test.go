@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"errors"
+	"image/color"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -624,5 +625,27 @@ func TestLinearAxesHoldZero(t *testing.T) {
 	// The X of a curve is a time or a swept value: left as it is.
 	if c := build(t, up); c.p.X.Min != 1 {
 		t.Errorf("curve X min %v, want 1", c.p.X.Min)
+	}
+}
+
+// Marks every series carries are grey, however many each carries: the
+// key-load chart's limit and planned load. Before, a series' marks after
+// the first one already seen were skipped, so the second mark was the
+// first series' alone and took its colour (red, as if it were that
+// design's).
+func TestSharedMarksAreGrey(t *testing.T) {
+	marks := []metrics.Mark{{Label: "key limit 8,000/s", Value: 8000, Axis: "y"}, {Label: "planned, 70% of it: 5,600/s", Value: 5600, Axis: "y"}}
+	a := metrics.Series{Name: "key-load", Strategy: "striped-22", Kind: metrics.Curve, LogY: true, X: []float64{0, 1}, Y: []float64{5400, 5500}, Marks: marks}
+	b := a
+	b.Strategy, b.Y = "striped-32", []float64{3700, 3800}
+	c := build(t, a, b)
+	ms := plottersOf[markLine](c)
+	if len(ms) != 2 {
+		t.Fatalf("%d mark lines, want 2", len(ms))
+	}
+	for _, m := range ms {
+		if m.style.Color != (color.Gray{Y: 50}) {
+			t.Errorf("mark at %v coloured %v, want grey: both designs carry it", m.value, m.style.Color)
+		}
 	}
 }

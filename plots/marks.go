@@ -64,8 +64,8 @@ func (c *chart) marks() error {
 		owners []int
 	}
 	var ms []owned
-outer:
 	for i, s := range c.group {
+	marks:
 		for _, m := range s.Marks {
 			if m.Axis != "x" && m.Axis != "y" {
 				return fmt.Errorf("mark %q: axis %q, want \"x\" or \"y\"", m.Label, m.Axis)
@@ -75,7 +75,7 @@ outer:
 					if o := ms[j].owners; o[len(o)-1] != i {
 						ms[j].owners = append(o, i)
 					}
-					continue outer
+					continue marks
 				}
 			}
 			ms = append(ms, owned{m, []int{i}})

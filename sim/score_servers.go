@@ -83,6 +83,18 @@ func (k *timedKind) reads(s *scorer, tr *truth, rd strategies.Reader) {
 	}
 }
 
+// keyLoadMarks are the lines of the key-load chart: the key's limit and,
+// where the scenario plans for a headroom below it (assumptions.headroom,
+// 0.7 of 10,000), the load it plans for.
+func keyLoadMarks(limit, headroom float64) []metrics.Mark {
+	ms := []metrics.Mark{{Label: "key limit " + metrics.Format(limit) + "/s", Value: limit, Axis: "y"}}
+	if headroom > 0 && headroom < 1 {
+		ms = append(ms, metrics.Mark{Label: fmt.Sprintf("planned, %s%% of it: %s/s", metrics.Format(100*headroom), metrics.Format(limit*headroom)),
+			Value: limit * headroom, Axis: "y"})
+	}
+	return ms
+}
+
 func maxOf(xs []float64) float64 {
 	m := math.Inf(-1)
 	for _, x := range xs {
@@ -161,8 +173,8 @@ func (k *timedKind) cluster(s *scorer, r *timedRun, i int) {
 	}
 	s.rep.Series = append(s.rep.Series,
 		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "key-load", Kind: metrics.Curve,
-			Title: "increments a second on the busiest key", XLabel: "simulated second", YLabel: "increments/s", LogY: true,
-			X: secs, Y: c.BusiestWrites, Marks: []metrics.Mark{{Label: "key limit " + metrics.Format(limit) + "/s", Value: limit, Axis: "y"}}},
+			Title: "increments a second on the busiest key", XLabel: "simulated second", YLabel: "increments/s (log)", LogY: true,
+			X: secs, Y: c.BusiestWrites, Marks: keyLoadMarks(limit, k.st.Scenario.Assumptions.Headroom)},
 		// A log axis: a backlog of 0 beside one growing 190,000 a second
 		// (zeros have their slot under the log range), with a second of a
 		// key's work for scale.

@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+)
+
+// seriesOf returns the series of chart name drawn for strategy ("" for any).
+func seriesOf(rep *Report, name, strategy string) []metrics.Series {
+	var out []metrics.Series
+	for _, s := range rep.Series {
+		if s.Name == name && (strategy == "" || s.Strategy == strategy) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// The charts of a timed run: the key-load chart marks the key's limit and
+// the load the scenario plans for (headroom 0.7 of 2,000: 1,400); the
+// backlog is on a log axis; the staleness chart names its zeros.
+func TestTimedCharts(t *testing.T) {
+	rep, err := prepare(t, hotYAML, Options{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := seriesOf(rep, "key-load", "striped")
+	if len(load) != 1 {
+		t.Fatalf("%d key-load series of striped, want 1", len(load))
+	}
+	var values []float64
+	for _, m := range load[0].Marks {
+		values = append(values, m.Value)
+	}
+	if !slices.Equal(values, []float64{2000, 1400}) || !strings.Contains(load[0].Marks[1].Label, "70%") || !strings.Contains(load[0].Marks[1].Label, "1,400") {
+		t.Errorf("key-load marks %+v, want the limit 2,000 and the planned 70%%, 1,400", load[0].Marks)
+	}
+	for _, s := range seriesOf(rep, "backlog", "") {
+		if !s.LogY {
+			t.Errorf("backlog of %s on a linear axis", s.Strategy)
+		}
+	}
+	stale := seriesOf(rep, "staleness", "")
+	if len(stale) == 0 {
+		t.Fatal("no staleness chart")
+	}
+	for _, s := range stale {
+		if !s.LogX || s.ZeroLabel != "0 (fresh)" {
+			t.Errorf("staleness of %s: LogX %v, ZeroLabel %q", s.Strategy, s.LogX, s.ZeroLabel)
+		}
+	}
+	if got := keyLoadMarks(10000, 0); len(got) != 1 {
+		t.Errorf("no headroom: marks %+v, want the limit alone", got)
+	}
+}
+
+const stepsYAML = `name: two
+seed: 4
+steps:
+  - name: first
+    workload: {events: 50000, keys: 5000, s: 1.1}
+    questions: {top: 10}
+    strategies:
+      - {name: exact, type: exact}
+      - {name: cm, type: count-min, params: {epsilon: 0.001, delta: 0.01, top: 10}}
+  - name: second
+    workload: {events: 50000, keys: 5000, s: 1.2}
+    questions: {top: 10}
+    strategies:
+      - {name: exact-2, type: exact}
+      - {name: cm-2, type: count-min, params: {epsilon: 0.001, delta: 0.01, top: 10}}
+`
+
+// Every series of a step carries its step, so that the steps' charts of
+// the same name are two charts, each titled with its step.
+func TestSeriesCarryTheStep(t *testing.T) {
+	scn, err := scenarios.Parse("two.yaml", []byte(stepsYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range scn.Steps {
+		st, err := Prepare(step, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := st.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Series) == 0 {
+			t.Fatalf("step %s drew nothing", step.Step)
+		}
+		for _, s := range rep.Series {
+			if s.Scenario != "two" || s.Step != step.Step {
+				t.Errorf("series %q: scenario %q, step %q; want two, %q", s.Name, s.Scenario, s.Step, step.Step)
+			}
+		}
+	}
+}
