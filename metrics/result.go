@@ -89,7 +89,12 @@ type Series struct {
 	// Title says what the chart shows; the chart's title puts the scenario
 	// and the step before it ("cricket-final / views — <Title>"), so Title
 	// need not name them.
-	Title  string
+	Title string
+	// Panel puts the series in a panel of the chart: series with the same
+	// Scenario, Step and Name but different Panels are drawn side by side
+	// in one figure, a panel each (titled with its Panel), on the same
+	// ranges of both axes so that they compare. "" for a chart of one panel.
+	Panel  string
 	Kind   SeriesKind
 	XLabel string
 	YLabel string

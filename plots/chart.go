@@ -20,8 +20,10 @@ import (
 var ErrNoData = errors.New("no data to draw")
 
 // Chart builds the *plot.Plot for one group, the series of one (Scenario,
-// Name), without writing it. Every series must have the group's Scenario,
-// Name and Kind; the chart is on a log axis if any series asks for it.
+// Step, Name), without writing it. Every series must have the group's
+// Scenario, Step, Name and Kind; the chart is on a log axis if any series
+// asks for it. (A group whose series have Panels is drawn by Draw, a panel
+// each; Chart refuses it.)
 //
 //   - Distribution: a histogram of Values per strategy, all on the same bins
 //     (Freedman–Diaconis, or √n when the quartiles coincide, at most 60;
@@ -30,10 +32,11 @@ var ErrNoData = errors.New("no data to draw")
 //   - Bars: one bar per Label, grouped by strategy; every series must have
 //     the same Labels; the Y axis starts at 0 (or below, for negative bars).
 //
-// NaN, ±Inf and, on a log axis, values ≤ 0 are left out of a histogram or a
-// curve and counted in its legend entry; a series with nothing left is named
-// in the legend only, and a chart with nothing left is ErrNoData. Bars must
-// be finite and cannot be on a log axis. Marks are drawn as dashed lines,
+// NaN, ±Inf and, on a log axis, values < 0 are left out of a histogram or a
+// curve and counted in its legend entry (zeros are drawn in a slot of their
+// own before the log range); a series with nothing left is named in the
+// legend only, and a chart with nothing left is ErrNoData. Bars must be
+// finite and cannot be on a log axis. Marks are drawn as dashed lines,
 // named in the legend, inside the axis range.
 func Chart(group []metrics.Series) (*plot.Plot, error) {
 	c, err := newChart(group)
@@ -45,22 +48,53 @@ func Chart(group []metrics.Series) (*plot.Plot, error) {
 
 // newChart is Chart, keeping what it fed to the plot for the tests.
 func newChart(group []metrics.Series) (*chart, error) {
+	logX, logY, err := check(group)
+	if err != nil {
+		return nil, err
+	}
+	if panels(group) > 1 {
+		return nil, fmt.Errorf("plots: chart %s has %d panels: Draw draws it", groupID(group), panels(group))
+	}
+	c, err := buildChart(group, logX, logY)
+	if err == nil {
+		err = c.axes()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("plots: chart %s: %w", groupID(group), err)
+	}
+	return c, nil
+}
+
+// groupID names the chart of a group in errors.
+func groupID(group []metrics.Series) string {
+	return chartID(group[0].Scenario, group[0].Step, group[0].Name)
+}
+
+// check refuses an empty group or one that mixes charts or kinds, and says
+// which axes are on a log scale: those any series asks for.
+func check(group []metrics.Series) (logX, logY bool, err error) {
 	if len(group) == 0 {
-		return nil, fmt.Errorf("plots: %w: empty group", ErrNoData)
+		return false, false, fmt.Errorf("plots: %w: empty group", ErrNoData)
 	}
 	first := group[0]
-	var logX, logY bool
-	id := chartID(first.Scenario, first.Step, first.Name)
+	id := groupID(group)
 	for _, s := range group {
 		if s.Scenario != first.Scenario || s.Step != first.Step || s.Name != first.Name {
-			return nil, fmt.Errorf("plots: group mixes charts %s and %s", id, chartID(s.Scenario, s.Step, s.Name))
+			return false, false, fmt.Errorf("plots: group mixes charts %s and %s", id, chartID(s.Scenario, s.Step, s.Name))
 		}
 		if s.Kind != first.Kind {
-			return nil, fmt.Errorf("plots: chart %s mixes kinds %q and %q", id, first.Kind, s.Kind)
+			return false, false, fmt.Errorf("plots: chart %s mixes kinds %q and %q", id, first.Kind, s.Kind)
 		}
 		logX = logX || s.LogX
 		logY = logY || s.LogY
 	}
+	return logX, logY, nil
+}
+
+// buildChart feeds the data and the marks of group to a new plot, on log
+// axes as told; the axes are finished by axes.
+func buildChart(group []metrics.Series, logX, logY bool) (*chart, error) {
+	first := group[0]
 	c := &chart{p: plot.New(), group: group, logX: logX, logY: logY, zeroLabel: "0"}
 	for _, s := range group {
 		if s.ZeroLabel != "" {
@@ -96,13 +130,7 @@ func newChart(group []metrics.Series) (*chart, error) {
 	if err == nil {
 		err = c.marks()
 	}
-	if err == nil {
-		err = c.axes()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("plots: chart %s: %w", id, err)
-	}
-	return c, nil
+	return c, err
 }
 
 // chart is the state of one Chart call.
@@ -122,9 +150,11 @@ type chart struct {
 	pos       [2]span
 	zero      [2]bool
 	zeroLabel string
-	// what was fed to the plot, in order, for the tests
+	// what was fed to the plot, in order, for the tests; the legend's
+	// thumbnails, for a figure's legend
 	plotters []plot.Plotter
 	legend   []string
+	thumbs   [][]plot.Thumbnailer
 }
 
 // span is the range of some values.
@@ -163,6 +193,7 @@ func (c *chart) add(ps ...plot.Plotter) {
 func (c *chart) name(text string, thumbs ...plot.Thumbnailer) {
 	c.p.Legend.Add(text, thumbs...)
 	c.legend = append(c.legend, text)
+	c.thumbs = append(c.thumbs, thumbs)
 }
 
 // Colours: fills from the soft palette, lines and marks from the dark one,
@@ -191,8 +222,8 @@ func (c *chart) style() {
 	p.Legend.Padding = vg.Points(3)
 	p.Legend.XOffs = -vg.Points(4)
 	p.Legend.YOffs = -vg.Points(2)
-	p.X.Tick.Marker = formatTicks{plot.DefaultTicks{}}
-	p.Y.Tick.Marker = formatTicks{plot.DefaultTicks{}}
+	p.X.Tick.Marker = niceTicks{}
+	p.Y.Tick.Marker = niceTicks{}
 }
 
 // formatTicks relabels the ticks of another Ticker with metrics.Format
@@ -313,4 +344,70 @@ func (c *chart) axes() error {
 		pad(ax, a.marks, true)
 	}
 	return nil
+}
+
+// niceTicks marks a linear axis: labelled multiples of a step of 1, 2 or 5
+// × 10^k, the longest step with at least 4 of them in the range, and
+// unlabelled minor ticks between. (gonum/plot's default picks steps such as
+// 7.5 and labels 2.5, −5, −12.5.)
+type niceTicks struct{}
+
+func (niceTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) || math.IsInf(max-min, 0) {
+		return nil
+	}
+	k := int(math.Floor(math.Log10(max - min)))
+	// at returns r steps of m × 10^k, exactly where 10^k is a fraction.
+	at := func(r, m float64, k int) float64 {
+		if k < 0 {
+			return r * m / math.Pow10(-k)
+		}
+		return r * m * math.Pow10(k)
+	}
+	m, parts := 1.0, 5.0
+	for _, c := range []struct {
+		m float64
+		k int
+	}{{5, k - 1}, {2, k - 1}, {1, k - 1}, {5, k - 2}} {
+		m, k, parts = c.m, c.k, 5
+		if m == 2 {
+			parts = 4
+		}
+		if step := at(1, m, k); math.Floor(max/step)-math.Ceil(min/step) >= 3 {
+			break
+		}
+	}
+	step := at(1, m, k)
+	minor := step / parts
+	var ts []plot.Tick
+	for i := math.Ceil(min / minor); i*minor <= max*(1+1e-12)+1e-300; i++ {
+		if r := i / parts; r == math.Trunc(r) {
+			v := at(r, m, k)
+			ts = append(ts, plot.Tick{Value: v, Label: metrics.Format(v)})
+			continue
+		}
+		ts = append(ts, plot.Tick{Value: i * minor})
+	}
+	return ts
+}
+
+// compactTicks relabels the ticks of another Ticker from 1,000 up as 1k,
+// 10k, 1M: for the narrow axes of panels.
+type compactTicks struct{ plot.Ticker }
+
+func (t compactTicks) Ticks(min, max float64) []plot.Tick {
+	ts := t.Ticker.Ticks(min, max)
+	for i := range ts {
+		if v := math.Abs(ts[i].Value); ts[i].Label != "" && v >= 1000 {
+			switch {
+			case v >= 1e9:
+				ts[i].Label = metrics.Format(ts[i].Value/1e9) + "G"
+			case v >= 1e6:
+				ts[i].Label = metrics.Format(ts[i].Value/1e6) + "M"
+			default:
+				ts[i].Label = metrics.Format(ts[i].Value/1e3) + "k"
+			}
+		}
+	}
+	return ts
 }

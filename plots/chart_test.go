@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/color"
 	"math"
 	"math/rand/v2"
@@ -646,6 +647,101 @@ func TestSharedMarksAreGrey(t *testing.T) {
 	for _, m := range ms {
 		if m.style.Color != (color.Gray{Y: 50}) {
 			t.Errorf("mark at %v coloured %v, want grey: both designs carry it", m.value, m.style.Color)
+		}
+	}
+}
+
+// accuracy is the accuracy profile's chart: a panel a design, its error
+// quantiles in σ, each with the theory's ±1σ.
+func accuracy() []metrics.Series {
+	var out []metrics.Series
+	for p, spread := range map[int]float64{10: 1.2, 16: 0.9} {
+		for _, q := range []struct {
+			label string
+			k     float64
+		}{{"−1σ", -1}, {"median", 0}, {"+1σ", 1}} {
+			x, y := []float64{1, 10, 100, 1000, 1e4, 1e5, 1e6}, make([]float64, 7)
+			for i := range y {
+				y[i] = q.k * spread * float64(i) / 6
+			}
+			out = append(out, metrics.Series{Scenario: "hll-accuracy", Name: "accuracy", Panel: fmt.Sprintf("hll-p%d", p),
+				Strategy: q.label, Kind: metrics.Curve, XLabel: "distinct ids (log)", YLabel: "relative error ÷ (1.04/√m)", LogX: true,
+				X: x, Y: y, Marks: []metrics.Mark{{Label: "theory ±1σ", Value: 1, Axis: "y"}, {Label: "theory ±1σ", Value: -1, Axis: "y"}}})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b metrics.Series) int { return strings.Compare(a.Panel, b.Panel) })
+	return out
+}
+
+// Series of one chart in two Panels are one figure of two panels, on the
+// same ranges of both axes (p = 16's quantiles, within ±0.9σ, drawn on
+// p = 10's ±1.2σ), under one title, with one legend that names each curve
+// and each mark once, and the axes' labels once; each panel is titled with
+// its Panel. Before, the profile drew a chart a design, on ranges of its own.
+func TestPanels(t *testing.T) {
+	group := accuracy()
+	f, err := newFigure(group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.panels) != 2 || f.rows != 1 || f.cols != 2 {
+		t.Fatalf("%d panels in %d×%d, want 2 in 1×2", len(f.panels), f.rows, f.cols)
+	}
+	a, b := f.panels[0].p, f.panels[1].p
+	if a.X.Min != b.X.Min || a.X.Max != b.X.Max || a.Y.Min != b.Y.Min || a.Y.Max != b.Y.Max {
+		t.Errorf("ranges X [%v, %v] and [%v, %v], Y [%v, %v] and [%v, %v]: want the same",
+			a.X.Min, a.X.Max, b.X.Min, b.X.Max, a.Y.Min, a.Y.Max, b.Y.Min, b.Y.Max)
+	}
+	if a.Y.Min > -1.2 || a.Y.Max < 1.2 {
+		t.Errorf("Y [%v, %v], want ±1.2 inside", a.Y.Min, a.Y.Max)
+	}
+	if a.Title.Text != "hll-p10" || b.Title.Text != "hll-p16" {
+		t.Errorf("panel titles %q, %q", a.Title.Text, b.Title.Text)
+	}
+	if f.title != "hll-accuracy — accuracy" || f.xLabel != "distinct ids (log)" || f.yLabel != "relative error ÷ (1.04/√m)" {
+		t.Errorf("title %q, labels %q, %q", f.title, f.xLabel, f.yLabel)
+	}
+	if a.X.Label.Text != "" || a.Y.Label.Text != "" {
+		t.Errorf("a panel labels its axes (%q, %q): the figure says them once", a.X.Label.Text, a.Y.Label.Text)
+	}
+	// One legend entry a curve and one for the two lines of ±1σ.
+	if n := len(f.panels[0].legend); n != 4 {
+		t.Errorf("panel legend %q, want 3 curves and the mark once", f.panels[0].legend)
+	}
+	for _, ext := range formats {
+		var buf bytes.Buffer
+		if err := render(f, ext, &buf); err != nil || buf.Len() == 0 {
+			t.Errorf("render %s: %v, %d bytes", ext, err, buf.Len())
+		}
+	}
+	if _, err := Chart(group); err == nil {
+		t.Error("Chart of a group of two panels: no error")
+	}
+	files, err := Draw(t.TempDir(), group)
+	if err != nil || len(files) != 1 || files[0].Name != "hll-accuracy-accuracy" {
+		t.Errorf("Draw: %+v, %v; want one file", files, err)
+	}
+}
+
+// niceTicks labels 4 to 6 multiples of 1, 2 or 5 × 10^k.
+func TestNiceTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     []float64
+	}{
+		{0, 30, []float64{0, 5, 10, 15, 20, 25, 30}},
+		{-14.7, 3.3, []float64{-14, -12, -10, -8, -6, -4, -2, 0, 2}},
+		{0, 1.08, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
+		{0, 11_400_000, []float64{0, 2e6, 4e6, 6e6, 8e6, 10e6}},
+	} {
+		var got []float64
+		for _, tk := range (niceTicks{}).Ticks(tc.min, tc.max) {
+			if tk.Label != "" {
+				got = append(got, tk.Value)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("[%v, %v]: labelled %v, want %v", tc.min, tc.max, got, tc.want)
 		}
 	}
 }

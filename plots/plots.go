@@ -151,15 +151,15 @@ func Draw(dir string, series []metrics.Series) ([]File, error) {
 	var errs []error
 	for _, g := range gs {
 		stem := fileStem(g.scenario, g.step, g.name)
-		p, err := Chart(g.series)
+		fig, err := newFigure(g.series)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		f := File{Scenario: g.scenario, Step: g.step, Name: stem, Title: p.Title.Text}
+		f := File{Scenario: g.scenario, Step: g.step, Name: stem, Title: fig.title}
 		for _, ext := range formats {
 			path := filepath.Join(dir, stem+"."+ext)
-			err := metrics.WriteFile(path, func(w io.Writer) error { return render(p, ext, w) })
+			err := metrics.WriteFile(path, func(w io.Writer) error { return render(fig, ext, w) })
 			if err != nil {
 				errs = append(errs, fmt.Errorf("plots: %w", err))
 				continue
@@ -173,20 +173,21 @@ func Draw(dir string, series []metrics.Series) ([]File, error) {
 	return files, errors.Join(errs...)
 }
 
-// render draws p into w. gonum/plot reports some bad data by panicking; Chart
-// guards against every case we know, and render turns any other into an
-// error rather than crash a run at its last step.
-func render(p *plot.Plot, format string, w io.Writer) (err error) {
+// render draws f into w. gonum/plot reports some bad data by panicking;
+// Chart guards against every case we know, and render turns any other into
+// an error rather than crash a run at its last step.
+func render(f *figure, format string, w io.Writer) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("drawing %s: %v", format, r)
 		}
 	}()
-	c, err := draw.NewFormattedCanvas(width, height, format)
+	fw, fh := f.size()
+	c, err := draw.NewFormattedCanvas(fw, fh, format)
 	if err != nil {
 		return err
 	}
-	layout(p, draw.New(c))
+	f.draw(draw.New(c))
 	if format != "svg" {
 		_, err = c.WriteTo(w)
 		return err
