@@ -121,3 +121,28 @@ type Table struct {
 	Columns  []string
 	Rows     [][]float64
 }
+
+// Flat reports whether a chart of group would show nothing: bars or curves
+// whose every finite Y is one value (three bars of recall 1, a backlog of 0
+// throughout, a single point), so that the chart says no more than the one
+// number the tables hold. A distribution is never flat: its histogram
+// shows how many values there are.
+func Flat(group []Series) bool {
+	first, seen := 0.0, false
+	for _, s := range group {
+		if s.Kind != Bars && s.Kind != Curve {
+			return false
+		}
+		for _, y := range s.Y {
+			if math.IsNaN(y) || math.IsInf(y, 0) {
+				continue
+			}
+			if !seen {
+				first, seen = y, true
+			} else if y != first {
+				return false
+			}
+		}
+	}
+	return len(group) > 0
+}

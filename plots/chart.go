@@ -32,6 +32,10 @@ var ErrNoData = errors.New("no data to draw")
 //   - Bars: one bar per Label, grouped by strategy; every series must have
 //     the same Labels; the Y axis starts at 0 (or below, for negative bars).
 //
+// A chart with nothing to compare, every bar or point of one value (three
+// bars of recall 1, a backlog of 0 throughout), is refused with ErrNoData:
+// the value is in the tables.
+//
 // NaN, ±Inf and, on a log axis, values < 0 are left out of a histogram or a
 // curve and counted in its legend entry (zeros are drawn in a slot of their
 // own before the log range); a series with nothing left is named in the
@@ -62,7 +66,7 @@ func newChart(group []metrics.Series) (*chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plots: chart %s: %w", groupID(group), err)
 	}
-	return c, nil
+	return c, flat(group)
 }
 
 // groupID names the chart of a group in errors.
@@ -89,6 +93,25 @@ func check(group []metrics.Series) (logX, logY bool, err error) {
 		logY = logY || s.LogY
 	}
 	return logX, logY, nil
+}
+
+// flat refuses a group that would show nothing (metrics.Flat: three equal
+// bars, a line of zeros); it is called once the data are known to be
+// well formed.
+func flat(group []metrics.Series) error {
+	if !metrics.Flat(group) {
+		return nil
+	}
+	v := math.NaN()
+	for _, s := range group {
+		for _, y := range s.Y {
+			if keep(y, false) {
+				v = y
+			}
+		}
+	}
+	return fmt.Errorf("plots: chart %s: %w: every bar or point is %s, nothing to compare (the value is in the tables)",
+		groupID(group), ErrNoData, metrics.Format(v))
 }
 
 // buildChart feeds the data and the marks of group to a new plot, on log

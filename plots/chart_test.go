@@ -341,7 +341,8 @@ func TestLogAxesNeverPanic(t *testing.T) {
 		{"curve logx one point", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{0, 1}, Y: []float64{5, 0}}, true},
 		{"curve logx only zero", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{0, -1}, Y: []float64{1, 2}}, true},
 		{"curve logx nothing left", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{-2, -1}, Y: []float64{1, 2}}, false},
-		{"curve logy all zero", metrics.Series{Kind: metrics.Curve, LogY: true, X: []float64{1, 2}, Y: []float64{0, 0}}, true},
+		{"curve logy zero and one", metrics.Series{Kind: metrics.Curve, LogY: true, X: []float64{1, 2}, Y: []float64{0, 1}}, true},
+		{"curve logy all zero", metrics.Series{Kind: metrics.Curve, LogY: true, X: []float64{1, 2}, Y: []float64{0, 0}}, false},
 		{"bars logy", metrics.Series{Kind: metrics.Bars, LogY: true, Labels: []string{"a"}, Y: []float64{0}}, false},
 		{"bars logx", metrics.Series{Kind: metrics.Bars, LogX: true, Labels: []string{"a"}, Y: []float64{1}}, false},
 	} {
@@ -422,7 +423,7 @@ func TestLogRange(t *testing.T) {
 	}{
 		{[]float64{3, 5}, []float64{30, 5000}, 1, 10, 30, 5000}, // X holds no power of 10
 		{[]float64{1, 16}, []float64{20, 90}, 1, 16, 10, 100},   // Y holds none
-		{[]float64{0.2, 0.3}, []float64{1, 1}, 0.1, 1, 1, 10},
+		{[]float64{0.2, 0.3}, []float64{1, 2}, 0.1, 1, 1, 10},
 	} {
 		s := metrics.Series{Name: "x", Kind: metrics.Curve, LogX: true, LogY: true, X: tc.x, Y: tc.y}
 		c := build(t, s)
@@ -470,10 +471,9 @@ func TestBarRanges(t *testing.T) {
 		y        []float64
 		min, max float64
 	}{
-		{[]float64{0, 0}, 0, 1},
 		{[]float64{-2, -1}, -2.16, 0.108},
 		{[]float64{-1, 2}, -1.08, 2.16},
-		{[]float64{1, 1}, 0, 1.08},
+		{[]float64{1, 0.5}, 0, 1.08},
 	} {
 		s := metrics.Series{Name: "x", Kind: metrics.Bars, Labels: []string{"a", "b"}, Y: tc.y}
 		c := build(t, s)

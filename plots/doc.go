@@ -13,7 +13,8 @@
 //
 // A chart shows what its data hold: a log axis keeps a slot for zeros
 // before its log range (a histogram's zeros are a bar of their own there),
-// and a linear value axis holds 0. Bad data never panics: empty
+// a linear value axis holds 0, and a chart with nothing to compare (every
+// bar or point of one value) is refused. Bad data never panics: empty
 // series, NaN and ±Inf, and values < 0 on a log axis are dropped (and
 // counted in the legend) or refused with an error. Files are written
 // atomically and never over an existing file.

@@ -69,6 +69,9 @@ func newFigure(group []metrics.Series) (*figure, error) {
 		}
 		f.panels = append(f.panels, c)
 	}
+	if err := flat(group); err != nil {
+		return nil, err
+	}
 	share(f.panels)
 	for i, c := range f.panels {
 		if err := c.axes(); err != nil {

@@ -345,3 +345,37 @@ func TestWrapTitle(t *testing.T) {
 		t.Errorf("a short title was wrapped: %q", wrap(short, sty, w))
 	}
 }
+
+// A chart with nothing to compare is not drawn: three bars of recall 1 (the
+// search's top-10 recall bars), a backlog of 0 throughout (node-topk);
+// Draw names it among the skipped ones and writes the rest.
+func TestNothingToShow(t *testing.T) {
+	ones := metrics.Series{Scenario: "search", Name: "topk-recall", Kind: metrics.Bars,
+		Labels: []string{"exact", "count-min", "space-saving"}, Y: []float64{1, 1, 1}}
+	zeros := metrics.Series{Scenario: "node-topk", Strategy: "node-local", Name: "backlog", Kind: metrics.Curve, LogY: true,
+		X: []float64{1, 2, 3}, Y: []float64{0, 0, 0}}
+	other := zeros
+	other.Strategy = "node-local-k-top-10"
+	dir := t.TempDir()
+	files, err := Draw(dir, []metrics.Series{ones, zeros, other, recallBars()})
+	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), `"search"/"topk-recall": no data to draw: every bar or point is 1, nothing to compare`) ||
+		!strings.Contains(err.Error(), `"node-topk"/"backlog": no data to draw: every bar or point is 0`) {
+		t.Errorf("err = %v, want both charts refused as showing nothing", err)
+	}
+	if len(files) != 1 || files[0].Name != "trending-topk_recall" {
+		t.Errorf("files %+v, want the recall bars that differ only", files)
+	}
+	// One bar off the others: drawn.
+	ones.Y = []float64{1, 1, 0.9}
+	if _, err := Chart([]metrics.Series{ones}); err != nil {
+		t.Errorf("bars 1, 1, 0.9: %v", err)
+	}
+	// Panels, every one flat: refused too.
+	flat := accuracy()
+	for i := range flat {
+		flat[i].Y = make([]float64, len(flat[i].X))
+	}
+	if _, err := newFigure(flat); !errors.Is(err, ErrNoData) {
+		t.Errorf("flat panels: err = %v, want ErrNoData", err)
+	}
+}

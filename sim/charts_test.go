@@ -102,3 +102,67 @@ func TestSeriesCarryTheStep(t *testing.T) {
 		}
 	}
 }
+
+const recallSweepYAML = `name: rs
+seed: 6
+workload: {events: 200000, keys: 50000, s: 0.9}
+questions: {top: 10}
+strategies:
+  - {name: exact, type: exact}
+  - {name: mg, type: misra-gries, params: {counters: 20}}
+  - name: ss
+    type: space-saving
+    sweep: {counters: [10, 30, 3000]}
+`
+
+// The top-K recall bars hold the designs not swept (a swept design's recall
+// is on its sweep's curve against memory), and a chart with nothing to
+// compare is not drawn.
+func TestRecallCharts(t *testing.T) {
+	rep, err := prepare(t, recallSweepYAML, Options{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bars := seriesOf(rep, "topk-recall", "")
+	if len(bars) != 1 || !slices.Equal(bars[0].Labels, []string{"exact", "mg"}) {
+		t.Fatalf("recall bars %+v, want exact and mg only", bars)
+	}
+	if bars[0].Y[0] != 1 || bars[0].Y[1] == 1 {
+		t.Fatalf("recall %v: want exact's 1 beside mg's less (a weak test otherwise)", bars[0].Y)
+	}
+	curve := seriesOf(rep, "sweep-ss-topk_recall", "ss (measured)")
+	if len(curve) != 1 || len(curve[0].Y) != 3 || curve[0].Y[0] >= curve[0].Y[2] {
+		t.Errorf("ss recall against memory %+v, want 3 points rising", curve)
+	}
+	for _, s := range rep.Series {
+		var group []metrics.Series
+		for _, o := range rep.Series {
+			if o.Name == s.Name {
+				group = append(group, o)
+			}
+		}
+		if metrics.Flat(group) {
+			t.Errorf("chart %q shows nothing: %v", s.Name, s.Y)
+		}
+	}
+}
+
+func TestDropFlat(t *testing.T) {
+	bar := func(scenario, name string, y ...float64) metrics.Series {
+		return metrics.Series{Scenario: scenario, Name: name, Kind: metrics.Bars, Labels: make([]string, len(y)), Y: y}
+	}
+	line := func(strategy string, y ...float64) metrics.Series {
+		return metrics.Series{Scenario: "a", Strategy: strategy, Name: "backlog", Kind: metrics.Curve, X: make([]float64, len(y)), Y: y}
+	}
+	in := []metrics.Series{
+		bar("a", "topk-recall", 1, 1, 1), line("x", 0, 0), bar("b", "topk-recall", 1, 0.9), line("y", 0, 0),
+		{Scenario: "a", Name: "staleness", Kind: metrics.Distribution, Values: []float64{0, 0}},
+	}
+	var got []string
+	for _, s := range dropFlat(in) {
+		got = append(got, s.Scenario+"/"+s.Name)
+	}
+	if want := []string{"b/topk-recall", "a/staleness"}; !slices.Equal(got, want) {
+		t.Errorf("kept %q, want %q", got, want)
+	}
+}
