@@ -391,7 +391,7 @@ func (niceTicks) Ticks(min, max float64) []plot.Tick {
 	for _, c := range []struct {
 		m float64
 		k int
-	}{{5, k - 1}, {2, k - 1}, {1, k - 1}, {5, k - 2}} {
+	}{{5, k}, {2, k}, {1, k}, {5, k - 1}, {2, k - 1}, {1, k - 1}, {5, k - 2}} {
 		m, k, parts = c.m, c.k, 5
 		if m == 2 {
 			parts = 4

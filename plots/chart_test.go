@@ -729,7 +729,8 @@ func TestNiceTicks(t *testing.T) {
 		min, max float64
 		want     []float64
 	}{
-		{0, 30, []float64{0, 5, 10, 15, 20, 25, 30}},
+		{0, 30, []float64{0, 10, 20, 30}},
+		{0, 840, []float64{0, 200, 400, 600, 800}},
 		{-14.7, 3.3, []float64{-14, -12, -10, -8, -6, -4, -2, 0, 2}},
 		{0, 1.08, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
 		{0, 11_400_000, []float64{0, 2e6, 4e6, 6e6, 8e6, 10e6}},
@@ -743,5 +744,61 @@ func TestNiceTicks(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("[%v, %v]: labelled %v, want %v", tc.min, tc.max, got, tc.want)
 		}
+	}
+}
+
+// A series drawn exactly over another would hide it (hash-tags' striped-32
+// and striped-32-tagged queue the same ops; a trending design's score is its
+// exact law's): series of the same points are one line, and one histogram
+// for the same counts, named "a = b" in the legend.
+func TestIdenticalSeriesMerged(t *testing.T) {
+	a := metrics.Series{Name: "backlog", Strategy: "striped-32", Kind: metrics.Curve, LogY: true,
+		X: []float64{1, 2, 3}, Y: []float64{8, 0, 11}}
+	b, d := a, a
+	b.Strategy = "striped-32-tagged"
+	d.Strategy, d.Y = "single-key", []float64{8, 1, 11}
+	c := build(t, a, d, b)
+	if n := len(plottersOf[*plotter.Line](c)); n != 2 {
+		t.Errorf("%d lines, want 2", n)
+	}
+	if want := []string{"striped-32 = striped-32-tagged", "single-key"}; !slices.Equal(c.legend, want) {
+		t.Errorf("legend %q, want %q", c.legend, want)
+	}
+	renders(t, c.p)
+
+	h1, h2 := staleness("striped-32", seq(0, 1, 50)), staleness("striped-32-tagged", seq(0, 1, 50))
+	c = build(t, h1, h2)
+	if hs := plottersOf[*plotter.Histogram](c); len(hs) != 1 {
+		t.Errorf("%d histograms, want 1", len(hs))
+	}
+	if bars := plottersOf[zeroBar](c); len(bars) != 1 {
+		t.Errorf("%d bars of zeros, want 1", len(bars))
+	}
+	if want := []string{"striped-32 = striped-32-tagged"}; !slices.Equal(c.legend, want) {
+		t.Errorf("legend %q, want %q", c.legend, want)
+	}
+	renders(t, c.p)
+}
+
+// Each bar is labelled with its value, so a bar of 0 (ratings' Bayesian
+// and Wilson top 10 hold no item rated fewer than 5 times) reads 0 and
+// does not look missing; where the labels would be wider than the bars
+// they are left to the tables.
+func TestBarValues(t *testing.T) {
+	s := metrics.Series{Scenario: "ratings", Name: "top-thin", Kind: metrics.Bars,
+		Labels: []string{"naive", "bayesian", "wilson"}, Y: []float64{1, 0, 0.98}}
+	c := build(t, s)
+	vs := plottersOf[*barValues](c)
+	if len(vs) != 1 || !slices.Equal(vs[0].labels, []string{"1", "0", "0.98"}) {
+		t.Fatalf("bar values %+v, want 1, 0, 0.98", vs)
+	}
+	renders(t, c.p)
+	many := metrics.Series{Name: "x", Kind: metrics.Bars}
+	for i := range 40 {
+		many.Labels = append(many.Labels, fmt.Sprint(i))
+		many.Y = append(many.Y, 123456.7+float64(i))
+	}
+	if vs := plottersOf[*barValues](build(t, many)); len(vs) != 0 {
+		t.Errorf("40 bars of 123,456.7: labelled, want the values left to the tables")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -68,27 +69,41 @@ func (c *chart) histograms() error {
 	if len(c.group) > 1 {
 		alpha = 90
 	}
+	type binned struct {
+		weights           []float64
+		kept, zero, total float64
+	}
+	bs, names := make([]binned, len(c.group)), make([]string, len(c.group))
 	for i, s := range c.group {
-		var weights []float64
+		b := &bs[i]
 		if edges != nil {
-			weights = make([]float64, len(edges)-1)
+			b.weights = make([]float64, len(edges)-1)
 		}
-		var kept, zero, total float64
 		for j, v := range s.Values {
 			w := weight(s, j)
-			total += w
+			b.total += w
 			switch {
 			case !keep(v, c.logX):
 			case c.logX && v == 0:
-				zero += w
+				b.zero += w
 			default:
-				weights[bin(edges, v)] += w
-				kept += w
+				b.weights[bin(edges, v)] += w
+				b.kept += w
 			}
 		}
-		name := legendName(s, int(total-kept-zero), int(total), why(c.logX))
+		names[i] = legendName(s, int(b.total-b.kept-b.zero), int(b.total), why(c.logX))
+	}
+	// Histograms of the same counts in every bin are one, named "a = b".
+	first, name := merge(names, func(i, j int) bool {
+		return bs[i].kept+bs[i].zero > 0 && bs[i].zero == bs[j].zero && slices.Equal(bs[i].weights, bs[j].weights)
+	})
+	for i := range c.group {
+		if first[i] != i {
+			continue
+		}
+		weights, kept, zero := bs[i].weights, bs[i].kept, bs[i].zero
 		if kept+zero == 0 {
-			c.name(nonEmpty(name, i))
+			c.name(name[i])
 			continue
 		}
 		line := draw.LineStyle{Color: dark(i), Width: vg.Points(0.8)}
@@ -115,11 +130,34 @@ func (c *chart) histograms() error {
 				thumb = zb
 			}
 		}
-		if name != "" || len(c.group) > 1 {
-			c.name(nonEmpty(name, i), thumb)
+		if names[i] != "" || len(c.group) > 1 {
+			c.name(name[i], thumb)
 		}
 	}
 	return nil
+}
+
+// merge finds the series drawn exactly as an earlier one (same(i, j), for
+// i < j): first[j] is the earliest series j is drawn as (j itself if
+// none), and name[i] the legend entry of the series i that are drawn, with
+// the names of the ones drawn as i after it: "sharded-8 = sharded-8-naive-dense".
+func merge(names []string, same func(i, j int) bool) (first []int, name []string) {
+	first, name = make([]int, len(names)), make([]string, len(names))
+	for j := range names {
+		first[j] = j
+		for i := range j {
+			if first[i] == i && same(i, j) {
+				first[j] = i
+				break
+			}
+		}
+		if first[j] == j {
+			name[j] = nonEmpty(names[j], j)
+		} else {
+			name[first[j]] += " = " + nonEmpty(names[j], j)
+		}
+	}
+	return first, name
 }
 
 // weight is how often the j-th value of a Distribution occurs: its
@@ -214,6 +252,7 @@ func binning(sorted, weights []float64, integer bool) (lo, w float64, n int) {
 func (c *chart) curves() error {
 	c.isCurve = true
 	drawn := 0
+	xyss, names := make([]plotter.XYs, len(c.group)), make([]string, len(c.group))
 	for i, s := range c.group {
 		if len(s.X) != len(s.Y) {
 			return fmt.Errorf("series %q has %d X but %d Y", s.Strategy, len(s.X), len(s.Y))
@@ -226,9 +265,17 @@ func (c *chart) curves() error {
 				c.track(1, s.Y[j], c.logY)
 			}
 		}
-		name := legendName(s, len(s.X)-len(xys), len(s.X), why(c.logX || c.logY))
+		xyss[i], names[i] = xys, legendName(s, len(s.X)-len(xys), len(s.X), why(c.logX || c.logY))
+	}
+	// A line drawn exactly over another hides it: series with the same
+	// points are one line, named "a = b" in the legend.
+	first, name := merge(names, func(i, j int) bool { return len(xyss[i]) > 0 && slices.Equal(xyss[i], xyss[j]) })
+	for i, xys := range xyss {
+		if first[i] != i {
+			continue
+		}
 		if len(xys) == 0 {
-			c.name(nonEmpty(name, i))
+			c.name(name[i])
 			continue
 		}
 		line, points, err := plotter.NewLinePoints(xys)
@@ -241,8 +288,8 @@ func (c *chart) curves() error {
 		points.Shape = plotutil.Shape(i)
 		points.Radius = vg.Points(2.5)
 		c.add(line, points)
-		if name != "" || len(c.group) > 1 {
-			c.name(nonEmpty(name, i), line, points)
+		if names[i] != "" || len(c.group) > 1 {
+			c.name(name[i], line, points)
 		}
 		drawn++
 	}
@@ -290,6 +337,9 @@ func (c *chart) bars() error {
 		b.LineStyle = draw.LineStyle{Color: dark(i), Width: vg.Points(0.6)}
 		b.Offset = -groupW/2 + barW*vg.Length(i) + barW/2
 		c.add(b)
+		if vs := c.values(s.Y, b.Offset, barW); vs != nil {
+			c.add(vs)
+		}
 		if s.Strategy != "" || len(c.group) > 1 {
 			c.name(nonEmpty(s.Strategy, i), b)
 		}
@@ -309,6 +359,65 @@ func (c *chart) bars() error {
 		c.p.X.Tick.Label.YAlign = draw.YCenter
 	}
 	return nil
+}
+
+// values labels each bar of ys with its value, over it (under it when
+// negative), so that a bar of 0 reads 0 and not "missing"; nil where a
+// label would be wider than 1.6 bars (the tables hold the values).
+func (c *chart) values(ys []float64, offset, barW vg.Length) *barValues {
+	sty := c.p.X.Tick.Label
+	sty.Font.Size = vg.Points(8)
+	sty.Rotation, sty.XAlign = 0, draw.XCenter
+	v := &barValues{ys: ys, labels: make([]string, len(ys)), offset: offset, style: sty}
+	for j, y := range ys {
+		v.labels[j] = metrics.Format(y)
+		if sty.Width(v.labels[j]) > 1.6*barW {
+			return nil
+		}
+	}
+	return v
+}
+
+// barValues are the values written over a set of bars.
+type barValues struct {
+	ys     []float64
+	labels []string
+	offset vg.Length // the bar set's offset from its label's X
+	style  text.Style
+}
+
+var (
+	_ plot.Plotter    = (*barValues)(nil)
+	_ plot.GlyphBoxer = (*barValues)(nil)
+)
+
+func (v *barValues) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for j, y := range v.ys {
+		sty, dy := v.style, vg.Points(2)
+		sty.YAlign = draw.YBottom
+		if y < 0 {
+			sty.YAlign, dy = draw.YTop, -dy
+		}
+		c.FillText(sty, vg.Point{X: trX(float64(j)) + v.offset, Y: trY(y) + dy}, v.labels[j])
+	}
+}
+
+// GlyphBoxes keep the labels inside the plot: gonum/plot pads the data
+// area for them.
+func (v *barValues) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	bs := make([]plot.GlyphBox, len(v.ys))
+	for j, y := range v.ys {
+		r := v.style.Rectangle(v.labels[j])
+		r.Min.X, r.Max.X = r.Min.X+v.offset, r.Max.X+v.offset
+		if y >= 0 {
+			r.Min.Y, r.Max.Y = vg.Points(2), vg.Points(2)+r.Size().Y
+		} else {
+			r.Min.Y, r.Max.Y = -vg.Points(2)-r.Size().Y, -vg.Points(2)
+		}
+		bs[j] = plot.GlyphBox{X: p.X.Norm(float64(j)), Y: p.Y.Norm(y), Rectangle: r}
+	}
+	return bs
 }
 
 // nonEmpty is name, or "series i" when a shared chart needs a name.

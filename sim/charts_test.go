@@ -166,3 +166,43 @@ func TestDropFlat(t *testing.T) {
 		t.Errorf("kept %q, want %q", got, want)
 	}
 }
+
+const trendYAML = `name: tr
+seed: 8
+workload:
+  trending:
+    rate: 200
+    duration: 30m
+    keys: 5_000
+    s: 1.0
+    checkpoint: 1m
+    plants:
+      - {name: burst, rank: 2_000, start: 10m, end: 20m, share: 0.1}
+questions:
+  top: 10
+strategies:
+  - {name: buckets, type: time-buckets, params: {bucket: 1m, window: 10m}}
+  - {name: decay, type: decay, params: {half_life: 10m}}
+`
+
+// On a plant's chart each design's "takes it in" mark rides on the
+// design's own curve, so it takes that curve's colour; before, every mark
+// rode on the first curve and was drawn in its colour.
+func TestTrendingMarksOwnCurve(t *testing.T) {
+	rep, err := prepare(t, trendYAML, Options{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, s := range seriesOf(rep, "plant-burst", "") {
+		for _, m := range s.Marks {
+			found++
+			if m.Label != s.Strategy+" takes it in" {
+				t.Errorf("mark %q on the curve of %s", m.Label, s.Strategy)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d marks, want one a design", found)
+	}
+}

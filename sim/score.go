@@ -188,7 +188,7 @@ func (s *scorer) points(ps *pointStats) {
 		name := s.d.name()
 		ser := metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: name, Name: "overestimate-" + name,
 			Title: fmt.Sprintf("%s: overestimate per key (%s keys)", name, metrics.Format(float64(ps.keys))),
-			Kind:  metrics.Distribution, XLabel: "estimate − true count", YLabel: "keys", Values: vals, Weights: weights}
+			Kind:  metrics.Distribution, XLabel: "estimate − true count", YLabel: "keys (log)", LogY: true, Values: vals, Weights: weights}
 		if bound != nil {
 			ser.Marks = []metrics.Mark{{Label: "bound εN = " + metrics.Format(*bound), Value: *bound, Axis: "x"}}
 		}

@@ -21,9 +21,18 @@ import (
 
 // sweepPoint is a design's place in its sweep.
 type sweepPoint struct {
-	group string  // the entry's name
-	key   string  // the parameter swept
-	value float64 // its value here, for an axis (NaN for a non-number)
+	group   string  // the entry's name
+	key     string  // the parameter swept
+	value   float64 // its value here, for an axis (NaN for a non-number)
+	seconds bool    // the value is a duration's seconds
+}
+
+// label names the swept parameter on an axis, with its unit: "cycle (s)".
+func (p *sweepPoint) label() string {
+	if p.seconds {
+		return p.key + " (s)"
+	}
+	return p.key
 }
 
 // sweepMember is one design a strategy entry stands for.
@@ -52,7 +61,7 @@ func sweepMembers(spec scenarios.Strategy) []sweepMember {
 			}
 		}
 		m.Params = append(m.Params, scenarios.Param{Key: sw.Key, Value: v, Pos: sw.At[j]})
-		x := math.NaN()
+		x, seconds := math.NaN(), false
 		switch n := v.(type) {
 		case int64:
 			x = float64(n)
@@ -60,10 +69,10 @@ func sweepMembers(spec scenarios.Strategy) []sweepMember {
 			x = n
 		case string: // a duration (a push interval): its seconds
 			if d, err := time.ParseDuration(n); err == nil {
-				x = d.Seconds()
+				x, seconds = d.Seconds(), true
 			}
 		}
-		out = append(out, sweepMember{spec: m, at: &sw.At[j], sweep: &sweepPoint{group: spec.Name, key: sw.Key, value: x}})
+		out = append(out, sweepMember{spec: m, at: &sw.At[j], sweep: &sweepPoint{group: spec.Name, key: sw.Key, value: x, seconds: seconds}})
 	}
 	return out
 }
@@ -129,7 +138,7 @@ func (st *Setup) sweepCurves(rep *Report) {
 			}
 		}
 		if xs == nil || xs[0] == xs[len(xs)-1] { // no bytes, or bytes that do not vary: against the value
-			xs, xLabel, logX = make([]float64, len(ds)), ds[0].sweep.key, false
+			xs, xLabel, logX = make([]float64, len(ds)), ds[0].sweep.label(), false
 			for i, d := range ds {
 				xs[i] = d.sweep.value
 			}
@@ -160,15 +169,15 @@ func (st *Setup) sweepCurves(rep *Report) {
 			axes := []axis{{xs, xLabel, logX, ""}}
 			switch m {
 			case strategies.MetricMaxKeyOps:
-				axes = []axis{{byValue, ds[0].sweep.key, false, ""}}
+				axes = []axis{{byValue, ds[0].sweep.label(), false, ""}}
 			case strategies.MetricTopKRecall, strategies.MetricTopKCountBias:
 				// Against the value too when the value is not the memory (a
 				// push interval): recall against the cycle.
-				if xLabel != ds[0].sweep.key && !math.IsNaN(byValue[0]) {
-					axes = append(axes, axis{byValue, ds[0].sweep.key, false, "-by-" + ds[0].sweep.key})
+				if xLabel != ds[0].sweep.label() && !math.IsNaN(byValue[0]) {
+					axes = append(axes, axis{byValue, ds[0].sweep.label(), false, "-by-" + ds[0].sweep.key})
 				}
 			case strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99:
-				axes = []axis{{byValue, ds[0].sweep.key + " (log)", true, ""}}
+				axes = []axis{{byValue, ds[0].sweep.label() + " (log)", true, ""}}
 				if len(own) == len(ds) && own[0] != own[len(own)-1] {
 					axes = append(axes, axis{own, "bytes of the " + string(strategies.MetricBytes) + " part (log)", true, "-bytes"})
 				}
