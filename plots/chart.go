@@ -52,14 +52,14 @@ func Chart(group []metrics.Series) (*plot.Plot, error) {
 
 // newChart is Chart, keeping what it fed to the plot for the tests.
 func newChart(group []metrics.Series) (*chart, error) {
-	logX, logY, err := check(group)
+	scales, err := check(group)
 	if err != nil {
 		return nil, err
 	}
 	if panels(group) > 1 {
 		return nil, fmt.Errorf("plots: chart %s has %d panels: Draw draws it", groupID(group), panels(group))
 	}
-	c, err := buildChart(group, logX, logY)
+	c, err := buildChart(group, scales)
 	if err == nil {
 		err = c.axes()
 	}
@@ -74,25 +74,42 @@ func groupID(group []metrics.Series) string {
 	return chartID(group[0].Scenario, group[0].Step, group[0].Name)
 }
 
+// scales says how a chart's axes are scaled.
+type scales struct {
+	logX, logY bool
+	// symY: a curve's log Y axis with values below 0 is a symmetric log
+	// axis (symlog.go)
+	symY bool
+}
+
 // check refuses an empty group or one that mixes charts or kinds, and says
-// which axes are on a log scale: those any series asks for.
-func check(group []metrics.Series) (logX, logY bool, err error) {
+// which axes are on a log scale: those any series asks for; a curve's log
+// Y is a symmetric log axis where a Y is below 0.
+func check(group []metrics.Series) (scales, error) {
+	var sc scales
 	if len(group) == 0 {
-		return false, false, fmt.Errorf("plots: %w: empty group", ErrNoData)
+		return sc, fmt.Errorf("plots: %w: empty group", ErrNoData)
 	}
 	first := group[0]
 	id := groupID(group)
 	for _, s := range group {
 		if s.Scenario != first.Scenario || s.Step != first.Step || s.Name != first.Name {
-			return false, false, fmt.Errorf("plots: group mixes charts %s and %s", id, chartID(s.Scenario, s.Step, s.Name))
+			return sc, fmt.Errorf("plots: group mixes charts %s and %s", id, chartID(s.Scenario, s.Step, s.Name))
 		}
 		if s.Kind != first.Kind {
-			return false, false, fmt.Errorf("plots: chart %s mixes kinds %q and %q", id, first.Kind, s.Kind)
+			return sc, fmt.Errorf("plots: chart %s mixes kinds %q and %q", id, first.Kind, s.Kind)
 		}
-		logX = logX || s.LogX
-		logY = logY || s.LogY
+		sc.logX = sc.logX || s.LogX
+		sc.logY = sc.logY || s.LogY
 	}
-	return logX, logY, nil
+	if sc.logY && first.Kind == metrics.Curve {
+		for _, s := range group {
+			for _, y := range s.Y {
+				sc.symY = sc.symY || y < 0 && !math.IsInf(y, -1)
+			}
+		}
+	}
+	return sc, nil
 }
 
 // flat refuses a group that would show nothing (metrics.Flat: three equal
@@ -116,9 +133,9 @@ func flat(group []metrics.Series) error {
 
 // buildChart feeds the data and the marks of group to a new plot, on log
 // axes as told; the axes are finished by axes.
-func buildChart(group []metrics.Series, logX, logY bool) (*chart, error) {
+func buildChart(group []metrics.Series, sc scales) (*chart, error) {
 	first := group[0]
-	c := &chart{p: plot.New(), group: group, logX: logX, logY: logY, zeroLabel: "0"}
+	c := &chart{p: plot.New(), group: group, logX: sc.logX, logY: sc.logY && !sc.symY, symY: sc.symY, zeroLabel: "0"}
 	for _, s := range group {
 		if s.ZeroLabel != "" {
 			c.zeroLabel = s.ZeroLabel
@@ -161,6 +178,7 @@ type chart struct {
 	p          *plot.Plot
 	group      []metrics.Series
 	logX, logY bool
+	symY       bool // Y on a symmetric log axis (logY is then false)
 	// for Bars: the Y range is fixed after the marks are known
 	barMin, barMax float64
 	isBars         bool
@@ -332,6 +350,12 @@ func (c *chart) axes() error {
 		}
 		if math.IsNaN(ax.Min) || math.IsNaN(ax.Max) || math.IsInf(ax.Min, 0) || math.IsInf(ax.Max, 0) {
 			return fmt.Errorf("%w: axis range [%v, %v]", ErrNoData, ax.Min, ax.Max)
+		}
+		if c.symY && ax == &p.Y {
+			ax.Min, ax.Max = math.Min(ax.Min, 0), math.Max(ax.Max, 0)
+			ax.Scale, ax.Tick.Marker = symLogScale{}, symLogTicks{}
+			pad(ax, a.marks, false)
+			continue
 		}
 		if !a.log {
 			if c.isCurve && ax == &p.Y || c.isHist && ax == &p.X {

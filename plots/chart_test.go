@@ -802,3 +802,35 @@ func TestBarValues(t *testing.T) {
 		t.Errorf("40 bars of 123,456.7: labelled, want the values left to the tables")
 	}
 }
+
+// A curve's log Y axis with values below 0 is a symmetric log axis
+// (log10(1 + |y|) each side of 0): a signed error of −2,000 beside
+// +65,000 stands apart from 0, where a linear axis put it at 3% of the
+// height and a log axis dropped it.
+func TestSymmetricLog(t *testing.T) {
+	ss := metrics.Series{Name: "sweeps-topk_count_error_mean", Strategy: "space-saving", Kind: metrics.Curve, LogX: true, LogY: true,
+		X: []float64{1e3, 1e4, 1e5}, Y: []float64{65000, 19000, 0}}
+	mg := ss
+	mg.Strategy, mg.Y = "misra-gries", []float64{-20, -2000, -600}
+	c := build(t, ss, mg)
+	if _, ok := c.p.Y.Scale.(symLogScale); !ok {
+		t.Fatalf("Y scale %T, want symLogScale", c.p.Y.Scale)
+	}
+	if lines := plottersOf[*plotter.Line](c); len(lines) != 2 || len(lines[1].XYs) != 3 {
+		t.Fatalf("lines %v: want misra-gries' 3 points, negatives kept", lines)
+	}
+	zero, low := c.p.Y.Norm(0), c.p.Y.Norm(-2000)
+	if zero-low < 0.2 {
+		t.Errorf("0 at %v and −2,000 at %v of the height: too close", zero, low)
+	}
+	var labels []string
+	for _, tk := range c.p.Y.Tick.Marker.Ticks(c.p.Y.Min, c.p.Y.Max) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if want := []string{"0", "-1", "1", "-10", "10", "-100", "100", "-1,000", "1,000", "10,000"}; !slices.Equal(labels, want) {
+		t.Errorf("Y labels %q, want %q", labels, want)
+	}
+	renders(t, c.p)
+}

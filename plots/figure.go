@@ -49,7 +49,7 @@ func splitPanels(group []metrics.Series) [][]metrics.Series {
 
 // newFigure builds the figure of a group: its chart, or a chart a panel.
 func newFigure(group []metrics.Series) (*figure, error) {
-	logX, logY, err := check(group)
+	sc, err := check(group)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func newFigure(group []metrics.Series) (*figure, error) {
 	}
 	f := &figure{title: title(group)}
 	for _, part := range parts {
-		c, err := buildChart(part, logX, logY)
+		c, err := buildChart(part, sc)
 		if err != nil {
 			return nil, fmt.Errorf("plots: chart %s, panel %q: %w", groupID(group), part[0].Panel, err)
 		}
