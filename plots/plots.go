@@ -298,6 +298,7 @@ func drawTitle(dc draw.Canvas, title string, sty text.Style, padding vg.Length) 
 		return dc
 	}
 	title = wrap(title, sty, dc.Size().X-vg.Points(20))
+	dc.Max.Y -= vg.Points(2) // off the edge of the page
 	descent := sty.FontExtents().Descent
 	dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y + descent}, title)
 	dc.Max.Y -= sty.Rectangle(title).Size().Y + padding
