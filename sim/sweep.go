@@ -93,8 +93,11 @@ var sweepCurveMetrics = []strategies.Metric{
 	strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99, strategies.MetricTopKCountBias,
 }
 
-// sweepCurves adds the curves of every sweep to rep.
+// sweepCurves adds the curves of every sweep to rep. Run calls it once a
+// run's every other series is in, so it also leaves out, last, the charts
+// that would show nothing (dropFlat).
 func (st *Setup) sweepCurves(rep *Report) {
+	defer func() { rep.Series = dropFlat(rep.Series) }()
 	var groups []string
 	members := map[string][]design{}
 	for _, d := range st.designs {
