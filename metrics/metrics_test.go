@@ -247,3 +247,26 @@ func TestUntimed(t *testing.T) {
 		t.Errorf("got %+v, want the three rows not read off the clock", got)
 	}
 }
+
+func TestFlat(t *testing.T) {
+	bars := func(y ...float64) Series { return Series{Kind: Bars, Y: y} }
+	curve := func(y ...float64) Series { return Series{Kind: Curve, Y: y} }
+	for _, tc := range []struct {
+		name  string
+		group []Series
+		want  bool
+	}{
+		{"equal bars", []Series{bars(1, 1, 1)}, true},
+		{"one bar differs", []Series{bars(1, 1, 0.9)}, false},
+		{"zero curves", []Series{curve(0, 0, 0), curve(0, 0)}, true},
+		{"curves at two levels", []Series{curve(0, 0, 0), curve(3, 3)}, false},
+		{"one point", []Series{curve(5)}, true},
+		{"NaN left out", []Series{curve(2, math.NaN(), 2)}, true},
+		{"distribution", []Series{{Kind: Distribution, Values: []float64{0, 0}}}, false},
+		{"nothing", nil, false},
+	} {
+		if got := Flat(tc.group); got != tc.want {
+			t.Errorf("%s: Flat = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

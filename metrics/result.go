@@ -77,22 +77,38 @@ type Mark struct {
 }
 
 // Series is the data behind one chart (or one line of it). Series with the
-// same Scenario and Name are drawn on one chart, one per Strategy.
+// same Scenario, Step and Name are drawn on one chart, one per Strategy.
 type Series struct {
 	Scenario string
+	// Step is the step of a scenario told in steps (`steps[i].name`), ""
+	// outside steps. Charts of two steps are apart, even of the same Name,
+	// and the chart's title and file name say the step.
+	Step     string
 	Strategy string
-	Name     string // chart name, also the file stem: "overestimate", "topk_recall"
-	Title    string
-	Kind     SeriesKind
-	XLabel   string
-	YLabel   string
-	LogX     bool
-	LogY     bool
-	Values   []float64 // Distribution samples
-	Weights  []float64 // Distribution: Values[i] occurs Weights[i] times; nil: once each
-	X, Y     []float64 // Curve points; Bars use Y with Labels
-	Labels   []string  // Bars
-	Marks    []Mark
+	Name     string // chart name, also in the file stem: "overestimate", "topk_recall"
+	// Title says what the chart shows; the chart's title puts the scenario
+	// and the step before it ("cricket-final / views — <Title>"), so Title
+	// need not name them.
+	Title string
+	// Panel puts the series in a panel of the chart: series with the same
+	// Scenario, Step and Name but different Panels are drawn side by side
+	// in one figure, a panel each (titled with its Panel), on the same
+	// ranges of both axes so that they compare. "" for a chart of one panel.
+	Panel  string
+	Kind   SeriesKind
+	XLabel string
+	YLabel string
+	// LogX and LogY put an axis on a log scale. Zeros stay in sight: they
+	// are drawn in a slot of their own before the log range (a bar of
+	// their own in a histogram), labelled ZeroLabel ("" is "0").
+	LogX      bool
+	LogY      bool
+	ZeroLabel string
+	Values    []float64 // Distribution samples
+	Weights   []float64 // Distribution: Values[i] occurs Weights[i] times; nil: once each
+	X, Y      []float64 // Curve points; Bars use Y with Labels
+	Labels    []string  // Bars
+	Marks     []Mark
 }
 
 // Table is a block of numbers too long for result rows — an accuracy
@@ -137,4 +153,29 @@ func (t Table) Cells(i int) []string {
 		out = append(out, Format(v))
 	}
 	return out
+}
+
+// Flat reports whether a chart of group would show nothing: bars or curves
+// whose every finite Y is one value (three bars of recall 1, a backlog of 0
+// throughout, a single point), so that the chart says no more than the one
+// number the tables hold. A distribution is never flat: its histogram
+// shows how many values there are.
+func Flat(group []Series) bool {
+	first, seen := 0.0, false
+	for _, s := range group {
+		if s.Kind != Bars && s.Kind != Curve {
+			return false
+		}
+		for _, y := range s.Y {
+			if math.IsNaN(y) || math.IsInf(y, 0) {
+				continue
+			}
+			if !seen {
+				first, seen = y, true
+			} else if y != first {
+				return false
+			}
+		}
+	}
+	return len(group) > 0
 }

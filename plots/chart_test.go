@@ -3,6 +3,8 @@ package plots
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"image/color"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -129,7 +131,7 @@ func TestChartDistributionWithMark(t *testing.T) {
 	if !slices.Equal(c.legend, []string{"count-min", "bound εN = 1,000"}) {
 		t.Errorf("legend %q", c.legend)
 	}
-	if p.Title.Text != "overestimate per key" || p.X.Label.Text != "estimate − true count" || p.Y.Label.Text != "keys" {
+	if p.Title.Text != "cricket-final — overestimate per key" || p.X.Label.Text != "estimate − true count" || p.Y.Label.Text != "keys" {
 		t.Errorf("title %q, labels %q, %q", p.Title.Text, p.X.Label.Text, p.Y.Label.Text)
 	}
 	renders(t, p)
@@ -288,14 +290,15 @@ func TestChartCurve(t *testing.T) {
 		Marks: []metrics.Mark{{Label: "budget 64 KiB", Value: 65536, Axis: "x"}}}
 	b := a
 	b.Strategy, b.Y = "conservative", []float64{400, 40, 0, 0}
+	b.X = []float64{1e3, 1e4, 1e5, -1}
 	c := build(t, a, b)
 	lines := plottersOf[*plotter.Line](c)
-	if len(lines) != 2 || len(lines[0].XYs) != 3 || len(lines[1].XYs) != 2 {
-		t.Fatalf("lines %v, want 2 lines of 3 and 2 points (zeros dropped on the log axis)", lines)
+	if len(lines) != 2 || len(lines[0].XYs) != 4 || len(lines[1].XYs) != 3 {
+		t.Fatalf("lines %v, want 2 lines of 4 and 3 points (zeros kept, X −1 dropped on the log axis)", lines)
 	}
 	want := []string{
-		"count-min (1 of 4 not shown: NaN, ±Inf or ≤ 0 on a log axis)",
-		"conservative (2 of 4 not shown: NaN, ±Inf or ≤ 0 on a log axis)",
+		"count-min",
+		"conservative (1 of 4 not shown: NaN, ±Inf or < 0 on a log axis)",
 		"budget 64 KiB",
 	}
 	if !slices.Equal(c.legend, want) {
@@ -304,10 +307,13 @@ func TestChartCurve(t *testing.T) {
 	if _, ok := c.p.X.Scale.(plot.LogScale); !ok {
 		t.Errorf("X scale %T, want plot.LogScale", c.p.X.Scale)
 	}
-	// Points with Y = 0 are gone, so X ends at 1e5 (the mark 65,536 is inside);
-	// both ranges hold two powers of 10, so they are left as they are.
-	if c.p.X.Min != 1e3 || c.p.X.Max != 1e5 || c.p.Y.Min != 9 || c.p.Y.Max != 900 {
-		t.Errorf("range X [%v, %v] Y [%v, %v], want X [1e3, 1e5], Y [9, 900]",
+	if _, ok := c.p.Y.Scale.(zeroLogScale); !ok {
+		t.Errorf("Y scale %T, want zeroLogScale: the zeros need their slot", c.p.Y.Scale)
+	}
+	// The log range is the span of the values > 0; both ranges hold two
+	// powers of 10, so they are left as they are.
+	if c.p.X.Min != 1e3 || c.p.X.Max != 1e6 || c.p.Y.Min != 9 || c.p.Y.Max != 900 {
+		t.Errorf("range X [%v, %v] Y [%v, %v], want X [1e3, 1e6], Y [9, 900]",
 			c.p.X.Min, c.p.X.Max, c.p.Y.Min, c.p.Y.Max)
 	}
 	renders(t, c.p)
@@ -323,7 +329,8 @@ func TestLogAxesNeverPanic(t *testing.T) {
 		ok   bool
 	}{
 		{"hist logx zeros", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: append([]float64{1, 10, 100}, bad...)}, true},
-		{"hist logx only zeros", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: bad}, false},
+		{"hist logx only zeros", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: bad}, true},
+		{"hist logx nothing left", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: bad[1:]}, false},
 		{"hist logy", metrics.Series{Kind: metrics.Distribution, LogY: true, Values: append(overestimates(1, 1000, 50), bad...)}, true},
 		{"hist logx logy one value", metrics.Series{Kind: metrics.Distribution, LogX: true, LogY: true, Values: []float64{5}}, true},
 		{"hist logx ones", metrics.Series{Kind: metrics.Distribution, LogX: true, Values: []float64{1, 1, 0}}, true},
@@ -332,7 +339,10 @@ func TestLogAxesNeverPanic(t *testing.T) {
 			Marks: []metrics.Mark{{Label: "zero", Value: 0, Axis: "x"}, {Label: "nan", Value: math.NaN(), Axis: "y"}}}, true},
 		{"curve logy zeros", metrics.Series{Kind: metrics.Curve, LogY: true, X: []float64{0, 1, 2, 3}, Y: []float64{0, 0, 1, 2}}, true},
 		{"curve logx one point", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{0, 1}, Y: []float64{5, 0}}, true},
-		{"curve logx nothing left", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{0, -1}, Y: []float64{1, 2}}, false},
+		{"curve logx only zero", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{0, -1}, Y: []float64{1, 2}}, true},
+		{"curve logx nothing left", metrics.Series{Kind: metrics.Curve, LogX: true, X: []float64{-2, -1}, Y: []float64{1, 2}}, false},
+		{"curve logy zero and one", metrics.Series{Kind: metrics.Curve, LogY: true, X: []float64{1, 2}, Y: []float64{0, 1}}, true},
+		{"curve logy all zero", metrics.Series{Kind: metrics.Curve, LogY: true, X: []float64{1, 2}, Y: []float64{0, 0}}, false},
 		{"bars logy", metrics.Series{Kind: metrics.Bars, LogY: true, Labels: []string{"a"}, Y: []float64{0}}, false},
 		{"bars logx", metrics.Series{Kind: metrics.Bars, LogX: true, Labels: []string{"a"}, Y: []float64{1}}, false},
 	} {
@@ -413,7 +423,7 @@ func TestLogRange(t *testing.T) {
 	}{
 		{[]float64{3, 5}, []float64{30, 5000}, 1, 10, 30, 5000}, // X holds no power of 10
 		{[]float64{1, 16}, []float64{20, 90}, 1, 16, 10, 100},   // Y holds none
-		{[]float64{0.2, 0.3}, []float64{1, 1}, 0.1, 1, 1, 10},
+		{[]float64{0.2, 0.3}, []float64{1, 2}, 0.1, 1, 1, 10},
 	} {
 		s := metrics.Series{Name: "x", Kind: metrics.Curve, LogX: true, LogY: true, X: tc.x, Y: tc.y}
 		c := build(t, s)
@@ -461,10 +471,9 @@ func TestBarRanges(t *testing.T) {
 		y        []float64
 		min, max float64
 	}{
-		{[]float64{0, 0}, 0, 1},
 		{[]float64{-2, -1}, -2.16, 0.108},
 		{[]float64{-1, 2}, -1.08, 2.16},
-		{[]float64{1, 1}, 0, 1.08},
+		{[]float64{1, 0.5}, 0, 1.08},
 	} {
 		s := metrics.Series{Name: "x", Kind: metrics.Bars, Labels: []string{"a", "b"}, Y: tc.y}
 		c := build(t, s)
@@ -481,6 +490,347 @@ func TestMarkOffTheFrame(t *testing.T) {
 	c := build(t, s)
 	if c.p.X.Max <= 1e4 {
 		t.Errorf("X max %v: the mark at 10,000 sits on the frame", c.p.X.Max)
+	}
+	renders(t, c.p)
+}
+
+// backlog is the "backlog" chart of a timed run: one design whose queue
+// grows 190,000 a second, one whose queue never holds an op, one holding a
+// few ops now and then.
+func backlog() []metrics.Series {
+	secs := seq(1, 60, 60)
+	grow, none, few := make([]float64, 60), make([]float64, 60), make([]float64, 60)
+	for i := range secs {
+		grow[i] = 190_000 * secs[i]
+		few[i] = float64(i % 4 * 3) // 0, 3, 6, 9, 0, …
+	}
+	s := func(name string, y []float64) metrics.Series {
+		return metrics.Series{Scenario: "cricket-final", Step: "views", Strategy: name, Name: "backlog", Kind: metrics.Curve,
+			Title: "ops queued on the cluster", XLabel: "simulated second", YLabel: "ops queued", LogY: true, X: secs, Y: y}
+	}
+	return []metrics.Series{s("single-key", grow), s("batched-1s", none), s("striped-32", few)}
+}
+
+// On the backlog chart a design whose backlog is 0 throughout has its line,
+// in the slot for zeros under the log range, apart from the axis's frame
+// and from the smallest backlog; a backlog of 3 stands clear of 0 beside
+// one of 11 million. On the linear axis the backlog had before, both sat
+// on 0, 3 at 0.0000003 of the height.
+func TestBacklogZeros(t *testing.T) {
+	c := build(t, backlog()...)
+	if _, ok := c.p.Y.Scale.(zeroLogScale); !ok {
+		t.Fatalf("Y scale %T, want zeroLogScale", c.p.Y.Scale)
+	}
+	lines := plottersOf[*plotter.Line](c)
+	if len(lines) != 3 {
+		t.Fatalf("got %d lines, want one a design", len(lines))
+	}
+	for _, xy := range lines[1].XYs {
+		if xy.Y != 0 {
+			t.Fatalf("batched-1s drawn at %v, want 0", xy.Y)
+		}
+	}
+	if len(lines[1].XYs) != 60 {
+		t.Errorf("batched-1s: %d of 60 points drawn", len(lines[1].XYs))
+	}
+	zero, three, least := c.p.Y.Norm(0), c.p.Y.Norm(3), c.p.Y.Norm(190_000)
+	if zero <= 0.01 || zero >= slotEnd {
+		t.Errorf("0 at %v of the height, want inside the slot (0, %v), off the frame", zero, slotEnd)
+	}
+	if three-zero < 0.05 {
+		t.Errorf("0 at %v and 3 at %v of the height: not apart", zero, three)
+	}
+	if least <= three {
+		t.Errorf("190,000 at %v, under 3 at %v", least, three)
+	}
+	ticks := c.p.Y.Tick.Marker.Ticks(c.p.Y.Min, c.p.Y.Max)
+	if ticks[0].Value != 0 || ticks[0].Label != "0" {
+		t.Errorf("first Y tick %+v, want 0 labelled \"0\"", ticks[0])
+	}
+	if len(plottersOf[slotBreak](c)) != 1 {
+		t.Error("no break drawn between the slot and the log range")
+	}
+	if !slices.Equal(c.legend, []string{"single-key", "batched-1s", "striped-32"}) {
+		t.Errorf("legend %q: no design may lose points", c.legend)
+	}
+	renders(t, c.p)
+}
+
+// staleness is the "staleness" chart: the age of what readers were shown,
+// on a log axis.
+func staleness(strategy string, ages []float64) metrics.Series {
+	return metrics.Series{Scenario: "likes", Strategy: strategy, Name: "staleness", Kind: metrics.Distribution,
+		Title: "age of the count a reader was shown", XLabel: "seconds (log)", YLabel: "reads", LogX: true,
+		ZeroLabel: "0 (fresh)", Values: ages}
+}
+
+// Reads of age 0 are a bar of their own, "0 (fresh)", beside the log bins
+// of the rest; a design whose every read is fresh is that bar alone. Before,
+// LogX dropped them: striped-100 showed 279 of its 30,062 reads.
+func TestStalenessZeros(t *testing.T) {
+	fresh := staleness("striped-100", make([]float64, 1000))
+	mixed := staleness("batched", append(make([]float64, 300), seq(0.001, 1, 700)...))
+	c := build(t, fresh, mixed)
+	bars := plottersOf[zeroBar](c)
+	if len(bars) != 2 || bars[0].weight != 1000 || bars[1].weight != 300 {
+		t.Fatalf("zero bars %+v, want 1,000 fresh reads of striped-100 and 300 of batched", bars)
+	}
+	hs := plottersOf[*plotter.Histogram](c)
+	if len(hs) != 1 || totalWeight(hs[0]) != 700 {
+		t.Fatalf("histograms %v, want one, of batched's 700 reads older than 0", hs)
+	}
+	if !slices.Equal(c.legend, []string{"striped-100", "batched"}) {
+		t.Errorf("legend %q", c.legend)
+	}
+	ticks := c.p.X.Tick.Marker.Ticks(c.p.X.Min, c.p.X.Max)
+	if ticks[0].Value != 0 || ticks[0].Label != "0 (fresh)" {
+		t.Errorf("first X tick %+v, want 0 labelled \"0 (fresh)\"", ticks[0])
+	}
+	if c.p.Y.Max < 1000 {
+		t.Errorf("Y max %v: the bar of 1,000 fresh reads is cut", c.p.Y.Max)
+	}
+	renders(t, c.p)
+
+	// Every read fresh: one bar, the whole axis its slot.
+	c = build(t, fresh)
+	if bars := plottersOf[zeroBar](c); len(bars) != 1 || bars[0].weight != 1000 {
+		t.Fatalf("zero bars %+v, want one of 1,000 reads", bars)
+	}
+	if s, ok := c.p.X.Scale.(zeroLogScale); !ok || !s.only {
+		t.Errorf("X scale %#v, want the slot alone", c.p.X.Scale)
+	}
+	if ticks := c.p.X.Tick.Marker.Ticks(c.p.X.Min, c.p.X.Max); len(ticks) != 1 || ticks[0].Label != "0 (fresh)" {
+		t.Errorf("X ticks %+v, want \"0 (fresh)\" alone", ticks)
+	}
+	renders(t, c.p)
+}
+
+// A linear value axis holds 0: a curve's Y (the backlog of 7.5 to 30 ops
+// of practice-stripes had its axis start at 7.5, so 10 ops looked like a
+// surge) and a histogram's X (an overestimate of 5,000 to 7,000 a key read
+// against 0, not against 5,000). Negative values keep 0 in sight above them.
+func TestLinearAxesHoldZero(t *testing.T) {
+	up := metrics.Series{Name: "backlog", Kind: metrics.Curve, X: []float64{1, 2, 3}, Y: []float64{7.5, 30, 12}}
+	if c := build(t, up); c.p.Y.Min != 0 || c.p.Y.Max < 30 {
+		t.Errorf("Y [%v, %v], want [0, ≥ 30]", c.p.Y.Min, c.p.Y.Max)
+	}
+	down := up
+	down.Y = []float64{-200, -50, -40}
+	if c := build(t, down); c.p.Y.Max != 0 || c.p.Y.Min > -200 {
+		t.Errorf("Y [%v, %v], want [≤ −200, 0]", c.p.Y.Min, c.p.Y.Max)
+	}
+	h := metrics.Series{Name: "overestimate", Kind: metrics.Distribution, Values: seq(5000, 7000, 500)}
+	if c := build(t, h); c.p.X.Min != 0 {
+		t.Errorf("X min %v, want 0", c.p.X.Min)
+	}
+	// The X of a curve is a time or a swept value: left as it is.
+	if c := build(t, up); c.p.X.Min != 1 {
+		t.Errorf("curve X min %v, want 1", c.p.X.Min)
+	}
+}
+
+// Marks every series carries are grey, however many each carries: the
+// key-load chart's limit and planned load. Before, a series' marks after
+// the first one already seen were skipped, so the second mark was the
+// first series' alone and took its colour (red, as if it were that
+// design's).
+func TestSharedMarksAreGrey(t *testing.T) {
+	marks := []metrics.Mark{{Label: "key limit 8,000/s", Value: 8000, Axis: "y"}, {Label: "planned, 70% of it: 5,600/s", Value: 5600, Axis: "y"}}
+	a := metrics.Series{Name: "key-load", Strategy: "striped-22", Kind: metrics.Curve, LogY: true, X: []float64{0, 1}, Y: []float64{5400, 5500}, Marks: marks}
+	b := a
+	b.Strategy, b.Y = "striped-32", []float64{3700, 3800}
+	c := build(t, a, b)
+	ms := plottersOf[markLine](c)
+	if len(ms) != 2 {
+		t.Fatalf("%d mark lines, want 2", len(ms))
+	}
+	for _, m := range ms {
+		if m.style.Color != (color.Gray{Y: 50}) {
+			t.Errorf("mark at %v coloured %v, want grey: both designs carry it", m.value, m.style.Color)
+		}
+	}
+}
+
+// accuracy is the accuracy profile's chart: a panel a design, its error
+// quantiles in σ, each with the theory's ±1σ.
+func accuracy() []metrics.Series {
+	var out []metrics.Series
+	for p, spread := range map[int]float64{10: 1.2, 16: 0.9} {
+		for _, q := range []struct {
+			label string
+			k     float64
+		}{{"−1σ", -1}, {"median", 0}, {"+1σ", 1}} {
+			x, y := []float64{1, 10, 100, 1000, 1e4, 1e5, 1e6}, make([]float64, 7)
+			for i := range y {
+				y[i] = q.k * spread * float64(i) / 6
+			}
+			out = append(out, metrics.Series{Scenario: "hll-accuracy", Name: "accuracy", Panel: fmt.Sprintf("hll-p%d", p),
+				Strategy: q.label, Kind: metrics.Curve, XLabel: "distinct ids (log)", YLabel: "relative error ÷ (1.04/√m)", LogX: true,
+				X: x, Y: y, Marks: []metrics.Mark{{Label: "theory ±1σ", Value: 1, Axis: "y"}, {Label: "theory ±1σ", Value: -1, Axis: "y"}}})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b metrics.Series) int { return strings.Compare(a.Panel, b.Panel) })
+	return out
+}
+
+// Series of one chart in two Panels are one figure of two panels, on the
+// same ranges of both axes (p = 16's quantiles, within ±0.9σ, drawn on
+// p = 10's ±1.2σ), under one title, with one legend that names each curve
+// and each mark once, and the axes' labels once; each panel is titled with
+// its Panel. Before, the profile drew a chart a design, on ranges of its own.
+func TestPanels(t *testing.T) {
+	group := accuracy()
+	f, err := newFigure(group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.panels) != 2 || f.rows != 1 || f.cols != 2 {
+		t.Fatalf("%d panels in %d×%d, want 2 in 1×2", len(f.panels), f.rows, f.cols)
+	}
+	a, b := f.panels[0].p, f.panels[1].p
+	if a.X.Min != b.X.Min || a.X.Max != b.X.Max || a.Y.Min != b.Y.Min || a.Y.Max != b.Y.Max {
+		t.Errorf("ranges X [%v, %v] and [%v, %v], Y [%v, %v] and [%v, %v]: want the same",
+			a.X.Min, a.X.Max, b.X.Min, b.X.Max, a.Y.Min, a.Y.Max, b.Y.Min, b.Y.Max)
+	}
+	if a.Y.Min > -1.2 || a.Y.Max < 1.2 {
+		t.Errorf("Y [%v, %v], want ±1.2 inside", a.Y.Min, a.Y.Max)
+	}
+	if a.Title.Text != "hll-p10" || b.Title.Text != "hll-p16" {
+		t.Errorf("panel titles %q, %q", a.Title.Text, b.Title.Text)
+	}
+	if f.title != "hll-accuracy — accuracy" || f.xLabel != "distinct ids (log)" || f.yLabel != "relative error ÷ (1.04/√m)" {
+		t.Errorf("title %q, labels %q, %q", f.title, f.xLabel, f.yLabel)
+	}
+	if a.X.Label.Text != "" || a.Y.Label.Text != "" {
+		t.Errorf("a panel labels its axes (%q, %q): the figure says them once", a.X.Label.Text, a.Y.Label.Text)
+	}
+	// One legend entry a curve and one for the two lines of ±1σ.
+	if n := len(f.panels[0].legend); n != 4 {
+		t.Errorf("panel legend %q, want 3 curves and the mark once", f.panels[0].legend)
+	}
+	for _, ext := range formats {
+		var buf bytes.Buffer
+		if err := render(f, ext, &buf); err != nil || buf.Len() == 0 {
+			t.Errorf("render %s: %v, %d bytes", ext, err, buf.Len())
+		}
+	}
+	if _, err := Chart(group); err == nil {
+		t.Error("Chart of a group of two panels: no error")
+	}
+	files, err := Draw(t.TempDir(), group)
+	if err != nil || len(files) != 1 || files[0].Name != "hll-accuracy-accuracy" {
+		t.Errorf("Draw: %+v, %v; want one file", files, err)
+	}
+}
+
+// niceTicks labels 4 to 6 multiples of 1, 2 or 5 × 10^k.
+func TestNiceTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     []float64
+	}{
+		{0, 30, []float64{0, 10, 20, 30}},
+		{0, 840, []float64{0, 200, 400, 600, 800}},
+		{-14.7, 3.3, []float64{-14, -12, -10, -8, -6, -4, -2, 0, 2}},
+		{0, 1.08, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
+		{0, 11_400_000, []float64{0, 2e6, 4e6, 6e6, 8e6, 10e6}},
+	} {
+		var got []float64
+		for _, tk := range (niceTicks{}).Ticks(tc.min, tc.max) {
+			if tk.Label != "" {
+				got = append(got, tk.Value)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("[%v, %v]: labelled %v, want %v", tc.min, tc.max, got, tc.want)
+		}
+	}
+}
+
+// A series drawn exactly over another would hide it (hash-tags' striped-32
+// and striped-32-tagged queue the same ops; a trending design's score is its
+// exact law's): series of the same points are one line, and one histogram
+// for the same counts, named "a = b" in the legend.
+func TestIdenticalSeriesMerged(t *testing.T) {
+	a := metrics.Series{Name: "backlog", Strategy: "striped-32", Kind: metrics.Curve, LogY: true,
+		X: []float64{1, 2, 3}, Y: []float64{8, 0, 11}}
+	b, d := a, a
+	b.Strategy = "striped-32-tagged"
+	d.Strategy, d.Y = "single-key", []float64{8, 1, 11}
+	c := build(t, a, d, b)
+	if n := len(plottersOf[*plotter.Line](c)); n != 2 {
+		t.Errorf("%d lines, want 2", n)
+	}
+	if want := []string{"striped-32 = striped-32-tagged", "single-key"}; !slices.Equal(c.legend, want) {
+		t.Errorf("legend %q, want %q", c.legend, want)
+	}
+	renders(t, c.p)
+
+	h1, h2 := staleness("striped-32", seq(0, 1, 50)), staleness("striped-32-tagged", seq(0, 1, 50))
+	c = build(t, h1, h2)
+	if hs := plottersOf[*plotter.Histogram](c); len(hs) != 1 {
+		t.Errorf("%d histograms, want 1", len(hs))
+	}
+	if bars := plottersOf[zeroBar](c); len(bars) != 1 {
+		t.Errorf("%d bars of zeros, want 1", len(bars))
+	}
+	if want := []string{"striped-32 = striped-32-tagged"}; !slices.Equal(c.legend, want) {
+		t.Errorf("legend %q, want %q", c.legend, want)
+	}
+	renders(t, c.p)
+}
+
+// Each bar is labelled with its value, so a bar of 0 (ratings' Bayesian
+// and Wilson top 10 hold no item rated fewer than 5 times) reads 0 and
+// does not look missing; where the labels would be wider than the bars
+// they are left to the tables.
+func TestBarValues(t *testing.T) {
+	s := metrics.Series{Scenario: "ratings", Name: "top-thin", Kind: metrics.Bars,
+		Labels: []string{"naive", "bayesian", "wilson"}, Y: []float64{1, 0, 0.98}}
+	c := build(t, s)
+	vs := plottersOf[*barValues](c)
+	if len(vs) != 1 || !slices.Equal(vs[0].labels, []string{"1", "0", "0.98"}) {
+		t.Fatalf("bar values %+v, want 1, 0, 0.98", vs)
+	}
+	renders(t, c.p)
+	many := metrics.Series{Name: "x", Kind: metrics.Bars}
+	for i := range 40 {
+		many.Labels = append(many.Labels, fmt.Sprint(i))
+		many.Y = append(many.Y, 123456.7+float64(i))
+	}
+	if vs := plottersOf[*barValues](build(t, many)); len(vs) != 0 {
+		t.Errorf("40 bars of 123,456.7: labelled, want the values left to the tables")
+	}
+}
+
+// A curve's log Y axis with values below 0 is a symmetric log axis
+// (log10(1 + |y|) each side of 0): a signed error of −2,000 beside
+// +65,000 stands apart from 0, where a linear axis put it at 3% of the
+// height and a log axis dropped it.
+func TestSymmetricLog(t *testing.T) {
+	ss := metrics.Series{Name: "sweeps-topk_count_error_mean", Strategy: "space-saving", Kind: metrics.Curve, LogX: true, LogY: true,
+		X: []float64{1e3, 1e4, 1e5}, Y: []float64{65000, 19000, 0}}
+	mg := ss
+	mg.Strategy, mg.Y = "misra-gries", []float64{-20, -2000, -600}
+	c := build(t, ss, mg)
+	if _, ok := c.p.Y.Scale.(symLogScale); !ok {
+		t.Fatalf("Y scale %T, want symLogScale", c.p.Y.Scale)
+	}
+	if lines := plottersOf[*plotter.Line](c); len(lines) != 2 || len(lines[1].XYs) != 3 {
+		t.Fatalf("lines %v: want misra-gries' 3 points, negatives kept", lines)
+	}
+	zero, low := c.p.Y.Norm(0), c.p.Y.Norm(-2000)
+	if zero-low < 0.2 {
+		t.Errorf("0 at %v and −2,000 at %v of the height: too close", zero, low)
+	}
+	var labels []string
+	for _, tk := range c.p.Y.Tick.Marker.Ticks(c.p.Y.Min, c.p.Y.Max) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if want := []string{"0", "-1", "1", "-10", "10", "-100", "100", "-1,000", "1,000", "10,000"}; !slices.Equal(labels, want) {
+		t.Errorf("Y labels %q, want %q", labels, want)
 	}
 	renders(t, c.p)
 }

@@ -1,15 +1,23 @@
 // Package plots draws the charts of a countsim report from metrics series.
 //
-// [Draw] groups []metrics.Series by (Scenario, Name) and writes one chart per
-// group, DIR/<scenario>-<name>.svg and .png, with one histogram, line or bar
-// set per strategy in the order the series come, and each Mark (a bound, a
-// limit) as a dashed reference line named in the legend. [Chart] builds the
-// *plot.Plot of one group without writing it, so tests can check the data
-// fed to it.
+// [Draw] groups []metrics.Series by (Scenario, Step, Name) and writes one
+// chart per group, DIR/<scenario>-<step>-<name>.svg and .png
+// (DIR/<scenario>-<name>.* outside steps), titled "scenario / step — what
+// it shows" so that a chart taken out of the report keeps its context. A
+// chart holds one histogram, line or bar set per strategy in the order the
+// series come, and each Mark (a bound, a limit) as a dashed reference line
+// named in the legend; series of one group with different Panels are one
+// figure of a panel each, on the same axes' ranges. [Chart] builds the
+// *plot.Plot of a group of one panel without writing it, so tests can check
+// the data fed to it.
 //
-// Bad data never panics: empty series, NaN and ±Inf, and values ≤ 0 on a
-// log axis are dropped (and counted in the legend) or refused with an
-// error. Files are written atomically and never over an existing file.
+// A chart shows what its data hold: a log axis keeps a slot for zeros
+// before its log range (a histogram's zeros are a bar of their own there),
+// a linear value axis holds 0, and a chart with nothing to compare (every
+// bar or point of one value) is refused. Bad data never panics: empty
+// series, NaN and ±Inf, and values < 0 on a log axis are dropped (and
+// counted in the legend) or refused with an error. Files are written
+// atomically and never over an existing file.
 //
 // Chart and Draw hold no shared state and are safe for concurrent use on
 // different series and directories; one *plot.Plot must not be drawn by two

@@ -7,8 +7,10 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -18,13 +20,19 @@ import (
 // maxBins caps the number of histogram bins.
 const maxBins = 60
 
-// histograms draws a histogram of Values per series, all on the same bins.
+// histograms draws a histogram of Values per series, all on the same bins;
+// on a log X axis, the zeros of each series are a bar of their own in the
+// axis's slot for zeros.
 func (c *chart) histograms() error {
-	var pooled, pooledW []float64 // kept values (log10 on a log X axis) and how often each occurs
-	integer := true
+	var pooled, pooledW []float64 // kept values > 0 (log10 on a log X axis) and how often each occurs
+	integer, zeros := true, false
 	for _, s := range c.group {
 		for j, v := range s.Values {
 			if !keep(v, c.logX) {
+				continue
+			}
+			if c.logX && v == 0 {
+				zeros = true
 				continue
 			}
 			integer = integer && v == math.Trunc(v)
@@ -34,59 +42,122 @@ func (c *chart) histograms() error {
 			pooled, pooledW = append(pooled, v), append(pooledW, weight(s, j))
 		}
 	}
-	if len(pooled) == 0 {
+	if len(pooled) == 0 && !zeros {
 		return fmt.Errorf("%w: no value is %s", ErrNoData, drawable(c.logX))
 	}
-	order := make([]int, len(pooled))
-	for i := range order {
-		order[i] = i
+	var edges []float64
+	if len(pooled) > 0 {
+		order := make([]int, len(pooled))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pooled[a], pooled[b]) })
+		sorted, weights := make([]float64, len(order)), make([]float64, len(order))
+		for i, j := range order {
+			sorted[i], weights[i] = pooled[j], pooledW[j]
+		}
+		edges = binEdges(sorted, weights, integer, c.logX)
+		if c.logX {
+			c.track(0, edges[0], true)
+			c.track(0, edges[len(edges)-1], true)
+		}
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pooled[a], pooled[b]) })
-	sorted, weights := make([]float64, len(order)), make([]float64, len(order))
-	for i, j := range order {
-		sorted[i], weights[i] = pooled[j], pooledW[j]
-	}
-	edges := binEdges(sorted, weights, integer, c.logX)
-	pooled, pooledW, sorted, weights = nil, nil, nil, nil
+	pooled, pooledW = nil, nil
 
 	c.isHist = true
 	alpha := uint8(210)
 	if len(c.group) > 1 {
 		alpha = 90
 	}
+	type binned struct {
+		weights           []float64
+		kept, zero, total float64
+	}
+	bs, names := make([]binned, len(c.group)), make([]string, len(c.group))
 	for i, s := range c.group {
-		weights := make([]float64, len(edges)-1)
-		var kept, total float64
+		b := &bs[i]
+		if edges != nil {
+			b.weights = make([]float64, len(edges)-1)
+		}
 		for j, v := range s.Values {
 			w := weight(s, j)
-			total += w
-			if !keep(v, c.logX) {
-				continue
+			b.total += w
+			switch {
+			case !keep(v, c.logX):
+			case c.logX && v == 0:
+				b.zero += w
+			default:
+				b.weights[bin(edges, v)] += w
+				b.kept += w
 			}
-			weights[bin(edges, v)] += w
-			kept += w
 		}
-		name := legendName(s, int(total-kept), int(total), why(c.logX))
-		if kept == 0 {
-			c.name(nonEmpty(name, i))
+		names[i] = legendName(s, int(b.total-b.kept-b.zero), int(b.total), why(c.logX))
+	}
+	// Histograms of the same counts in every bin are one, named "a = b".
+	first, name := merge(names, func(i, j int) bool {
+		return bs[i].kept+bs[i].zero > 0 && bs[i].zero == bs[j].zero && slices.Equal(bs[i].weights, bs[j].weights)
+	})
+	for i := range c.group {
+		if first[i] != i {
 			continue
 		}
-		h := &plotter.Histogram{
-			Bins:      make([]plotter.HistogramBin, len(weights)),
-			Width:     edges[1] - edges[0],
-			FillColor: fill(i, alpha),
-			LineStyle: draw.LineStyle{Color: dark(i), Width: vg.Points(0.8)},
-			LogY:      c.logY,
+		weights, kept, zero := bs[i].weights, bs[i].kept, bs[i].zero
+		if kept+zero == 0 {
+			c.name(name[i])
+			continue
 		}
-		for b := range h.Bins {
-			h.Bins[b] = plotter.HistogramBin{Min: edges[b], Max: edges[b+1], Weight: weights[b]}
+		line := draw.LineStyle{Color: dark(i), Width: vg.Points(0.8)}
+		var thumb plot.Thumbnailer
+		if kept > 0 {
+			h := &plotter.Histogram{
+				Bins:      make([]plotter.HistogramBin, len(weights)),
+				Width:     edges[1] - edges[0],
+				FillColor: fill(i, alpha),
+				LineStyle: line,
+				LogY:      c.logY,
+			}
+			for b := range h.Bins {
+				h.Bins[b] = plotter.HistogramBin{Min: edges[b], Max: edges[b+1], Weight: weights[b]}
+			}
+			c.add(h)
+			thumb = h
 		}
-		c.add(h)
-		if name != "" || len(c.group) > 1 {
-			c.name(nonEmpty(name, i), h)
+		if zero > 0 {
+			c.track(0, 0, true)
+			zb := zeroBar{weight: zero, fill: fill(i, alpha), line: line, logY: c.logY}
+			c.add(zb)
+			if thumb == nil {
+				thumb = zb
+			}
+		}
+		if names[i] != "" || len(c.group) > 1 {
+			c.name(name[i], thumb)
 		}
 	}
 	return nil
+}
+
+// merge finds the series drawn exactly as an earlier one (same(i, j), for
+// i < j): first[j] is the earliest series j is drawn as (j itself if
+// none), and name[i] the legend entry of the series i that are drawn, with
+// the names of the ones drawn as i after it: "sharded-8 = sharded-8-naive-dense".
+func merge(names []string, same func(i, j int) bool) (first []int, name []string) {
+	first, name = make([]int, len(names)), make([]string, len(names))
+	for j := range names {
+		first[j] = j
+		for i := range j {
+			if first[i] == i && same(i, j) {
+				first[j] = i
+				break
+			}
+		}
+		if first[j] == j {
+			name[j] = nonEmpty(names[j], j)
+		} else {
+			name[first[j]] += " = " + nonEmpty(names[j], j)
+		}
+	}
+	return first, name
 }
 
 // weight is how often the j-th value of a Distribution occurs: its
@@ -176,9 +247,12 @@ func binning(sorted, weights []float64, integer bool) (lo, w float64, n int) {
 	return lo, w, n
 }
 
-// curves draws a line with points per series.
+// curves draws a line with points per series; on a log axis, zeros are
+// drawn in the axis's slot for zeros.
 func (c *chart) curves() error {
+	c.isCurve = true
 	drawn := 0
+	xyss, names := make([]plotter.XYs, len(c.group)), make([]string, len(c.group))
 	for i, s := range c.group {
 		if len(s.X) != len(s.Y) {
 			return fmt.Errorf("series %q has %d X but %d Y", s.Strategy, len(s.X), len(s.Y))
@@ -187,11 +261,21 @@ func (c *chart) curves() error {
 		for j := range s.X {
 			if keep(s.X[j], c.logX) && keep(s.Y[j], c.logY) {
 				xys = append(xys, plotter.XY{X: s.X[j], Y: s.Y[j]})
+				c.track(0, s.X[j], c.logX)
+				c.track(1, s.Y[j], c.logY)
 			}
 		}
-		name := legendName(s, len(s.X)-len(xys), len(s.X), why(c.logX || c.logY))
+		xyss[i], names[i] = xys, legendName(s, len(s.X)-len(xys), len(s.X), why(c.logX || c.logY))
+	}
+	// A line drawn exactly over another hides it: series with the same
+	// points are one line, named "a = b" in the legend.
+	first, name := merge(names, func(i, j int) bool { return len(xyss[i]) > 0 && slices.Equal(xyss[i], xyss[j]) })
+	for i, xys := range xyss {
+		if first[i] != i {
+			continue
+		}
 		if len(xys) == 0 {
-			c.name(nonEmpty(name, i))
+			c.name(name[i])
 			continue
 		}
 		line, points, err := plotter.NewLinePoints(xys)
@@ -204,8 +288,8 @@ func (c *chart) curves() error {
 		points.Shape = plotutil.Shape(i)
 		points.Radius = vg.Points(2.5)
 		c.add(line, points)
-		if name != "" || len(c.group) > 1 {
-			c.name(nonEmpty(name, i), line, points)
+		if names[i] != "" || len(c.group) > 1 {
+			c.name(name[i], line, points)
 		}
 		drawn++
 	}
@@ -253,6 +337,9 @@ func (c *chart) bars() error {
 		b.LineStyle = draw.LineStyle{Color: dark(i), Width: vg.Points(0.6)}
 		b.Offset = -groupW/2 + barW*vg.Length(i) + barW/2
 		c.add(b)
+		if vs := c.values(s.Y, b.Offset, barW); vs != nil {
+			c.add(vs)
+		}
 		if s.Strategy != "" || len(c.group) > 1 {
 			c.name(nonEmpty(s.Strategy, i), b)
 		}
@@ -274,6 +361,65 @@ func (c *chart) bars() error {
 	return nil
 }
 
+// values labels each bar of ys with its value, over it (under it when
+// negative), so that a bar of 0 reads 0 and not "missing"; nil where a
+// label would be wider than 1.6 bars (the tables hold the values).
+func (c *chart) values(ys []float64, offset, barW vg.Length) *barValues {
+	sty := c.p.X.Tick.Label
+	sty.Font.Size = vg.Points(8)
+	sty.Rotation, sty.XAlign = 0, draw.XCenter
+	v := &barValues{ys: ys, labels: make([]string, len(ys)), offset: offset, style: sty}
+	for j, y := range ys {
+		v.labels[j] = metrics.Format(y)
+		if sty.Width(v.labels[j]) > 1.6*barW {
+			return nil
+		}
+	}
+	return v
+}
+
+// barValues are the values written over a set of bars.
+type barValues struct {
+	ys     []float64
+	labels []string
+	offset vg.Length // the bar set's offset from its label's X
+	style  text.Style
+}
+
+var (
+	_ plot.Plotter    = (*barValues)(nil)
+	_ plot.GlyphBoxer = (*barValues)(nil)
+)
+
+func (v *barValues) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for j, y := range v.ys {
+		sty, dy := v.style, vg.Points(2)
+		sty.YAlign = draw.YBottom
+		if y < 0 {
+			sty.YAlign, dy = draw.YTop, -dy
+		}
+		c.FillText(sty, vg.Point{X: trX(float64(j)) + v.offset, Y: trY(y) + dy}, v.labels[j])
+	}
+}
+
+// GlyphBoxes keep the labels inside the plot: gonum/plot pads the data
+// area for them.
+func (v *barValues) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	bs := make([]plot.GlyphBox, len(v.ys))
+	for j, y := range v.ys {
+		r := v.style.Rectangle(v.labels[j])
+		r.Min.X, r.Max.X = r.Min.X+v.offset, r.Max.X+v.offset
+		if y >= 0 {
+			r.Min.Y, r.Max.Y = vg.Points(2), vg.Points(2)+r.Size().Y
+		} else {
+			r.Min.Y, r.Max.Y = -vg.Points(2)-r.Size().Y, -vg.Points(2)
+		}
+		bs[j] = plot.GlyphBox{X: p.X.Norm(float64(j)), Y: p.Y.Norm(y), Rectangle: r}
+	}
+	return bs
+}
+
 // nonEmpty is name, or "series i" when a shared chart needs a name.
 func nonEmpty(name string, i int) string {
 	if name != "" {
@@ -285,7 +431,7 @@ func nonEmpty(name string, i int) string {
 // drawable says what a value must be to be drawn.
 func drawable(log bool) string {
 	if log {
-		return "finite and > 0 (log axis)"
+		return "finite and ≥ 0 (log axis)"
 	}
 	return "finite"
 }

@@ -54,18 +54,19 @@ func (m markLine) Thumbnail(c *draw.Canvas) {
 }
 
 // marks adds the Marks of every series: one line per distinct mark, in the
-// order they come, named in the legend. A mark that only one series of a
-// shared chart carries takes that series' colour; the others are dark grey.
-// A mark that cannot be drawn (NaN, ±Inf, ≤ 0 on a log axis) is named in the
-// legend with the reason.
+// order they come, named in the legend. Marks of the same label (a band's
+// two edges, ±1σ) share their dash and their legend entry. A mark that only
+// one series of a shared chart carries takes that series' colour; the
+// others are dark grey. A mark that cannot be drawn (NaN, ±Inf, < 0 on a
+// log axis) is named in the legend with the reason.
 func (c *chart) marks() error {
 	type owned struct {
 		m      metrics.Mark
 		owners []int
 	}
 	var ms []owned
-outer:
 	for i, s := range c.group {
+	marks:
 		for _, m := range s.Marks {
 			if m.Axis != "x" && m.Axis != "y" {
 				return fmt.Errorf("mark %q: axis %q, want \"x\" or \"y\"", m.Label, m.Axis)
@@ -75,7 +76,7 @@ outer:
 					if o := ms[j].owners; o[len(o)-1] != i {
 						ms[j].owners = append(o, i)
 					}
-					continue outer
+					continue marks
 				}
 			}
 			ms = append(ms, owned{m, []int{i}})
@@ -86,11 +87,17 @@ outer:
 		{vg.Points(2), vg.Points(2)},
 		{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
 	}
-	for k, e := range ms {
+	styles := map[string]int{} // label → dash
+	for _, e := range ms {
 		m := e.m
 		label := m.Label
 		if label == "" {
 			label = m.Axis + " = " + metrics.Format(m.Value)
+		}
+		k, named := styles[label]
+		if !named {
+			k = len(styles)
+			styles[label] = k
 		}
 		log := c.logX
 		if m.Axis == "y" {
@@ -108,10 +115,14 @@ outer:
 			Color: col, Width: vg.Points(1.4), Dashes: dashes[k%len(dashes)],
 		}}
 		c.add(ml)
-		c.name(label, ml)
+		if !named {
+			c.name(label, ml)
+		}
 		if m.Axis == "x" {
 			c.markX = append(c.markX, m.Value)
+			c.track(0, m.Value, log)
 		} else {
+			c.track(1, m.Value, log)
 			c.markY = append(c.markY, m.Value)
 			if c.isBars {
 				c.barMin = math.Min(c.barMin, m.Value)

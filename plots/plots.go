@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -31,47 +33,64 @@ var formats = [...]string{"svg", "png"}
 // File is one chart written: its stem and the paths written.
 type File struct {
 	Scenario string   // the series' Scenario
-	Name     string   // file stem, "<scenario>-<name>"
+	Step     string   // the series' Step, "" outside steps
+	Name     string   // file stem, "<scenario>-<step>-<name>" ("<scenario>-<name>" outside steps)
 	Paths    []string // DIR/<stem>.svg, DIR/<stem>.png
-	Title    string
+	Title    string   // the chart's title on one line, scenario and step first
 }
 
 // group is the series of one chart.
 type group struct {
-	scenario, name string
-	series         []metrics.Series
+	scenario, step, name string
+	series               []metrics.Series
 }
 
-// groups splits series by (Scenario, Name), keeping the order of the series
-// within a group, and sorts the groups by scenario then name.
+// id names the group in errors: "scenario"/"name", or
+// "scenario"/"step"/"name" in a scenario told in steps.
+func (g group) id() string { return chartID(g.scenario, g.step, g.name) }
+
+func chartID(scenario, step, name string) string {
+	if step == "" {
+		return fmt.Sprintf("%q/%q", scenario, name)
+	}
+	return fmt.Sprintf("%q/%q/%q", scenario, step, name)
+}
+
+// groups splits series by (Scenario, Step, Name), keeping the order of the
+// series within a group, and sorts the groups by scenario, step, then name.
 func groups(series []metrics.Series) []group {
-	type key struct{ scenario, name string }
+	type key struct{ scenario, step, name string }
 	index := map[key]int{}
 	var gs []group
 	for _, s := range series {
-		k := key{s.Scenario, s.Name}
+		k := key{s.Scenario, s.Step, s.Name}
 		i, ok := index[k]
 		if !ok {
 			i = len(gs)
 			index[k] = i
-			gs = append(gs, group{scenario: s.Scenario, name: s.Name})
+			gs = append(gs, group{scenario: s.Scenario, step: s.Step, name: s.Name})
 		}
 		gs[i].series = append(gs[i].series, s)
 	}
 	slices.SortFunc(gs, func(a, b group) int {
-		return cmp.Or(cmp.Compare(a.scenario, b.scenario), cmp.Compare(a.name, b.name))
+		return cmp.Or(cmp.Compare(a.scenario, b.scenario), cmp.Compare(a.step, b.step), cmp.Compare(a.name, b.name))
 	})
 	return gs
 }
 
-// fileStem returns the file stem of the chart of (scenario, name):
-// "<scenario>-<name>" with every character outside [A-Za-z0-9._-] replaced
-// by '_' and no leading dot. An empty scenario gives "<name>".
-func fileStem(scenario, name string) string {
-	s := name
-	if scenario != "" {
-		s = scenario + "-" + name
+// fileStem returns the file stem of the chart of (scenario, step, name):
+// "<scenario>-<step>-<name>", the empty parts left out, with every
+// character outside [A-Za-z0-9._-] replaced by '_' and no leading dot. It
+// depends on these three alone, so a chart keeps its file name from run to
+// run, whatever else the run draws.
+func fileStem(scenario, step, name string) string {
+	var parts []string
+	for _, p := range []string{scenario, step, name} {
+		if p != "" {
+			parts = append(parts, p)
+		}
 	}
+	s := strings.Join(parts, "-")
 	b := []byte(s)
 	for i, c := range b {
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
@@ -83,10 +102,11 @@ func fileStem(scenario, name string) string {
 	return string(b)
 }
 
-// Draw groups the series by (Scenario, Name), draws one chart per group (one
-// line, histogram or bar set per Strategy, in the order the series come), and
-// writes DIR/<scenario>-<name>.svg and .png. It returns the files sorted by
-// scenario then name.
+// Draw groups the series by (Scenario, Step, Name), draws one chart per
+// group (one line, histogram or bar set per Strategy, in the order the series
+// come), and writes DIR/<scenario>-<step>-<name>.svg and .png
+// (DIR/<scenario>-<name>.* outside steps). It returns the files sorted by
+// scenario, step, then name.
 //
 // Draw creates dir if needed. Before it draws anything it refuses, writing
 // nothing, a series without a Name, two groups whose stems collide, and any
@@ -109,10 +129,9 @@ func Draw(dir string, series []metrics.Series) ([]File, error) {
 		if g.name == "" {
 			return nil, fmt.Errorf("plots: scenario %q: a series has no Name", g.scenario)
 		}
-		stem := fileStem(g.scenario, g.name)
+		stem := fileStem(g.scenario, g.step, g.name)
 		if o, ok := stems[stem]; ok {
-			return nil, fmt.Errorf("plots: charts %q/%q and %q/%q share the file stem %q",
-				o.scenario, o.name, g.scenario, g.name, stem)
+			return nil, fmt.Errorf("plots: charts %s and %s share the file stem %q", o.id(), g.id(), stem)
 		}
 		stems[stem] = g
 		for _, ext := range formats {
@@ -131,16 +150,16 @@ func Draw(dir string, series []metrics.Series) ([]File, error) {
 	var files []File
 	var errs []error
 	for _, g := range gs {
-		stem := fileStem(g.scenario, g.name)
-		p, err := Chart(g.series)
+		stem := fileStem(g.scenario, g.step, g.name)
+		fig, err := newFigure(g.series)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		f := File{Scenario: g.scenario, Name: stem, Title: p.Title.Text}
+		f := File{Scenario: g.scenario, Step: g.step, Name: stem, Title: fig.title}
 		for _, ext := range formats {
 			path := filepath.Join(dir, stem+"."+ext)
-			err := metrics.WriteFile(path, func(w io.Writer) error { return render(p, ext, w) })
+			err := metrics.WriteFile(path, func(w io.Writer) error { return render(fig, ext, w) })
 			if err != nil {
 				errs = append(errs, fmt.Errorf("plots: %w", err))
 				continue
@@ -154,20 +173,21 @@ func Draw(dir string, series []metrics.Series) ([]File, error) {
 	return files, errors.Join(errs...)
 }
 
-// render draws p into w. gonum/plot reports some bad data by panicking; Chart
-// guards against every case we know, and render turns any other into an
-// error rather than crash a run at its last step.
-func render(p *plot.Plot, format string, w io.Writer) (err error) {
+// render draws f into w. gonum/plot reports some bad data by panicking;
+// Chart guards against every case we know, and render turns any other into
+// an error rather than crash a run at its last step.
+func render(f *figure, format string, w io.Writer) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("drawing %s: %v", format, r)
 		}
 	}()
-	c, err := draw.NewFormattedCanvas(width, height, format)
+	fw, fh := f.size()
+	c, err := draw.NewFormattedCanvas(fw, fh, format)
 	if err != nil {
 		return err
 	}
-	layout(p, draw.New(c))
+	f.draw(draw.New(c))
 	if format != "svg" {
 		_, err = c.WriteTo(w)
 		return err
@@ -215,43 +235,122 @@ func legendPlace(p *plot.Plot, dc draw.Canvas) (place string, size vg.Length) {
 // legend sits inside, as gonum/plot draws it): layout draws a shallow copy
 // without a legend, then the legend in the space it kept free.
 func layout(p *plot.Plot, dc draw.Canvas) {
-	place, size := legendPlace(p, dc)
-	if place == legendNone {
-		p.Draw(dc)
-		return
-	}
 	if p.BackgroundColor != nil {
 		dc.SetColor(p.BackgroundColor)
 		dc.Fill(dc.Rectangle.Path())
 	}
-	q := *p
+	body := drawTitle(dc, p.Title.Text, p.Title.TextStyle, p.Title.Padding)
+	q := *p // drawn without its title and legend, which layout draws
+	q.Title.Text = ""
+	place, size := legendPlace(p, body)
+	if place == legendNone {
+		drawPlot(q, body)
+		return
+	}
 	q.Legend = plot.NewLegend()
 	leg := p.Legend
 	leg.Left, leg.Top = true, true
 	leg.XOffs, leg.YOffs = 0, 0
-	margin := vg.Points(10)
-	var top vg.Length
-	if p.Title.Text != "" {
-		top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + margin/2
+	drawLegend(leg, place, size, body, func(c draw.Canvas) { drawPlot(q, c) })
+}
+
+// drawPlot draws p on c, its Y label itself: gonum/plot pads the top of
+// the data area for the label as if it stood at the middle of the data
+// range, not of the axis, which on a log axis is near the top (a backlog
+// up to 11 million left a blank band under the title).
+func drawPlot(p plot.Plot, c draw.Canvas) {
+	lbl := p.Y.Label
+	if lbl.Text == "" {
+		p.Draw(c)
+		return
 	}
-	full := dc.Size()
+	p.Y.Label.Text = ""
+	sty := lbl.TextStyle
+	sty.Rotation += math.Pi / 2
+	h := lbl.TextStyle.Height(lbl.Text)
+	w := h + lbl.TextStyle.FontExtents().Descent + lbl.Padding
+	rest := draw.Crop(c, w, 0, 0, 0)
+	data := p.DataCanvas(rest)
+	c.FillText(sty, vg.Point{X: c.Min.X + h, Y: data.Center().Y}, lbl.Text)
+	p.Draw(rest)
+}
+
+// drawLegend draws leg in a strip of body (right of the rest, or under it)
+// and the chart, drawn by chart, in the rest.
+func drawLegend(leg plot.Legend, place string, size vg.Length, body draw.Canvas, chart func(draw.Canvas)) {
+	margin := vg.Points(10)
+	full := body.Size()
 	if place == legendRight {
 		strip := size + 2*margin
-		q.Draw(draw.Crop(dc, 0, -strip, 0, 0))
-		leg.Draw(draw.Crop(dc, full.X-strip+margin, -margin, 0, -top))
+		chart(draw.Crop(body, 0, -strip, 0, 0))
+		leg.Draw(draw.Crop(body, full.X-strip+margin, -margin, 0, -margin/2))
 		return
 	}
 	strip := size + margin
-	q.Draw(draw.Crop(dc, 0, 0, strip, 0))
-	leg.Draw(draw.Crop(dc, margin, -margin, margin/2, -(full.Y - strip)))
+	chart(draw.Crop(body, 0, 0, strip, 0))
+	leg.Draw(draw.Crop(body, margin, -margin, margin/2, -(full.Y - strip)))
 }
 
-// title is the chart title: the first Title of the group, else "scenario: name".
+// drawTitle draws the title across the top of dc, wrapped to its width,
+// and returns the canvas under it.
+func drawTitle(dc draw.Canvas, title string, sty text.Style, padding vg.Length) draw.Canvas {
+	if title == "" {
+		return dc
+	}
+	title = wrap(title, sty, dc.Size().X-vg.Points(20))
+	dc.Max.Y -= vg.Points(2) // off the edge of the page
+	descent := sty.FontExtents().Descent
+	dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y + descent}, title)
+	dc.Max.Y -= sty.Rectangle(title).Size().Y + padding
+	return dc
+}
+
+// title is the chart title: the scenario and the step, then the first
+// Title of the group (else its Name), "cricket-final / views — ops queued
+// on the cluster", so that a chart taken out of the report still says
+// where it comes from.
 func title(group []metrics.Series) string {
+	what := group[0].Name
 	for _, s := range group {
 		if s.Title != "" {
-			return s.Title
+			what = s.Title
+			break
 		}
 	}
-	return strings.TrimPrefix(group[0].Scenario+": "+group[0].Name, ": ")
+	var where []string
+	for _, w := range []string{group[0].Scenario, group[0].Step} {
+		if w != "" {
+			where = append(where, w)
+		}
+	}
+	if len(where) == 0 {
+		return what
+	}
+	return strings.Join(where, " / ") + " — " + what
+}
+
+// wrap breaks text into lines no wider than w in style sty, at spaces
+// (after " — " first, where one line can hold what comes before it).
+func wrap(text string, sty text.Style, w vg.Length) string {
+	if sty.Width(text) <= w {
+		return text
+	}
+	if i := strings.Index(text, " — "); i >= 0 && sty.Width(text[:i+len(" —")]) <= w {
+		return text[:i+len(" —")] + "\n" + wrap(text[i+len(" — "):], sty, w)
+	}
+	words := strings.Fields(text)
+	var lines []string
+	line := ""
+	for _, word := range words {
+		switch {
+		case line == "":
+			line = word
+		case sty.Width(line+" "+word) <= w:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
 }

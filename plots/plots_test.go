@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"gonum.org/v1/plot/vg"
+
 	"countsim/metrics"
 )
 
@@ -79,7 +81,7 @@ func TestDraw(t *testing.T) {
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("files %q, want %q (sorted by scenario, name)", names, wantNames)
 	}
-	if files[1].Title != "overestimate per key" {
+	if files[1].Title != "cricket-final — overestimate per key" {
 		t.Errorf("title %q", files[1].Title)
 	}
 	if got := listDir(t, dir); len(got) != 2*len(wantNames) {
@@ -192,14 +194,67 @@ func TestDrawNames(t *testing.T) {
 }
 
 func TestFileStem(t *testing.T) {
-	for _, tc := range [][3]string{
-		{"cricket-final", "overestimate", "cricket-final-overestimate"},
-		{"", "topk_recall", "topk_recall"},
-		{"../etc", "x/y", "_._etc-x_y"},
-		{"día 1", "v1.2", "d__a_1-v1.2"},
+	for _, tc := range [][4]string{
+		{"cricket-final", "", "overestimate", "cricket-final-overestimate"},
+		{"cricket-final", "views", "backlog", "cricket-final-views-backlog"},
+		{"", "", "topk_recall", "topk_recall"},
+		{"../etc", "", "x/y", "_._etc-x_y"},
+		{"día 1", "", "v1.2", "d__a_1-v1.2"},
 	} {
-		if got := fileStem(tc[0], tc[1]); got != tc[2] {
-			t.Errorf("fileStem(%q, %q) = %q, want %q", tc[0], tc[1], got, tc[2])
+		if got := fileStem(tc[0], tc[1], tc[2]); got != tc[3] {
+			t.Errorf("fileStem(%q, %q, %q) = %q, want %q", tc[0], tc[1], tc[2], got, tc[3])
+		}
+	}
+}
+
+// Two steps of one scenario may draw charts of the same Name (the views
+// step and the leaderboard step both draw "backlog"): they are two charts,
+// two files named after their step, and each title says its scenario and
+// step. Before Series had a Step, they were one chart of both steps'
+// designs, or refused when their bars differed.
+func TestDrawSteps(t *testing.T) {
+	views := metrics.Series{Scenario: "cricket-final", Step: "views", Strategy: "single-key", Name: "topk-recall",
+		Title: "recall", Kind: metrics.Bars, Labels: []string{"a", "b"}, Y: []float64{1, 0.5}}
+	board := views
+	board.Step, board.Labels = "leaderboard", []string{"c", "d", "e"}
+	board.Y = []float64{0.2, 1, 1}
+	plain := views
+	plain.Scenario, plain.Step = "search", ""
+	dir := t.TempDir()
+	files, err := Draw(dir, []metrics.Series{views, board, plain})
+	if err != nil {
+		t.Fatalf("Draw: %v", err)
+	}
+	var got [][3]string
+	for _, f := range files {
+		got = append(got, [3]string{f.Name, f.Step, f.Title})
+	}
+	want := [][3]string{
+		{"cricket-final-leaderboard-topk-recall", "leaderboard", "cricket-final / leaderboard — recall"},
+		{"cricket-final-views-topk-recall", "views", "cricket-final / views — recall"},
+		{"search-topk-recall", "", "search — recall"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("files %q, want %q", got, want)
+	}
+	if n := len(listDir(t, dir)); n != 6 {
+		t.Errorf("%d files written, want 6", n)
+	}
+}
+
+func TestTitle(t *testing.T) {
+	for _, tc := range []struct {
+		s    metrics.Series
+		want string
+	}{
+		{metrics.Series{Scenario: "cricket-final", Step: "views", Name: "key-load", Title: "increments a second on the busiest key"},
+			"cricket-final / views — increments a second on the busiest key"},
+		{metrics.Series{Scenario: "search", Name: "topk-recall", Title: "top-10 recall"}, "search — top-10 recall"},
+		{metrics.Series{Scenario: "search", Name: "topk-recall"}, "search — topk-recall"},
+		{metrics.Series{Name: "x", Title: "a chart"}, "a chart"},
+	} {
+		if got := title([]metrics.Series{tc.s}); got != tc.want {
+			t.Errorf("title(%+v) = %q, want %q", tc.s, got, tc.want)
 		}
 	}
 }
@@ -259,5 +314,68 @@ func BenchmarkDraw(b *testing.B) {
 			b.ReportMetric(float64(svg), "svg-bytes")
 			b.ReportMetric(float64(png), "png-bytes")
 		})
+	}
+}
+
+// A title wider than the chart is wrapped, first after the " — " that ends
+// the scenario and step, then at spaces, and no line is wider than the
+// chart; before, it ran off both edges ("3: a few keys take most: …").
+func TestWrapTitle(t *testing.T) {
+	p, err := Chart([]metrics.Series{recallBars()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sty := p.Title.TextStyle
+	long := "topk-memory / s13 — s = 1.3: a few keys take most: topk_count_error_mean against memory, every design swept over its size"
+	w := width - vg.Points(20)
+	got := wrap(long, sty, w)
+	lines := strings.Split(got, "\n")
+	if len(lines) < 2 || lines[0] != "topk-memory / s13 —" {
+		t.Errorf("wrapped into %q, want the scenario and step on a line of their own first", lines)
+	}
+	if strings.Join(strings.Fields(got), " ") != long {
+		t.Errorf("wrapping changed the words: %q", got)
+	}
+	for _, l := range lines {
+		if sty.Width(l) > w {
+			t.Errorf("line %q is %v wide, more than %v", l, sty.Width(l), w)
+		}
+	}
+	if short := "search — top-10 recall"; wrap(short, sty, w) != short {
+		t.Errorf("a short title was wrapped: %q", wrap(short, sty, w))
+	}
+}
+
+// A chart with nothing to compare is not drawn: three bars of recall 1 (the
+// search's top-10 recall bars), a backlog of 0 throughout (node-topk);
+// Draw names it among the skipped ones and writes the rest.
+func TestNothingToShow(t *testing.T) {
+	ones := metrics.Series{Scenario: "search", Name: "topk-recall", Kind: metrics.Bars,
+		Labels: []string{"exact", "count-min", "space-saving"}, Y: []float64{1, 1, 1}}
+	zeros := metrics.Series{Scenario: "node-topk", Strategy: "node-local", Name: "backlog", Kind: metrics.Curve, LogY: true,
+		X: []float64{1, 2, 3}, Y: []float64{0, 0, 0}}
+	other := zeros
+	other.Strategy = "node-local-k-top-10"
+	dir := t.TempDir()
+	files, err := Draw(dir, []metrics.Series{ones, zeros, other, recallBars()})
+	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), `"search"/"topk-recall": no data to draw: every bar or point is 1, nothing to compare`) ||
+		!strings.Contains(err.Error(), `"node-topk"/"backlog": no data to draw: every bar or point is 0`) {
+		t.Errorf("err = %v, want both charts refused as showing nothing", err)
+	}
+	if len(files) != 1 || files[0].Name != "trending-topk_recall" {
+		t.Errorf("files %+v, want the recall bars that differ only", files)
+	}
+	// One bar off the others: drawn.
+	ones.Y = []float64{1, 1, 0.9}
+	if _, err := Chart([]metrics.Series{ones}); err != nil {
+		t.Errorf("bars 1, 1, 0.9: %v", err)
+	}
+	// Panels, every one flat: refused too.
+	flat := accuracy()
+	for i := range flat {
+		flat[i].Y = make([]float64, len(flat[i].X))
+	}
+	if _, err := newFigure(flat); !errors.Is(err, ErrNoData) {
+		t.Errorf("flat panels: err = %v, want ErrNoData", err)
 	}
 }

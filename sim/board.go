@@ -321,7 +321,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 		jobs = append(jobs, func() { scored[i] = k.judge(built, tb, top) })
 	}
 	st.parallel(jobs)
-	rankErr := metrics.Series{Scenario: st.Scenario.Name, Name: "rank-error", Kind: metrics.Bars,
+	rankErr := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Name: "rank-error", Kind: metrics.Bars,
 		Title:  fmt.Sprintf("mean error of the competition rank, %s players checked", metrics.Format(float64(len(checks)))),
 		XLabel: "design", YLabel: "mean |rank − true rank|"}
 	for i, built := range r.designs {

@@ -238,12 +238,31 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 	tb := metrics.Table{Scenario: scn.Name, Name: "accuracy-" + name,
 		Title:   fmt.Sprintf("%s: relative error (%%) over %d trials at each cardinality", name, trials),
 		Columns: []string{"n"}}
+	// The chart: where the plan gives the standard error, every design's
+	// quantiles in units of it, a panel a design on one figure, so that
+	// p = 10 and p = 16 read on one scale against the theory's ±1, 2, 3σ
+	// (the % are in the table); else a chart of the design's own, in %.
 	curves := make([]metrics.Series, len(bands))
+	unit := 1.0
 	for b, band := range bands {
 		tb.Columns = append(tb.Columns, band.label)
-		curves[b] = metrics.Series{Scenario: scn.Name, Strategy: band.label, Name: "accuracy-" + name,
+		curves[b] = metrics.Series{Scenario: scn.Name, Step: scn.Step, Strategy: band.label, Name: "accuracy-" + name,
 			Title: fmt.Sprintf("%s: relative error quantiles over %d trials", name, trials),
 			Kind:  metrics.Curve, XLabel: "distinct ids (log)", YLabel: "relative error (%)", LogX: true}
+		if stdErr > 0 {
+			unit = stdErr
+			curves[b].Name, curves[b].YLabel = "accuracy", "relative error ÷ (1.04/√m)"
+			curves[b].Title = fmt.Sprintf("relative error in units of 1.04/√m: quantiles over %d trials, every design on one scale", trials)
+			curves[b].Panel = fmt.Sprintf("%s: m = %s, 1.04/√m = %.3g%%", name, metrics.Format(m), stdErr)
+			for k := 1.0; k <= 3; k++ {
+				label := fmt.Sprintf("theory ±%gσ", k)
+				if k == 1 {
+					label += ", σ = 1.04/√m"
+				}
+				curves[b].Marks = append(curves[b].Marks,
+					metrics.Mark{Label: label, Value: k, Axis: "y"}, metrics.Mark{Label: label, Value: -k, Axis: "y"})
+			}
+		}
 	}
 	var wide, wideN, smallMedian float64
 	for j, n := range k.grid {
@@ -253,7 +272,7 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 			qs[b] = 100 * metrics.Quantile(errs[j], band.q)
 			row = append(row, round(qs[b], 4))
 			curves[b].X = append(curves[b].X, float64(n))
-			curves[b].Y = append(curves[b].Y, qs[b])
+			curves[b].Y = append(curves[b].Y, qs[b]/unit)
 		}
 		tb.Rows = append(tb.Rows, row)
 		if m > 0 && float64(n) >= 10*m {
@@ -265,14 +284,6 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 		}
 	}
 	rep.Tables = append(rep.Tables, tb)
-	if stdErr > 0 {
-		for b := range curves {
-			curves[b].Marks = []metrics.Mark{
-				{Label: fmt.Sprintf("±1.04/√m = ±%.3g%%", stdErr), Value: stdErr, Axis: "y"},
-				{Label: "−1.04/√m", Value: -stdErr, Axis: "y"},
-			}
-		}
-	}
 	rep.Series = append(rep.Series, curves...)
 	if wideN > 0 {
 		var plan *float64

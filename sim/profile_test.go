@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"slices"
 	"testing"
@@ -147,5 +148,49 @@ func TestProfileMemoryCountsRecords(t *testing.T) {
 	records := int64(2) * int64(len(st.kind.(*profileKind).grid)+1) * 1000 * 8
 	if held, _ := st.kind.memory(); held < records {
 		t.Errorf("a profile of %d points × 1,000 trials × 2 designs plans %d bytes, fewer than its %d bytes of records", len(st.kind.(*profileKind).grid), held, records)
+	}
+}
+
+// The HLLs of a profile share one chart, a panel each, their quantiles in
+// units of their own 1.04/√m, so that p = 8 and p = 11 read on one scale,
+// with the theory's ±1, 2, 3σ as marks; the table keeps the %.
+func TestProfileChart(t *testing.T) {
+	st := prepare(t, profileYAML(profHLL8, profHLL11), Options{Workers: 2})
+	rep, err := st.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	panels := map[string]int{}
+	for _, s := range rep.Series {
+		if s.Name != "accuracy" {
+			t.Errorf("series %q of %s: want every HLL on the chart \"accuracy\"", s.Name, s.Strategy)
+			continue
+		}
+		panels[s.Panel]++
+		var marks []float64
+		for _, m := range s.Marks {
+			marks = append(marks, m.Value)
+		}
+		if !slices.Equal(marks, []float64{1, -1, 2, -2, 3, -3}) {
+			t.Errorf("%s %s: marks %v, want ±1, 2, 3", s.Panel, s.Strategy, marks)
+		}
+	}
+	want := map[string]int{"hll-8: m = 256, 1.04/√m = 6.5%": len(bands), "hll-11: m = 2,048, 1.04/√m = 2.3%": len(bands)}
+	if !reflect.DeepEqual(panels, want) {
+		t.Fatalf("panels %v, want %v", panels, want)
+	}
+	// The curve is the table's % over 1.04/√m (the table rounds to 1e-4 %).
+	tb := rep.Tables[tableIndex(rep.Tables, "accuracy-hll-8")]
+	sigma := 104 / math.Sqrt(256)
+	for _, s := range rep.Series {
+		if s.Panel != "hll-8: m = 256, 1.04/√m = 6.5%" || s.Strategy != "+1σ" {
+			continue
+		}
+		col := slices.Index(tb.Columns, "+1σ")
+		for j, row := range tb.Rows {
+			if s.X[j] != row[0] || math.Abs(s.Y[j]*sigma-row[col]) > 1e-4 {
+				t.Fatalf("n = %v: curve %v σ = %v %%, table %v %%", row[0], s.Y[j], s.Y[j]*sigma, row[col])
+			}
+		}
 	}
 }

@@ -299,11 +299,11 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 		tops[i] = t
 	}
 
-	fewBars := metrics.Series{Scenario: st.Scenario.Name, Name: "top-thin", Kind: metrics.Bars,
-		Title:  fmt.Sprintf("%s: share of each design's top %d rated fewer than %d times", st.Scenario.Name, K, spec.Few),
+	fewBars := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Name: "top-thin", Kind: metrics.Bars,
+		Title:  fmt.Sprintf("share of each design's top %d rated fewer than %d times", K, spec.Few),
 		XLabel: "design", YLabel: "share of the top " + fmt.Sprint(K)}
-	precBars := metrics.Series{Scenario: st.Scenario.Name, Name: "precision-at-k", Kind: metrics.Bars,
-		Title:  fmt.Sprintf("%s: precision at %d, the share of each design's top %d among the best 10%% by hidden quality", st.Scenario.Name, K, K),
+	precBars := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Name: "precision-at-k", Kind: metrics.Bars,
+		Title:  fmt.Sprintf("precision at %d, the share of each design's top %d among the best 10%% by hidden quality", K, K),
 		XLabel: "design", YLabel: "precision at " + fmt.Sprint(K)}
 	for i, built := range r.designs {
 		d := st.designs[i]

@@ -16,12 +16,13 @@ import (
 type scorer struct {
 	rep      *Report
 	scenario string
+	step     string // the scenario's step, for the charts
 	d        design
 	measured map[strategies.Metric]bool
 }
 
 func (st *Setup) scorer(rep *Report, d design) *scorer {
-	return &scorer{rep: rep, scenario: st.Scenario.Name, d: d, measured: map[strategies.Metric]bool{}}
+	return &scorer{rep: rep, scenario: st.Scenario.Name, step: st.Scenario.Step, d: d, measured: map[strategies.Metric]bool{}}
 }
 
 // add appends a measured row with plan beside it (nil: no promise).
@@ -185,9 +186,9 @@ func (s *scorer) points(ps *pointStats) {
 	}
 	if ps.maxOver > 0 && ps.keys >= minKeysForDistribution {
 		name := s.d.name()
-		ser := metrics.Series{Scenario: s.scenario, Strategy: name, Name: "overestimate-" + name,
+		ser := metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: name, Name: "overestimate-" + name,
 			Title: fmt.Sprintf("%s: overestimate per key (%s keys)", name, metrics.Format(float64(ps.keys))),
-			Kind:  metrics.Distribution, XLabel: "estimate − true count", YLabel: "keys", Values: vals, Weights: weights}
+			Kind:  metrics.Distribution, XLabel: "estimate − true count", YLabel: "keys (log)", LogY: true, Values: vals, Weights: weights}
 		if bound != nil {
 			ser.Marks = []metrics.Mark{{Label: "bound εN = " + metrics.Format(*bound), Value: *bound, Axis: "x"}}
 		}

@@ -77,9 +77,22 @@ func (k *timedKind) reads(s *scorer, tr *truth, rd strategies.Reader) {
 	if len(secs) > 0 {
 		s.add(strategies.MetricStalenessMaxSec, maxOf(secs), "s", s.plan(strategies.MetricStalenessMaxSec), "age of the value shown, to the millisecond")
 		s.add(strategies.MetricStalenessP99Sec, metrics.Quantile(append([]float64(nil), secs...), 0.99), "s", nil, "over the reads")
-		s.rep.Series = append(s.rep.Series, metrics.Series{Scenario: s.scenario, Strategy: s.d.name(), Name: "staleness",
-			Title: "age of the count a reader was shown", Kind: metrics.Distribution, XLabel: "seconds (log)", YLabel: "reads", LogX: true, Values: secs})
+		s.rep.Series = append(s.rep.Series, metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "staleness",
+			Title: "age of the count a reader was shown", Kind: metrics.Distribution, XLabel: "seconds (log)", YLabel: "reads", LogX: true,
+			ZeroLabel: "0 (fresh)", Values: secs})
 	}
+}
+
+// keyLoadMarks are the lines of the key-load chart: the key's limit and,
+// where the scenario plans for a headroom below it (assumptions.headroom,
+// 0.7 of 10,000), the load it plans for.
+func keyLoadMarks(limit, headroom float64) []metrics.Mark {
+	ms := []metrics.Mark{{Label: "key limit " + metrics.Format(limit) + "/s", Value: limit, Axis: "y"}}
+	if headroom > 0 && headroom < 1 {
+		ms = append(ms, metrics.Mark{Label: fmt.Sprintf("planned, %s%% of it: %s/s", metrics.Format(100*headroom), metrics.Format(limit*headroom)),
+			Value: limit * headroom, Axis: "y"})
+	}
+	return ms
 }
 
 func maxOf(xs []float64) float64 {
@@ -159,10 +172,13 @@ func (k *timedKind) cluster(s *scorer, r *timedRun, i int) {
 		ends[j] = float64(j + 1)
 	}
 	s.rep.Series = append(s.rep.Series,
-		metrics.Series{Scenario: s.scenario, Strategy: s.d.name(), Name: "key-load", Kind: metrics.Curve,
-			Title: "increments a second on the busiest key", XLabel: "simulated second", YLabel: "increments/s", LogY: true,
-			X: secs, Y: c.BusiestWrites, Marks: []metrics.Mark{{Label: "key limit " + metrics.Format(limit) + "/s", Value: limit, Axis: "y"}}},
-		metrics.Series{Scenario: s.scenario, Strategy: s.d.name(), Name: "backlog", Kind: metrics.Curve,
-			Title: "ops queued on the cluster", XLabel: "simulated second", YLabel: "ops queued",
-			X: ends, Y: c.Backlog})
+		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "key-load", Kind: metrics.Curve,
+			Title: "increments a second on the busiest key", XLabel: "simulated second", YLabel: "increments/s (log)", LogY: true,
+			X: secs, Y: c.BusiestWrites, Marks: keyLoadMarks(limit, k.st.Scenario.Assumptions.Headroom)},
+		// A log axis: a backlog of 0 beside one growing 190,000 a second
+		// (zeros have their slot under the log range), with a second of a
+		// key's work for scale.
+		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "backlog", Kind: metrics.Curve,
+			Title: "ops queued on the cluster", XLabel: "simulated second", YLabel: "ops queued (log)", LogY: true,
+			X: ends, Y: c.Backlog, Marks: []metrics.Mark{{Label: "1 s of one key: " + metrics.Format(limit) + " ops", Value: limit, Axis: "y"}}})
 }

@@ -185,7 +185,9 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 		st.truthRow(rep, strategies.MetricKthTrueCount, float64(trueTop[top-1].count), "events", k.expectedPlan(uint64(top)),
 			fmt.Sprintf("the %s key's true count; plan %s", ordinal(top), k.lawNote()))
 	}
-	recall := metrics.Series{Scenario: st.Scenario.Name, Name: "topk-recall", Kind: metrics.Bars,
+	// The top-K recall of each design not swept; not drawn where every bar
+	// is the same (Run drops flat charts), the value is in the tables.
+	recall := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Name: "topk-recall", Kind: metrics.Bars,
 		Title: fmt.Sprintf("top-%d recall of each design", top), XLabel: "design", YLabel: "recall"}
 	for i, built := range r.designs {
 		s := st.scorer(rep, st.designs[i])
@@ -205,8 +207,12 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 		}
 		if tk, ok := built.(strategies.TopK); ok && top > 0 {
 			rc, got := s.top(tk, tr, trueTop, top)
-			recall.Labels = append(recall.Labels, s.d.name())
-			recall.Y = append(recall.Y, rc)
+			// A swept design's recall is on its sweep's curve, against
+			// memory (sweep.go): the bars hold the others.
+			if st.designs[i].sweep == nil {
+				recall.Labels = append(recall.Labels, s.d.name())
+				recall.Y = append(recall.Y, rc)
+			}
 			if afterTop != nil {
 				afterTop(s, i, got, rc)
 			}

@@ -21,9 +21,18 @@ import (
 
 // sweepPoint is a design's place in its sweep.
 type sweepPoint struct {
-	group string  // the entry's name
-	key   string  // the parameter swept
-	value float64 // its value here, for an axis (NaN for a non-number)
+	group   string  // the entry's name
+	key     string  // the parameter swept
+	value   float64 // its value here, for an axis (NaN for a non-number)
+	seconds bool    // the value is a duration's seconds
+}
+
+// label names the swept parameter on an axis, with its unit: "cycle (s)".
+func (p *sweepPoint) label() string {
+	if p.seconds {
+		return p.key + " (s)"
+	}
+	return p.key
 }
 
 // sweepMember is one design a strategy entry stands for.
@@ -52,7 +61,7 @@ func sweepMembers(spec scenarios.Strategy) []sweepMember {
 			}
 		}
 		m.Params = append(m.Params, scenarios.Param{Key: sw.Key, Value: v, Pos: sw.At[j]})
-		x := math.NaN()
+		x, seconds := math.NaN(), false
 		switch n := v.(type) {
 		case int64:
 			x = float64(n)
@@ -60,10 +69,10 @@ func sweepMembers(spec scenarios.Strategy) []sweepMember {
 			x = n
 		case string: // a duration (a push interval): its seconds
 			if d, err := time.ParseDuration(n); err == nil {
-				x = d.Seconds()
+				x, seconds = d.Seconds(), true
 			}
 		}
-		out = append(out, sweepMember{spec: m, at: &sw.At[j], sweep: &sweepPoint{group: spec.Name, key: sw.Key, value: x}})
+		out = append(out, sweepMember{spec: m, at: &sw.At[j], sweep: &sweepPoint{group: spec.Name, key: sw.Key, value: x, seconds: seconds}})
 	}
 	return out
 }
@@ -84,8 +93,11 @@ var sweepCurveMetrics = []strategies.Metric{
 	strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99, strategies.MetricTopKCountBias,
 }
 
-// sweepCurves adds the curves of every sweep to rep.
+// sweepCurves adds the curves of every sweep to rep. Run calls it once a
+// run's every other series is in, so it also leaves out, last, the charts
+// that would show nothing (dropFlat).
 func (st *Setup) sweepCurves(rep *Report) {
+	defer func() { rep.Series = dropFlat(rep.Series) }()
 	var groups []string
 	members := map[string][]design{}
 	for _, d := range st.designs {
@@ -129,7 +141,7 @@ func (st *Setup) sweepCurves(rep *Report) {
 			}
 		}
 		if xs == nil || xs[0] == xs[len(xs)-1] { // no bytes, or bytes that do not vary: against the value
-			xs, xLabel, logX = make([]float64, len(ds)), ds[0].sweep.key, false
+			xs, xLabel, logX = make([]float64, len(ds)), ds[0].sweep.label(), false
 			for i, d := range ds {
 				xs[i] = d.sweep.value
 			}
@@ -160,17 +172,17 @@ func (st *Setup) sweepCurves(rep *Report) {
 			axes := []axis{{xs, xLabel, logX, ""}}
 			switch m {
 			case strategies.MetricMaxKeyOps:
-				axes = []axis{{byValue, ds[0].sweep.key, false, ""}}
+				axes = []axis{{byValue, ds[0].sweep.label(), false, ""}}
 			case strategies.MetricTopKRecall, strategies.MetricTopKCountBias:
 				// Against the value too when the value is not the memory (a
 				// push interval): recall against the cycle.
-				if xLabel != ds[0].sweep.key && !math.IsNaN(byValue[0]) {
-					axes = append(axes, axis{byValue, ds[0].sweep.key, false, "-by-" + ds[0].sweep.key})
+				if xLabel != ds[0].sweep.label() && !math.IsNaN(byValue[0]) {
+					axes = append(axes, axis{byValue, ds[0].sweep.label(), false, "-by-" + ds[0].sweep.key})
 				}
 			case strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99:
-				axes = []axis{{byValue, ds[0].sweep.key + " (log)", true, ""}}
+				axes = []axis{{byValue, ds[0].sweep.label() + " (log)", true, ""}}
 				if len(own) == len(ds) && own[0] != own[len(own)-1] {
-					axes = append(axes, axis{own, "bytes of the " + string(strategies.MetricBytes) + " part (log)", true, "-bytes"})
+					axes = append(axes, axis{own, "bytes of its own part, without what every size shares (log)", true, "-bytes"})
 				}
 			}
 			for _, ax := range axes {
@@ -187,13 +199,15 @@ func (st *Setup) sweepCurves(rep *Report) {
 				}
 				if len(y) >= 2 {
 					name, title := "sweeps-"+string(m), fmt.Sprintf("%s against memory, every design swept", m)
-					if st.Scenario.Step != "" {
-						name += "-" + st.Scenario.Step
-						title = st.Scenario.StepTitle + ": " + title
+					// A signed error on a symmetric log axis: Misra-Gries'
+					// −2,000 beside Space-Saving's +65,000 stays apart from 0.
+					yLabel, logY := string(m), m == strategies.MetricTopKCountBias
+					if logY {
+						yLabel += " (symmetric log)"
 					}
-					compared[m] = append(compared[m], metrics.Series{Scenario: st.Scenario.Name, Strategy: g, Name: name,
+					compared[m] = append(compared[m], metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Strategy: g, Name: name,
 						Title: title, Kind: metrics.Curve,
-						XLabel: xLabel, YLabel: string(m), LogX: true, X: x, Y: y})
+						XLabel: xLabel, YLabel: yLabel, LogX: true, LogY: logY, X: x, Y: y})
 				}
 			}
 		}
@@ -237,7 +251,7 @@ func (st *Setup) sweepCurve(rep *Report, g string, ds []design, m strategies.Met
 	if len(ys) < 2 {
 		return
 	}
-	s := metrics.Series{Scenario: st.Scenario.Name, Strategy: g + " (measured)", Name: fmt.Sprintf("sweep-%s-%s%s", g, m, suffix),
+	s := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Strategy: g + " (measured)", Name: fmt.Sprintf("sweep-%s-%s%s", g, m, suffix),
 		Title: fmt.Sprintf("%s: %s against %s", g, m, xLabel), Kind: metrics.Curve, XLabel: xLabel, YLabel: string(m),
 		LogX: logX, X: x, Y: ys}
 	rep.Series = append(rep.Series, s)

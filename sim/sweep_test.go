@@ -82,3 +82,16 @@ func TestSweepErrors(t *testing.T) {
 		t.Errorf("a taken name: got %v", err)
 	}
 }
+
+// A swept duration is drawn in seconds, and its axis says so.
+func TestSweepDurationLabel(t *testing.T) {
+	spec := scenarios.Strategy{Name: "nl", Sweep: &scenarios.Sweep{Key: "cycle", Values: []any{"1s", "500ms"}, At: make([]scenarios.Pos, 2)}}
+	ms := sweepMembers(spec)
+	if len(ms) != 2 || ms[0].sweep.value != 1 || ms[1].sweep.value != 0.5 || ms[0].sweep.label() != "cycle (s)" {
+		t.Errorf("members %+v %+v, want 1 and 0.5 s, labelled \"cycle (s)\"", ms[0].sweep, ms[1].sweep)
+	}
+	spec.Sweep = &scenarios.Sweep{Key: "width", Values: []any{int64(10), int64(20)}, At: make([]scenarios.Pos, 2)}
+	if l := sweepMembers(spec)[0].sweep.label(); l != "width" {
+		t.Errorf("label %q, want width", l)
+	}
+}

@@ -421,27 +421,38 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, ent
 		xs[c] = float64(at) / 60e9
 	}
 	for p, plant := range k.spec.Stream.Plants {
-		var marks []metrics.Mark
+		// Each design's mark rides on its own curve, so that it takes the
+		// curve's colour (a mark only one series carries does); a design
+		// without a curve's mark rides on the first.
+		marks := make([]metrics.Mark, len(entered))
 		for i := range entered {
 			if !math.IsNaN(entered[i][p]) {
-				marks = append(marks, metrics.Mark{Label: st.designs[i].name() + " takes it in", Value: (float64(plant.Start)/1e9 + entered[i][p]) / 60, Axis: "x"})
+				marks[i] = metrics.Mark{Label: st.designs[i].name() + " takes it in", Value: (float64(plant.Start)/1e9 + entered[i][p]) / 60, Axis: "x"}
 			}
 		}
+		var orphans []metrics.Mark
 		series := func(who string, ys []float64) metrics.Series {
-			return metrics.Series{Scenario: st.Scenario.Name, Strategy: who, Name: "plant-" + plant.Name, Kind: metrics.Curve,
-				Title:  fmt.Sprintf("%s: %s's score over time under each design; when each took it into its top %d", st.Scenario.Name, plant.Name, k.k),
+			return metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Strategy: who, Name: "plant-" + plant.Name, Kind: metrics.Curve,
+				Title:  fmt.Sprintf("%s's score over time under each design; when each took it into its top %d", plant.Name, k.k),
 				XLabel: "simulated minute", YLabel: "score", X: xs[:len(ys)], Y: ys}
 		}
 		first := len(rep.Series)
 		for i := range own {
 			if len(own[i]) == 0 {
+				if i < len(marks) && marks[i].Label != "" {
+					orphans = append(orphans, marks[i])
+				}
 				continue
 			}
 			ys := make([]float64, len(own[i]))
 			for c := range own[i] {
 				ys[c] = own[i][c][p]
 			}
-			rep.Series = append(rep.Series, series(st.designs[i].name(), ys))
+			s := series(st.designs[i].name(), ys)
+			if i < len(marks) && marks[i].Label != "" {
+				s.Marks = []metrics.Mark{marks[i]}
+			}
+			rep.Series = append(rep.Series, s)
 		}
 		for j := range tr.laws {
 			l := &tr.laws[j]
@@ -452,7 +463,7 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, ent
 			rep.Series = append(rep.Series, series("exact, "+lawName(l.law), ys))
 		}
 		if len(rep.Series) > first {
-			rep.Series[first].Marks = marks
+			rep.Series[first].Marks = append(rep.Series[first].Marks, orphans...)
 		}
 	}
 }
