@@ -73,15 +73,10 @@ func HTML(w io.Writer, r *Run) error {
 				}
 				b.WriteString("</ul>\n")
 			}
+			htmlCharts(&b, st.Charts)
 			b.WriteString("</section>\n")
 		}
-		if len(sc.Charts) > 0 {
-			b.WriteString(`<div class="charts">` + "\n")
-			for _, c := range sc.Charts {
-				fmt.Fprintf(&b, `<figure class="chart">%s<figcaption>%s</figcaption></figure>`+"\n", inlineSVG(c.SVG), e(c.Title))
-			}
-			b.WriteString("</div>\n")
-		}
+		htmlCharts(&b, sc.Charts)
 		fmt.Fprintf(&b, `<details class="all"><summary>Every figure of %s: %s</summary>`+"\n", e(sc.Name), plural(len(sc.Results), "row"))
 		htmlResults(&b, sc.Results)
 		b.WriteString("</details>\n")
@@ -103,6 +98,18 @@ func HTML(w io.Writer, r *Run) error {
 // footnote is the last line of both reports.
 const footnote = "Rows marked ⏱ are read off the wall clock and vary between runs; every other figure is the same for the same seed. " +
 	"In a summary, a value stands before its plan (value / plan); ✔ marks a figure every expectation on it held, ✘ one that failed."
+
+// htmlCharts writes charts side by side, each inline SVG with its title.
+func htmlCharts(b *bytes.Buffer, charts []Chart) {
+	if len(charts) == 0 {
+		return
+	}
+	b.WriteString(`<div class="charts">` + "\n")
+	for _, c := range charts {
+		fmt.Fprintf(b, `<figure class="chart">%s<figcaption>%s</figcaption></figure>`+"\n", inlineSVG(c.SVG), html.EscapeString(c.Title))
+	}
+	b.WriteString("</div>\n")
+}
 
 // htmlSummary writes a step's summary table and its expectations' tally.
 func htmlSummary(b *bytes.Buffer, sc *Scenario, st *Step) {

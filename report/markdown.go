@@ -43,6 +43,9 @@ func Markdown(w io.Writer, r *Run) error {
 			for _, f := range st.Figures {
 				b.WriteString(f + "\n\n")
 			}
+			for _, c := range st.Charts {
+				fmt.Fprintf(&b, "![%s](%s)\n\n", c.Title, c.Path)
+			}
 		}
 		for _, c := range sc.Charts {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", c.Title, c.Path)

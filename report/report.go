@@ -22,7 +22,7 @@ type Scenario struct {
 	Steps             []Step
 	Results           []metrics.Result
 	Tables            []metrics.Table
-	Charts            []Chart
+	Charts            []Chart // charts of no step of the scenario's
 }
 
 // Step is one step of a scenario: what it simulates and its designs.
@@ -33,8 +33,8 @@ type Step struct {
 	Notes       []string // what a reader must know that no row says
 	Figures     []string // the linked figures' lines
 	Designs     []string // the designs' names, in the scenario's order: the summary's columns
-	Truth       string   // the truth's name in the rows ("truth", "truth-STEP")
 	Verdicts    []Verdict
+	Charts      []Chart // the step's charts, after its summary
 }
 
 // Verdict is one expectation of a design, judged.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -103,30 +104,53 @@ func reportRun(dir string, setups []*sim.Setup, results []metrics.Result, files 
 				}
 			}
 			for _, f := range files {
-				if f.Scenario != scn.Name {
-					continue
+				if f.Scenario != scn.Name || (f.Step != "" && slices.ContainsFunc(setups, func(o *sim.Setup) bool { return o.Scenario.Name == scn.Name && o.Scenario.Step == f.Step })) {
+					continue // a step's chart goes with its step
 				}
-				for _, p := range f.Paths {
-					if !strings.HasSuffix(p, ".svg") {
-						continue
-					}
-					svg, err := os.ReadFile(p)
-					if err != nil {
-						return nil, err
-					}
-					rel, _ := filepath.Rel(dir, p)
-					sc.Charts = append(sc.Charts, report.Chart{Title: f.Title, SVG: svg, Path: filepath.ToSlash(rel)})
+				c, err := chartOf(dir, f)
+				if err != nil {
+					return nil, err
 				}
+				sc.Charts = append(sc.Charts, c...)
 			}
 			r.Scenarios = append(r.Scenarios, sc)
 		}
 		sc := &r.Scenarios[len(r.Scenarios)-1]
 		step := report.Step{Name: scn.Step, Title: scn.StepTitle, Description: scn.Description, Describe: st.Describe(),
 			Notes: st.Notes, Figures: figureNotes(scn), Designs: st.Designs()}
+		if scn.Step != "" {
+			for _, f := range files {
+				if f.Scenario == scn.Name && f.Step == scn.Step {
+					c, err := chartOf(dir, f)
+					if err != nil {
+						return nil, err
+					}
+					step.Charts = append(step.Charts, c...)
+				}
+			}
+		}
 		for _, v := range st.Judge(&sim.Report{Results: sc.Results}) {
 			step.Verdicts = append(step.Verdicts, report.Verdict{Design: v.Design, Metric: v.Expect.Metric, Text: v.Expect.Text, Pass: v.Pass})
 		}
 		sc.Steps = append(sc.Steps, step)
 	}
 	return r, nil
+}
+
+// chartOf is a drawn chart's SVG, read back to be inlined, with its path in
+// the folder.
+func chartOf(dir string, f plots.File) ([]report.Chart, error) {
+	var out []report.Chart
+	for _, p := range f.Paths {
+		if !strings.HasSuffix(p, ".svg") {
+			continue
+		}
+		svg, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, report.Chart{Title: f.Title, SVG: svg, Path: filepath.ToSlash(rel)})
+	}
+	return out, nil
 }
