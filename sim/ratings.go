@@ -352,7 +352,7 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 		if onceRank > 0 {
 			score, n := built.(strategies.Rating).Score(src.KeyOf(onceRank))
 			s.add(strategies.MetricOneFiveStar, score, planUnit(d, strategies.MetricOneFiveStar), s.plan(strategies.MetricOneFiveStar),
-				fmt.Sprintf("measured: the design's own score of item #%d by popularity, rated %d time(s), 5 stars: %.2f to two places", onceRank, n, score))
+				fmt.Sprintf("measured: the design's own score of item #%d by popularity, rated %s, 5 stars: %.2f to two places", onceRank, count(float64(n), "time"), score))
 		}
 		rep.Tables = append(rep.Tables, k.topTable(d.name(), t, tr))
 		s.finish()

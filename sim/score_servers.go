@@ -150,7 +150,7 @@ func (k *timedKind) cluster(s *scorer, r *timedRun, i int) {
 		s.add(strategies.MetricIncrementsPerSec, round(float64(writes)/c.Duration, 1), "ops/s", s.plan(strategies.MetricIncrementsPerSec), note)
 	}
 	s.add(strategies.MetricReadOpsPerSec, round(c.ReadsPerS, 1), "ops/s", s.plan(strategies.MetricReadOpsPerSec), "store reads a second, mean over the run")
-	s.add(strategies.MetricMaxNodeOps, c.NodeOps.Max, "ops/s", s.plan(strategies.MetricMaxNodeOps), fmt.Sprintf("busiest node-second of %d nodes; plan (hashtag): the mean load of the one node", c.Nodes))
+	s.add(strategies.MetricMaxNodeOps, c.NodeOps.Max, "ops/s", s.plan(strategies.MetricMaxNodeOps), "busiest node-second of "+count(float64(c.Nodes), "node")+"; plan (hashtag): the mean load of the one node")
 	if c.Lost > 0 {
 		s.add(strategies.MetricLostOnNodeLoss, float64(c.Lost), "events", nil, "counts a lost node held or had queued")
 	}

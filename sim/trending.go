@@ -73,9 +73,9 @@ func newTrendingKind(st *Setup) (kind, error) {
 
 func (k *trendingKind) describe() string {
 	s := k.spec.Stream
-	return fmt.Sprintf("Trending: %s events over %s (%s a second, %s phrases, Zipf s = %g, %d region(s)), %d planted, the top %d of now asked every %s.",
+	return fmt.Sprintf("Trending: %s events over %s (%s a second, %s phrases, Zipf s = %g, %s), %d planted, the top %d of now asked every %s.",
 		metrics.Format(float64(k.src.Events())), durationOf(s.Length), metrics.Format(s.Rate), metrics.Format(float64(s.Keys)), s.Exponent(),
-		s.Regions, len(s.Plants), k.k, durationOf(s.Checkpoint))
+		count(float64(s.Regions), "region"), len(s.Plants), k.k, durationOf(s.Checkpoint))
 }
 
 // durationOf writes ns as minutes or seconds for a sentence.
@@ -388,7 +388,7 @@ func (k *trendingKind) load(s *scorer, c ClusterStats) {
 	s.add(strategies.MetricKeysUsed, float64(c.Keys), "keys", nil, "store keys the design wrote")
 	s.add(strategies.MetricMaxKeyOps, c.KeyWrites.Max, "ops/s", nil, "increments on the busiest key in its busiest second")
 	s.add(strategies.MetricIncrementsPerSec, round(float64(c.Writes)/c.Duration, 1), "ops/s", nil, "store increments a second, all keys, mean over the stream")
-	s.add(strategies.MetricMaxNodeOps, c.NodeOps.Max, "ops/s", nil, fmt.Sprintf("busiest node-second of %d nodes", c.Nodes))
+	s.add(strategies.MetricMaxNodeOps, c.NodeOps.Max, "ops/s", nil, "busiest node-second of "+count(float64(c.Nodes), "node"))
 }
 
 // latency is the seconds from start to the first checkpoint at or after it

@@ -96,6 +96,7 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 			return err
 		}
 		err = sim.Sample(scn, o.events, func(events []workload.Event, ranks []uint32) error {
+			clear(rank) // the names of this chunk's keys only: memory stays bounded
 			for i, e := range events {
 				rank[e.Key] = ranks[i] // 1 for the most searched
 			}
