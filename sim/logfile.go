@@ -142,7 +142,15 @@ func (k *logKind) plan() []metrics.Result {
 		Value: pairs, Unit: "pairs", Note: fmt.Sprintf("distinct key strings whose XXH64 collide, expected: n(n−1)/2⁶⁵ for n ≈ %s keys", metrics.Format(math.Round(k.keys)))})}
 }
 
-func (k *logKind) memory() (int64, int64) { return int64(k.keys) * truthBytesPerKey, 1 }
+func (k *logKind) memory() (int64, int64) { return int64(k.keys) * logTruthBytesPerKey, 1 }
+
+// logTruthBytesPerKey is what the truth of a log costs a key it estimates:
+// the map entry, the sorted copy of the keys scoring makes, and the heap's
+// room above them while that copy is made. Measured: a 2.3 GB log of 130 M
+// searches, 29.1 M distinct phrases against 36.7 M estimated, peaked at
+// 3.37 GB (92 B an estimated key); the count stream's 64 B a key left that
+// run 40% over its plan.
+const logTruthBytesPerKey = 96
 
 // The truth's map grows with the keys seen; it starts at the head's
 // estimate of them.
