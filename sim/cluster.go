@@ -284,7 +284,7 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 				c.pf(op)
 			}
 			c.enqueue(k, t, delta)
-		case strategies.PFCount:
+		case strategies.ZRead, strategies.PFCount:
 			ks.reads++
 			ns.reads++
 			k.reads++
@@ -292,14 +292,8 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			if c.cfg.GetsQueue {
 				c.enqueue(k, t, 0)
 			}
-			vals[i] = int64(math.Round(c.hll(op.Key).Estimate()))
-		case strategies.ZRead:
-			ks.reads++
-			ns.reads++
-			k.reads++
-			c.reads++
-			if c.cfg.GetsQueue {
-				c.enqueue(k, t, 0)
+			if op.Kind == strategies.PFCount {
+				vals[i] = int64(math.Round(c.hll(op.Key).Estimate()))
 			}
 		case strategies.Get:
 			ks.reads++

@@ -26,5 +26,9 @@
 // the caller's *rand.Rand (which is not), and Stream.Chunk takes the
 // caller's buffer and allocates nothing when it is large enough.
 //
+// A recorded log — a team's own events in CSV or NDJSON, gzipped or not — is
+// read in order, streamed, by a [LogReader] (bad lines named by the file's
+// line), and written by a [LogWriter] (countsim sample).
+//
 // workload imports no package of countsim; strategies and sim build on it.
 package workload

@@ -8,14 +8,20 @@
 //
 // Usage:
 //
-//	countsim run [-out DIR] [-with NAME] [-q | -progress] [SCENARIO...]
-//	                                        simulate, print the table, write a report folder
+//	countsim run [-out DIR] [-format summary|md|csv|json] [-with NAME] [-q | -progress]
+//	             [-store URL [-pace real|max] [-keep]] [SCENARIO...]
+//	                                        simulate, print a summary, write a report folder
 //	countsim check [-junit FILE] [SCENARIO...]
 //	                                        run and judge every expect: line; exit 1 if one fails
 //	countsim diff [-tol F] OLD NEW          compare two runs' results.json; exit 1 if a row changed
 //	countsim plan SCENARIO...               print the closed-form numbers alone, instantly
 //	countsim validate SCENARIO...           check scenario files, write nothing
 //	countsim list                           list the built-in scenarios and the design types
+//	countsim sample [-o FILE] [-events N] [SCENARIO]
+//	                                        write a small event log to replay (workload: {file: …})
+//	countsim version                        the version, commit and Go that built it
+//
+// Flags may come before or after the scenarios, as with the go command.
 //
 // A SCENARIO is a file path (anything ending in .yaml or .yml, or an existing
 // file) or the name of a built-in scenario such as "search"; the built-ins
@@ -24,8 +30,9 @@
 // (the full search day).
 //
 // `countsim run -out DIR` writes a fresh folder under DIR — never over an old
-// one — holding report.md, results.csv, results.json, manifest.json and
-// plots/*.svg and *.png. The same scenario and seed give the same results,
+// one — holding report.html (one self-contained page: a summary a step,
+// the charts, every row), report.md, results.csv, results.json,
+// manifest.json, plots/*.svg and *.png and tables/*.csv. The same scenario and seed give the same results,
 // byte for byte, apart from the rows marked as timing.
 //
 // Exit codes: 0 success; 2 bad input or usage (the message names the file,
