@@ -358,8 +358,33 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 // reportProgress calls Options.Progress every ProgressEvery until the
 // function it returns is called; without Options.Progress it does nothing.
 func (st *Setup) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks int, src source, start time.Time) (stop func()) {
+	if len(lanes) == 0 {
+		return func() {}
+	}
+	return st.ticker(start, func(p *Progress) {
+		p.Events = lanes[0].taken.Load()
+		var most int64 = -1
+		for _, l := range lanes {
+			p.Events = min(p.Events, l.taken.Load())
+			if ns := l.ns.Load(); ns > most {
+				most, p.Slowest = ns, l.name
+			}
+		}
+		if chunks > 0 {
+			p.Done = float64(dispatched.Load()) / float64(chunks)
+		} else if d, ok := src.(doneSource); ok {
+			p.Done = d.Done()
+		}
+	})
+}
+
+// ticker calls Options.Progress every ProgressEvery (DefaultProgressEvery
+// when 0) with what fill says, the scenario and the time since start
+// filled in, until the function it returns is called; without
+// Options.Progress it does nothing.
+func (st *Setup) ticker(start time.Time, fill func(p *Progress)) (stop func()) {
 	report := st.opts.Progress
-	if report == nil || len(lanes) == 0 {
+	if report == nil {
 		return func() {}
 	}
 	every := st.opts.ProgressEvery
@@ -368,9 +393,7 @@ func (st *Setup) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks 
 	}
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
@@ -379,21 +402,10 @@ func (st *Setup) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks 
 				return
 			case <-tick.C:
 			}
-			p := Progress{Scenario: st.Scenario.Name, Events: lanes[0].taken.Load(), Elapsed: time.Since(start)}
-			var most int64 = -1
-			for _, l := range lanes {
-				p.Events = min(p.Events, l.taken.Load())
-				if ns := l.ns.Load(); ns > most {
-					most, p.Slowest = ns, l.name
-				}
-			}
-			if chunks > 0 {
-				p.Done = float64(dispatched.Load()) / float64(chunks)
-			} else if d, ok := src.(doneSource); ok {
-				p.Done = d.Done()
-			}
+			p := Progress{Scenario: st.Scenario.Name, Elapsed: time.Since(start)}
+			fill(&p)
 			report(p)
 		}
-	}()
+	})
 	return func() { close(quit); wg.Wait() }
 }

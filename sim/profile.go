@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -102,6 +103,12 @@ func (k *profileKind) run(ctx context.Context) (*Report, error) {
 	}
 	fed := make([]int64, p.Trials)
 	done := make([]bool, p.Trials)
+	var trialsDone, eventsFed atomic.Int64 // for the progress line
+	stop := st.ticker(time.Now(), func(pr *Progress) {
+		pr.Events = eventsFed.Load() // the ids the trials have inserted
+		pr.Done = float64(trialsDone.Load()) / float64(p.Trials)
+	})
+	defer stop()
 	var firstErr error
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -127,6 +134,8 @@ func (k *profileKind) run(ctx context.Context) (*Report, error) {
 					continue
 				}
 				fed[t], done[t] = profileTrial(ctx, dcs, k.grid, trialSeed(st.Scenario.Seed^0x70726f66696c65, t), rec, t)
+				trialsDone.Add(1)
+				eventsFed.Add(fed[t])
 			}
 		})
 	}

@@ -5,7 +5,6 @@ package sim
 // with progress lines while they load.
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -71,35 +70,13 @@ func (k *boardKind) load(r *timedRun, tr *boardTruth) {
 // load, until the function it returns is called: the players every loader
 // has taken, and the loader furthest behind.
 func (st *Setup) reportLoad(names []string, done []atomic.Int64, total int64) (stop func()) {
-	report := st.opts.Progress
-	if report == nil {
-		return func() {}
-	}
-	every := st.opts.ProgressEvery
-	if every <= 0 {
-		every = DefaultProgressEvery
-	}
-	start := time.Now()
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-tick.C:
+	return st.ticker(time.Now(), func(p *Progress) {
+		p.Stage, p.Events = "standings", total
+		for j := range done {
+			if n := done[j].Load(); n < p.Events || j == 0 {
+				p.Events, p.Slowest = n, names[j]
 			}
-			p := Progress{Scenario: st.Scenario.Name, Stage: "standings", Events: total, Elapsed: time.Since(start)}
-			for j := range done {
-				if n := done[j].Load(); n < p.Events || j == 0 {
-					p.Events, p.Slowest = n, names[j]
-				}
-			}
-			p.Done = float64(p.Events) / float64(max(total, 1))
-			report(p)
 		}
+		p.Done = float64(p.Events) / float64(max(total, 1))
 	})
-	return func() { close(quit); wg.Wait() }
 }
