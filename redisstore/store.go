@@ -89,7 +89,9 @@ func (s *store) key(key, tag uint64) *keyState {
 func (s *store) Do(ops []strategies.StoreOp, vals []int64) {
 	for i := 0; i < len(ops); {
 		if s.failed != nil {
-			clear(vals[i:min(len(vals), len(ops))])
+			if vals != nil {
+				clear(vals[i:len(ops)])
+			}
 			return
 		}
 		j := i + 1
