@@ -1,14 +1,11 @@
 package workload
 
 import (
-	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -499,57 +496,6 @@ func (r *LogReader) decimal(c logCol) (uint64, *LogError) {
 	return v, nil
 }
 
-// parseDecimalU64 reads s as strconv.ParseUint(s, 10, 64) does (digits
-// alone, leading zeros allowed), a little faster.
-func parseDecimalU64(s string) (uint64, bool) {
-	if len(s) == 0 {
-		return 0, false
-	}
-	for len(s) > 1 && s[0] == '0' {
-		s = s[1:]
-	}
-	if len(s) > 20 {
-		return 0, false
-	}
-	var v uint64
-	n := min(len(s), 19) // 10^19 − 1 < 2^64: no overflow
-	for i := 0; i < n; i++ {
-		d := s[i] - '0'
-		if d > 9 {
-			return 0, false
-		}
-		v = v*10 + uint64(d)
-	}
-	if len(s) == 20 {
-		d := uint64(s[19] - '0')
-		if d > 9 || v > math.MaxUint64/10 || v == math.MaxUint64/10 && d > math.MaxUint64%10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	return v, true
-}
-
-// parseDecimalI64 reads s as strconv.ParseInt(s, 10, 64) does (a sign, '+'
-// or '-', then digits).
-func parseDecimalI64(s string) (int64, bool) {
-	neg := false
-	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	u, ok := parseDecimalU64(s)
-	switch {
-	case !ok:
-		return 0, false
-	case !neg && u <= math.MaxInt64:
-		return int64(u), true
-	case neg && u <= 1<<63:
-		return int64(-u), true
-	}
-	return 0, false
-}
-
 // bad returns the bad line of column c's value: "column NAME (Field): msg".
 func (r *LogReader) bad(c logCol, msg string) *LogError {
 	return &LogError{Path: r.cfg.Path, Line: r.src.line(c), Msg: fmt.Sprintf("%s %q (%v): %s", r.colWord(), r.cols[c], c, msg)}
@@ -610,128 +556,3 @@ func (r *LogReader) BytesRead() int64 { return r.count.Load() }
 
 // Size returns the size of the log's file when it was opened.
 func (r *LogReader) Size() int64 { return r.size }
-
-// Strings reads the log again, from the start in a file handle of its own
-// (Read's position is left alone), and returns the key text of each of
-// keys that some line carries: its Key column's text on the first line
-// whose event Key (hashed, or KeyID) is that key. It stops once it found
-// them all. Keys found on no line are absent from the map; bad lines are
-// passed over.
-func (r *LogReader) Strings(keys []uint64) (map[uint64]string, error) {
-	out := make(map[uint64]string, len(keys))
-	want := make(map[uint64]struct{}, len(keys))
-	for _, k := range keys {
-		want[k] = struct{}{}
-	}
-	if len(want) == 0 {
-		return out, nil
-	}
-	in, err := openLogInput(r.cfg.Path, new(atomic.Int64))
-	if err != nil {
-		return nil, err
-	}
-	defer in.close()
-	src, err := r.open(r.cfg.Path, in.text, r.cols)
-	if err != nil {
-		return nil, err
-	}
-	for len(out) < len(want) {
-		if err := src.next(); err != nil {
-			if _, bad := err.(*LogError); bad {
-				continue
-			}
-			if err == io.EOF {
-				break
-			}
-			if f, ok := err.(fatalLogError); ok {
-				return out, f.LogError
-			}
-			return out, fmt.Errorf("workload: log %s: %w", r.cfg.Path, err)
-		}
-		s, why := src.value(colKey)
-		if why != "" {
-			continue
-		}
-		var k uint64
-		if r.cfg.KeyID != "" {
-			id, why := src.value(colKeyID)
-			if why != "" {
-				continue
-			}
-			var ok bool
-			if k, ok = parseDecimalU64(id); !ok {
-				continue
-			}
-		} else {
-			k = xxhash.Sum64String(s)
-		}
-		if _, ok := want[k]; ok {
-			if _, done := out[k]; !done {
-				out[k] = strings.Clone(s)
-			}
-		}
-	}
-	return out, nil
-}
-
-// CollisionPairs returns the expected number of pairs among distinct
-// strings whose 64-bit hashes collide, n(n−1)/2 pairs each colliding with
-// probability 2^−64: n(n−1)/2^65, about 0.03 for a billion keys and 1 at
-// 6.1·10^9. (Its count of the keys would merge the pair's counts.)
-func CollisionPairs(distinct float64) float64 {
-	if distinct < 1 {
-		return 0
-	}
-	return distinct * (distinct - 1) / 0x1p65
-}
-
-// logInput is a log's file opened for reading, its content decompressed.
-type logInput struct {
-	f    *os.File
-	gz   *gzip.Reader
-	text io.Reader // the content: the file's, or gunzipped
-}
-
-// countedFile counts the bytes read from a file.
-type countedFile struct {
-	f *os.File
-	n *atomic.Int64
-}
-
-func (c countedFile) Read(p []byte) (int, error) {
-	n, err := c.f.Read(p)
-	c.n.Add(int64(n))
-	return n, err
-}
-
-func openLogInput(path string, count *atomic.Int64) (*logInput, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("workload: log: %w", err)
-	}
-	in := &logInput{f: f}
-	br := bufio.NewReaderSize(countedFile{f, count}, logBufSize)
-	in.text = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		if in.gz, err = gzip.NewReader(br); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("workload: log %s starts as gzip does (1f 8b) but its gzip header is bad: %w", path, err)
-		}
-		in.text = in.gz
-	}
-	return in, nil
-}
-
-func (in *logInput) close() error {
-	if in.gz != nil {
-		in.gz.Close()
-	}
-	return in.f.Close()
-}
-
-// skipBOM drops a UTF-8 byte order mark at the start of the text.
-func skipBOM(br *bufio.Reader) {
-	if b, _ := br.Peek(3); len(b) == 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
-		br.Discard(3)
-	}
-}
