@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -79,7 +80,7 @@ type StripedParams struct {
 	// second are below it; 0 never shrinks. At most grow_above/2.
 	ShrinkBelow float64 `param:"shrink_below" doc:"increments a second: when every stripe of a key received fewer in the last full second, its K halves (not below stripes), the removed stripes' counts moved into the kept ones; 0 (default): never; needs grow_above, at most grow_above/2"`
 	// MaxStripes is the most K may grow to, stripes..65536; 0 means 1024.
-	MaxStripes int `param:"max_stripes" doc:"the most stripes K may grow to, with grow_above: stripes..65536 (default 1024)"`
+	MaxStripes int `param:"max_stripes" doc:"the most stripes K may grow to, with grow_above, or be predicted, with predict or per_followers: stripes..65536 (default 1024)"`
 	// Read, TTL and Dedup: the read path and the dedup window.
 	Read  string        `param:"read" doc:"what a Read event shows: sum (default: one GET per stripe at the read's time, an MGET, summed) or cache (the total cached per key, refreshed by a read that finds it ttl old or older)"`
 	TTL   time.Duration `param:"ttl" doc:"with read: cache, how long a cached total is shown, in (0, 24h]: a duration (1s, 250ms) or a number of seconds"`
@@ -91,6 +92,25 @@ type StripedParams struct {
 	// is gone. Without it (the default) the stripes spread over the nodes
 	// and a read sends one GET per slot.
 	HashTag bool `param:"hashtag" doc:"true: the stripes of a key share one hash tag, {key}:0..K-1 — one slot and one node (a read is one MGET, and all the key's writes land on that node); false (default): the stripes spread over the nodes"`
+	// Predict and PerFollowers set a key's first K from its author's
+	// followers, the event's Actor (striped_predict.go).
+	Predict      string  `param:"predict" doc:"a key's first K from its author's followers (the event's actor): FOLLOWERS:K pairs, both increasing, e.g. 0:1,10000:4,1000000:32; clamped to stripes..max_stripes"`
+	PerFollowers float64 `param:"per_followers" doc:"a key's first K = ⌈followers / this⌉ (the event's actor), clamped to stripes..max_stripes; instead of predict"`
+}
+
+// predictRule is the parameters' rule of a key's first K, or nil.
+func (p StripedParams) predictRule() (*predictRule, error) {
+	switch {
+	case p.Predict != "" && p.PerFollowers != 0:
+		return nil, paramErr("per_followers", "given with predict (allowed: one of predict, a table, or per_followers)")
+	case p.PerFollowers < 0 || math.IsNaN(p.PerFollowers) || math.IsInf(p.PerFollowers, 0):
+		return nil, paramErr("per_followers", "%v must be a number > 0", p.PerFollowers)
+	case p.PerFollowers > 0:
+		return &predictRule{per: p.PerFollowers}, nil
+	case p.Predict != "":
+		return parsePredict(p.Predict)
+	}
+	return nil, nil
 }
 
 // stripeSelect is a stripe selection policy.
@@ -144,15 +164,19 @@ func (p StripedParams) Validate() error {
 	if p.ShrinkBelow > 0 && p.GrowAbove == 0 {
 		return paramErr("shrink_below", "given without grow_above: K never grows above stripes, so it cannot shrink")
 	}
-	if p.GrowAbove > 0 {
-		if 2*p.ShrinkBelow > p.GrowAbove {
-			return paramErr("shrink_below", "%v more than grow_above/2 = %v: K would double and halve in turn", p.ShrinkBelow, p.GrowAbove/2)
-		}
+	if p.GrowAbove > 0 && 2*p.ShrinkBelow > p.GrowAbove {
+		return paramErr("shrink_below", "%v more than grow_above/2 = %v: K would double and halve in turn", p.ShrinkBelow, p.GrowAbove/2)
+	}
+	rule, err := p.predictRule()
+	if err != nil {
+		return err
+	}
+	if p.GrowAbove > 0 || rule != nil {
 		if m := p.maxStripes(); m < p.Stripes || m > hotMaxStripes {
 			return paramErr("max_stripes", "%d not in stripes..%d = %d..%d", m, hotMaxStripes, p.Stripes, hotMaxStripes)
 		}
 	}
-	_, err := parseHotOpts(p.Read, p.TTL, p.Dedup)
+	_, err = parseHotOpts(p.Read, p.TTL, p.Dedup)
 	return err
 }
 
@@ -166,9 +190,10 @@ type Striped struct {
 	sel         stripeSelect
 	growAbove   float64
 	shrinkBelow float64
-	adaptive    bool // grow_above > 0
-	perKey      bool // state is kept per key (round-robin, least-loaded, adaptive)
-	loads       bool // per-stripe increments of the current second are kept
+	adaptive    bool         // grow_above > 0
+	predict     *predictRule // a key's first K from its author's followers; nil: stripes
+	perKey      bool         // state is kept per key (round-robin, least-loaded, adaptive)
+	loads       bool         // per-stripe increments of the current second are kept
 
 	rng   rand.PCG // random selection
 	hseed uint64   // hash selection
@@ -218,12 +243,13 @@ func newStriped(name string, p StripedParams, store Store, seed uint64) (*Stripe
 		io:          newHotIO(store, o),
 	}
 	s.io.tagged = p.HashTag
-	if s.adaptive {
+	s.predict, _ = p.predictRule()
+	if s.adaptive || s.predict != nil {
 		s.max = p.maxStripes()
 	}
 	s.rng.Seed(st.Uint64(), st.Uint64())
 	s.hseed = st.Uint64()
-	s.perKey = s.adaptive || sel == selectRoundRobin || sel == selectLeastLoaded
+	s.perKey = s.adaptive || s.predict != nil || sel == selectRoundRobin || sel == selectLeastLoaded
 	s.loads = s.adaptive || sel == selectLeastLoaded
 	s.keys, s.keySeed = newDense[struct{}](16), st.Uint64()
 	if o.dedup > 0 {
@@ -232,15 +258,21 @@ func newStriped(name string, p StripedParams, store Store, seed uint64) (*Stripe
 	return s, nil
 }
 
-// slot returns key's slot, creating its state and cache entry on first sight.
-func (s *Striped) slot(key uint64, at int64) int32 {
-	i, added := s.keys.slot(key, s.keySeed)
+// slot returns the slot of the key of e, creating its state and cache
+// entry on first sight: its first K predicted from e's Actor (the author's
+// followers) when the design predicts.
+func (s *Striped) slot(e *workload.Event) int32 {
+	i, added := s.keys.slot(e.Key, s.keySeed)
 	if added {
 		s.io.addKey()
 		if s.perKey {
-			st := stripeState{sec: at / 1e9, k: int32(s.base), top: int32(s.base)}
+			k := s.base
+			if s.predict != nil {
+				k = s.predict.stripes(e.Actor, s.base, s.max)
+			}
+			st := stripeState{sec: e.At / 1e9, k: int32(k), top: int32(k)}
 			if s.loads {
-				st.loads = make([]uint32, s.base)
+				st.loads = make([]uint32, k)
 			}
 			s.state = append(s.state, st)
 		}
@@ -260,7 +292,7 @@ func (s *Striped) Observe(batch []workload.Event) {
 		case workload.Read:
 			k, slot := s.base, int32(-1)
 			if s.perKey || s.io.cache {
-				slot = s.slot(e.Key, e.At)
+				slot = s.slot(e)
 				if s.perKey {
 					s.roll(slot, e.Key, e.At)
 					k = int(s.state[slot].k)
@@ -289,7 +321,7 @@ func (s *Striped) pick(e *workload.Event) int {
 			return int(reduce(s.rng.Uint64(), uint64(s.base)))
 		}
 	}
-	slot := s.slot(e.Key, e.At)
+	slot := s.slot(e)
 	s.roll(slot, e.Key, e.At)
 	st := &s.state[slot]
 	var j int32

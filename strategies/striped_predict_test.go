@@ -1,0 +1,89 @@
+package strategies
+
+import (
+	"strings"
+	"testing"
+
+	"countsim/workload"
+)
+
+// TestPredictRule: the table's step function and per_followers' ceiling,
+// clamped to stripes..max; a rule not increasing, a bad pair or both rules
+// at once refused with what is allowed.
+func TestPredictRule(t *testing.T) {
+	r, err := parsePredict("0:1, 10000:4, 1000000:32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		followers uint64
+		lo, hi    int
+		want      int
+	}{
+		{0, 1, 1024, 1}, {9_999, 1, 1024, 1}, {10_000, 1, 1024, 4}, {999_999, 1, 1024, 4},
+		{1_000_000, 1, 1024, 32}, {1 << 40, 1, 16, 16}, {5, 2, 1024, 2},
+	} {
+		if got := r.stripes(c.followers, c.lo, c.hi); got != c.want {
+			t.Errorf("table: %d followers, clamp %d..%d: K %d, want %d", c.followers, c.lo, c.hi, got, c.want)
+		}
+	}
+	per := &predictRule{per: 50_000}
+	for f, want := range map[uint64]int{0: 1, 1: 1, 50_000: 1, 50_001: 2, 1_000_000: 20, 1 << 40: 1024} {
+		if got := per.stripes(f, 1, 1024); got != want {
+			t.Errorf("per 50,000: %d followers: K %d, want %d", f, got, want)
+		}
+	}
+	for _, c := range []struct {
+		p    StripedParams
+		want string
+	}{
+		{StripedParams{Stripes: 1, Predict: "0:1,10000:4,5000:8"}, "followers 5000 after 10000: the rule is not increasing"},
+		{StripedParams{Stripes: 1, Predict: "0:4,10000:2"}, "K 2 after 4: the rule is not increasing"},
+		{StripedParams{Stripes: 1, Predict: "many:4"}, `pair 1 "many:4" is not FOLLOWERS:K`},
+		{StripedParams{Stripes: 1, Predict: "0:0"}, "K 0 not in 1..65536"},
+		{StripedParams{Stripes: 1, PerFollowers: -1}, "-1 must be a number > 0"},
+		{StripedParams{Stripes: 1, Predict: "0:1", PerFollowers: 10}, "given with predict"},
+		{StripedParams{Stripes: 8, Predict: "0:1", MaxStripes: 4}, "max_stripes"},
+	} {
+		err := c.p.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
+		}
+	}
+}
+
+// TestPredictedStripes: a key's first K comes from its first event's
+// actor (the author's followers): a small account's post writes one
+// stripe, a large one's spread over its predicted K; counts stay exact; a
+// growing design then doubles the small one's K when its load rises.
+func TestPredictedStripes(t *testing.T) {
+	m := newMemStore(t)
+	s, err := NewStriped(StripedParams{Stripes: 1, Select: "round-robin", Predict: "0:1,100000:16", GrowAbove: 500, Read: "sum"}, m, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const small, big = 1, 2
+	var b []workload.Event
+	for i := range int64(4000) { // 2 s: 2,000 writes a second on each key
+		b = append(b,
+			workload.Event{At: i * 500_000, Op: workload.Write, Key: small, Actor: 40, Delta: 1, ID: uint64(2 * i)},
+			workload.Event{At: i * 500_000, Op: workload.Write, Key: big, Actor: 2_000_000, Delta: 1, ID: uint64(2*i + 1)})
+	}
+	s.Observe(b[:2]) // the first second's first events: K as predicted
+	if k := s.StripesOf(small); k != 1 {
+		t.Errorf("the small account's first K %d, want 1", k)
+	}
+	if k := s.StripesOf(big); k != 16 {
+		t.Errorf("the large account's first K %d, want 16", k)
+	}
+	s.Observe(b[2:])
+	if got := s.Count(small) + s.Count(big); got != 8000 {
+		t.Errorf("counts %d, want 8,000", got)
+	}
+	if k := s.StripesOf(small); k < 2 {
+		t.Errorf("the small account's K %d after a second of 2,000 writes over grow_above 500, want it grown", k)
+	}
+	if err := s.check(); err != nil {
+		t.Error(err)
+	}
+}
