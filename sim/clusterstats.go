@@ -202,6 +202,15 @@ func (c *Cluster) DrainedAt() int64 {
 // Writes is the IncrBy ops sent so far.
 func (c *Cluster) Writes() int64 { return c.writes }
 
+// NodeOps is the ops (writes and reads) each node took so far.
+func (c *Cluster) NodeOps() []int64 {
+	out := make([]int64, c.cfg.Nodes)
+	for i, s := range c.nodeSec {
+		out[i%c.cfg.Nodes] += int64(s.writes) + int64(s.reads)
+	}
+	return out
+}
+
 // clusterSlope is the least-squares slope of the backlog series against the
 // times it was taken (the end of each second, the last at end), per second.
 func clusterSlope(backlog []float64, end int64) float64 {

@@ -259,4 +259,23 @@ strategies:
 	if tagged < 19_900 || spread > 12*20_000/32+500 {
 		t.Errorf("max node ops: tagged %v (want ≈ 20,000), spread %v (want ≤ 8,000)", tagged, spread)
 	}
+	// The node-load chart: a bar a node for each design; the tagged one's
+	// load all on one node, the spread one's on every node.
+	busy := map[string]int{}
+	for _, se := range rep.Series {
+		if se.Name != "node-load" {
+			continue
+		}
+		if len(se.Y) != 8 {
+			t.Errorf("%s: %d node bars, want 8", se.Strategy, len(se.Y))
+		}
+		for _, y := range se.Y {
+			if y > 0 {
+				busy[se.Strategy]++
+			}
+		}
+	}
+	if busy["tagged"] != 1 || busy["spread"] < 6 {
+		t.Errorf("nodes with load: %v, want tagged 1 and spread most of 8", busy)
+	}
 }

@@ -163,6 +163,17 @@ func (k *timedKind) cluster(s *scorer, r *timedRun, i int) {
 		s.add(strategies.MetricDrainedAfter, round(float64(max(0, r.drained[i]-end))/1e9, 6), "s", nil,
 			"from the stream's end until the cluster had served every op sent")
 	}
+	if ops := r.clusters[i].NodeOps(); len(ops) > 1 && c.Duration > 0 {
+		// The load on each node, the designs' bars side by side: where a
+		// hash tag puts a key's stripes on one node, that node takes it all.
+		node := metrics.Series{Scenario: s.scenario, Step: k.st.Scenario.Step, Strategy: s.d.name(), Name: "node-load", Kind: metrics.Bars,
+			Title: "ops a second on each node, mean over the stream", XLabel: "node", YLabel: "ops/s"}
+		for j, n := range ops {
+			node.Labels = append(node.Labels, fmt.Sprintf("node %d", j))
+			node.Y = append(node.Y, round(float64(n)/c.Duration, 1))
+		}
+		s.rep.Series = append(s.rep.Series, node)
+	}
 	secs := make([]float64, len(c.BusiestWrites))
 	for j := range secs {
 		secs[j] = float64(j)
