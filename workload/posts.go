@@ -176,9 +176,12 @@ type Posts struct {
 	created  []int64 // posts[j].created, for the search of a window's last post
 	endMax   []int64 // max over k ≤ j of posts[k].end(), non-decreasing
 	chunks   int
-	likeHash uint64 // the likes' generators derive from (Seed, likeHash, i)
-	lambda   float64
-	expected float64
+	likeHash uint64  // the likes' generators derive from (Seed, likeHash, i)
+	lambda   float64 // ln 2/HalfLife, per ns
+	// windowDecay is 1 − e^(−λ·Window): the share of what remains of a
+	// decay that a whole window takes.
+	windowDecay float64
+	expected    float64
 }
 
 // NewPosts validates cfg and draws the posts' table: O(posts).
@@ -234,6 +237,7 @@ func NewPosts(cfg PostsConfig) (*Posts, error) {
 			cfg.Duration, cfg.Window, chunks)
 	}
 	p := &Posts{cfg: cfg, chunks: int(chunks), lambda: math.Ln2 / float64(cfg.HalfLife)}
+	p.windowDecay = -math.Expm1(-p.lambda * float64(cfg.Window))
 	if err := p.draw(); err != nil {
 		return nil, err
 	}
@@ -471,38 +475,74 @@ func (p *Posts) Chunk(i int, buf []Event) []Event {
 		if pt.end() <= s {
 			continue
 		}
-		src := SplitMix(Mix64(base ^ uint64(j)))
-		y := expGap(&src) // the next point of the unit process, past the segments done
-		// The first decay, then the one after the jump.
-		y, buf, id = p.likes(&src, y, pt, pt.r0, pt.created, max(s, pt.created), min(e, pt.cut0), buf, id)
+		// The first decay, then the one after the jump, and their mass.
+		d0 := p.segment(pt.r0, pt.created, max(s, pt.created), min(e, pt.cut0))
+		var d1 decay
 		if pt.viralAt != math.MaxInt64 {
-			_, buf, id = p.likes(&src, y, pt, pt.rv, pt.viralAt, max(s, pt.viralAt), min(e, pt.cut1), buf, id)
+			d1 = p.segment(pt.rv, pt.viralAt, max(s, pt.viralAt), min(e, pt.cut1))
 		}
+		mu := d0.mu + d1.mu
+		if mu == 0 {
+			continue
+		}
+		// The first point of the unit process is −ln u for the uniform u
+		// in (0, 1] of the hash word; u ≤ 1 − 2μ puts it at or past μ
+		// (−ln(1 − 2μ) ≥ 2μ, and the rounding of 1 − 2μ is below μ), so
+		// most posts, whose window holds far less than a like, cost a
+		// hash, an exp and this comparison. The rest of the points come
+		// from a SplitMix started at the word.
+		w := Mix64(base ^ uint64(j))
+		u := float64(w>>11+1) * 0x1p-53
+		if u <= 1-2*mu {
+			continue
+		}
+		src := SplitMix(w)
+		y := -math.Log(u)
+		y, buf, id = p.likes(&src, y, pt, d0, buf, id)
+		_, buf, id = p.likes(&src, y, pt, d1, buf, id)
 	}
 	p.sort(buf, s, e)
 	return buf
 }
 
-// likes appends the likes of a decay of rate r at t0 over [a, b): the
-// points of the unit-rate process, from y past the previous segment's end,
-// below the segment's mass, mapped to times; y is the first point, past
-// the previous segments' mass. It returns the next point past this
-// segment's mass, for the next segment.
-func (p *Posts) likes(src *SplitMix, y float64, pt *post, r float64, t0, a, b int64, out []Event, id uint64) (float64, []Event, uint64) {
+// A decay is one segment [a, b) of a post's rate within a window: its rate
+// ra at a (likes/ns) and its mass mu; mu = 0 when it is empty.
+type decay struct {
+	a, b   int64
+	ra, mu float64
+}
+
+// segment returns the segment [a, b) of a decay of rate r at t0: one exp,
+// and an expm1 unless it spans a whole window.
+func (p *Posts) segment(r float64, t0, a, b int64) decay {
 	if b <= a || r == 0 {
-		return y, out, id
+		return decay{}
 	}
 	ra := r * math.Exp(-p.lambda*float64(a-t0))
-	mu := -ra * math.Expm1(-p.lambda*float64(b-a)) / p.lambda
-	k := p.lambda / ra
-	for ; y < mu; y += expGap(src) {
+	f := p.windowDecay
+	if b-a != p.cfg.Window {
+		f = -math.Expm1(-p.lambda * float64(b-a))
+	}
+	return decay{a: a, b: b, ra: ra, mu: ra * f / p.lambda}
+}
+
+// likes appends the likes of segment d: the points of the unit-rate
+// process below its mass, mapped to times; y is the first point, past the
+// previous segments' mass. It returns the next point past this segment's
+// mass, for the next segment.
+func (p *Posts) likes(src *SplitMix, y float64, pt *post, d decay, out []Event, id uint64) (float64, []Event, uint64) {
+	if d.mu == 0 {
+		return y, out, id
+	}
+	k := p.lambda / d.ra
+	for ; y < d.mu; y += expGap(src) {
 		off := -math.Log1p(-y*k) / p.lambda
-		at := clampTime(a+int64(off), a, b-1)
+		at := clampTime(d.a+int64(off), d.a, d.b-1)
 		id++
 		out = put(out, at, pt.key, 1, id, Write)
 		out[len(out)-1].Actor = pt.actor
 	}
-	return y - mu, out, id
+	return y - d.mu, out, id
 }
 
 // expGap returns an Exp(1) variate: −ln of a uniform on (0, 1] from the
