@@ -30,11 +30,14 @@ package workload
 // superposition of the posts' processes is the stream; a chunk sorts it.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -182,6 +185,7 @@ type Posts struct {
 	// decay that a whole window takes.
 	windowDecay float64
 	expected    float64
+	scratch     sync.Pool // of *[]Event, the radix sort's
 }
 
 // NewPosts validates cfg and draws the posts' table: O(posts).
@@ -501,7 +505,7 @@ func (p *Posts) Chunk(i int, buf []Event) []Event {
 		y, buf, id = p.likes(&src, y, pt, d0, buf, id)
 		_, buf, id = p.likes(&src, y, pt, d1, buf, id)
 	}
-	p.sort(buf, s, e)
+	p.sort(buf, s)
 	return buf
 }
 
@@ -551,19 +555,51 @@ func expGap(src *SplitMix) float64 {
 	return -math.Log(float64(src.Uint64()>>11+1) * 0x1p-53)
 }
 
-// sort sorts a chunk's likes, all with At in [s, e), by (At, ID).
-func (p *Posts) sort(buf []Event, s, e int64) {
-	slices.SortFunc(buf, func(a, b Event) int {
-		switch {
-		case a.At < b.At:
-			return -1
-		case a.At > b.At:
-			return 1
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
+// sort sorts a chunk's likes, all with At in [s, s + Window), by (At,
+// ID). Chunk appends them in increasing ID, so a stable sort by At
+// suffices: a least-significant-digit radix sort on At − s, 11 bits a pass
+// (3 passes for a window of 1 s), through a scratch buffer from a pool;
+// below 256 likes, a comparison sort.
+func (p *Posts) sort(buf []Event, s int64) {
+	if len(buf) < 256 {
+		slices.SortFunc(buf, func(a, b Event) int {
+			if c := cmp.Compare(a.At, b.At); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+		return
+	}
+	const digit = 11
+	passes := (bits.Len64(uint64(p.cfg.Window-1)) + digit - 1) / digit
+	sp, _ := p.scratch.Get().(*[]Event)
+	if sp == nil {
+		sp = new([]Event)
+	}
+	tmp := slices.Grow((*sp)[:0], len(buf))[:len(buf)]
+	src, dst := buf, tmp
+	var count [1 << digit]int
+	for pass := range passes {
+		shift := uint(pass * digit)
+		clear(count[:])
+		for k := range src {
+			count[uint64(src[k].At-s)>>shift&(1<<digit-1)]++
 		}
-		return 0
-	})
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for k := range src {
+			d := uint64(src[k].At-s) >> shift & (1<<digit - 1)
+			dst[count[d]] = src[k]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if passes%2 == 1 {
+		copy(buf, src)
+	}
+	*sp = tmp
+	p.scratch.Put(sp)
 }

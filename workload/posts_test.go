@@ -450,3 +450,29 @@ func TestPostsBadConfig(t *testing.T) {
 		t.Errorf("no viral posts: %v", err)
 	}
 }
+
+// TestPostsRadixSort checks the sort of a chunk of thousands of likes (the
+// radix path; small chunks take a comparison sort): in (At, ID) order, and
+// the same multiset as the likes drawn (their IDs 1..n of the chunk).
+func TestPostsRadixSort(t *testing.T) {
+	cfg := postsTestConfig()
+	cfg.Duration, cfg.LikeRate = 1200e9, cfg.LikeRate*100
+	cfg.Window = 3e9 // 32 bits of At − start: three passes, the last partial
+	p := newTestPosts(t, cfg)
+	i := p.Chunks() - 1
+	buf := p.Chunk(i, nil)
+	if len(buf) < 1000 {
+		t.Fatalf("chunk %d holds %d likes, want thousands", i, len(buf))
+	}
+	seen := make([]bool, len(buf)+1)
+	for k, ev := range buf {
+		if k > 0 && !timedLess(&buf[k-1], &ev) {
+			t.Fatalf("likes %d and %d not in (At, ID) order: %+v, %+v", k-1, k, buf[k-1], ev)
+		}
+		n := ev.ID - uint64(i)<<32
+		if n < 1 || n > uint64(len(buf)) || seen[n] {
+			t.Fatalf("like %d: id %#x not new in the chunk's 1..%d", k, ev.ID, len(buf))
+		}
+		seen[n] = true
+	}
+}
