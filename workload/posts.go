@@ -1,0 +1,605 @@
+package workload
+
+// Posts: thousands of like counters at once (issue 16, seed 004's sharded
+// counters). Posts are created over simulated time, each by an author with
+// some number of followers; a post's like rate starts in proportion to its
+// author's followers, with noise, and halves every half-life; a share of
+// posts goes viral whatever their followers, their rate jumping at a random
+// time.
+//
+// The model of post j, created at c with f followers:
+//
+//	rate(t) = R0 · 2^(−(t − c)/H)        for c ≤ t < V (or for ever),
+//	rate(t) = Rv · 2^(−(t − V)/H)        for t ≥ V (viral posts),
+//	R0 = f · LikeRate · N · (ProtectedFactor if protected),
+//	Rv = ViralFactor · max(R0 · 2^(−(V − c)/H), ViralFloor),
+//
+// N = exp(σZ − σ²/2) a log-normal factor of mean 1 (Z standard normal, σ =
+// Noise) and V uniform on [c, c + ViralWithin). Each of the two decays is
+// cut where what remains of it, R·H/ln 2 · 2^(−(t − t0)/H), falls below
+// PostsCut likes, and every rate is 0 from Duration on: a post costs a
+// chunk nothing once it is spent, and the likes drawn are exactly those of
+// the stated (cut) rate, whose integral ExpectedLikes gives.
+//
+// The likes of a post are an inhomogeneous Poisson process of intensity
+// rate(t), drawn window by window by time change (E. Çinlar, "Introduction
+// to Stochastic Processes", 1975), as a Timed stream's are: the points of
+// a unit-rate process on [0, Λ) by exponential gaps, Λ the window's ∫ rate,
+// mapped to times by the inverse of the integrated rate, which for a decay
+// from rate r at a is closed: t = a − ln(1 − y·λ/r)/λ, λ = ln 2/H. The
+// superposition of the posts' processes is the stream; a chunk sorts it.
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// DefaultPostsWindow is the simulated time of a Posts chunk, in ns, when
+// PostsConfig.Window is 0: 1 s.
+const DefaultPostsWindow int64 = 1_000_000_000
+
+// PostsCut is the likes still to come below which a post's decay is cut
+// (its rate is 0 from there on): 10^−9 likes.
+const PostsCut = 1e-9
+
+// Limits of a Posts stream. The table is held in memory (some 100 bytes a
+// post), so a stream expects at most 2^24 (16.8 M) posts. A chunk numbers
+// its likes in 32 bits, so a window's likes are bounded by 2^31 (by the
+// sum of the posts' peak rates) and there are fewer than 2^31 chunks.
+const (
+	maxPostsExpected = 1 << 24
+	maxPostsWindow   = 1 << 31
+	maxPostsChunks   = 1<<31 - 1
+	maxPostsLikes    = 1 << 40
+	maxPostsNoise    = 8
+)
+
+// FollowerLaw is the law of a post's author's followers.
+type FollowerLaw struct {
+	// Kind is "zipf" or "lognormal".
+	Kind string
+	// Max is the most followers an author has; it must be in [1, 10^9].
+	Max uint64
+	// S is the Zipf exponent: P(f) ∝ f^−S over 1..Max. It must be finite
+	// and ≥ 0 (0 is uniform). Zipf only.
+	S float64
+	// Mu and Sigma are those of ln(followers): followers are
+	// round(exp(Mu + Sigma·Z)) clamped to 1..Max, so the median is about
+	// e^Mu. Mu must be finite, Sigma finite and ≥ 0. Lognormal only.
+	Mu, Sigma float64
+}
+
+// PostsConfig describes a Posts stream. Every field is checked by NewPosts.
+type PostsConfig struct {
+	// Seed makes the stream reproducible: the same config gives the same
+	// posts and likes byte for byte.
+	Seed uint64
+	// Label names the stream: streams with different labels draw
+	// independent posts and likes.
+	Label string
+	// Duration is the simulated time of the stream, in ns; it must be > 0.
+	// Posts are created over [0, Duration) and liked until Duration.
+	Duration int64
+	// PostRate is the rate of the Poisson process of post creations, in
+	// posts a second; it must be finite and > 0, and expect at most 2^24
+	// posts over Duration.
+	PostRate float64
+	// Followers is the law of each post's author's followers.
+	Followers FollowerLaw
+	// LikeRate is a post's like rate at creation, in likes a second per
+	// follower, before noise; it must be finite and ≥ 0.
+	LikeRate float64
+	// Noise is σ of the log-normal factor of mean 1 on a post's rate at
+	// creation; it must be in [0, 8], and 0 means none.
+	Noise float64
+	// HalfLife is the time in ns in which a post's rate halves; it must be
+	// > 0.
+	HalfLife int64
+	// Protected is the share of posts that are protected (followers
+	// only); it must be in [0, 1]. A protected post's rate at creation is
+	// ProtectedFactor times the public one. Whether a post is protected
+	// and whether it goes viral are independent.
+	Protected float64
+	// ProtectedFactor must be finite and ≥ 0.
+	ProtectedFactor float64
+	// ViralShare is the share of posts that go viral whatever their
+	// followers; it must be in [0, 1].
+	ViralShare float64
+	// ViralFactor is what a viral post's rate is multiplied by at its
+	// jump, applied to its rate then or to ViralFloor, whichever is
+	// larger; it must be finite and ≥ 1 when ViralShare > 0.
+	ViralFactor float64
+	// ViralWithin is the span after creation in which a viral post's jump
+	// falls, uniformly, in ns; it must be > 0 when ViralShare > 0. A jump
+	// at or after Duration does not happen within the stream.
+	ViralWithin int64
+	// ViralFloor is the least rate, in likes a second, that the jump
+	// multiplies; it must be finite and ≥ 0.
+	ViralFloor float64
+	// Window is the simulated time of a chunk, in ns; it must be ≥ 0, and
+	// 0 means DefaultPostsWindow. It is part of the stream's identity: the
+	// same seed with another window gives other like times.
+	Window int64
+}
+
+// PostInfo is one post of the table.
+type PostInfo struct {
+	Key       uint64  // the post's counter: Mix64 of a hash of (Seed, Label) and the post's index
+	Created   int64   // ns
+	Followers uint64  // the author's
+	Protected bool    // followers only: rate × ProtectedFactor
+	Viral     bool    // drawn to go viral (the jump happens only if ViralAt < Duration)
+	ViralAt   int64   // ns, the jump's time; 0 unless Viral
+	Rate0     float64 // likes a second at creation
+	ViralRate float64 // likes a second just after the jump; 0 unless Viral
+	End       int64   // ns: the rate is 0 from End on (its decays cut, or Duration)
+}
+
+// post is a row of the table as Chunk reads it: rates in likes per ns.
+type post struct {
+	created int64
+	cut0    int64 // end of the first decay: min(V, its cut, Duration)
+	viralAt int64 // V, or MaxInt64 when the post does not go viral
+	cut1    int64 // end of the decay after the jump (≤ Duration); viralAt when none
+	r0, rv  float64
+	key     uint64
+	actor   uint64 // followers
+	prot    bool
+}
+
+// end is the time from which the post's rate is 0.
+func (p *post) end() int64 { return max(p.cut0, p.cut1) }
+
+// A Posts stream is a deterministic table of posts and the sequence of
+// their likes over Duration ns of simulated time, cut into Chunks()
+// windows of Window ns. The table is drawn once, by NewPosts; chunk i is a
+// pure function of the config and i: chunks may be built in any order, by
+// any number of goroutines, and the stream is the same whatever GOMAXPROCS
+// or the worker count.
+//
+// Events. A like has Op Write, Delta 1, Key the post's key, Actor the
+// author's followers (so that a design may size the counter from the
+// event), and ID i<<32 + k for the k-th like (from 1) that chunk i draws,
+// in the order of the posts' indices and then of time: unique. A chunk is
+// sorted by (At, ID).
+//
+// Randomness. The likes of post j in window i come from a SplitMix started
+// at a hash of (Seed, Label, i, j), so no post's draws depend on another's.
+type Posts struct {
+	cfg      PostsConfig
+	posts    []post
+	created  []int64 // posts[j].created, for the search of a window's last post
+	endMax   []int64 // max over k ≤ j of posts[k].end(), non-decreasing
+	chunks   int
+	likeHash uint64  // the likes' generators derive from (Seed, likeHash, i)
+	lambda   float64 // ln 2/HalfLife, per ns
+	// windowDecay is 1 − e^(−λ·Window): the share of what remains of a
+	// decay that a whole window takes.
+	windowDecay float64
+	expected    float64
+	scratch     sync.Pool // of *[]Event, the radix sort's
+}
+
+// NewPosts validates cfg and draws the posts' table: O(posts).
+func NewPosts(cfg PostsConfig) (*Posts, error) {
+	fin := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	share := func(x float64) bool { return !math.IsNaN(x) && x >= 0 && x <= 1 }
+	fl := cfg.Followers
+	switch {
+	case cfg.Duration <= 0:
+		return nil, fmt.Errorf("workload: posts duration %d ns not > 0", cfg.Duration)
+	case !fin(cfg.PostRate) || cfg.PostRate <= 0:
+		return nil, fmt.Errorf("workload: posts post rate %v posts/s not a finite number > 0", cfg.PostRate)
+	case fl.Kind != "zipf" && fl.Kind != "lognormal":
+		return nil, fmt.Errorf("workload: posts follower law %q not \"zipf\" or \"lognormal\"", fl.Kind)
+	case fl.Max < 1 || fl.Max > MaxZipfN:
+		return nil, fmt.Errorf("workload: posts followers max %d not in [1, 1e9]", fl.Max)
+	case fl.Kind == "zipf" && (!fin(fl.S) || fl.S < 0):
+		return nil, fmt.Errorf("workload: posts followers zipf exponent s %v not a finite number >= 0", fl.S)
+	case fl.Kind == "lognormal" && !fin(fl.Mu):
+		return nil, fmt.Errorf("workload: posts followers lognormal mu %v not a finite number", fl.Mu)
+	case fl.Kind == "lognormal" && (!fin(fl.Sigma) || fl.Sigma < 0):
+		return nil, fmt.Errorf("workload: posts followers lognormal sigma %v not a finite number >= 0", fl.Sigma)
+	case !fin(cfg.LikeRate) || cfg.LikeRate < 0:
+		return nil, fmt.Errorf("workload: posts like rate %v likes/s per follower not a finite number >= 0", cfg.LikeRate)
+	case math.IsNaN(cfg.Noise) || cfg.Noise < 0 || cfg.Noise > maxPostsNoise:
+		return nil, fmt.Errorf("workload: posts noise sigma %v not in [0, %d]", cfg.Noise, maxPostsNoise)
+	case cfg.HalfLife <= 0:
+		return nil, fmt.Errorf("workload: posts half-life %d ns not > 0", cfg.HalfLife)
+	case !share(cfg.Protected):
+		return nil, fmt.Errorf("workload: posts protected share %v not in [0, 1]", cfg.Protected)
+	case !fin(cfg.ProtectedFactor) || cfg.ProtectedFactor < 0:
+		return nil, fmt.Errorf("workload: posts protected factor %v not a finite number >= 0", cfg.ProtectedFactor)
+	case !share(cfg.ViralShare):
+		return nil, fmt.Errorf("workload: posts viral share %v not in [0, 1]", cfg.ViralShare)
+	case cfg.ViralShare > 0 && (!fin(cfg.ViralFactor) || cfg.ViralFactor < 1):
+		return nil, fmt.Errorf("workload: posts viral factor %v not a finite number >= 1 (viral share %v)", cfg.ViralFactor, cfg.ViralShare)
+	case cfg.ViralShare > 0 && cfg.ViralWithin <= 0:
+		return nil, fmt.Errorf("workload: posts viral within %d ns not > 0 (viral share %v)", cfg.ViralWithin, cfg.ViralShare)
+	case !fin(cfg.ViralFloor) || cfg.ViralFloor < 0:
+		return nil, fmt.Errorf("workload: posts viral floor %v likes/s not a finite number >= 0", cfg.ViralFloor)
+	case cfg.Window < 0:
+		return nil, fmt.Errorf("workload: posts window %d ns not >= 0 (0 means %d)", cfg.Window, DefaultPostsWindow)
+	}
+	if cfg.Window == 0 {
+		cfg.Window = DefaultPostsWindow
+	}
+	if n := cfg.PostRate * float64(cfg.Duration) / 1e9; n > maxPostsExpected {
+		return nil, fmt.Errorf("workload: posts at %v posts/s over %d ns expect %.4g posts, more than 2^24", cfg.PostRate, cfg.Duration, n)
+	}
+	chunks := (cfg.Duration-1)/cfg.Window + 1
+	if chunks > maxPostsChunks {
+		return nil, fmt.Errorf("workload: posts stream of %d ns in windows of %d ns has %d chunks, more than 2^31-1",
+			cfg.Duration, cfg.Window, chunks)
+	}
+	p := &Posts{cfg: cfg, chunks: int(chunks), lambda: math.Ln2 / float64(cfg.HalfLife)}
+	p.windowDecay = -math.Expm1(-p.lambda * float64(cfg.Window))
+	if err := p.draw(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Tags that set the table's and the likes' generators apart from each
+// other and from other streams'.
+const (
+	postsTableTag = 0x706f73747354626c // "postsTbl"
+	postsLikeTag  = 0x706f7374734c696b // "postsLik"
+	postsKeyTag   = 0x706f7374734b6579 // "postsKey"
+)
+
+// draw draws the table from a PCG of (Seed, Label): the creations by
+// exponential gaps, then for each post its followers, noise, protection,
+// virality and jump time, in that order.
+func (p *Posts) draw() error {
+	cfg := &p.cfg
+	lh := xxhash.Sum64String(cfg.Label)
+	p.likeHash = SplitMix64(lh ^ postsLikeTag)
+	keyBase := SplitMix64(SplitMix64(cfg.Seed^postsKeyTag) ^ lh)
+	r := rand.New(rand.NewPCG(chunkSeed(cfg.Seed, SplitMix64(lh^postsTableTag), 0)))
+	var zipf *Zipf
+	if cfg.Followers.Kind == "zipf" {
+		var err error
+		if zipf, err = NewZipf(cfg.Followers.Max, cfg.Followers.S); err != nil {
+			return err // unreachable: Max and S were checked
+		}
+	}
+	perNs := cfg.PostRate / 1e9
+	n := cfg.PostRate * float64(cfg.Duration) / 1e9
+	p.posts = make([]post, 0, int(n+6*math.Sqrt(n)+16))
+	noiseShift := cfg.Noise * cfg.Noise / 2
+	t := 0.0
+	for j := 0; ; j++ {
+		t += r.ExpFloat64() / perNs
+		if t >= float64(cfg.Duration) {
+			break
+		}
+		c := int64(t)
+		var f uint64
+		if zipf != nil {
+			f = zipf.Rank(r)
+		} else {
+			x := math.Round(math.Exp(cfg.Followers.Mu + cfg.Followers.Sigma*r.NormFloat64()))
+			f = uint64(min(max(x, 1), float64(cfg.Followers.Max)))
+		}
+		r0 := float64(f) * cfg.LikeRate
+		if cfg.Noise > 0 {
+			r0 *= math.Exp(cfg.Noise*r.NormFloat64() - noiseShift)
+		}
+		prot := r.Float64() < cfg.Protected
+		if prot {
+			r0 *= cfg.ProtectedFactor
+		}
+		pt := post{created: c, r0: r0 / 1e9, key: Mix64(keyBase ^ uint64(j)), actor: f, prot: prot, viralAt: math.MaxInt64}
+		if r.Float64() < cfg.ViralShare {
+			pt.viralAt = c + int64(r.Float64()*float64(cfg.ViralWithin))
+			if pt.viralAt < c { // overflow past int64 time: never within the stream
+				pt.viralAt = math.MaxInt64
+			}
+			pt.rv = cfg.ViralFactor * max(pt.r0*math.Exp(-p.lambda*float64(pt.viralAt-c)), cfg.ViralFloor/1e9)
+			if pt.viralAt == math.MaxInt64 {
+				pt.rv = 0
+			}
+		}
+		// Each decay is cut where what remains falls below PostsCut.
+		pt.cut0 = min(p.cutAt(c, pt.r0), pt.viralAt, cfg.Duration)
+		pt.cut1 = pt.viralAt
+		if pt.viralAt < cfg.Duration {
+			pt.cut1 = max(min(p.cutAt(pt.viralAt, pt.rv), cfg.Duration), pt.viralAt)
+		}
+		p.posts = append(p.posts, pt)
+	}
+	p.created = make([]int64, len(p.posts))
+	p.endMax = make([]int64, len(p.posts))
+	var em int64
+	var peak float64 // Σ peak rates, likes/ns: a bound on any window's rate
+	for j := range p.posts {
+		pt := &p.posts[j]
+		p.created[j] = pt.created
+		em = max(em, min(pt.end(), cfg.Duration))
+		p.endMax[j] = em
+		p.expected += p.mass(pt, 0, cfg.Duration)
+		peak += p.peak(pt)
+	}
+	if n := peak * float64(cfg.Window); n > maxPostsWindow {
+		return fmt.Errorf("workload: posts peak rates sum to %.4g likes/s, up to %.4g likes in a window of %d ns, more than 2^31",
+			peak*1e9, n, cfg.Window)
+	}
+	if p.expected > maxPostsLikes {
+		return fmt.Errorf("workload: posts expect %.4g likes, more than 2^40", p.expected)
+	}
+	return nil
+}
+
+// cutAt returns the time from which what remains of a decay of rate r
+// (likes/ns) at t0 falls below PostsCut: t0 + ln(r/(λ·cut))/λ, at least t0,
+// and MaxInt64 beyond int64 time.
+func (p *Posts) cutAt(t0 int64, r float64) int64 {
+	life := math.Log(r/(p.lambda*PostsCut)) / p.lambda
+	switch {
+	case !(life > 0): // also r = 0 (−Inf)
+		return t0
+	case life >= float64(math.MaxInt64-t0):
+		return math.MaxInt64
+	}
+	return t0 + int64(math.Ceil(life))
+}
+
+// peak returns the post's highest rate in likes/ns while it lives.
+func (p *Posts) peak(pt *post) float64 {
+	m := 0.0
+	if pt.cut0 > pt.created {
+		m = pt.r0
+	}
+	if pt.cut1 > pt.viralAt {
+		m = max(m, pt.rv)
+	}
+	return m
+}
+
+// decayMass returns ∫ over [a, b) of a decay of rate r at t0: r·e^(−λ(a −
+// t0))·(1 − e^(−λ(b − a)))/λ, and 0 when b ≤ a.
+func (p *Posts) decayMass(r float64, t0, a, b int64) float64 {
+	if b <= a || r == 0 {
+		return 0
+	}
+	ra := r * math.Exp(-p.lambda*float64(a-t0))
+	return -ra * math.Expm1(-p.lambda*float64(b-a)) / p.lambda
+}
+
+// mass returns ∫ rate over [a, b) of a post: its two cut decays.
+func (p *Posts) mass(pt *post, a, b int64) float64 {
+	m := p.decayMass(pt.r0, pt.created, max(a, pt.created), min(b, pt.cut0))
+	if pt.viralAt != math.MaxInt64 {
+		m += p.decayMass(pt.rv, pt.viralAt, max(a, pt.viralAt), min(b, pt.cut1))
+	}
+	return m
+}
+
+// Config returns the stream's config, with Window resolved (never 0).
+func (p *Posts) Config() PostsConfig { return p.cfg }
+
+// Chunks returns the number of chunks, ⌈Duration/Window⌉.
+func (p *Posts) Chunks() int { return p.chunks }
+
+// Len returns the number of posts in the table.
+func (p *Posts) Len() int { return len(p.posts) }
+
+// window returns chunk i's window [start, end).
+func (p *Posts) window(i int) (start, end int64) {
+	start = int64(i) * p.cfg.Window
+	return start, start + min(p.cfg.Window, p.cfg.Duration-start)
+}
+
+// Posts returns a copy of the table, in order of creation (the post's
+// index j is its place here).
+func (p *Posts) Posts() []PostInfo {
+	out := make([]PostInfo, len(p.posts))
+	for j := range p.posts {
+		out[j] = p.Post(j)
+	}
+	return out
+}
+
+// Post returns post j of the table, j in [0, Len()).
+func (p *Posts) Post(j int) PostInfo {
+	pt := &p.posts[j]
+	info := PostInfo{
+		Key:       pt.key,
+		Created:   pt.created,
+		Followers: pt.actor,
+		Protected: pt.prot,
+		Rate0:     pt.r0 * 1e9,
+		End:       min(pt.end(), p.cfg.Duration),
+	}
+	if pt.viralAt != math.MaxInt64 {
+		info.Viral, info.ViralAt, info.ViralRate = true, pt.viralAt, pt.rv*1e9
+	}
+	return info
+}
+
+// RateAt returns post j's like rate at t, in likes a second: 0 before its
+// creation, where a decay is cut and from Duration on.
+func (p *Posts) RateAt(j int, t int64) float64 {
+	pt := &p.posts[j]
+	switch {
+	case t >= pt.viralAt:
+		if t < pt.cut1 {
+			return pt.rv * math.Exp(-p.lambda*float64(t-pt.viralAt)) * 1e9
+		}
+	case t >= pt.created && t < pt.cut0:
+		return pt.r0 * math.Exp(-p.lambda*float64(t-pt.created)) * 1e9
+	}
+	return 0
+}
+
+// Mass returns ∫ post j's rate over [a, b), in likes: its expected likes
+// with At in [a, b).
+func (p *Posts) Mass(j int, a, b int64) float64 { return p.mass(&p.posts[j], a, b) }
+
+// ExpectedLikes returns Σ ∫ rate over [0, Duration): the expected number of
+// likes of the stream.
+func (p *Posts) ExpectedLikes() float64 { return p.expected }
+
+// PeakRate returns post j's highest rate within the stream, in likes a
+// second: its rate at creation, or just after its jump if larger.
+func (p *Posts) PeakRate(j int) float64 { return p.peak(&p.posts[j]) * 1e9 }
+
+// Chunk fills buf[:0] with the likes of chunk i, in [0, Chunks()), and
+// returns them: those with At in [i·Window, min((i+1)·Window, Duration)),
+// sorted by (At, ID). It grows buf only when cap(buf) is below the chunk's
+// length and otherwise allocates nothing (in the steady state: its sort
+// scratch, kept in a pool, grows to the busiest window once). Chunk may be
+// called from many goroutines at once, each with its own buf. It panics if
+// i is out of range, as indexing a slice would.
+//
+// Cost: O(log posts) to find the posts that may live in the window, O(1)
+// for each of them, and an exponential gap, a logarithm and a sort's
+// share for each like.
+func (p *Posts) Chunk(i int, buf []Event) []Event {
+	if i < 0 || i >= p.chunks {
+		panic(fmt.Sprintf("workload: chunk %d not in [0, %d)", i, p.chunks))
+	}
+	s, e := p.window(i)
+	lo := sort.Search(len(p.endMax), func(j int) bool { return p.endMax[j] > s })
+	hi := sort.Search(len(p.created), func(j int) bool { return p.created[j] >= e })
+	base, _ := chunkSeed(p.cfg.Seed, p.likeHash, i)
+	id := uint64(i) << 32
+	buf = buf[:0]
+	for j := lo; j < hi; j++ {
+		pt := &p.posts[j]
+		if pt.end() <= s {
+			continue
+		}
+		// The first decay, then the one after the jump, and their mass.
+		d0 := p.segment(pt.r0, pt.created, max(s, pt.created), min(e, pt.cut0))
+		var d1 decay
+		if pt.viralAt != math.MaxInt64 {
+			d1 = p.segment(pt.rv, pt.viralAt, max(s, pt.viralAt), min(e, pt.cut1))
+		}
+		mu := d0.mu + d1.mu
+		if mu == 0 {
+			continue
+		}
+		// The first point of the unit process is −ln u for the uniform u
+		// in (0, 1] of the hash word; u ≤ 1 − 2μ puts it at or past μ
+		// (−ln(1 − 2μ) ≥ 2μ, and the rounding of 1 − 2μ is below μ), so
+		// most posts, whose window holds far less than a like, cost a
+		// hash, an exp and this comparison. The rest of the points come
+		// from a SplitMix started at the word.
+		w := Mix64(base ^ uint64(j))
+		u := float64(w>>11+1) * 0x1p-53
+		if u <= 1-2*mu {
+			continue
+		}
+		src := SplitMix(w)
+		y := -math.Log(u)
+		y, buf, id = p.likes(&src, y, pt, d0, buf, id)
+		_, buf, id = p.likes(&src, y, pt, d1, buf, id)
+	}
+	p.sort(buf, s)
+	return buf
+}
+
+// A decay is one segment [a, b) of a post's rate within a window: its rate
+// ra at a (likes/ns) and its mass mu; mu = 0 when it is empty.
+type decay struct {
+	a, b   int64
+	ra, mu float64
+}
+
+// segment returns the segment [a, b) of a decay of rate r at t0: one exp,
+// and an expm1 unless it spans a whole window.
+func (p *Posts) segment(r float64, t0, a, b int64) decay {
+	if b <= a || r == 0 {
+		return decay{}
+	}
+	ra := r * math.Exp(-p.lambda*float64(a-t0))
+	f := p.windowDecay
+	if b-a != p.cfg.Window {
+		f = -math.Expm1(-p.lambda * float64(b-a))
+	}
+	return decay{a: a, b: b, ra: ra, mu: ra * f / p.lambda}
+}
+
+// likes appends the likes of segment d: the points of the unit-rate
+// process below its mass, mapped to times; y is the first point, past the
+// previous segments' mass. It returns the next point past this segment's
+// mass, for the next segment.
+func (p *Posts) likes(src *SplitMix, y float64, pt *post, d decay, out []Event, id uint64) (float64, []Event, uint64) {
+	if d.mu == 0 {
+		return y, out, id
+	}
+	k := p.lambda / d.ra
+	for ; y < d.mu; y += expGap(src) {
+		off := -math.Log1p(-y*k) / p.lambda
+		at := clampTime(d.a+int64(off), d.a, d.b-1)
+		id++
+		out = put(out, at, pt.key, 1, id, Write)
+		out[len(out)-1].Actor = pt.actor
+	}
+	return y - d.mu, out, id
+}
+
+// expGap returns an Exp(1) variate: −ln of a uniform on (0, 1] from the
+// word's top 53 bits.
+func expGap(src *SplitMix) float64 {
+	return -math.Log(float64(src.Uint64()>>11+1) * 0x1p-53)
+}
+
+// sort sorts a chunk's likes, all with At in [s, s + Window), by (At,
+// ID). Chunk appends them in increasing ID, so a stable sort by At
+// suffices: a least-significant-digit radix sort on At − s, 11 bits a pass
+// (3 passes for a window of 1 s), through a scratch buffer from a pool;
+// below 256 likes, a comparison sort.
+func (p *Posts) sort(buf []Event, s int64) {
+	if len(buf) < 256 {
+		slices.SortFunc(buf, func(a, b Event) int {
+			if c := cmp.Compare(a.At, b.At); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+		return
+	}
+	const digit = 11
+	passes := (bits.Len64(uint64(p.cfg.Window-1)) + digit - 1) / digit
+	sp, _ := p.scratch.Get().(*[]Event)
+	if sp == nil {
+		sp = new([]Event)
+	}
+	tmp := slices.Grow((*sp)[:0], len(buf))[:len(buf)]
+	src, dst := buf, tmp
+	var count [1 << digit]int
+	for pass := range passes {
+		shift := uint(pass * digit)
+		clear(count[:])
+		for k := range src {
+			count[uint64(src[k].At-s)>>shift&(1<<digit-1)]++
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for k := range src {
+			d := uint64(src[k].At-s) >> shift & (1<<digit - 1)
+			dst[count[d]] = src[k]
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if passes%2 == 1 {
+		copy(buf, src)
+	}
+	*sp = tmp
+	p.scratch.Put(sp)
+}
