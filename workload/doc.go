@@ -26,6 +26,11 @@
 // the caller's *rand.Rand (which is not), and Stream.Chunk takes the
 // caller's buffer and allocates nothing when it is large enough.
 //
+// [Posts] is a population of counters at once: posts created over time by
+// authors of heavy-tailed followers, each post's likes decaying from a rate
+// its followers set, a share going viral regardless (the sharded-counter
+// seed's question); an event's Actor is its author's followers.
+//
 // A recorded log — a team's own events in CSV or NDJSON, gzipped or not — is
 // read in order, streamed, by a [LogReader] (bad lines named by the file's
 // line), and written by a [LogWriter] (countsim sample).
