@@ -81,21 +81,28 @@ func WriteMarkdown(w io.Writer, results []Result) error {
 		if r.Value != nil {
 			value = Format(*r.Value)
 		}
-		metric := r.Metric
-		if r.Stat != "" {
-			metric += " (" + r.Stat + ")"
-		}
-		if r.Timing {
-			metric += " ⏱"
-		}
-		if r.Scale == Full {
-			metric += " (full scale)"
-		}
+		metric := r.Label()
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", cell(r.Strategy), cell(metric),
 			value, plan, cell(r.Unit), cell(r.Note))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Label is the row's metric as the tables name it: with its statistic over
+// trials, ⏱ when read off the clock, and "(full scale)".
+func (r Result) Label() string {
+	m := r.Metric
+	if r.Stat != "" {
+		m += " (" + r.Stat + ")"
+	}
+	if r.Timing {
+		m += " ⏱"
+	}
+	if r.Scale == Full {
+		m += " (full scale)"
+	}
+	return m
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

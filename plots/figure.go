@@ -5,6 +5,7 @@ package plots
 // under one title, beside one legend, with the axes' labels said once.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -93,7 +94,7 @@ func newFigure(group []metrics.Series) (*figure, error) {
 			}
 		}
 		p := c.p
-		f.xLabel, f.yLabel = cmpOr(f.xLabel, p.X.Label.Text), cmpOr(f.yLabel, p.Y.Label.Text)
+		f.xLabel, f.yLabel = cmp.Or(f.xLabel, p.X.Label.Text), cmp.Or(f.yLabel, p.Y.Label.Text)
 		p.X.Label.Text, p.Y.Label.Text = "", ""
 		p.X.Tick.Marker = compactTicks{p.X.Tick.Marker}
 		p.Y.Tick.Marker = compactTicks{p.Y.Tick.Marker}
@@ -105,13 +106,6 @@ func newFigure(group []metrics.Series) (*figure, error) {
 	f.cols = int(math.Ceil(math.Sqrt(float64(len(f.panels)))))
 	f.rows = (len(f.panels) + f.cols - 1) / f.cols
 	return f, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // share gives the panels the same ranges on both axes: the union of

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -153,7 +154,7 @@ func (b *Backend) connect(ctx context.Context) error {
 	master := func(sh redis.ClusterShard) string {
 		for _, n := range sh.Nodes {
 			if n.Role == "master" {
-				return net.JoinHostPort(cmpOr(n.IP, n.Endpoint), strconv.FormatInt(n.Port, 10))
+				return net.JoinHostPort(cmp.Or(n.IP, n.Endpoint), strconv.FormatInt(n.Port, 10))
 			}
 		}
 		return ""
@@ -213,14 +214,6 @@ func clusterReady(ctx context.Context, addrs []string, timeout time.Duration) er
 		}
 	}
 	return nil
-}
-
-// cmpOr is a, or b where a is empty.
-func cmpOr(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a
 }
 
 // discard drops go-redis's own log lines (a failed dial, retried): the

@@ -55,6 +55,7 @@ type store struct {
 	pipe  redis.Pipeliner
 	cmds  []redis.Cmder // the pipeline's commands
 	spans []int         // ops covered by each command (a PFADD covers many)
+	sent  []bool        // the nodes the pipeline goes to: one round trip each
 
 	mu      sync.Mutex // guards stats: Stats may be called from another goroutine
 	stats   sim.RealStats
@@ -64,7 +65,7 @@ type store struct {
 
 func newStore(ctx context.Context, b *Backend, design string, paced bool, fail func(error)) *store {
 	return &store{b: b, ctx: ctx, fail: fail, paced: paced, prefix: b.Prefix() + design + ":",
-		keys: map[uint64]*keyState{}, pipe: b.client.Pipeline(), nodeOps: make([]int64, len(b.nodes))}
+		keys: map[uint64]*keyState{}, pipe: b.client.Pipeline(), nodeOps: make([]int64, len(b.nodes)), sent: make([]bool, len(b.nodes))}
 }
 
 // key returns the state of key, naming it on first use with its tag.
@@ -127,11 +128,11 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 	sent := time.Now()
 	s.cmds, s.spans = s.cmds[:0], s.spans[:0]
 	var writes, reads int64
-	nodes := make(map[int]bool, 4)
+	clear(s.sent)
 	for k := 0; k < len(ops); {
 		op := &ops[k]
 		ks := s.key(op.Key, op.Tag)
-		nodes[ks.node] = true
+		s.sent[ks.node] = true
 		n := 1
 		var c redis.Cmder
 		switch op.Kind {
@@ -216,7 +217,11 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 	st.Ops += int64(len(ops))
 	st.Writes += writes
 	st.Reads += reads
-	st.RoundTrips += int64(len(nodes))
+	for _, sent := range s.sent {
+		if sent {
+			st.RoundTrips++
+		}
+	}
 	for k := range ops {
 		from := sent
 		if s.paced {

@@ -166,7 +166,7 @@ func htmlResults(b *bytes.Buffer, rs []metrics.Result) {
 	b.WriteString(`<table class="full"><thead><tr><th>design</th><th>metric</th><th>measured</th><th>plan</th><th>unit</th><th>note</th></tr></thead><tbody>` + "\n")
 	for _, r := range rs {
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td><td>%s</td></tr>\n",
-			e(r.Strategy), e(metricLabel(r)), optional(r.Value), optional(r.Plan), e(r.Unit), e(r.Note))
+			e(r.Strategy), e(r.Label()), optional(r.Value), optional(r.Plan), e(r.Unit), e(r.Note))
 	}
 	b.WriteString("</tbody></table>\n")
 }
@@ -190,22 +190,6 @@ func htmlTable(b *bytes.Buffer, t metrics.Table) {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody></table>\n")
-}
-
-// metricLabel is a row's metric as the tables name it: with its statistic
-// over trials, ⏱ when read off the clock, and "(full scale)".
-func metricLabel(r metrics.Result) string {
-	m := r.Metric
-	if r.Stat != "" {
-		m += " (" + r.Stat + ")"
-	}
-	if r.Timing {
-		m += " ⏱"
-	}
-	if r.Scale == metrics.Full {
-		m += " (full scale)"
-	}
-	return m
 }
 
 // optional formats an optional number, "" when absent.

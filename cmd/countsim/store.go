@@ -8,6 +8,7 @@ package main
 // fails the run (exit 1) before anything is written.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -84,7 +85,7 @@ func (env *cmdEnv) connectStores(ctx context.Context) error {
 		}
 		l.b = b
 		fmt.Fprintf(env.stderr, "countsim: real store %s (%s), keys under %s*, pace %s\n",
-			l.cfg.URL, plural(len(b.Nodes()), "node"), b.Prefix(), cmpOr(l.cfg.Pace, redisstore.PaceReal))
+			l.cfg.URL, plural(len(b.Nodes()), "node"), b.Prefix(), cmp.Or(l.cfg.Pace, redisstore.PaceReal))
 	}
 	return nil
 }
@@ -100,11 +101,4 @@ func (env *cmdEnv) closeStores() {
 		}
 		l.b.Close()
 	}
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
