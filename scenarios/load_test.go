@@ -291,7 +291,7 @@ func bare(s *Scenario) *Scenario {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending, file, format, key, key_id, time, actor, actor_id, id, event_id, delta, op, tolerance, skip_bad)"
+		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending, file, format, key, key_id, time, actor, actor_id, id, event_id, delta, op, tolerance, skip_bad, posts)"
 		topKeys      = "name, title, description, seed, on_demand, assumptions, store, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
@@ -299,7 +299,7 @@ func TestParseErrors(t *testing.T) {
 		positiveDur  = "(allowed: a duration above 0 and at most 24h, " + durations
 		anyDur       = "(allowed: a duration from 0 to 24h, " + durations
 		timedOnly    = "needs phases, a timed stream (allowed: remove "
-		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days, scores for a leaderboard, ratings for items rated on a star scale, nodes for a split stream, trending for phrases over time with planted bursts or file for a recorded log)"
+		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days, scores for a leaderboard, ratings for items rated on a star scale, nodes for a split stream, trending for phrases over time with planted bursts, file for a recorded log or posts for posts liked over time)"
 		notAudience  = "(allowed: remove "
 		profileKeys  = "min, max, points_per_octave, trials"
 		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect, trials, false_alarm"
@@ -344,11 +344,11 @@ func TestParseErrors(t *testing.T) {
 		// Missing keys name the enclosing mapping.
 		{"missing name", with(2), 2, []string{`missing required key "name"`}},
 		{"missing workload", cut(3, 5, "seed: 1"), 2, []string{`missing required key "workload" or "profile" (allowed: workload, the stream to simulate; profile, seeded trials at cardinalities on a log grid; or steps, each with one of them)`}},
-		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts) or file (a recorded log) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max, start_max; or ratings: a mapping with keys items, ratings, s, scale, quality; or nodes: a mapping with keys count, by, plant, skews; or trending: a mapping with keys keys, distribution, s, scramble, rate, duration, regions, checkpoint, plants; or file: one line of text)"}},
+		{"missing events", with(4), 3, []string{"cases/x.yaml:3: workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts), file (a recorded log) or posts (posts liked over time) (allowed: events: 1..1e10; or phases: a list of 1..1000 mappings with keys " + phaseKeys + "; or audience: a mapping with keys days, views, views_max, views_s; or scores: a mapping with keys delta_min, delta_max, set_share, set_max, start_max; or ratings: a mapping with keys items, ratings, s, scale, quality; or nodes: a mapping with keys count, by, plant, skews; or trending: a mapping with keys keys, distribution, s, scramble, rate, duration, regions, checkpoint, plants; or file: one line of text; or posts: a mapping with keys rate, duration, followers, like_rate, noise, half_life, protected, protected_factor, viral)"}},
 		{"missing keys", with(5), 3, []string{`workload: missing required key "keys"`}},
 		{"missing keys of a timed stream", twith(3), 2, []string{`workload: missing required key "keys"`}},
-		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts) or file (a recorded log)"}},
-		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts) or file (a recorded log)"}},
+		{"null workload", cut(3, 5, "workload:"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts), file (a recorded log) or posts (posts liked over time)"}},
+		{"only keys", cut(3, 5, "workload: {keys: 5}"), 3, []string{"workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts), file (a recorded log) or posts (posts liked over time)"}},
 		{"missing strategies", doc("name: t", "workload: {events: 1, keys: 1}"), 1, []string{`missing required key "strategies"`}},
 		{"null strategies", cut(7, 8), 6, []string{"strategies: at least one strategy is required", "name, type, params"}},
 		{"empty strategies", cut(6, 8, "strategies: []"), 6, []string{"strategies: at least one strategy is required"}},
@@ -687,7 +687,7 @@ func TestParseErrors(t *testing.T) {
 		{"strategy name before the step's name", scut(8, 12, "  - strategies: [{name: x, type: hll}]", "    name: b", "    profile:"), 8, []string{`steps[1].strategies[0]: name "x" used in step "a" at line 6`}},
 		{"strategy name twice in a step", splus("      - name: y", "        type: exact"), 13, []string{`steps[1].strategies[1]: name "y" used twice (first at line 11; allowed: a name unique in the file)`}},
 		{"step workload events", swith(4, "    workload: {events: 0, keys: 1}"), 4, []string{"steps[0].workload.events: 0 is out of range (allowed: 1..1e10)"}},
-		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts) or file (a recorded log)"}},
+		{"step workload without a stream", swith(4, "    workload: {keys: 1}"), 4, []string{"steps[0].workload needs events (a count stream), phases (a timed stream), audience (viewers over days), scores (a leaderboard), ratings (items rated on a star scale), nodes (a split stream), trending (phrases over time with planted bursts), file (a recorded log) or posts (posts liked over time)"}},
 		{"step profile", swith(9, "    profile: {max: 0}"), 9, []string{"steps[1].profile.max: 0 is out of range"}},
 		{"step audience", swith(4, "    workload: {keys: 1, audience: {days: [{viewers: 1}]}}"), 4, []string{"steps[0].workload.keys: an audience has one key, the video"}},
 

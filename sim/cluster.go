@@ -146,6 +146,8 @@ type clusterKey struct {
 	secs     []clusterKeySecond
 	writes   int64
 	reads    int64
+	// the most ops queued at once and the longest queueing delay, ticks
+	maxQueued, maxDelay int64
 }
 
 // clusterRun is count ops with one delta completing at first, first+step, …
@@ -381,9 +383,11 @@ func (c *Cluster) enqueue(k *clusterKey, t, delta int64) {
 		done = max(done, n.free)
 	}
 	c.delay.Add(done - t - c.minResp)
+	k.maxDelay = max(k.maxDelay, done-t-c.minResp)
 	k.lastDone = done
 	k.sent += delta
 	k.queued++
+	k.maxQueued = max(k.maxQueued, k.queued)
 	if !k.busy {
 		k.busy = true
 		c.busy = append(c.busy, k.idx)

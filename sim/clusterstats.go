@@ -303,3 +303,34 @@ func clusterLoadOf(l ClusterLoad, nonzero []float64, sum float64, cells int) Clu
 	l.P99 = metrics.QuantileSorted(nonzero, cells-len(nonzero), 0.99)
 	return l
 }
+
+// KeyLoad is what the cluster saw of one key over the stream.
+type KeyLoad struct {
+	Writes, Reads int64
+	MaxQueued     int64   // the most ops queued on the key at once, the one in service included
+	MaxDelay      float64 // the longest queueing delay of an op on it, ns
+}
+
+// KeyLoad returns what the cluster saw of key, and false for a key that
+// never had an op.
+func (c *Cluster) KeyLoad(key uint64) (KeyLoad, bool) {
+	i, ok := c.index[key]
+	if !ok {
+		return KeyLoad{}, false
+	}
+	k := &c.keys[i]
+	return KeyLoad{Writes: k.writes, Reads: k.reads, MaxQueued: k.maxQueued,
+		MaxDelay: float64(k.maxDelay) / float64(c.ticksPerN)}, true
+}
+
+// KeySeconds calls f for every simulated second (from 0) in which key had
+// ops, in order, with its writes and reads in that second.
+func (c *Cluster) KeySeconds(key uint64, f func(sec int, writes, reads uint32)) {
+	i, ok := c.index[key]
+	if !ok {
+		return
+	}
+	for _, ks := range c.keys[i].secs {
+		f(int(ks.sec), ks.writes, ks.reads)
+	}
+}

@@ -122,3 +122,20 @@ func (k *logKind) reports(d *design) []strategies.Metric {
 	}
 	return keyedReports(k.st, d)
 }
+
+// populationReports is what a posts run adds of a design that sizes each
+// post's counter (posts_score.go).
+var populationReports = []strategies.Metric{
+	strategies.MetricStripesHeld, strategies.MetricStripesPerPost, strategies.MetricStripesUnneeded, strategies.MetricStripesLiveMax,
+	strategies.MetricPostsOverCapacity, strategies.MetricSecondsOverCapacity, strategies.MetricViralStripesFirst,
+	strategies.MetricViralStripesMax, strategies.MetricViralOverCapacity, strategies.MetricViralRescue,
+	strategies.MetricViralQueueMax, strategies.MetricViralDelayMax,
+}
+
+func (k *postsKind) reports(d *design) []strategies.Metric {
+	if d == nil {
+		return []strategies.Metric{strategies.MetricEvents, strategies.MetricWrites, strategies.MetricPosts, strategies.MetricViralPosts,
+			strategies.MetricViralPeak, strategies.MetricViralStripesNeeded, strategies.MetricDistinctKeys}
+	}
+	return append(append(keyedReports(k.st, d), serverReports...), populationReports...)
+}

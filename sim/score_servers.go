@@ -110,16 +110,23 @@ func maxOf(xs []float64) float64 {
 // against the key's capacity, the backlog that built up and the queueing
 // delay; then what the shutdown sent, and when the cluster was idle.
 func (k *timedKind) cluster(s *scorer, r *timedRun, i int) {
+	k.st.clusterRows(s, r, i, k.spec.Steady(), k.spec.Duration())
+}
+
+// clusterRows reports the load design i of r put on its cluster over a
+// stream that ended at end; steady: it wrote at one constant rate, so that
+// means over the run compare with the plans worked out at the peak.
+func (st *Setup) clusterRows(s *scorer, r *timedRun, i int, steady bool, end int64) {
 	c := r.steady[i]
 	if c.Keys == 0 {
 		return // the design keeps no counts on the cluster
 	}
-	limit := k.st.Scenario.Cluster.KeyCapacity
+	limit := st.Scenario.Cluster.KeyCapacity
 	// The plans are worked out at the peak rate. Where the rate changes over
 	// the run, a mean over the run is not comparable with them: those rows
 	// carry no plan, and the busiest second's growth is shown beside it.
 	mean := func(metric strategies.Metric) *float64 {
-		if k.spec.Steady() {
+		if steady {
 			return s.plan(metric)
 		}
 		return nil
@@ -159,14 +166,13 @@ func (k *timedKind) cluster(s *scorer, r *timedRun, i int) {
 			s.add(strategies.MetricShutdownOps, float64(r.shutdown[i]), "ops", nil,
 				"increments sent at the stream's end by the design's shutdown (the last flush), apart from the stream's load")
 		}
-		end := k.spec.Duration()
 		s.add(strategies.MetricDrainedAfter, round(float64(max(0, r.drained[i]-end))/1e9, 6), "s", nil,
 			"from the stream's end until the cluster had served every op sent")
 	}
 	if ops := r.clusters[i].NodeOps(); len(ops) > 1 && c.Duration > 0 {
 		// The load on each node, the designs' bars side by side: where a
 		// hash tag puts a key's stripes on one node, that node takes it all.
-		node := metrics.Series{Scenario: s.scenario, Step: k.st.Scenario.Step, Strategy: s.d.name(), Name: "node-load", Kind: metrics.Bars,
+		node := metrics.Series{Scenario: s.scenario, Step: st.Scenario.Step, Strategy: s.d.name(), Name: "node-load", Kind: metrics.Bars,
 			Title: "ops a second on each node, mean over the stream", XLabel: "node", YLabel: "ops/s"}
 		for j, n := range ops {
 			node.Labels = append(node.Labels, fmt.Sprintf("node %d", j))
@@ -185,7 +191,7 @@ func (k *timedKind) cluster(s *scorer, r *timedRun, i int) {
 	s.rep.Series = append(s.rep.Series,
 		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "key-load", Kind: metrics.Curve,
 			Title: "increments a second on the busiest key", XLabel: "simulated second", YLabel: "increments/s (log)", LogY: true,
-			X: secs, Y: c.BusiestWrites, Marks: keyLoadMarks(limit, k.st.Scenario.Assumptions.Headroom)},
+			X: secs, Y: c.BusiestWrites, Marks: keyLoadMarks(limit, st.Scenario.Assumptions.Headroom)},
 		// A log axis: a backlog of 0 beside one growing 190,000 a second
 		// (zeros have their slot under the log range), with a second of a
 		// key's work for scale.

@@ -70,6 +70,28 @@ const (
 	MetricEventsPerSec Metric = "events_per_s"
 )
 
+// A population of counters (the posts run): the stripes each post's counter
+// holds, the posts that went over a key's capacity, and the small account
+// whose post went viral.
+const (
+	MetricPosts               Metric = "posts"                 // posts created
+	MetricViralPosts          Metric = "viral_posts"           // posts whose jump fell within the run
+	MetricViralPeak           Metric = "viral_peak_per_s"      // the small viral post's busiest second of likes
+	MetricViralStripesNeeded  Metric = "viral_stripes_needed"  // stripes that peak needs at a key's capacity
+	MetricStripesHeld         Metric = "stripes_held"          // Σ over posts of the most stripes each held
+	MetricStripesPerPost      Metric = "stripes_per_post"      // stripes_held / posts
+	MetricStripesUnneeded     Metric = "stripes_unneeded"      // stripes beyond one held by posts one key would have carried
+	MetricStripesLiveMax      Metric = "stripes_live_max"      // the most stripes live at once, all posts
+	MetricPostsOverCapacity   Metric = "posts_over_capacity"   // posts whose busiest stripe went over a key's capacity
+	MetricSecondsOverCapacity Metric = "seconds_over_capacity" // post-seconds over it
+	MetricViralStripesFirst   Metric = "viral_stripes_first"   // the small viral post's first K
+	MetricViralStripesMax     Metric = "viral_stripes_max"     // the most it reached
+	MetricViralOverCapacity   Metric = "viral_over_capacity_s" // its seconds over a key's capacity
+	MetricViralRescue         Metric = "viral_rescue_s"        // from its jump until K reached what its peak needs
+	MetricViralQueueMax       Metric = "viral_queue_max"       // the most ops queued on one of its stripes
+	MetricViralDelayMax       Metric = "viral_delay_max_s"     // the longest queueing delay of one of its likes
+)
+
 // Designs on servers: the cluster's load, the readers, the loss.
 const (
 	MetricStripes           Metric = "stripes" // K configured

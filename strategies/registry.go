@@ -66,6 +66,9 @@ type Env struct {
 	// read events the stream is expected to hold, so that recording them
 	// does not allocate inside Observe (more still work: the record grows).
 	Reads int64
+	// Population describes a run of many counters created over time (the
+	// posts run), for the plan of the stripes they hold; nil otherwise.
+	Population *Population
 }
 
 // PlanLine is one closed-form number of a design's plan.

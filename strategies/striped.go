@@ -205,6 +205,7 @@ type Striped struct {
 	dd      *dedupWindow // nil: no dedup
 
 	grows, shrinks int64 // K changes so far, over all keys
+	grown          int64 // Σ over keys of live K − first K
 }
 
 // stripeState is what a striped counter keeps per key.
@@ -399,6 +400,7 @@ func (s *Striped) adapt(slot int32, key uint64, at, sec int64) {
 		}
 		s.shrinks++
 	}
+	s.grown += int64(nk - k)
 	st.k = int32(nk)
 	if st.next >= st.k {
 		st.next = 0

@@ -10,9 +10,13 @@ import "fmt"
 func stripedPlan(p *StripedParams, env Env) []PlanLine {
 	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
 	lines := []PlanLine{{Metric: MetricStripes, Value: float64(p.Stripes), Unit: "stripes", Note: "K configured"}}
-	if p.GrowAbove == 0 {
+	// A population of counters uses K keys for each of its posts: no plan
+	// of one key's.
+	one := env.Population == nil
+	if p.GrowAbove == 0 && one {
 		lines = append(lines, PlanLine{Metric: MetricKeysUsed, Value: float64(p.Stripes), Unit: "keys", Note: "K: one store key a stripe"})
 	}
+	lines = append(lines, populationPlan(p, env)...)
 	return append(lines, atBothScales(env, func(a Assumptions) []PlanLine {
 		var lines []PlanLine
 		k := float64(p.Stripes)
@@ -41,7 +45,7 @@ func stripedPlan(p *StripedParams, env Env) []PlanLine {
 			lines = append(lines, PlanLine{Metric: MetricStripesAtPeak, Value: k, Unit: "stripes",
 				Note: fmt.Sprintf("stripes doubled while peak / K > grow_above = %s (at most max_stripes %d)", hotNum(p.GrowAbove), p.maxStripes())})
 		}
-		if p.GrowAbove > 0 {
+		if p.GrowAbove > 0 && one {
 			lines = append(lines, PlanLine{Metric: MetricKeysUsed, Value: k, Unit: "keys", Note: "K at the peak: one store key a stripe"})
 		}
 		if rate > 0 {

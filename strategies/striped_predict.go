@@ -81,3 +81,157 @@ func (r *predictRule) String() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// expected is E[K] of a counter's first K under a law of followers
+// (atLeast(f) = P(F ≥ f)), clamped to lo..hi as stripes clamps it. K is
+// non-decreasing in F, so E[K] = lo + Σ_{k=lo..hi−1} P(K > k): for a table,
+// lo + Σ_i (K_i − K_{i−1})·P(F ≥ F_i) over its clamped steps; for
+// per_followers N, lo + Σ_k P(F > k·N).
+func (r *predictRule) expected(atLeast func(f uint64) float64, lo, hi int) float64 {
+	e := float64(lo)
+	if r.per > 0 {
+		for k := lo; k < hi; k++ {
+			f := math.Floor(float64(k)*r.per) + 1
+			if f >= math.MaxUint64 {
+				break
+			}
+			p := atLeast(uint64(f))
+			if p == 0 {
+				break
+			}
+			e += p
+		}
+		return e
+	}
+	prev := lo
+	for i, at := range r.at {
+		k := min(max(r.k[i], lo), hi)
+		if k > prev {
+			e += float64(k-prev) * atLeast(max(at, 1))
+			prev = k
+		}
+	}
+	return e
+}
+
+// Sharded is a design that keeps each key's count in stripes it sizes per
+// key, as a population run asks of it: the K a counter starts with, the
+// stripes each key holds, and their store keys. A Striped counter is one.
+type Sharded interface {
+	Strategy
+	// FirstStripes is the K a counter is created with for an author with
+	// followers: the predicted K, or stripes.
+	FirstStripes(followers uint64) int
+	// Stripes returns the key's live K now and the most it has had: the
+	// store keys it holds; 0, 0 for a key it keeps no state of (never
+	// seen, or a fixed K kept for no key: then every key has FirstStripes).
+	Stripes(key uint64) (live, held int)
+	// StripesFor is the most stripes the design gives a key whose author
+	// has followers and whose writes peak at peak a second: its first K,
+	// doubled while peak / K is above grow_above where K follows the load
+	// (the mean's view: a busiest stripe above the mean may double once
+	// more).
+	StripesFor(followers uint64, peak float64) int
+	// StripeKey is the store key of the key's stripe j.
+	StripeKey(key uint64, j int) uint64
+	// Grown is Σ over the keys seen of their live K − their first K: what
+	// growing and shrinking added to the stripes live, O(1).
+	Grown() int64
+}
+
+// Population describes a run of many counters created over time, each
+// sized from its author's followers (the posts run): what a plan of the
+// stripes they hold needs.
+type Population struct {
+	// Counters is the counters expected to be created over the run.
+	Counters float64
+	// FollowersAtLeast is P(F ≥ f): the share of counters whose author has
+	// at least f followers.
+	FollowersAtLeast func(f uint64) float64
+	// ViralPeak is the like rate, a second, a small account's viral post
+	// peaks at (the jump's factor × its floor); 0 without viral posts.
+	ViralPeak float64
+}
+
+// FirstStripes is the K a key's counter starts with for an author with
+// followers.
+func (s *Striped) FirstStripes(followers uint64) int {
+	if s.predict == nil {
+		return s.base
+	}
+	return s.predict.stripes(followers, s.base, s.max)
+}
+
+// Stripes returns the key's live K and the most it has had.
+func (s *Striped) Stripes(key uint64) (live, held int) {
+	if s.perKey {
+		if slot := s.keys.find(key, s.keySeed); slot >= 0 {
+			return int(s.state[slot].k), int(s.state[slot].top)
+		}
+	}
+	return 0, 0
+}
+
+// StripesFor is the most stripes a key of the author's followers and of
+// the peak rate gets.
+func (s *Striped) StripesFor(followers uint64, peak float64) int {
+	k := s.FirstStripes(followers)
+	for s.adaptive && peak/float64(k) > s.growAbove && k < s.max {
+		k = min(2*k, s.max)
+	}
+	return k
+}
+
+// StripeKey is the store key of the key's stripe j.
+func (s *Striped) StripeKey(key uint64, j int) uint64 { return stripeKey(key, j) }
+
+// Grown is Σ over the keys seen of live K − first K.
+func (s *Striped) Grown() int64 { return s.grown }
+
+var _ Sharded = (*Striped)(nil)
+
+// populationPlan: for a population of counters, the stripes they are
+// created with — E[K] under the law of followers, per post and over the
+// expected posts — where K stays as created; and, where K grows, the
+// seconds it takes a small account's viral post to reach the stripes its
+// peak needs at a key's capacity.
+func populationPlan(p *StripedParams, env Env) []PlanLine {
+	pop := env.Population
+	if pop == nil || pop.FollowersAtLeast == nil {
+		return nil
+	}
+	lo, hi := p.Stripes, p.Stripes
+	rule, _ := p.predictRule()
+	if rule != nil || p.GrowAbove > 0 {
+		hi = p.maxStripes()
+	}
+	var lines []PlanLine
+	if p.GrowAbove == 0 {
+		ek, note := float64(lo), "K for every post"
+		if rule != nil {
+			ek = rule.expected(pop.FollowersAtLeast, lo, hi)
+			note = fmt.Sprintf("E[K(followers)] under the law of followers, K by %s, clamped to %d..%d", rule, lo, hi)
+		}
+		lines = append(lines,
+			PlanLine{Metric: MetricStripesPerPost, Value: ek, Unit: "stripes", Note: note},
+			PlanLine{Metric: MetricStripesHeld, Value: pop.Counters * ek, Unit: "stripes",
+				Note: fmt.Sprintf("posts × E[K] = %s × %s", hotNum(pop.Counters), hotNum(ek))})
+	}
+	if capa := env.Sim.KeyCapacity; p.GrowAbove > 0 && pop.ViralPeak > 0 && capa > 0 {
+		need := int(ceilTidy(pop.ViralPeak / capa))
+		k0 := lo
+		if rule != nil {
+			k0 = rule.stripes(1, lo, hi)
+		}
+		d := 0
+		for k := k0; k < need && k < hi; k = min(2*k, hi) {
+			d++
+		}
+		if min(k0<<d, hi) >= need && p.GrowAbove < capa {
+			lines = append(lines, PlanLine{Metric: MetricViralRescue, Value: float64(d + 1), Unit: "s",
+				Note: fmt.Sprintf("⌈log2(%d / %d)⌉ = %d doublings, one a second, + 1 s for the second K looks back on: a viral peak of %s/s needs ⌈%s / %s⌉ = %d stripes, from the %d of a 1-follower account",
+					need, k0, d, hotNum(pop.ViralPeak), hotNum(pop.ViralPeak), hotNum(capa), need, k0)})
+		}
+	}
+	return lines
+}

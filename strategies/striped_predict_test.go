@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -85,5 +86,41 @@ func TestPredictedStripes(t *testing.T) {
 	}
 	if err := s.check(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestPredictExpected: E[K] of both rules against the sum Σ_f P(F = f)·K(f)
+// worked out follower by follower over a small law (P(F = f) ∝ 1/f on
+// 1..5000), with clamps that cut the table and the ceiling.
+func TestPredictExpected(t *testing.T) {
+	const fmax = 5000
+	var h float64
+	for f := 1; f <= fmax; f++ {
+		h += 1 / float64(f)
+	}
+	atLeast := func(f uint64) float64 {
+		var p float64
+		for g := max(f, 1); g <= fmax; g++ {
+			p += 1 / float64(g) / h
+		}
+		return p
+	}
+	table, err := parsePredict("0:1,100:2,1000:8,4000:64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		r      *predictRule
+		lo, hi int
+	}{
+		{table, 1, 1024}, {table, 2, 16}, {table, 4, 4}, {&predictRule{per: 300}, 1, 1024}, {&predictRule{per: 300}, 3, 10}, {&predictRule{per: 7.5}, 1, 65536},
+	} {
+		var want float64
+		for f := uint64(1); f <= fmax; f++ {
+			want += float64(c.r.stripes(f, c.lo, c.hi)) / float64(f) / h
+		}
+		if got := c.r.expected(atLeast, c.lo, c.hi); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s, clamp %d..%d: E[K] %v, want %v", c.r, c.lo, c.hi, got, want)
+		}
 	}
 }

@@ -448,3 +448,36 @@ func (p *Posts) ExpectedLikes() float64 { return p.expected }
 // PeakRate returns post j's highest rate within the stream, in likes a
 // second: its rate at creation, or just after its jump if larger.
 func (p *Posts) PeakRate(j int) float64 { return p.peak(&p.posts[j]) * 1e9 }
+
+// FollowersAtLeast returns P(F ≥ f) under the stream's follower law: the
+// share of posts whose author has at least f followers, for a plan that
+// sizes counters from followers. For a Zipf over 1..Max it is
+// 1 − H(f−1, s)/H(Max, s) (H by Euler–Maclaurin above 63 terms, O(1)); for
+// a log-normal, whose draws are round(e^(μ+σZ)) clamped to 1..Max, it is
+// P(e^(μ+σZ) ≥ f − ½) = ½·erfc((ln(f − ½) − μ)/(σ√2)) for 1 < f ≤ Max.
+func (p *Posts) FollowersAtLeast(f uint64) float64 {
+	fl := p.cfg.Followers
+	switch {
+	case f <= 1:
+		return 1
+	case f > fl.Max:
+		return 0
+	}
+	if fl.Kind == "zipf" {
+		h := func(n uint64) float64 {
+			if n < emHead {
+				return harmonicSum(n, fl.S)
+			}
+			return harmonicEM(n, fl.S)
+		}
+		return max(0, 1-h(f-1)/h(fl.Max))
+	}
+	x := math.Log(float64(f) - 0.5)
+	if fl.Sigma == 0 {
+		if x <= fl.Mu {
+			return 1
+		}
+		return 0
+	}
+	return math.Erfc((x-fl.Mu)/(fl.Sigma*math.Sqrt2)) / 2
+}

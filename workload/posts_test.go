@@ -476,3 +476,45 @@ func TestPostsRadixSort(t *testing.T) {
 		seen[n] = true
 	}
 }
+
+// FollowersAtLeast against the share of the drawn table, for both laws:
+// the table's posts are independent draws, so the share at each threshold
+// is within 6 binomial σ of the law's (a false failure once in 10^8 per
+// threshold), while a law off by one follower (the rounding's ½) or by the
+// wrong exponent is further than that at 2^16 posts.
+func TestPostsFollowersAtLeast(t *testing.T) {
+	for _, law := range []FollowerLaw{
+		{Kind: "zipf", Max: 1e8, S: 1.1},
+		{Kind: "zipf", Max: 5000, S: 0.6},
+		{Kind: "lognormal", Max: 1e8, Mu: math.Log(300), Sigma: 2.5},
+		{Kind: "lognormal", Max: 1e4, Mu: 1, Sigma: 1},
+	} {
+		p, err := NewPosts(PostsConfig{Seed: 3, Label: "followers", Duration: 1 << 16 * 1e9 / 64, PostRate: 64, Followers: law,
+			LikeRate: 0, HalfLife: 1e9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := float64(p.Len())
+		for _, f := range []uint64{1, 2, 3, 5, 10, 30, 100, 1000, 5000, 1e5, 1e7} {
+			var at int
+			for j := range p.Len() {
+				if p.Post(j).Followers >= f {
+					at++
+				}
+			}
+			want := p.FollowersAtLeast(f)
+			if sd := math.Sqrt(n * want * (1 - want)); math.Abs(float64(at)-n*want) > 6*sd+1e-9 {
+				t.Errorf("%+v: %d of %.0f posts with ≥ %d followers, law says %.6g (%.1f expected, σ %.1f)", law, at, n, f, want, n*want, sd)
+			}
+		}
+		if got := p.FollowersAtLeast(law.Max + 1); got != 0 {
+			t.Errorf("%+v: P(F ≥ max+1) = %v, want 0", law, got)
+		}
+	}
+	// The Zipf's exact sum and its Euler–Maclaurin tail agree across 64.
+	p, _ := NewPosts(PostsConfig{Seed: 1, Duration: 1e9, PostRate: 1, Followers: FollowerLaw{Kind: "zipf", Max: 1000, S: 1}, HalfLife: 1e9})
+	a, b := p.FollowersAtLeast(64), p.FollowersAtLeast(65)
+	if want := (1 / 64.0) / Harmonic(1000, 1); math.Abs(a-b-want) > 1e-12 {
+		t.Errorf("P(F = 64) = %v, want %v", a-b, want)
+	}
+}

@@ -1,0 +1,344 @@
+package sim
+
+// The posts run: thousands of like counters at once (issue 16, the
+// sharded-counter seed). Posts are created all run long by authors with a
+// heavy-tailed number of followers (workload.Posts); every design sizes
+// each post's counter — a fixed K, a K predicted from the followers, with
+// or without growth — on a simulated cluster of its own. The run scores the
+// population: the stripes held and those held by posts that never got hot,
+// the posts and seconds over a key's capacity, the load on each node; and
+// it follows one post, the viral post of the smallest account, second by
+// second — its likes, its K, its busiest stripe, how long growth took to
+// give it the stripes its peak needs (posts_score.go).
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math"
+	"unsafe"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+type postsKind struct {
+	st    *Setup
+	spec  *scenarios.Posts
+	src   *workload.Posts
+	posts []workload.PostInfo
+	index map[uint64]int32 // a post's key → its index in the table
+	viral int              // posts whose jump falls within the run
+	// small is the followed post: the viral post of the smallest account
+	// (the earliest on ties) whose jump leaves at least postsWatchAfter of
+	// the run; −1 when there is none.
+	small int
+}
+
+// postsTick is how often each design's K of the followed post and its
+// stripes live in all are taken.
+const postsTick = int64(100e6)
+
+// postsWatchAfter is the least of the run the followed post's jump must
+// leave, to see what growth does.
+const postsWatchAfter = int64(60e9)
+
+func init() { defineKind("posts", newPostsKind) }
+
+func newPostsKind(st *Setup) (kind, error) {
+	spec := st.Scenario.Run.(*scenarios.Posts)
+	w := spec.Stream
+	cfg := workload.PostsConfig{
+		Seed: st.Scenario.Seed, Label: streamLabel, Duration: w.Length, PostRate: w.Rate,
+		Followers: workload.FollowerLaw{Kind: w.Followers.Law, Max: w.Followers.Max, S: w.Followers.S},
+		LikeRate:  w.LikeRate, Noise: w.Noise, HalfLife: w.HalfLife, Protected: w.Protected, ProtectedFactor: w.ProtectedFactor,
+	}
+	if w.Followers.Law == "lognormal" {
+		cfg.Followers.Mu, cfg.Followers.Sigma = w.Followers.Mu(), w.Followers.Sigma
+	}
+	var viralPeak float64
+	if v := w.Viral; v != nil {
+		cfg.ViralShare, cfg.ViralFactor, cfg.ViralWithin, cfg.ViralFloor = v.Share, v.Factor, v.Within, v.Floor
+		viralPeak = v.Factor * v.Floor
+	}
+	c := st.Scenario.Cluster
+	if c == nil {
+		return nil, scenarios.Errorf(spec.Pos, "a posts run needs cluster: its counters live on the simulated cluster (allowed: add cluster: with nodes and key_capacity)")
+	}
+	if _, err := NewCluster(clusterConfig(st)); err != nil {
+		return nil, scenarios.Errorf(c.Pos, "cluster: %v", err)
+	}
+	src, err := workload.NewPosts(cfg)
+	if err != nil {
+		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
+	}
+	k := &postsKind{st: st, spec: spec, src: src, posts: src.Posts(), small: -1}
+	k.index = make(map[uint64]int32, len(k.posts))
+	for j, p := range k.posts {
+		k.index[p.Key] = int32(j)
+		if !p.Viral || p.ViralAt >= w.Length {
+			continue
+		}
+		k.viral++
+		if p.ViralAt > w.Length-postsWatchAfter {
+			continue
+		}
+		if k.small < 0 || p.Followers < k.posts[k.small].Followers {
+			k.small = j
+		}
+	}
+	st.env.Keys = uint64(max(len(k.posts), 1))
+	st.env.Events = int64(math.Round(src.ExpectedLikes()))
+	st.env.Duration = w.Length
+	st.env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: src.FollowersAtLeast, ViralPeak: viralPeak}
+	return k, nil
+}
+
+func (k *postsKind) describe() string {
+	w := k.spec.Stream
+	law := fmt.Sprintf("Zipf s = %g", w.Followers.S)
+	if w.Followers.Law == "lognormal" {
+		law = fmt.Sprintf("log-normal, median %s, σ %g", metrics.Format(w.Followers.Median), w.Followers.Sigma)
+	}
+	return fmt.Sprintf("Posts: %s posts over %s s (%s a second), followers %s up to %s, %s likes expected, halving every %s s; %s viral.",
+		metrics.Format(float64(len(k.posts))), metrics.Format(float64(w.Length)/1e9), metrics.Format(w.Rate), law,
+		metrics.Format(float64(w.Followers.Max)), metrics.Format(math.Round(k.src.ExpectedLikes())),
+		metrics.Format(float64(w.HalfLife)/1e9), count(float64(k.viral), "post"))
+}
+
+func (k *postsKind) accepts(t *strategies.Type) error {
+	return onlyFamily(t, strategies.FamilyPointCounter, "count each post's likes", "a posts run")
+}
+
+// memory: the truth (a count and its busiest second a post, the index),
+// the followed post's seconds, and each design's cluster — its keys, at
+// most a post's likes and at most the stripes the design would give it,
+// and its key-seconds, at most the likes and the keys × the post's life.
+// A post's likes are bounded by their mean + 6σ + 1 (Poisson). The
+// clusters grow all run long, one small allocation at a time, so the heap
+// runs up to its GC target, twice what is live (GOGC 100): they count
+// twice. Measured without that: the built-in viral-posts peaked at 630 MB
+// against a plan of 439 MB.
+func (k *postsKind) memory() (int64, int64) {
+	// A key's state, its index entry and its first run of queued ops.
+	const keyBytes = int64(unsafe.Sizeof(clusterKey{})) + 48 + int64(unsafe.Sizeof(clusterRun{}))
+	need := int64(len(k.posts)) * (int64(unsafe.Sizeof(postCount{})) + 48 + int64(unsafe.Sizeof(workload.PostInfo{})))
+	need += 8 * (k.spec.Stream.Length/1e9 + 1)
+	probes := k.probes()
+	for _, sh := range probes {
+		var keys, secs float64
+		for j := range k.posts {
+			p := &k.posts[j]
+			m := k.src.Mass(j, 0, k.spec.Stream.Length)
+			likes := m + 6*math.Sqrt(m) + 1
+			kk := 1.0
+			if sh != nil {
+				kk = float64(sh.StripesFor(p.Followers, k.src.PeakRate(j)))
+			}
+			keys += min(likes, kk)
+			secs += min(likes, kk*(float64(p.End-p.Created)/1e9+1))
+		}
+		need += 2 * (int64(keys)*keyBytes + int64(secs*18)) // key-seconds: 12 bytes, their slices growing by half
+	}
+	return need, 1
+}
+
+// probes builds each design on an empty cluster, to ask a Sharded one the
+// stripes it gives a post before anything runs; nil entries for the others.
+func (k *postsKind) probes() []strategies.Sharded {
+	out := make([]strategies.Sharded, len(k.st.designs))
+	for i, d := range k.st.designs {
+		env := k.st.env
+		cl, err := NewCluster(clusterConfig(k.st))
+		if err != nil {
+			continue
+		}
+		env.Store = cl
+		if built, err := d.build(env); err == nil {
+			out[i], _ = built.(strategies.Sharded)
+		}
+	}
+	return out
+}
+
+// plan: the posts and likes the run expects, the viral posts whose jump
+// falls within it, and the stripes a small account's viral post needs at
+// its peak at a key's capacity.
+func (k *postsKind) plan() []metrics.Result {
+	st, w := k.st, k.spec.Stream
+	row := func(m strategies.Metric, v float64, unit, note string) metrics.Result {
+		return planRow(st.Scenario.Name, st.truthName(), strategies.PlanLine{Metric: m, Value: v, Unit: unit, Note: note})
+	}
+	rows := []metrics.Result{
+		row(strategies.MetricPosts, w.ExpectedPosts(), "posts", "rate × duration"),
+		row(strategies.MetricWrites, math.Round(k.src.ExpectedLikes()), "events", "Σ over the posts of ∫ rate dt"),
+	}
+	if v := w.Viral; v != nil && v.Share > 0 {
+		rows = append(rows, row(strategies.MetricViralPosts, k.viralExpected(), "posts", "share × posts whose jump falls within the run"))
+		if capa := st.Scenario.Cluster.KeyCapacity; v.Floor > 0 {
+			peak := v.Factor * v.Floor
+			rows = append(rows,
+				row(strategies.MetricViralPeak, peak, "likes/s", "factor × floor: a small account's viral post at its jump"),
+				row(strategies.MetricViralStripesNeeded, math.Ceil(peak/capa), "stripes", fmt.Sprintf("⌈peak / key capacity⌉ = ⌈%s / %s⌉", metrics.Format(peak), metrics.Format(capa))))
+		}
+	}
+	return rows
+}
+
+// viralExpected is share × rate × ∫_0^D P(c + U·W < D) dc: D − W/2 when W ≤
+// D, D²/(2W) otherwise (c a post's creation, U uniform, W within).
+func (k *postsKind) viralExpected() float64 {
+	w := k.spec.Stream
+	d, win := float64(w.Length)/1e9, float64(w.Viral.Within)/1e9
+	span := d - win/2
+	if win > d {
+		span = d * d / (2 * win)
+	}
+	return w.Viral.Share * w.Rate * span
+}
+
+// postCount is what the truth keeps of a post: its likes, and its busiest
+// second.
+type postCount struct {
+	count uint64
+	sec   int64  // the second cur counts
+	cur   uint32 // likes in that second
+	peak  uint32 // the most likes in one second
+}
+
+// postsTruth is the exact truth of a posts run: each post's likes by its
+// index in the table, its busiest second, and the followed post's likes
+// second by second.
+type postsTruth struct {
+	index   map[uint64]int32
+	keys    []uint64
+	posts   []postCount
+	n       uint64
+	small   int32
+	smallBy []float64 // the followed post's likes in each second of the run
+}
+
+func newPostsTruth(k *postsKind) *postsTruth {
+	t := &postsTruth{index: k.index, keys: make([]uint64, len(k.posts)), posts: make([]postCount, len(k.posts)), small: int32(k.small)}
+	for j, p := range k.posts {
+		t.keys[j] = p.Key
+		t.posts[j].sec = -1
+	}
+	if k.small >= 0 {
+		t.smallBy = make([]float64, (k.spec.Stream.Length+clusterSecond-1)/clusterSecond)
+	}
+	return t
+}
+
+func (t *postsTruth) observe(batch []workload.Event) {
+	for i := range batch {
+		e := &batch[i]
+		if e.Op != workload.Write || e.Delta <= 0 {
+			continue
+		}
+		j, ok := t.index[e.Key]
+		if !ok {
+			continue // not a post of the table: the stream holds none
+		}
+		p := &t.posts[j]
+		d := uint64(e.Delta)
+		p.count += d
+		t.n += d
+		if sec := e.At / clusterSecond; sec != p.sec {
+			p.sec, p.cur = sec, 0
+		}
+		p.cur += uint32(d)
+		p.peak = max(p.peak, p.cur)
+		if j == t.small {
+			t.smallBy[e.At/clusterSecond] += float64(d)
+		}
+	}
+}
+
+func (t *postsTruth) count(key uint64) uint64 {
+	if j, ok := t.index[key]; ok {
+		return t.posts[j].count
+	}
+	return 0
+}
+
+func (t *postsTruth) distinct() int {
+	n := 0
+	for j := range t.posts {
+		if t.posts[j].count > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (t *postsTruth) top(k int) []keyCount { return topOf(t.all(), k) }
+
+// all yields the posts liked, in the table's order.
+func (t *postsTruth) all() iter.Seq2[uint64, uint64] {
+	return func(yield func(uint64, uint64) bool) {
+		for j := range t.posts {
+			if c := t.posts[j].count; c > 0 && !yield(t.keys[j], c) {
+				return
+			}
+		}
+	}
+}
+
+func (k *postsKind) run(ctx context.Context) (*Report, error) {
+	st, w := k.st, k.spec.Stream
+	tr := newPostsTruth(k)
+	r, err := newClusterRun(ctx, st, tr, nil)
+	if err != nil {
+		return nil, err
+	}
+	watch := k.watch(r)
+	events, err := st.feed(ctx, r.run, k.src, k.spec.Batch)
+	if err == nil {
+		for i := range r.designs { // the ticks after the last event
+			for ; r.nextTick[i] < len(r.ticks); r.nextTick[i]++ {
+				r.tick(i, r.ticks[r.nextTick[i]])
+			}
+		}
+		r.finish(w.Length)
+	} else {
+		r.takeSteady(w.Length)
+	}
+	rep := &Report{Partial: err != nil}
+	plan := func(m strategies.Metric) *float64 {
+		for _, row := range k.plan() {
+			if row.Metric == string(m) {
+				return row.Plan
+			}
+		}
+		return nil
+	}
+	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every like fed")
+	st.truthRow(rep, strategies.MetricWrites, float64(tr.n), "events", plan(strategies.MetricWrites), "likes; plan Σ ∫ rate dt over the posts")
+	st.truthRow(rep, strategies.MetricPosts, float64(len(k.posts)), "posts", plan(strategies.MetricPosts), "posts created; plan rate × duration")
+	if w.Viral != nil && w.Viral.Share > 0 {
+		st.truthRow(rep, strategies.MetricViralPosts, float64(k.viral), "posts", plan(strategies.MetricViralPosts), "posts whose jump fell within the run")
+	}
+	if k.small >= 0 {
+		p := k.posts[k.small]
+		peak := float64(tr.posts[k.small].peak)
+		capa := st.Scenario.Cluster.KeyCapacity
+		st.truthRow(rep, strategies.MetricViralPeak, peak, "likes/s", metrics.PlanOf(round(p.ViralRate, 1)),
+			fmt.Sprintf("the followed post (%s followers, viral at %s s): its busiest second of likes; plan its rate just after the jump",
+				metrics.Format(float64(p.Followers)), metrics.Format(float64(p.ViralAt)/1e9)))
+		st.truthRow(rep, strategies.MetricViralStripesNeeded, math.Ceil(peak/capa), "stripes", metrics.PlanOf(math.Ceil(p.ViralRate/capa)),
+			fmt.Sprintf("⌈busiest second / key capacity %s⌉: the stripes that carry its peak", metrics.Format(capa)))
+	}
+	keyed := keyed{st: st, keys: uint64(len(k.posts)), writes: k.src.ExpectedLikes(), law: "no law of one key: posts"}
+	keyed.score(rep, r.run, tr, events, func(s *scorer, i int) {
+		if err == nil {
+			k.score(s, r, tr, watch, i)
+		}
+	}, nil)
+	if err == nil {
+		k.likesSeries(rep, tr)
+	}
+	return rep, err
+}
