@@ -107,3 +107,75 @@ func BenchmarkTruth(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStripedPopulation is a striped counter that predicts K from the
+// followers and grows it, on its simulated cluster, per event: over the
+// posts run's population (thousands of counters created as the run goes,
+// a few going viral) beside a single hot key at the same rate, in one run
+// (issue 16: the population stays at the speed of the other timed runs).
+// The run's whole cost (generation, truth, design, cluster, scoring) is
+// ns/event of wall time; the design's lane alone, by its own clock, is
+// lane-ns/event.
+func BenchmarkStripedPopulation(b *testing.B) {
+	const design = `cluster: {nodes: 8}
+assumptions: {key_capacity: 1000, headroom: 0.7}
+strategies:
+  - {name: grow, type: striped, params: {stripes: 1, predict: "0:1,700000:2,1400000:4,2800000:8,5600000:16,11200000:32", grow_above: 700, shrink_below: 300}}
+`
+	posts := `name: posts
+seed: 1
+workload:
+  posts:
+    rate: 5
+    duration: 10m
+    followers: {law: lognormal, median: 300, sigma: 2.5, max: 20_000_000}
+    like_rate: 0.001
+    noise: 0.5
+    half_life: 2m
+    viral: {share: 0.002, factor: 50, floor: 90, within: 2m}
+` + design
+	for _, c := range []struct{ name, yaml string }{{"posts", posts}, {"one-key", ""}} {
+		b.Run(c.name, func(b *testing.B) {
+			yaml := c.yaml
+			if yaml == "" { // one key at the posts' mean rate, over as long
+				scn, err := scenarios.Parse("posts.yaml", []byte(posts))
+				if err != nil {
+					b.Fatal(err)
+				}
+				st, err := Prepare(scn, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rate := float64(st.env.Events) / 600
+				yaml = fmt.Sprintf("name: one\nseed: 1\nworkload:\n  keys: 1\n  arrivals: poisson\n  phases: [{duration: 10m, rate: %.0f}]\n%s", rate, design)
+			}
+			scn, err := scenarios.Parse("bench.yaml", []byte(yaml))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var events, lane float64
+			b.ReportAllocs()
+			for b.Loop() {
+				st, err := Prepare(scn, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rep, err := st.Run(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, r := range rep.Results {
+					switch {
+					case r.Strategy == st.truthName() && r.Metric == "events":
+						events = *r.Value
+					case r.Strategy == "grow" && r.Metric == "ns_per_event":
+						lane = *r.Value
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*events), "ns/event")
+			b.ReportMetric(lane, "lane-ns/event")
+			b.ReportMetric(events, "events")
+		})
+	}
+}

@@ -562,3 +562,31 @@ func BenchmarkClusterDo(b *testing.B) {
 		})
 	}
 }
+
+// KeyLoad and KeySeconds: three increments at once on a key of 10,000/s
+// queue three deep, the last waiting two service times; one later in the
+// next second; a key never sent to is unknown.
+func TestClusterKeyLoad(t *testing.T) {
+	c, err := NewCluster(ClusterConfig{Nodes: 2, KeyCapacity: 10_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := []strategies.StoreOp{
+		{Kind: strategies.IncrBy, Key: 5, Delta: 1, At: 100}, {Kind: strategies.IncrBy, Key: 5, Delta: 1, At: 100},
+		{Kind: strategies.IncrBy, Key: 5, Delta: 1, At: 100}, {Kind: strategies.Get, Key: 5, At: 200},
+		{Kind: strategies.IncrBy, Key: 5, Delta: 1, At: 1_500_000_000},
+	}
+	c.Do(ops, make([]int64, len(ops)))
+	l, ok := c.KeyLoad(5)
+	if !ok || l.Writes != 4 || l.Reads != 1 || l.MaxQueued != 3 || l.MaxDelay != 200_000 {
+		t.Errorf("key load %+v (%v), want 4 writes, 1 read, 3 queued, 200,000 ns", l, ok)
+	}
+	var secs [][3]int
+	c.KeySeconds(5, func(sec int, w, r uint32) { secs = append(secs, [3]int{sec, int(w), int(r)}) })
+	if len(secs) != 2 || secs[0] != [3]int{0, 3, 1} || secs[1] != [3]int{1, 1, 0} {
+		t.Errorf("key seconds %v, want [[0 3 1] [1 1 0]]", secs)
+	}
+	if _, ok := c.KeyLoad(6); ok {
+		t.Error("a key never sent to has a load")
+	}
+}

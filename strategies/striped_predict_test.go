@@ -84,6 +84,27 @@ func TestPredictedStripes(t *testing.T) {
 	if k := s.StripesOf(small); k < 2 {
 		t.Errorf("the small account's K %d after a second of 2,000 writes over grow_above 500, want it grown", k)
 	}
+	// What a population run asks: the first K by followers, the live and
+	// held K of each key, and the growth over the keys as created.
+	ls, hs := s.Stripes(small)
+	lb, hb := s.Stripes(big)
+	if s.FirstStripes(40) != 1 || s.FirstStripes(2_000_000) != 16 || hs < ls || hb < lb || ls != s.StripesOf(small) {
+		t.Errorf("first K 1 and 16, got %d and %d; small %d/%d, big %d/%d", s.FirstStripes(40), s.FirstStripes(2_000_000), ls, hs, lb, hb)
+	}
+	if got, want := s.Grown(), int64(ls-1+lb-16); got != want {
+		t.Errorf("grown %d, want %d (live %d and %d over 1 and 16)", got, want, ls, lb)
+	}
+	if l, h := s.Stripes(99); l != 0 || h != 0 {
+		t.Errorf("a key never seen: %d/%d stripes, want 0/0", l, h)
+	}
+	// The most a key would get: doubled from its first while the peak
+	// over K is above grow_above, up to max_stripes.
+	if got := s.StripesFor(40, 2000); got != 4 {
+		t.Errorf("StripesFor(40 followers, 2,000/s) %d, want 4 (2,000/4 = 500 is not above 500)", got)
+	}
+	if got := s.StripesFor(2_000_000, 1e9); got != 1024 {
+		t.Errorf("StripesFor at any peak capped at %d, want 1,024", got)
+	}
 	if err := s.check(); err != nil {
 		t.Error(err)
 	}

@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+// postsYAML is a small posts run: 2,400 posts in 2 minutes on keys of 300
+// increments a second, a few of them viral (20 × 40 = 800 likes a second:
+// 3 stripes), under one stripe for all, eight for all, a prediction from
+// the followers, and the prediction with growth.
+const postsYAML = `name: posts
+seed: 7
+assumptions: {key_capacity: 300, headroom: 0.7}
+workload:
+  posts:
+    rate: 20
+    duration: 2m
+    followers: {law: lognormal, median: 100, sigma: 2, max: 1_000_000}
+    like_rate: 0.002
+    noise: 0.3
+    half_life: 20s
+    viral: {share: 0.005, factor: 20, floor: 40, within: 30s}
+cluster: {nodes: 4}
+strategies:
+  - {name: one, type: striped, params: {stripes: 1}}
+  - {name: eight, type: striped, params: {stripes: 8}}
+  - {name: predicted, type: striped, params: {stripes: 1, predict: "0:1,100000:2,200000:4,400000:8"}}
+  - {name: grow, type: striped, params: {stripes: 1, predict: "0:1,100000:2,200000:4,400000:8", grow_above: 210, shrink_below: 100}}
+`
+
+// predictedK is the test's own reading of the rule above.
+func predictedK(f uint64) int {
+	switch {
+	case f >= 400000:
+		return 8
+	case f >= 200000:
+		return 4
+	case f >= 100000:
+		return 2
+	}
+	return 1
+}
+
+// TestPostsRun holds a posts run's population figures to ground truth
+// worked out here from the stream and the table: every count exact; the
+// stripes held, as created, K for everyone or the rule's K post by post;
+// the stripes of posts one key would have carried; with one stripe a post,
+// the posts and post-seconds over a key's capacity are those whose likes
+// in a second passed it, which the cluster must agree with; the viral post
+// of the smallest account swamps one stripe, and growth gives it the
+// stripes its peak needs within the plan.
+func TestPostsRun(t *testing.T) {
+	st := prepare(t, postsYAML, Options{})
+	k := st.kind.(*postsKind)
+	rep, err := st.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := rep.Results
+	if k.small < 0 {
+		t.Fatal("no viral post to follow: the scenario must have one")
+	}
+	// The stream read again: likes per post and second.
+	capa, head := 300.0, 0.7
+	perSec := map[[2]uint64]uint32{}
+	for i := range k.src.Chunks() {
+		for _, e := range k.src.Chunk(i, nil) {
+			perSec[[2]uint64{e.Key, uint64(e.At / 1e9)}]++
+		}
+	}
+	peak := map[uint64]uint32{}
+	var over, overSecs int
+	overPost := map[uint64]bool{}
+	for ks, n := range perSec {
+		peak[ks[0]] = max(peak[ks[0]], n)
+		if float64(n) > capa {
+			overSecs++
+			if !overPost[ks[0]] {
+				overPost[ks[0]] = true
+				over++
+			}
+		}
+	}
+	posts := len(k.posts)
+	var heldPredicted, hot int
+	for _, p := range k.posts {
+		heldPredicted += predictedK(p.Followers)
+		if float64(peak[p.Key]) > capa*head {
+			hot++
+		}
+	}
+	for _, c := range []struct {
+		design, metric string
+		want           float64
+	}{
+		{"one", "stripes_held", float64(posts)},
+		{"eight", "stripes_held", float64(8 * posts)},
+		{"predicted", "stripes_held", float64(heldPredicted)},
+		{"one", "stripes_unneeded", 0},
+		{"eight", "stripes_unneeded", float64(7 * (posts - hot))},
+		{"one", "posts_over_capacity", float64(over)},
+		{"one", "seconds_over_capacity", float64(overSecs)},
+		{"eight", "posts_over_capacity", 0},
+		{"eight", "stripes_live_max", float64(8 * posts)},
+		{"predicted", "stripes_live_max", float64(heldPredicted)},
+		{"one", "viral_stripes_max", 1},
+		{"eight", "viral_rescue_s", 0},
+	} {
+		if got := find(t, rs, c.design, c.metric).Number(); got != c.want {
+			t.Errorf("%s %s: got %v, want %v", c.design, c.metric, got, c.want)
+		}
+	}
+	for _, d := range []string{"one", "eight", "predicted", "grow"} {
+		if got := find(t, rs, d, "count_error").Number(); got != 0 {
+			t.Errorf("%s: count error %v", d, got)
+		}
+	}
+	if over == 0 {
+		t.Fatal("no post went over a key's capacity on one stripe: the test shows nothing")
+	}
+	// The followed post: one stripe stays swamped; growth reaches what its
+	// busiest second needs within the plan, and holds it over capacity for
+	// a few seconds at most.
+	need := math.Ceil(float64(peak[k.posts[k.small].Key]) / capa)
+	if got := find(t, rs, st.truthName(), "viral_stripes_needed").Number(); got != need || need < 2 {
+		t.Errorf("viral_stripes_needed %v, want %v (≥ 2)", got, need)
+	}
+	rescue := find(t, rs, "grow", "viral_rescue_s")
+	if rescue.Plan == nil || rescue.Number() > *rescue.Plan || *rescue.Plan != 3 {
+		t.Errorf("grow: rescued after %v s, plan %v (want 3: 1 → 2 → 4 stripes, + 1 s)", rescue.Number(), rescue.Plan)
+	}
+	if g, o := find(t, rs, "grow", "viral_over_capacity_s").Number(), find(t, rs, "one", "viral_over_capacity_s").Number(); g > 3 || o < 10 {
+		t.Errorf("viral post over capacity: %v s with growth, %v s on one stripe", g, o)
+	}
+	for _, r := range rs {
+		if r.Strategy == "one" && r.Metric == "viral_rescue_s" {
+			t.Errorf("one stripe never reaches %v stripes, yet a rescue time %v", need, r.Number())
+		}
+	}
+	if !strings.Contains(find(t, rs, "one", "viral_over_capacity_s").Note, "never reached") {
+		t.Error("one stripe's over-capacity row does not say its K never reached the need")
+	}
+	// The plan of the stripes held as created: E[K] under the law, within
+	// 6σ of the table's posts (K − E[K] has σ at most 3.5 for K in 1..8).
+	pl := find(t, rs, "predicted", "stripes_held")
+	if pl.Plan == nil || math.Abs(*pl.Plan-float64(heldPredicted)) > 6*3.5*math.Sqrt(float64(posts)) {
+		t.Errorf("predicted stripes held %v, plan %v", heldPredicted, pl.Plan)
+	}
+	for _, name := range []string{"viral-stripes", "viral-load", "stripes-live"} {
+		if len(seriesOf(rep, name, "grow")) != 1 {
+			t.Errorf("no %s series for grow", name)
+		}
+	}
+}
