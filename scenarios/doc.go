@@ -8,8 +8,10 @@
 // [Scenario] is the central type: its [Assumptions] (full-scale figures for
 // the plan), its [Run] — one kind of run, a [*Stream] (a count of events),
 // a [*Timed] stream (phases, reads, resends), an [*Audience] (viewers over
-// days with exact overlaps) or a [*Profile] (seeded trials at cardinalities
-// on a log grid), picked once by the loader — its [Questions], the
+// days with exact overlaps), a [*Profile] (seeded trials at cardinalities
+// on a log grid), a [*Board], [*Ratings], a [*Split] stream, [*Trending],
+// a recorded [*Log] or [*Posts] (like counters created over time), picked
+// once by the loader — its [Questions], the
 // simulated store [Cluster], the [Fault]s injected during a timed stream,
 // and one [Strategy] per design, whose [Param] values stay raw because the
 // design's registry decodes them. A figure stated once serves both the plan

@@ -4,8 +4,9 @@
 //
 // [Prepare] turns a loaded scenario into a [Setup]: the runner of its kind
 // of run found (kind.go: a count stream, a timed stream on the simulated
-// cluster, an audience, an accuracy profile, a leaderboard, ratings, one
-// file each), every design's
+// cluster, an audience, an accuracy profile, a leaderboard, ratings, a
+// split stream, trending, a recorded log, a population of posts — one file
+// each), every design's
 // parameters decoded strictly (errors carry the scenario file's line), its
 // plan worked out from the figures as simulated and at full scale, and the
 // memory the run would need checked against a limit — before anything large

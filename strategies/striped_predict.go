@@ -215,7 +215,7 @@ func populationPlan(p *StripedParams, env Env) []PlanLine {
 		lines = append(lines,
 			PlanLine{Metric: MetricStripesPerPost, Value: ek, Unit: "stripes", Note: note},
 			PlanLine{Metric: MetricStripesHeld, Value: pop.Counters * ek, Unit: "stripes",
-				Note: fmt.Sprintf("posts × E[K] = %s × %s", hotNum(pop.Counters), hotNum(ek))})
+				Note: fmt.Sprintf("posts × E[K] = %s × %.4g", hotNum(pop.Counters), ek)})
 	}
 	if capa := env.Sim.KeyCapacity; p.GrowAbove > 0 && pop.ViralPeak > 0 && capa > 0 {
 		need := int(ceilTidy(pop.ViralPeak / capa))
