@@ -8,8 +8,11 @@
 // [DistinctUnion] when two days merge), [Reader] (what a page read was
 // shown), [Ranker] and [Board] (a player's rank under a tie policy, the
 // leaders, the players above a score; board.go), [Rating] (a score an item
-// for ranking by stars; ratings_family.go), and what a design on servers
-// does besides. The runner finds a
+// for ranking by stars; ratings_family.go), [Sharded] (the stripes a
+// design gives each key of a population of counters, sized at creation
+// from the author's followers — a [Population] in the [Env] — and grown
+// with the load; striped_predict.go), and what a design on servers does
+// besides. The runner finds a
 // family by type assertion. Observe is the hot path: it allocates nothing
 // in the steady state and makes no interface call per event.
 //
