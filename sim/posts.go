@@ -92,7 +92,7 @@ func newPostsKind(st *Setup) (kind, error) {
 	st.env.Keys = uint64(max(len(k.posts), 1))
 	st.env.Events = int64(math.Round(src.ExpectedLikes()))
 	st.env.Duration = w.Length
-	st.env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: src.FollowersAtLeast, ViralPeak: viralPeak}
+	st.env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: src.FollowersAtLeast, Protected: w.Protected, ViralPeak: viralPeak}
 	return k, nil
 }
 
@@ -135,7 +135,7 @@ func (k *postsKind) memory() (int64, int64) {
 			likes := m + 6*math.Sqrt(m) + 1
 			kk := 1.0
 			if sh != nil {
-				kk = float64(sh.StripesFor(p.Followers, k.src.PeakRate(j)))
+				kk = float64(sh.StripesFor(p.Actor(), k.src.PeakRate(j)))
 			}
 			keys += min(likes, kk)
 			secs += min(likes, kk*(float64(p.End-p.Created)/1e9+1))

@@ -40,7 +40,7 @@ func (k *postsKind) watch(r *timedRun) *postsWatch {
 		w.sharded[i] = sh
 		cum := make([]int64, len(k.posts)+1)
 		for j, p := range k.posts {
-			cum[j+1] = cum[j] + int64(sh.FirstStripes(p.Followers))
+			cum[j+1] = cum[j] + int64(sh.FirstStripes(p.Actor()))
 		}
 		w.cum[i] = cum
 	}
@@ -60,7 +60,7 @@ func (k *postsKind) watch(r *timedRun) *postsWatch {
 			p := &k.posts[k.small]
 			live, _ := sh.Stripes(p.Key)
 			if live == 0 {
-				live = sh.FirstStripes(p.Followers)
+				live = sh.FirstStripes(p.Actor())
 			}
 			if p.Created >= at {
 				live = 0
@@ -142,7 +142,7 @@ func (k *postsKind) score(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch,
 func (k *postsKind) held(sh strategies.Sharded, j int) int {
 	p := &k.posts[j]
 	_, h := sh.Stripes(p.Key)
-	return max(h, sh.FirstStripes(p.Followers))
+	return max(h, sh.FirstStripes(p.Actor()))
 }
 
 // overSeconds appends to buf the seconds, ascending and each once, in
@@ -166,7 +166,7 @@ func overSeconds(c *Cluster, sh strategies.Sharded, key uint64, held int, capa f
 func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch, i int, over []int, capa float64) {
 	sh, c := w.sharded[i], r.clusters[i]
 	p := &k.posts[k.small]
-	first, held := sh.FirstStripes(p.Followers), k.held(sh, k.small)
+	first, held := sh.FirstStripes(p.Actor()), k.held(sh, k.small)
 	need := int(math.Ceil(float64(tr.posts[k.small].peak) / capa))
 	who := fmt.Sprintf("the followed post (%s followers, viral at %s s)", metrics.Format(float64(p.Followers)), metrics.Format(float64(p.ViralAt)/1e9))
 	s.add(strategies.MetricViralStripesFirst, float64(first), "stripes", nil, who+": its K when created")

@@ -9,8 +9,9 @@ import (
 
 // postsYAML is a small posts run: 2,400 posts in 2 minutes on keys of 300
 // increments a second, a few of them viral (20 × 40 = 800 likes a second:
-// 3 stripes), under one stripe for all, eight for all, a prediction from
-// the followers, and the prediction with growth.
+// 3 stripes), 30% of them protected (liked at 0.3 of the rate), under one
+// stripe for all, eight for all, a prediction from the followers that
+// counts a protected post's at 0.3, and the prediction with growth.
 const postsYAML = `name: posts
 seed: 7
 assumptions: {key_capacity: 300, headroom: 0.7}
@@ -22,17 +23,24 @@ workload:
     like_rate: 0.002
     noise: 0.3
     half_life: 20s
+    protected: 0.3
+    protected_factor: 0.3
     viral: {share: 0.005, factor: 20, floor: 40, within: 30s}
 cluster: {nodes: 4}
 strategies:
   - {name: one, type: striped, params: {stripes: 1}}
   - {name: eight, type: striped, params: {stripes: 8}}
-  - {name: predicted, type: striped, params: {stripes: 1, predict: "0:1,100000:2,200000:4,400000:8"}}
+  - {name: predicted, type: striped, params: {stripes: 1, predict: "0:1,100000:2,200000:4,400000:8", protected_factor: 0.3}}
   - {name: grow, type: striped, params: {stripes: 1, predict: "0:1,100000:2,200000:4,400000:8", grow_above: 210, shrink_below: 100}}
 `
 
-// predictedK is the test's own reading of the rule above.
-func predictedK(f uint64) int {
+// predictedK is the test's own reading of the rule above, a protected
+// post's followers counting 0.3 times.
+func predictedK(followers uint64, protected bool) int {
+	f := float64(followers)
+	if protected {
+		f *= 0.3
+	}
 	switch {
 	case f >= 400000:
 		return 8
@@ -87,7 +95,7 @@ func TestPostsRun(t *testing.T) {
 	posts := len(k.posts)
 	var heldPredicted, hot int
 	for _, p := range k.posts {
-		heldPredicted += predictedK(p.Followers)
+		heldPredicted += predictedK(p.Followers, p.Protected)
 		if float64(peak[p.Key]) > capa*head {
 			hot++
 		}

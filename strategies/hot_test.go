@@ -895,7 +895,7 @@ func TestHotDecodeRefuses(t *testing.T) {
 		{"striped", []Param{{"stripes", int64(8), 3}, {"grow_above", int64(100), 4}, {"max_stripes", int64(4), 5}}, "max_stripes",
 			"4 not in stripes..65536 = 8..65536"},
 		{"striped", []Param{{"stripes", int64(8), 3}, {"stripe", int64(8), 4}}, "stripe",
-			"unknown parameter (allowed: stripes, select, grow_above, shrink_below, max_stripes, read, ttl, dedup, hashtag, predict, per_followers)"},
+			"unknown parameter (allowed: stripes, select, grow_above, shrink_below, max_stripes, read, ttl, dedup, hashtag, predict, per_followers, protected_factor)"},
 		{"single-key", []Param{{"stripes", int64(8), 3}}, "stripes", "unknown parameter (allowed: read, ttl, dedup)"},
 		{"single-key", []Param{{"read", "cache", 3}, {"ttl", "1x", 4}}, "ttl", "single-key: parameter ttl:"},
 		{"batched", []Param{{"servers", int64(-1), 3}}, "servers", "-1 not in 1..100000"},

@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -96,10 +97,29 @@ type StripedParams struct {
 	// followers, the event's Actor (striped_predict.go).
 	Predict      string  `param:"predict" doc:"a key's first K from its author's followers (the event's actor): FOLLOWERS:K pairs, both increasing, e.g. 0:1,10000:4,1000000:32; clamped to stripes..max_stripes"`
 	PerFollowers float64 `param:"per_followers" doc:"a key's first K = ⌈followers / this⌉ (the event's actor), clamped to stripes..max_stripes; instead of predict"`
+	// ProtectedFactor scales a protected post's followers in the
+	// prediction: its likes come from its followers only.
+	ProtectedFactor float64 `param:"protected_factor" doc:"with predict or per_followers: a protected post's (followers only) followers count as this many times as many in the prediction, in (0, 1] (default 1, or 0: as a public post's)"`
 }
 
 // predictRule is the parameters' rule of a key's first K, or nil.
 func (p StripedParams) predictRule() (*predictRule, error) {
+	r, err := p.followersRule()
+	switch {
+	case err != nil:
+		return nil, err
+	case !(p.ProtectedFactor >= 0 && p.ProtectedFactor <= 1):
+		return nil, paramErr("protected_factor", "%v not in (0, 1]", p.ProtectedFactor)
+	case r == nil && p.ProtectedFactor != 0 && p.ProtectedFactor != 1:
+		return nil, paramErr("protected_factor", "given without predict or per_followers (allowed: with one of them)")
+	case r != nil:
+		r.protected = cmp.Or(p.ProtectedFactor, 1)
+	}
+	return r, nil
+}
+
+// followersRule is the rule of a key's first K from the followers, or nil.
+func (p StripedParams) followersRule() (*predictRule, error) {
 	switch {
 	case p.Predict != "" && p.PerFollowers != 0:
 		return nil, paramErr("per_followers", "given with predict (allowed: one of predict, a table, or per_followers)")

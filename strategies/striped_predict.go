@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"countsim/workload"
 )
 
 // A striped counter's K predicted when its key is created, after the
@@ -20,15 +22,21 @@ import (
 //     stripes); both columns must increase;
 //   - per_followers: N, K = ⌈followers / N⌉, for K ∝ followers.
 //
+// The seed's second predictor is the post's type: a protected post is
+// liked by its followers only, so with protected_factor c its followers
+// count as c·followers in either rule (the events mark a protected post
+// with workload.ProtectedBit in the Actor).
+//
 // The prediction is clamped to stripes..max_stripes (1024 by default). It
 // is a start, not a floor: with grow_above and shrink_below K then follows
 // the load, which rescues the small account whose post goes viral.
 
 // predictRule maps an author's followers to a counter's first K.
 type predictRule struct {
-	at  []uint64 // followers thresholds, increasing
-	k   []int    // the K from each threshold on, increasing
-	per float64  // > 0: K = ⌈followers / per⌉ instead of the table
+	at        []uint64 // followers thresholds, increasing
+	k         []int    // the K from each threshold on, increasing
+	per       float64  // > 0: K = ⌈followers / per⌉ instead of the table
+	protected float64  // a protected post's followers count × this, in (0, 1]
 }
 
 // parsePredict reads a table rule, "F1:K1,F2:K2,…".
@@ -54,15 +62,20 @@ func parsePredict(s string) (*predictRule, error) {
 	return r, nil
 }
 
-// stripes is the K the rule predicts for an author with followers,
-// clamped to lo..hi.
-func (r *predictRule) stripes(followers uint64, lo, hi int) int {
+// stripes is the K the rule predicts for a post of actor — its author's
+// followers, with workload.ProtectedBit when it is protected (its
+// followers then count × protected) — clamped to lo..hi.
+func (r *predictRule) stripes(actor uint64, lo, hi int) int {
+	f := float64(actor &^ workload.ProtectedBit)
+	if actor&workload.ProtectedBit != 0 && r.protected > 0 {
+		f *= r.protected
+	}
 	k := lo
 	if r.per > 0 {
-		k = int(min(math.Ceil(float64(followers)/r.per), float64(hotMaxStripes)))
+		k = int(min(math.Ceil(f/r.per), float64(hotMaxStripes)))
 	} else {
 		for i, at := range r.at {
-			if followers >= at {
+			if f >= float64(at) {
 				k = r.k[i]
 			}
 		}
@@ -83,19 +96,42 @@ func (r *predictRule) String() string {
 }
 
 // expected is E[K] of a counter's first K under a law of followers
-// (atLeast(f) = P(F ≥ f)), clamped to lo..hi as stripes clamps it. K is
-// non-decreasing in F, so E[K] = lo + Σ_{k=lo..hi−1} P(K > k): for a table,
-// lo + Σ_i (K_i − K_{i−1})·P(F ≥ F_i) over its clamped steps; for
-// per_followers N, lo + Σ_k P(F > k·N).
-func (r *predictRule) expected(atLeast func(f uint64) float64, lo, hi int) float64 {
+// (atLeast(f) = P(F ≥ f)) with a share protected of the posts protected,
+// clamped to lo..hi as stripes clamps it: (1 − protected)·E[K(F)] +
+// protected·E[K(c·F)], c the rule's protected factor.
+func (r *predictRule) expected(atLeast func(f uint64) float64, protected float64, lo, hi int) float64 {
+	e := r.expectedScaled(atLeast, 1, lo, hi)
+	if protected > 0 {
+		e = (1-protected)*e + protected*r.expectedScaled(atLeast, r.protectedFactor(), lo, hi)
+	}
+	return e
+}
+
+// protectedFactor is what a protected post's followers count × (1 when
+// not given).
+func (r *predictRule) protectedFactor() float64 {
+	if r.protected > 0 {
+		return r.protected
+	}
+	return 1
+}
+
+// expectedScaled is E[K(c·F)]. K is non-decreasing in F, so E[K] = lo +
+// Σ_{k=lo..hi−1} P(K > k): for a table, lo + Σ_i (K_i − K_{i−1})·P(c·F ≥
+// F_i) over its clamped steps, P(F ≥ ⌈F_i/c⌉); for per_followers N, lo +
+// Σ_k P(c·F > k·N), P(F ≥ ⌊k·N/c⌋ + 1) (F a whole number).
+func (r *predictRule) expectedScaled(atLeast func(f uint64) float64, c float64, lo, hi int) float64 {
 	e := float64(lo)
+	// P(F ≥ x) for a real x, 0 beyond any uint64.
+	from := func(x float64) float64 {
+		if x >= math.MaxUint64 {
+			return 0
+		}
+		return atLeast(uint64(max(x, 1)))
+	}
 	if r.per > 0 {
 		for k := lo; k < hi; k++ {
-			f := math.Floor(float64(k)*r.per) + 1
-			if f >= math.MaxUint64 {
-				break
-			}
-			p := atLeast(uint64(f))
+			p := from(math.Floor(float64(k)*r.per/c) + 1)
 			if p == 0 {
 				break
 			}
@@ -107,7 +143,7 @@ func (r *predictRule) expected(atLeast func(f uint64) float64, lo, hi int) float
 	for i, at := range r.at {
 		k := min(max(r.k[i], lo), hi)
 		if k > prev {
-			e += float64(k-prev) * atLeast(max(at, 1))
+			e += float64(k-prev) * from(math.Ceil(float64(at)/c))
 			prev = k
 		}
 	}
@@ -119,19 +155,20 @@ func (r *predictRule) expected(atLeast func(f uint64) float64, lo, hi int) float
 // stripes each key holds, and their store keys. A Striped counter is one.
 type Sharded interface {
 	Strategy
-	// FirstStripes is the K a counter is created with for an author with
-	// followers: the predicted K, or stripes.
-	FirstStripes(followers uint64) int
+	// FirstStripes is the K a counter is created with for a post whose
+	// events carry actor (its author's followers, with
+	// workload.ProtectedBit when protected): the predicted K, or stripes.
+	FirstStripes(actor uint64) int
 	// Stripes returns the key's live K now and the most it has had: the
 	// store keys it holds; 0, 0 for a key it keeps no state of (never
 	// seen, or a fixed K kept for no key: then every key has FirstStripes).
 	Stripes(key uint64) (live, held int)
-	// StripesFor is the most stripes the design gives a key whose author
-	// has followers and whose writes peak at peak a second: its first K,
+	// StripesFor is the most stripes the design gives a key of actor
+	// whose writes peak at peak a second: its first K,
 	// doubled while peak / K is above grow_above where K follows the load
 	// (the mean's view: a busiest stripe above the mean may double once
 	// more).
-	StripesFor(followers uint64, peak float64) int
+	StripesFor(actor uint64, peak float64) int
 	// StripeKey is the store key of the key's stripe j.
 	StripeKey(key uint64, j int) uint64
 	// Grown is Σ over the keys seen of their live K − their first K: what
@@ -148,18 +185,20 @@ type Population struct {
 	// FollowersAtLeast is P(F ≥ f): the share of counters whose author has
 	// at least f followers.
 	FollowersAtLeast func(f uint64) float64
+	// Protected is the share of counters whose post is protected
+	// (workload.ProtectedBit in the Actor).
+	Protected float64
 	// ViralPeak is the like rate, a second, a small account's viral post
 	// peaks at (the jump's factor × its floor); 0 without viral posts.
 	ViralPeak float64
 }
 
-// FirstStripes is the K a key's counter starts with for an author with
-// followers.
-func (s *Striped) FirstStripes(followers uint64) int {
+// FirstStripes is the K a key's counter starts with for a post of actor.
+func (s *Striped) FirstStripes(actor uint64) int {
 	if s.predict == nil {
 		return s.base
 	}
-	return s.predict.stripes(followers, s.base, s.max)
+	return s.predict.stripes(actor, s.base, s.max)
 }
 
 // Stripes returns the key's live K and the most it has had.
@@ -172,10 +211,10 @@ func (s *Striped) Stripes(key uint64) (live, held int) {
 	return 0, 0
 }
 
-// StripesFor is the most stripes a key of the author's followers and of
-// the peak rate gets.
-func (s *Striped) StripesFor(followers uint64, peak float64) int {
-	k := s.FirstStripes(followers)
+// StripesFor is the most stripes a key of actor and of the peak rate
+// gets.
+func (s *Striped) StripesFor(actor uint64, peak float64) int {
+	k := s.FirstStripes(actor)
 	for s.adaptive && peak/float64(k) > s.growAbove && k < s.max {
 		k = min(2*k, s.max)
 	}
@@ -209,7 +248,7 @@ func populationPlan(p *StripedParams, env Env) []PlanLine {
 	if p.GrowAbove == 0 {
 		ek, note := float64(lo), "K for every post"
 		if rule != nil {
-			ek = rule.expected(pop.FollowersAtLeast, lo, hi)
+			ek = rule.expected(pop.FollowersAtLeast, pop.Protected, lo, hi)
 			note = fmt.Sprintf("E[K(followers)] under the law of followers, K by %s, clamped to %d..%d", rule, lo, hi)
 		}
 		lines = append(lines,

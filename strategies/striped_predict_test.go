@@ -130,18 +130,62 @@ func TestPredictExpected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same table with protected posts' followers counting 0.3 times.
+	tableProt, _ := parsePredict("0:1,100:2,1000:8,4000:64")
+	tableProt.protected = 0.3
 	for _, c := range []struct {
-		r      *predictRule
-		lo, hi int
+		r         *predictRule
+		protected float64 // the share of protected posts
+		lo, hi    int
 	}{
-		{table, 1, 1024}, {table, 2, 16}, {table, 4, 4}, {&predictRule{per: 300}, 1, 1024}, {&predictRule{per: 300}, 3, 10}, {&predictRule{per: 7.5}, 1, 65536},
+		{table, 0, 1, 1024}, {table, 0, 2, 16}, {table, 0, 4, 4}, {&predictRule{per: 300}, 0, 1, 1024}, {&predictRule{per: 300}, 0, 3, 10},
+		{&predictRule{per: 7.5}, 0, 1, 65536},
+		{tableProt, 0.2, 1, 1024}, {tableProt, 1, 2, 16}, {&predictRule{per: 300, protected: 0.45}, 0.3, 1, 1024}, {&predictRule{per: 7.5, protected: 0.1}, 0.5, 1, 65536},
 	} {
 		var want float64
 		for f := uint64(1); f <= fmax; f++ {
-			want += float64(c.r.stripes(f, c.lo, c.hi)) / float64(f) / h
+			k := (1-c.protected)*float64(c.r.stripes(f, c.lo, c.hi)) + c.protected*float64(c.r.stripes(f|workload.ProtectedBit, c.lo, c.hi))
+			want += k / float64(f) / h
 		}
-		if got := c.r.expected(atLeast, c.lo, c.hi); math.Abs(got-want) > 1e-9*want {
-			t.Errorf("%s, clamp %d..%d: E[K] %v, want %v", c.r, c.lo, c.hi, got, want)
+		if got := c.r.expected(atLeast, c.protected, c.lo, c.hi); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s (protected %v of the posts, × %v), clamp %d..%d: E[K] %v, want %v", c.r, c.protected, c.r.protected, c.lo, c.hi, got, want)
+		}
+	}
+}
+
+// TestPredictProtected: a protected post's followers count × protected_factor
+// in either rule; without the factor it is sized as a public one; the
+// factor is refused out of (0, 1] or without a rule.
+func TestPredictProtected(t *testing.T) {
+	p := StripedParams{Stripes: 1, Predict: "0:1,1000:4,10000:16", ProtectedFactor: 0.25}
+	r, err := p.predictRule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prot := workload.ProtectedBit
+	for actor, want := range map[uint64]int{10_000: 16, 10_000 | prot: 4, 4_000 | prot: 4, 3_999 | prot: 1, 999: 1} {
+		if got := r.stripes(actor, 1, 1024); got != want {
+			t.Errorf("actor %#x: K %d, want %d", actor, got, want)
+		}
+	}
+	per, _ := StripedParams{Stripes: 1, PerFollowers: 1000, ProtectedFactor: 0.5}.predictRule()
+	if got := per.stripes(5_000|prot, 1, 1024); got != 3 { // ⌈2,500 / 1,000⌉
+		t.Errorf("per_followers 1,000 × 0.5: K %d, want 3", got)
+	}
+	plain, _ := StripedParams{Stripes: 1, Predict: "0:1,1000:4,10000:16"}.predictRule()
+	if got := plain.stripes(10_000|prot, 1, 1024); got != 16 {
+		t.Errorf("no factor: a protected post of 10,000 followers K %d, want 16 as a public one", got)
+	}
+	for _, c := range []struct {
+		p    StripedParams
+		want string
+	}{
+		{StripedParams{Stripes: 1, Predict: "0:1", ProtectedFactor: 1.5}, "1.5 not in (0, 1]"},
+		{StripedParams{Stripes: 1, Predict: "0:1", ProtectedFactor: -0.5}, "-0.5 not in (0, 1]"},
+		{StripedParams{Stripes: 1, ProtectedFactor: 0.5}, "given without predict or per_followers"},
+	} {
+		if err := c.p.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
 		}
 	}
 }

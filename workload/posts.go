@@ -126,6 +126,11 @@ type PostsConfig struct {
 	Window int64
 }
 
+// ProtectedBit is set in a like's Actor when its post is protected
+// (followers only); the rest of Actor is the author's followers (at most
+// 10^9).
+const ProtectedBit = uint64(1) << 63
+
 // PostInfo is one post of the table.
 type PostInfo struct {
 	Key       uint64  // the post's counter: Mix64 of a hash of (Seed, Label) and the post's index
@@ -139,6 +144,15 @@ type PostInfo struct {
 	End       int64   // ns: the rate is 0 from End on (its decays cut, or Duration)
 }
 
+// Actor is the Actor of the post's likes: its followers, with ProtectedBit
+// when it is protected.
+func (p PostInfo) Actor() uint64 {
+	if p.Protected {
+		return p.Followers | ProtectedBit
+	}
+	return p.Followers
+}
+
 // post is a row of the table as Chunk reads it: rates in likes per ns.
 type post struct {
 	created int64
@@ -147,7 +161,7 @@ type post struct {
 	cut1    int64 // end of the decay after the jump (≤ Duration); viralAt when none
 	r0, rv  float64
 	key     uint64
-	actor   uint64 // followers
+	actor   uint64 // followers, | ProtectedBit when protected: the likes' Actor
 	prot    bool
 }
 
@@ -162,8 +176,9 @@ func (p *post) end() int64 { return max(p.cut0, p.cut1) }
 // or the worker count.
 //
 // Events. A like has Op Write, Delta 1, Key the post's key, Actor the
-// author's followers (so that a design may size the counter from the
-// event), and ID i<<32 + k for the k-th like (from 1) that chunk i draws,
+// author's followers with ProtectedBit set when the post is protected (so
+// that a design may size the counter from the event, as the seed's
+// followers_count and post_type), and ID i<<32 + k for the k-th like (from 1) that chunk i draws,
 // in the order of the posts' indices and then of time: unique. A chunk is
 // sorted by (At, ID).
 //
@@ -295,6 +310,9 @@ func (p *Posts) draw() error {
 			r0 *= cfg.ProtectedFactor
 		}
 		pt := post{created: c, r0: r0 / 1e9, key: Mix64(keyBase ^ uint64(j)), actor: f, prot: prot, viralAt: math.MaxInt64}
+		if prot {
+			pt.actor |= ProtectedBit
+		}
 		if r.Float64() < cfg.ViralShare {
 			pt.viralAt = c + int64(r.Float64()*float64(cfg.ViralWithin))
 			if pt.viralAt < c { // overflow past int64 time: never within the stream
@@ -411,7 +429,7 @@ func (p *Posts) Post(j int) PostInfo {
 	info := PostInfo{
 		Key:       pt.key,
 		Created:   pt.created,
-		Followers: pt.actor,
+		Followers: pt.actor &^ ProtectedBit,
 		Protected: pt.prot,
 		Rate0:     pt.r0 * 1e9,
 		End:       min(pt.end(), p.cfg.Duration),

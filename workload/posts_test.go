@@ -248,8 +248,8 @@ func TestPostsLikes(t *testing.T) {
 		if !ok {
 			t.Fatalf("like of unknown key %#x", ev.Key)
 		}
-		if ev.Actor != posts[j].Followers {
-			t.Fatalf("like of post %d: actor %d, want its %d followers", j, ev.Actor, posts[j].Followers)
+		if want := posts[j].Followers | map[bool]uint64{true: ProtectedBit}[posts[j].Protected]; ev.Actor != want || ev.Actor != posts[j].Actor() {
+			t.Fatalf("like of post %d: actor %#x, want its %d followers (protected %v)", j, ev.Actor, posts[j].Followers, posts[j].Protected)
 		}
 		if ev.At < posts[j].Created || ev.At >= posts[j].End {
 			t.Fatalf("like of post %d at %d, outside its life [%d, %d)", j, ev.At, posts[j].Created, posts[j].End)
