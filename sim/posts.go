@@ -307,8 +307,9 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 		r.takeSteady(w.Length)
 	}
 	rep := &Report{Partial: err != nil}
+	plans := k.plan()
 	plan := func(m strategies.Metric) *float64 {
-		for _, row := range k.plan() {
+		for _, row := range plans {
 			if row.Metric == string(m) {
 				return row.Plan
 			}

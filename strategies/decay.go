@@ -204,7 +204,7 @@ func (d *DecayExact) Law() TrendLaw { return TrendLaw{HalfLife: d.clock.h} }
 // Bytes returns the memory of the table, 16 B a slot, and of the weights
 // of a part of a batch (2 KB).
 func (d *DecayExact) Bytes() int64 {
-	return int64(len(d.tab.slots))*decaySlotBytes + decayPartBytes
+	return d.tab.bytes() + decayPartBytes
 }
 
 // Len returns the number of keys held.
@@ -259,13 +259,13 @@ func (d *DecayExact) Observe(batch []workload.Event) {
 			h := workload.Mix64(key ^ seed)
 			for j := h & mask; ; j = (j + 1) & mask {
 				s := &slots[j]
-				if math.Float64bits(s.sum) == 0 { // one integer test: a sum is never −0 or NaN
+				if math.Float64bits(s.count) == 0 { // one integer test: a sum is never −0 or NaN
 					t.insert(s, h, key, wi)
 					slots, mask = t.slots, t.mask // insert may have doubled the table
 					break
 				}
 				if s.key == key {
-					s.sum += wi
+					s.count += wi
 					break
 				}
 			}
@@ -276,12 +276,12 @@ func (d *DecayExact) Observe(batch []workload.Event) {
 
 // rescale multiplies every stored sum by 2^−k: a landmark move by k
 // half-lives. It drops keys, never moves the slots array.
-func (d *DecayExact) rescale(k int) { d.tab.rescale(-k) }
+func (d *DecayExact) rescale(k int) { rescaleDecay(&d.tab, -k) }
 
 // Score returns key's decayed score at now (0 for a key never seen).
 func (d *DecayExact) Score(key uint64, now int64) float64 {
 	m, n := d.clock.decay(now)
-	return scaleSum(d.tab.find(workload.Mix64(key^d.tab.seed), key).sum, m, n)
+	return scaleSum(d.tab.find(workload.Mix64(key^d.tab.seed), key).count, m, n)
 }
 
 // Trending returns the k keys of highest decayed score at now, score
@@ -292,8 +292,8 @@ func (d *DecayExact) Trending(k int, now int64) []Trend {
 	}
 	h := make(trendHeap, 0, min(k, d.tab.n))
 	for _, s := range d.tab.slots {
-		if s.sum != 0 {
-			h.offer(k, Trend{Key: s.key, Score: s.sum})
+		if s.count != 0 {
+			h.offer(k, Trend{Key: s.key, Score: s.count})
 		}
 	}
 	return h.scores(d.clock.decay(now))
@@ -336,84 +336,16 @@ func (h trendHeap) scores(m float64, n int) []Trend {
 	return out
 }
 
-// decayTable is key → forward-decayed sum > 0: open addressing with linear
-// probing from h = workload.Mix64(key ^ seed) over a power-of-two array of
-// {key, sum} slots, doubling before a new key would fill more than 3/4 of
-// them; a sum of 0 marks an empty slot. It is exact counting's countTable
-// (exact.go) with a float64 for the count, and one thing more: a landmark
-// move drops the keys whose sum underflows, by backward shift (Knuth,
-// TAOCP vol. 3, §6.4, Algorithm R, as table.go's delAt). Cost: O(1)
-// expected probes an add; growth and rescale O(slots).
-type decayTable struct {
-	slots []decaySlot
-	mask  uint64
-	seed  uint64
-	n     int // keys held
-	room  int // 3/4 of len(slots)
-}
-
-// decaySlot is one slot: a key and its stored sum, 0 in an empty slot.
-type decaySlot struct {
-	key uint64
-	sum float64
-}
-
-const decaySlotBytes = int64(unsafe.Sizeof(decaySlot{}))
-
-func (t *decayTable) init(size, seed uint64) {
-	t.slots = make([]decaySlot, size)
-	t.mask = size - 1
-	t.seed = seed
-	t.n = 0
-	t.room = int(size / 4 * 3)
-}
-
-// find returns the slot holding key (hash h) or the empty slot ending its probe.
-func (t *decayTable) find(h, key uint64) *decaySlot {
-	for i := h & t.mask; ; i = (i + 1) & t.mask {
-		if s := &t.slots[i]; s.sum == 0 || s.key == key {
-			return s
-		}
-	}
-}
-
-// insert puts key, not held, with the sum w > 0 into s, the empty slot where
-// its probe from h ended, doubling the table first if it is full.
-func (t *decayTable) insert(s *decaySlot, h, key uint64, w float64) {
-	if t.n >= t.room {
-		t.grow()
-		s = t.find(h, key)
-	}
-	s.key, s.sum = key, w
-	t.n++
-}
-
-// grow doubles the table, rehashing every key.
-func (t *decayTable) grow() {
-	old := t.slots
-	t.init(2*uint64(len(old)), t.seed)
-	for _, s := range old {
-		if s.sum == 0 {
-			continue
-		}
-		i := workload.Mix64(s.key^t.seed) & t.mask
-		for t.slots[i].sum != 0 {
-			i = (i + 1) & t.mask
-		}
-		t.slots[i] = s
-		t.n++
-	}
-}
-
-// rescale multiplies every sum by 2^e (e < 0: a landmark move) and drops the
-// keys whose sum underflows to 0. O(slots).
-func (t *decayTable) rescale(e int) {
+// rescaleDecay multiplies every sum of t by 2^e (e < 0: a landmark move)
+// and deletes the keys whose sum underflows to 0 (slotTable.deleteAt).
+// O(slots); it never moves the slots array.
+func rescaleDecay(t *decayTable, e int) {
 	const gone = -1 // a sum that underflowed: still occupied until deleted
 	dead := 0
 	for i := range t.slots {
-		if s := &t.slots[i]; s.sum != 0 {
-			if s.sum = math.Ldexp(s.sum, e); s.sum == 0 {
-				s.sum = gone
+		if s := &t.slots[i]; s.count != 0 {
+			if s.count = math.Ldexp(s.count, e); s.count == 0 {
+				s.count = gone
 				dead++
 			}
 		}
@@ -423,68 +355,14 @@ func (t *decayTable) rescale(e int) {
 	// into it; a pass that wraps past the end is caught by the next pass.
 	for dead > 0 {
 		for i := uint64(0); i <= t.mask && dead > 0; {
-			if t.slots[i].sum == gone {
-				t.delAt(i)
+			if t.slots[i].count == gone {
+				t.deleteAt(i)
 				dead--
 				continue
 			}
 			i++
 		}
 	}
-}
-
-// delAt empties slot i, which holds a key, moving back the keys after it in
-// its run whose probe path passes i (Algorithm R).
-func (t *decayTable) delAt(i uint64) {
-	slots, mask := t.slots, t.mask
-	for j := i; ; {
-		j = (j + 1) & mask
-		s := slots[j]
-		if s.sum == 0 {
-			break
-		}
-		if h := workload.Mix64(s.key^t.seed) & mask; (j-h)&mask >= (j-i)&mask {
-			slots[i] = s
-			i = j
-		}
-	}
-	slots[i] = decaySlot{}
-	t.n--
-}
-
-// check validates the table: its shape, n, every key reachable from its
-// home with no empty slot on the way and held once, every sum finite and
-// positive, an empty slot's key 0.
-func (t *decayTable) check() error {
-	l := len(t.slots)
-	if l < 8 || l&(l-1) != 0 || uint64(l) != t.mask+1 || t.room != l/4*3 {
-		return fmt.Errorf("decay table: bad shape: %d slots, mask %#x, room %d", l, t.mask, t.room)
-	}
-	n := 0
-	for i, s := range t.slots {
-		if s.sum == 0 {
-			if s.key != 0 {
-				return fmt.Errorf("decay table: empty slot %d has the key %d", i, s.key)
-			}
-			continue
-		}
-		if !(s.sum > 0) || math.IsInf(s.sum, 0) {
-			return fmt.Errorf("decay table: key %d has the sum %v", s.key, s.sum)
-		}
-		n++
-		for j := workload.Mix64(s.key^t.seed) & t.mask; j != uint64(i); j = (j + 1) & t.mask {
-			switch {
-			case t.slots[j].sum == 0:
-				return fmt.Errorf("decay table: key %d at slot %d unreachable: empty slot %d on its path", s.key, i, j)
-			case t.slots[j].key == s.key:
-				return fmt.Errorf("decay table: key %d at slots %d and %d", s.key, j, i)
-			}
-		}
-	}
-	if n != t.n || n > t.room {
-		return fmt.Errorf("decay table: %d keys held, n = %d, room for %d", n, t.n, t.room)
-	}
-	return nil
 }
 
 func init() {
@@ -519,7 +397,7 @@ func decayPlan(p *DecayParams, env Env) []PlanLine {
 	}
 	return append(lines,
 		PlanLine{Metric: MetricKeysTracked, Value: float64(env.Keys), Unit: "keys", Note: "every key of the stream"},
-		PlanLine{Metric: MetricBytes, Value: float64(int64(tableLen(env.Keys))*decaySlotBytes + decayPartBytes), Unit: "B",
+		PlanLine{Metric: MetricBytes, Value: float64(int64(tableLen(env.Keys))*exactSlotBytes + decayPartBytes), Unit: "B",
 			Note: "16 B × the power of two ≥ 4/3 of the keys, and 2 KB of weights"})
 }
 

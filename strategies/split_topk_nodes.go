@@ -11,7 +11,7 @@ import (
 // (issue 11): the events of one key are spread over S nodes by something
 // other than the key (the user, the region, the app server), and each node
 // keeps the exact counts of the events it received in a countTable of its
-// own (exact.go). An event's node is its Actor; a design of S nodes folds
+// own (slottable.go). An event's node is its Actor; a design of S nodes folds
 // a stream split over more onto its own, Actor mod S. What the two designs
 // differ in is what the nodes send a coordinator to answer a top-K query.
 

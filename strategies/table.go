@@ -36,10 +36,10 @@ import (
 //
 // Tables kept separate, because their shape differs:
 //
-//   - exact counting (exact.go) grows to millions of keys and never deletes
-//     one: its countTable keeps key and count side by side in one 16 B slot,
-//     so that a probe of a table far larger than the cache misses once, not
-//     once an array.
+//   - exact counting (exact.go) and exact decay (decay.go) grow to millions
+//     of keys: their slotTable (slottable.go) keeps key and count side by
+//     side in one 16 B slot, so that a probe of a table far larger than the
+//     cache misses once, not once an array.
 //   - exact distinct counting (exactdistinct.go) is a set: its slots hold ids
 //     and nothing else (8 B a slot), so its emptiness can only be marked in
 //     the ids (0, with a flag for the id 0); a table[struct{}] has no value

@@ -17,12 +17,12 @@ import (
 // tables, slot b mod W holding bucket b, for the W buckets up to the
 // newest, and one table of window totals, key → Σ of its counts over the
 // ring. An event adds its Delta to its key in its bucket's table and in the
-// totals: two O(1) expected table adds (countTable, exact.go), one hash.
+// totals: two O(1) expected table adds (countTable, slottable.go), one hash.
 //
 // Rotation. When an event (or a query's now) falls in a bucket past the
 // newest, each bucket that leaves the window is subtracted from the totals
-// key by key (a key whose total reaches 0 is deleted,
-// timebuckets_table.go) and emptied: the cost is the expiring bucket's own
+// key by key (a key whose total reaches 0 is deleted, slotTable.sub) and
+// emptied: the cost is the expiring bucket's own
 // table, never a rescan of the keys of the window, so a rotation costs
 // what that bucket's events cost to add. A gap of W buckets or more
 // empties everything at once (O(slots), no hashing). Tables grow to the
