@@ -107,7 +107,7 @@ func (s *CountMinTopK) Observe(batch []workload.Event) {
 			step += accel
 		}
 		if uint64(est) >= s.floor {
-			s.offer(e.Key, h1, uint64(est))
+			s.floor = s.heap.offer(h1, e.Key, uint64(est))
 		}
 	}
 	cm.n = n
@@ -117,26 +117,7 @@ func (s *CountMinTopK) Observe(batch []workload.Event) {
 // the heap.
 func (s *CountMinTopK) Add(key, delta uint64) {
 	if est := s.sketch.add(key, delta); est >= s.floor {
-		s.offer(key, s.heap.index.hash(key), est)
-	}
-}
-
-// offer gives the heap the key's new estimate est, at least the floor (h1 is
-// the key's index hash, its h1 in the sketch): a key held gets est and moves
-// down; a key not held fills the heap while it is not full, and replaces the
-// minimum if it ranks above it. Then the floor is the minimum's count again
-// (0 while the heap is not full).
-func (s *CountMinTopK) offer(key, h1, est uint64) {
-	h := &s.heap
-	if i, ok := h.findAt(h1, key); ok {
-		h.raise(i, est)
-	} else if it := (Item{Key: key, Count: est}); !h.full() {
-		h.push(it)
-	} else if worse(h.min(), &it) {
-		h.replaceMin(it)
-	}
-	if h.full() {
-		s.floor = h.min().Count
+		s.floor = s.heap.offer(s.heap.index.hash(key), key, est)
 	}
 }
 

@@ -238,7 +238,7 @@ func (s *HeavyKeeper) add(key, delta uint64) {
 	if est == 0 || uint64(est) < s.floor {
 		return
 	}
-	s.offer(key, h1, uint64(est))
+	s.floor = s.heap.offer(h1, key, uint64(est))
 }
 
 // threshold is ⌊b^c·2^64⌋: a uniform uint64 below it decays count c.
@@ -279,26 +279,6 @@ func (s *HeavyKeeper) decayBy(bk *hkBucket, fp uint32, delta uint64) bool {
 			return true
 		}
 		left--
-	}
-}
-
-// offer gives the heap the key's estimate est (≥ 1, at least the floor): a
-// key held keeps the larger of its count and est; a key not held fills the
-// heap while it is not full and otherwise replaces the minimum if it ranks
-// above it. Then the floor is the minimum's count again.
-func (s *HeavyKeeper) offer(key, h1, est uint64) {
-	h := &s.heap
-	if i, ok := h.findAt(h1, key); ok {
-		if est > h.at(i).Count {
-			h.raise(i, est)
-		}
-	} else if it := (Item{Key: key, Count: est}); !h.full() {
-		h.push(it)
-	} else if worse(h.min(), &it) {
-		h.replaceMin(it)
-	}
-	if h.full() {
-		s.floor = h.min().Count
 	}
 }
 

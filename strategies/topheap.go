@@ -103,6 +103,29 @@ func (h *topHeap) replaceMin(it Item) Item {
 	return old.Item
 }
 
+// offer gives the heap key's estimate est (h1 its index hash, as findAt)
+// and returns the floor, the count a key must reach to be offered: the
+// minimum's count once the heap is full, 0 before. A key held gets est if
+// it is higher; a key not held fills the heap while it is not full, and
+// replaces the minimum if it ranks above it. The top-K designs over a
+// sketch (count-min + heap, windowed count-min, HeavyKeeper) offer each
+// key whose estimate reaches the floor.
+func (h *topHeap) offer(h1, key, est uint64) (floor uint64) {
+	if i, ok := h.findAt(h1, key); ok {
+		if est > h.at(i).Count {
+			h.raise(i, est)
+		}
+	} else if it := (Item{Key: key, Count: est}); !h.full() {
+		h.push(it)
+	} else if worse(h.min(), &it) {
+		h.replaceMin(it)
+	}
+	if h.full() {
+		return h.min().Count
+	}
+	return 0
+}
+
 // raise sets the count of the item at position i to count, which must not be
 // lower than its count now, and restores the heap order. A leaf (half the
 // items, and where the largest counts sit) has nothing to move past.

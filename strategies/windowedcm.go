@@ -271,7 +271,7 @@ func (s *WindowedCountMin) Observe(batch []workload.Event) {
 			step += accel
 		}
 		if uint64(est) >= s.floor {
-			s.offer(e.Key, h1, uint64(est))
+			s.floor = s.cands.offer(h1, e.Key, uint64(est))
 		}
 	}
 }
@@ -288,23 +288,7 @@ func (s *WindowedCountMin) slowAdd(at int64, key, delta uint64) {
 	est := s.agg.add(key, delta)
 	s.saturated = s.saturated || est == math.MaxUint32 || s.agg.n > math.MaxUint32
 	if est >= s.floor {
-		s.offer(key, s.cands.index.hash(key), est)
-	}
-}
-
-// offer gives the candidates the key's new estimate est (h1 its index
-// hash), as CountMinTopK.offer.
-func (s *WindowedCountMin) offer(key, h1, est uint64) {
-	h := &s.cands
-	if i, ok := h.findAt(h1, key); ok {
-		h.raise(i, est)
-	} else if it := (Item{Key: key, Count: est}); !h.full() {
-		h.push(it)
-	} else if worse(h.min(), &it) {
-		h.replaceMin(it)
-	}
-	if h.full() {
-		s.floor = h.min().Count
+		s.floor = s.cands.offer(s.cands.index.hash(key), key, est)
 	}
 }
 
