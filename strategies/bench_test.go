@@ -24,23 +24,6 @@ var benchDesigns = []struct {
 	{"exact/shards=16", "exact", []Param{{Key: "shards", Value: int64(16)}}},
 }
 
-func buildDesign(tb testing.TB, typName string, params []Param, env Env) Strategy {
-	tb.Helper()
-	typ, err := Lookup(typName)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p, err := typ.Decode(params)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := typ.Build(p, env)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
-}
-
 // Observe allocates nothing once warmed up, for every design: the hot path
 // promise of the Strategy interface.
 func TestObserveAllocs(t *testing.T) {

@@ -3,7 +3,6 @@ package strategies
 import (
 	"math"
 	"slices"
-	"strings"
 	"testing"
 
 	"countsim/workload"
@@ -357,15 +356,6 @@ func TestHistogramWidthTradeoff(t *testing.T) {
 		}
 		prevBytes, prevErr = h.Parts()[0].Bytes, mean
 	}
-}
-
-func containsAll(s string, parts ...string) bool {
-	for _, p := range parts {
-		if !strings.Contains(s, p) {
-			return false
-		}
-	}
-	return true
 }
 
 // TestBoardLoad: standings loaded before a stream are stamped as changes

@@ -135,7 +135,7 @@ func (v *CMSVerify) Observe(batch []workload.Event) {
 		return
 	}
 	h := &v.first.heap
-	s1 := v.first.sketch.s1
+	s1 := v.first.sketch.rows.s1
 	for i := range batch {
 		e := &batch[i]
 		if e.Op != workload.Write || e.Delta <= 0 {

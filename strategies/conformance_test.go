@@ -14,9 +14,6 @@ import (
 // map of the same stream, and its own check() invariants hold after every
 // batch.
 
-// checker is a design that validates its internal invariants.
-type checker interface{ check() error }
-
 // conformanceDesign builds one design for the suite.
 type conformanceDesign struct {
 	name  string
@@ -173,18 +170,6 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// checkInvariants calls the design's check method.
-func checkInvariants(t *testing.T, s Strategy) {
-	t.Helper()
-	c, ok := s.(checker)
-	if !ok {
-		t.Fatalf("%T has no check method", s)
-	}
-	if err := c.check(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // checkPointCounter compares Count with the truth for every key seen and for
 // keys never seen: equal to it for an exact design, and otherwise erring
 // only in the direction the design declares.
@@ -265,25 +250,6 @@ func checkTopK(t *testing.T, tk TopK, truth map[uint64]uint64, k, capacity int, 
 			t.Errorf("Top returned a slice it keeps")
 		}
 	}
-}
-
-func sortedKeys(m map[uint64]uint64) []uint64 {
-	ks := make([]uint64, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
-// trueTop is the exact top k, count descending then key ascending.
-func trueTop(truth map[uint64]uint64, k int) []Item {
-	all := make([]Item, 0, len(truth))
-	for key, c := range truth {
-		all = append(all, Item{Key: key, Count: c})
-	}
-	sortItems(all)
-	return all[:min(k, len(all))]
 }
 
 // undercounter is a design that counts one less than it saw, whatever it

@@ -1,10 +1,8 @@
 package strategies
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"countsim/workload"
 )
@@ -86,10 +84,8 @@ func (p CountMinParams) has(bit uint8, nonZero bool) bool { return p.written&bit
 
 const (
 	countMinMaxWidth = 1 << 28 // 1 GiB of counters a row
-	countMinMaxDepth = 32
+	countMinMaxDepth = countRowsMaxDepth
 	countMinMaxTop   = 100_000
-	// countMinCounterBytes is the size of one counter: a uint32.
-	countMinCounterBytes = 4
 )
 
 // Validate checks that exactly one of the pairs (epsilon, delta) and (width,
@@ -155,24 +151,6 @@ func (p CountMinParams) shape() (width, depth int, eps, delta float64) {
 		return p.Width, p.Depth, math.E / float64(p.Width), math.Exp(-float64(p.Depth))
 	}
 	return int(ceilTidy(math.E / p.Epsilon)), int(ceilTidy(-math.Log(p.Delta))), p.Epsilon, p.Delta
-}
-
-// ceilTidy is ⌈x⌉, except that x within a relative 1e-12 of an integer n
-// gives n: ln(1/e^-5) computes as 5.000000000000001, and must give depth 5.
-func ceilTidy(x float64) float64 {
-	if r := math.Round(x); math.Abs(x-r) <= 1e-12*math.Max(1, math.Abs(r)) {
-		return r
-	}
-	return math.Ceil(x)
-}
-
-// tidy rounds x to an integer when it is within a relative 1e-12 of one, so
-// that ε·N = 0.0001 · 1e7 reads 1,000, not 1,000.0000000000001.
-func tidy(x float64) float64 {
-	if r := math.Round(x); math.Abs(x-r) <= 1e-12*math.Max(1, math.Abs(r)) {
-		return r
-	}
-	return x
 }
 
 // CountMin is a count-min sketch of d rows of w uint32 counters in one flat
@@ -261,13 +239,10 @@ func tidy(x float64) float64 {
 //
 // Sketches merge only when built with the same seed (the same s1, s2, s3).
 type CountMin struct {
-	width, depth int
+	rows         countRows
 	eps, delta   float64
 	conservative bool
 	seed         uint64
-	s1, s2, s3   uint64   // h_k = Mix64(key ⊕ s_k)
-	cells        []uint32 // row i is cells[i*width : (i+1)*width]
-	n            uint64   // sum of the counts added
 }
 
 // NewCountMin returns an empty sketch with the parameters p (validated; Top is
@@ -279,23 +254,20 @@ func NewCountMin(p CountMinParams, seed uint64) (*CountMin, error) {
 		return nil, typed("count-min", err)
 	}
 	w, d, eps, delta := p.shape()
-	st := workload.SplitMix(seed)
 	return &CountMin{
-		width: w, depth: d, eps: eps, delta: delta,
+		rows:         newCountRows(w, d, seed),
+		eps:          eps,
+		delta:        delta,
 		conservative: p.Conservative,
 		seed:         seed,
-		s1:           st.Uint64(),
-		s2:           st.Uint64(),
-		s3:           st.Uint64(),
-		cells:        make([]uint32, w*d),
 	}, nil
 }
 
 // Width returns w, the counters per row.
-func (s *CountMin) Width() int { return s.width }
+func (s *CountMin) Width() int { return s.rows.width }
 
 // Depth returns d, the number of rows.
-func (s *CountMin) Depth() int { return s.depth }
+func (s *CountMin) Depth() int { return s.rows.depth }
 
 // Epsilon returns the ε the sketch guarantees (e/w in the width/depth form).
 func (s *CountMin) Epsilon() float64 { return s.eps }
@@ -304,20 +276,14 @@ func (s *CountMin) Epsilon() float64 { return s.eps }
 func (s *CountMin) Delta() float64 { return s.delta }
 
 // N returns the sum of all counts added.
-func (s *CountMin) N() uint64 { return s.n }
+func (s *CountMin) N() uint64 { return s.rows.n }
 
 // Bound returns ⌈εN⌉: with probability 1 − δ a key's estimate exceeds its
 // true count by at most this.
-func (s *CountMin) Bound() uint64 { return uint64(math.Ceil(tidy(s.eps * float64(s.n)))) }
+func (s *CountMin) Bound() uint64 { return uint64(math.Ceil(tidy(s.eps * float64(s.rows.n)))) }
 
 // Bytes returns the memory of the counters: 4·d·w.
-func (s *CountMin) Bytes() int64 { return int64(len(s.cells)) * countMinCounterBytes }
-
-// hashes returns the key's h1, h2 and h3: row i's counter is reduce(h1 +
-// i·h2 + C(i,2)·h3, w) in row i.
-func (s *CountMin) hashes(key uint64) (h1, h2, h3 uint64) {
-	return workload.Mix64(key ^ s.s1), workload.Mix64(key ^ s.s2), workload.Mix64(key ^ s.s3)
-}
+func (s *CountMin) Bytes() int64 { return s.rows.bytes() }
 
 // Observe adds every write event's Delta to its key; reads and writes with
 // Delta ≤ 0 are ignored (a count-min sketch only counts up).
@@ -339,9 +305,9 @@ func (s *CountMin) Observe(batch []workload.Event) {
 		}
 		return
 	}
-	w, cells := uint64(s.width), s.cells
-	dw := w * uint64(s.depth)
-	n := s.n
+	w, cells := uint64(s.rows.width), s.rows.cells
+	dw := w * uint64(s.rows.depth)
+	n := s.rows.n
 	for i := range batch {
 		e := &batch[i]
 		if e.Op != workload.Write || e.Delta <= 0 {
@@ -349,18 +315,18 @@ func (s *CountMin) Observe(batch []workload.Event) {
 		}
 		delta := uint64(e.Delta)
 		if n += delta; n > math.MaxUint32 {
-			s.n = n - delta
+			s.rows.n = n - delta
 			s.add(e.Key, delta)
 			continue
 		}
-		g, step, accel := s.hashes(e.Key)
+		g, step, accel := s.rows.hashes(e.Key)
 		for off := uint64(0); off < dw; off += w {
 			cells[off+reduce(g, w)] += uint32(delta)
 			g += step
 			step += accel
 		}
 	}
-	s.n = n
+	s.rows.n = n
 }
 
 // Add adds delta to the count of key.
@@ -371,31 +337,18 @@ func (s *CountMin) add(key, delta uint64) uint64 {
 	if s.conservative {
 		return s.addConservative(key, delta)
 	}
-	s.n += delta
-	g, step, accel := s.hashes(key)
-	w, cells := uint64(s.width), s.cells
-	dw := w * uint64(s.depth)
-	est := uint32(math.MaxUint32)
-	for off := uint64(0); off < dw; off += w {
-		j := off + reduce(g, w)
-		c := satAdd(cells[j], delta)
-		cells[j] = c
-		est = min(est, c)
-		g += step
-		step += accel
-	}
-	return uint64(est)
+	return s.rows.add(key, delta)
 }
 
 // addConservative is add with the conservative update: the key's d counters
 // are read, their offsets kept in a fixed array, then each raised to at least
 // min + delta.
 func (s *CountMin) addConservative(key, delta uint64) uint64 {
-	s.n += delta
-	g, step, accel := s.hashes(key)
-	w, cells := uint64(s.width), s.cells
+	s.rows.n += delta
+	g, step, accel := s.rows.hashes(key)
+	w, cells := uint64(s.rows.width), s.rows.cells
 	var at [countMinMaxDepth]uint64
-	rows := at[:s.depth]
+	rows := at[:s.rows.depth]
 	est := uint32(math.MaxUint32)
 	var off uint64
 	for r := range rows {
@@ -413,41 +366,17 @@ func (s *CountMin) addConservative(key, delta uint64) uint64 {
 	return uint64(c)
 }
 
-// satAdd returns c + delta, or 2^32−1 if that does not fit.
-func satAdd(c uint32, delta uint64) uint32 {
-	return uint32(min(uint64(c)+min(delta, math.MaxUint32), math.MaxUint32))
-}
-
 // Count returns the estimate of key: the least of its d counters. It is never
 // below the true count.
-func (s *CountMin) Count(key uint64) uint64 {
-	g, step, accel := s.hashes(key)
-	w, cells := uint64(s.width), s.cells
-	dw := w * uint64(s.depth)
-	est := uint32(math.MaxUint32)
-	for off := uint64(0); off < dw; off += w {
-		est = min(est, cells[off+reduce(g, w)])
-		g += step
-		step += accel
-	}
-	return uint64(est)
-}
-
-// Errors of Merge, shared by every sketch that merges.
-var (
-	// ErrMergeParams: the sketches differ in shape or update rule.
-	ErrMergeParams = errors.New("strategies: cannot merge sketches with different parameters")
-	// ErrMergeSeed: the sketches hash with different seeds.
-	ErrMergeSeed = errors.New("strategies: cannot merge sketches built with different seeds")
-)
+func (s *CountMin) Count(key uint64) uint64 { return s.rows.count(key) }
 
 // Merge adds other's counters to s, so that s becomes the sketch of both
 // streams (for the plain update, exactly the sketch of the concatenated
 // stream). It refuses, leaving s unchanged, a sketch of another width, depth
 // or update rule (ErrMergeParams) or another seed (ErrMergeSeed). O(d·w).
 func (s *CountMin) Merge(other *CountMin) error {
-	if other.width != s.width || other.depth != s.depth {
-		return fmt.Errorf("count-min: %w: %d×%d and %d×%d", ErrMergeParams, s.depth, s.width, other.depth, other.width)
+	if other.rows.width != s.rows.width || other.rows.depth != s.rows.depth {
+		return fmt.Errorf("count-min: %w: %d×%d and %d×%d", ErrMergeParams, s.rows.depth, s.rows.width, other.rows.depth, other.rows.width)
 	}
 	if other.conservative != s.conservative {
 		return fmt.Errorf("count-min: %w: conservative update %v and %v", ErrMergeParams, s.conservative, other.conservative)
@@ -455,40 +384,17 @@ func (s *CountMin) Merge(other *CountMin) error {
 	if other.seed != s.seed {
 		return fmt.Errorf("count-min: %w: %d and %d", ErrMergeSeed, s.seed, other.seed)
 	}
-	dst := s.cells[:len(other.cells)] // the same length: one bounds check, not one a counter
-	for i, c := range other.cells {
+	dst := s.rows.cells[:len(other.rows.cells)] // the same length: one bounds check, not one a counter
+	for i, c := range other.rows.cells {
 		dst[i] = satAdd(dst[i], uint64(c))
 	}
-	s.n += other.n
+	s.rows.n += other.rows.n
 	return nil
 }
 
-// check validates the invariants: the array is d·w counters; no counter
-// exceeds N; with the plain update and no saturated counter every row sums to
-// N; with the conservative update every row sums to at most N.
-func (s *CountMin) check() error {
-	if s.depth < 1 || s.depth > countMinMaxDepth || s.width < 1 || len(s.cells) != s.width*s.depth {
-		return fmt.Errorf("count-min: %d counters for %d×%d", len(s.cells), s.depth, s.width)
-	}
-	saturated := slices.Contains(s.cells, math.MaxUint32)
-	for i := range s.depth {
-		var sum, top uint64
-		for _, c := range s.cells[i*s.width : (i+1)*s.width] {
-			sum += uint64(c)
-			top = max(top, uint64(c))
-		}
-		if top > s.n {
-			return fmt.Errorf("count-min: row %d has a counter %d above N = %d", i, top, s.n)
-		}
-		switch {
-		case !s.conservative && !saturated && sum != s.n:
-			return fmt.Errorf("count-min: row %d sums to %d, want N = %d", i, sum, s.n)
-		case s.conservative && sum > s.n:
-			return fmt.Errorf("count-min: conservative row %d sums to %d, more than N = %d", i, sum, s.n)
-		}
-	}
-	return nil
-}
+// check validates the invariants of the counters (countRows.check) under
+// the sketch's update rule.
+func (s *CountMin) check() error { return s.rows.check(s.conservative) }
 
 func init() {
 	define("count-min", "count-min sketch (Cormode & Muthukrishnan): estimates ≤ true + εN with probability 1 − δ; with top > 0 also a heap for top-K",
@@ -520,7 +426,7 @@ func countMinPlan(p *CountMinParams, env Env) []PlanLine {
 	}
 	cb := env.Full.CounterBytes
 	if cb == 0 {
-		cb = countMinCounterBytes
+		cb = countRowsCounterBytes
 	}
 	counters := float64(w) * float64(d)
 	sketch := counters * cb
@@ -580,6 +486,3 @@ func countMinBounds(w, d int, eps, n float64, full bool) []PlanLine {
 			Note: fmt.Sprintf("1 − 2^-d = 1 − 2^-%d: a key's overestimate stays within 2N/w", d)},
 	}
 }
-
-// round5 rounds a probability to 5 decimals: 1 − e^-4 = 0.98168.
-func round5(x float64) float64 { return math.Round(x*1e5) / 1e5 }

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"countsim/workload"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func newCM(t testing.TB, p CountMinParams, seed uint64) *CountMin {
@@ -115,112 +113,6 @@ func TestCountMinSaturates(t *testing.T) {
 			checkInvariants(t, s)
 		})
 	}
-}
-
-// binomialQuantile returns the least c with P(X > c) ≤ alpha for X ~
-// Binomial(n, p): a count of failures above it has probability at most
-// alpha when each of the n trials fails with probability at most p.
-func binomialQuantile(n int, p, alpha float64) int {
-	b := distuv.Binomial{N: float64(n), P: p}
-	lo, hi := 0, n // P(X > hi) = 0 ≤ alpha; search the least such c
-	for lo < hi {
-		if c := lo + (hi-lo)/2; b.Survival(float64(c)) <= alpha {
-			hi = c
-		} else {
-			lo = c + 1
-		}
-	}
-	return lo
-}
-
-// pointSketch is what the bound checks read: a sketch fed a stream, then
-// asked for a key's estimate.
-type pointSketch interface {
-	Observe([]workload.Event)
-	Count(key uint64) uint64
-}
-
-// boundTrials builds a sketch per trial, feeds it the stream and counts the
-// trials whose largest overestimate over keys exceeds bound, and for each
-// key the trials where its own overestimate exceeds it.
-func boundTrials(ev []workload.Event, keys []uint64, bound float64, trials int, build func(trial int) pointSketch) (maxFails int, keyFails []int) {
-	truth, _ := exactCounts(ev)
-	keyFails = make([]int, len(keys))
-	for trial := range trials {
-		s := build(trial)
-		s.Observe(ev)
-		failed := false
-		for i, k := range keys {
-			if float64(s.Count(k)-truth[k]) > bound {
-				keyFails[i]++
-				failed = true
-			}
-		}
-		if failed {
-			maxFails++
-		}
-	}
-	return maxFails, keyFails
-}
-
-// boundCheck is how a bound test reads the trials.
-type boundCheck int
-
-const (
-	// checkMax: the largest overestimate over every key of the universe
-	// stays within εN in at least 1 − δ of the trials; failures are compared
-	// with the Binomial(T, δ) quantile at 1 − α.
-	checkMax boundCheck = iota
-	// checkFraction: of the T·K (trial, key) pairs, the share whose
-	// overestimate passes εN is at most δ; failures are compared with the
-	// Binomial(T·K, δ) quantile at 1 − α. Keys of one sketch share its hash,
-	// so their failures are not independent and the binomial tolerance is a
-	// heuristic; the failures measured are far below it (under 10^-3 of the
-	// pairs against δ = 10^-2), so a correct sketch does not come near it.
-	checkFraction
-	// checkPerKey: for each key, the trials where it passes εN are at most
-	// the Binomial(T, δ) quantile at 1 − α/K (a union bound over the keys):
-	// the theorem itself, trial by trial (trials are independent).
-	checkPerKey
-)
-
-// boundFailure runs the check on the trials' counts and returns a
-// description of the failure, or "" if the check passes; log gets the
-// numbers either way.
-func boundFailure(check boundCheck, delta, alpha float64, trials, keys, maxFails int, keyFails []int) (failure, log string) {
-	pooled := 0
-	worst := 0
-	for i, f := range keyFails {
-		pooled += f
-		if f > keyFails[worst] {
-			worst = i
-		}
-	}
-	switch check {
-	case checkMax:
-		limit := binomialQuantile(trials, delta, alpha)
-		log = fmt.Sprintf("max overestimate > εN in %d of %d trials (limit %d)", maxFails, trials, limit)
-		if maxFails > limit {
-			return fmt.Sprintf("max overestimate > εN in %d of %d trials, want ≤ %d (Binomial(%d, %g) at 1 − %g)",
-				maxFails, trials, limit, trials, delta, alpha), log
-		}
-	case checkFraction:
-		limit := binomialQuantile(trials*keys, delta, alpha)
-		log = fmt.Sprintf("keys over εN: %d of %d·%d (trial, key) pairs, a share of %.2g (limit %d, δ = %g)",
-			pooled, trials, keys, float64(pooled)/float64(trials*keys), limit, delta)
-		if pooled > limit {
-			return fmt.Sprintf("keys over εN in %d of %d (trial, key) pairs, want ≤ %d (Binomial(%d, %g) at 1 − %g)",
-				pooled, trials*keys, limit, trials*keys, delta, alpha), log
-		}
-	case checkPerKey:
-		limit := binomialQuantile(trials, delta, alpha/float64(keys))
-		log = fmt.Sprintf("per key: at most %d of %d trials over εN (limit %d); the max over keys exceeded it in %d trials",
-			keyFails[worst], trials, limit, maxFails)
-		if keyFails[worst] > limit {
-			return fmt.Sprintf("key #%d over εN in %d of %d trials, want ≤ %d", worst, keyFails[worst], trials, limit), log
-		}
-	}
-	return "", log
 }
 
 // The count-min bound: an estimate exceeds the truth by more than εN with
@@ -356,7 +248,7 @@ func TestCountMinColumns(t *testing.T) {
 			"add":     func(c *CountMin) { c.Add(key, 3) },
 			"observe": func(c *CountMin) { c.Observe([]workload.Event{{Key: key, Delta: 3, Op: workload.Write}}) },
 			"observe/saturating": func(c *CountMin) {
-				c.n = math.MaxUint32
+				c.rows.n = math.MaxUint32
 				c.Observe([]workload.Event{{Key: key, Delta: 3, Op: workload.Write}})
 			},
 			"observe/conservative": func(c *CountMin) {
@@ -364,7 +256,7 @@ func TestCountMinColumns(t *testing.T) {
 				c.Observe([]workload.Event{{Key: key, Delta: 3, Op: workload.Write}})
 			},
 			"top": func(c *CountMin) {
-				top := &CountMinTopK{sketch: c, heap: newTopHeap(1, c.s1)}
+				top := &CountMinTopK{sketch: c, heap: newTopHeap(1, c.rows.s1)}
 				top.Observe([]workload.Event{{Key: key, Delta: 3, Op: workload.Write}})
 			},
 		}
@@ -375,7 +267,7 @@ func TestCountMinColumns(t *testing.T) {
 			for row := range p.Depth {
 				want[uint64(row*p.Width)+idx(row, key)] = true
 			}
-			for j, v := range c.cells {
+			for j, v := range c.rows.cells {
 				if (v == 3) != want[uint64(j)] || (v != 0 && v != 3) {
 					t.Fatalf("%s of key %#x: counter %d (row %d, column %d) holds %d, want %d",
 						name, key, j, j/p.Width, j%p.Width, v, map[bool]int{true: 3}[want[uint64(j)]])
@@ -470,18 +362,6 @@ func TestCountMinRowCollisions(t *testing.T) {
 	}
 }
 
-// universe lists every key a stream may hold, seen or not.
-func universe(sp streamSpec) []uint64 {
-	keys := make([]uint64, sp.keys)
-	for i := range keys {
-		keys[i] = uint64(i)
-		if sp.scramble {
-			keys[i] = workload.Mix64(keys[i])
-		}
-	}
-	return keys
-}
-
 // Merging the sketches of two halves gives the sketch of the whole stream,
 // counter for counter; sketches of another shape or seed are refused and
 // the receiver is left unchanged.
@@ -499,9 +379,9 @@ func TestCountMinMerge(t *testing.T) {
 	if a.N() != whole.N() {
 		t.Errorf("merged N: got %d, want %d", a.N(), whole.N())
 	}
-	for i := range whole.cells {
-		if a.cells[i] != whole.cells[i] {
-			t.Fatalf("counter %d: got %d merged, want %d", i, a.cells[i], whole.cells[i])
+	for i := range whole.rows.cells {
+		if a.rows.cells[i] != whole.rows.cells[i] {
+			t.Fatalf("counter %d: got %d merged, want %d", i, a.rows.cells[i], whole.rows.cells[i])
 		}
 	}
 
@@ -518,13 +398,13 @@ func TestCountMinMerge(t *testing.T) {
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.other.Observe(ev[:100])
-			before := append([]uint32(nil), whole.cells...)
+			before := append([]uint32(nil), whole.rows.cells...)
 			err := whole.Merge(tt.other)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("got error %v, want %v", err, tt.want)
 			}
 			for i := range before {
-				if whole.cells[i] != before[i] {
+				if whole.rows.cells[i] != before[i] {
 					t.Fatalf("refused merge changed counter %d", i)
 				}
 			}
@@ -631,65 +511,6 @@ func TestCountMinPlan(t *testing.T) {
 			}
 			checkPlannedBytes(t, typ.Plan(p, env), s)
 		})
-	}
-}
-
-// checkPlan finds each wanted line (by Metric and Full) and compares values.
-func checkPlan(t *testing.T, got, want []PlanLine) {
-	t.Helper()
-	for _, w := range want {
-		found := false
-		for _, g := range got {
-			if g.Metric == w.Metric && g.Full == w.Full {
-				found = true
-				if math.Abs(g.Value-w.Value) > 1e-9*math.Abs(w.Value) {
-					t.Errorf("%s (full %v): got %v, want %v", w.Metric, w.Full, g.Value, w.Value)
-				}
-				if g.Unit == "" || g.Note == "" {
-					t.Errorf("%s (full %v): unit %q, note %q: want both", w.Metric, w.Full, g.Unit, g.Note)
-				}
-			}
-		}
-		if !found {
-			t.Errorf("no plan line %s (full %v) in %+v", w.Metric, w.Full, got)
-		}
-	}
-}
-
-// checkPlannedBytes: the sim-scale "total_bytes" plan line (or "bytes" for a
-// design of one part) is what Bytes measures on the built design — sim uses
-// it to refuse runs that would not fit — and each Part is planned too.
-func checkPlannedBytes(t *testing.T, plan []PlanLine, s Strategy) {
-	t.Helper()
-	planned := func(metric Metric) (float64, bool) {
-		for _, l := range plan {
-			if l.Metric == metric && !l.Full {
-				return l.Value, true
-			}
-		}
-		return 0, false
-	}
-	total, ok := planned("total_bytes")
-	if !ok {
-		total, ok = planned("bytes")
-	}
-	if !ok {
-		t.Fatalf("no sim-scale bytes line in the plan")
-	}
-	if int64(total) != s.Bytes() {
-		t.Errorf("planned bytes %v, measured %d", total, s.Bytes())
-	}
-	if p, ok := s.(Parted); ok {
-		var sum int64
-		for _, part := range p.Parts() {
-			sum += part.Bytes
-			if v, ok := planned(part.Metric); !ok || int64(v) != part.Bytes {
-				t.Errorf("part %s: planned %v (found %v), measured %d", part.Metric, v, ok, part.Bytes)
-			}
-		}
-		if sum != s.Bytes() {
-			t.Errorf("parts sum to %d, Bytes() is %d", sum, s.Bytes())
-		}
 	}
 }
 

@@ -47,7 +47,7 @@ func NewCountMinTopK(p CountMinParams, seed uint64) (*CountMinTopK, error) {
 	// The heap's index hashes a key as Mix64(key ⊕ s1), the sketch's h1, so
 	// that Observe hands it the hash it has. The index probes from h1's low
 	// bits, the rows read its high bits.
-	return &CountMinTopK{sketch: s, heap: newTopHeap(p.Top, s.s1)}, nil
+	return &CountMinTopK{sketch: s, heap: newTopHeap(p.Top, s.rows.s1)}, nil
 }
 
 // Sketch returns the underlying sketch (for Width, Depth, N, Bound, Merge of
@@ -81,9 +81,9 @@ func (s *CountMinTopK) Observe(batch []workload.Event) {
 		}
 		return
 	}
-	w, cells := uint64(cm.width), cm.cells
-	dw := w * uint64(cm.depth)
-	n := cm.n
+	w, cells := uint64(cm.rows.width), cm.rows.cells
+	dw := w * uint64(cm.rows.depth)
+	n := cm.rows.n
 	for i := range batch {
 		e := &batch[i]
 		if e.Op != workload.Write || e.Delta <= 0 {
@@ -91,11 +91,11 @@ func (s *CountMinTopK) Observe(batch []workload.Event) {
 		}
 		delta := uint64(e.Delta)
 		if n += delta; n > math.MaxUint32 {
-			cm.n = n - delta
+			cm.rows.n = n - delta
 			s.Add(e.Key, delta)
 			continue
 		}
-		g, step, accel := cm.hashes(e.Key)
+		g, step, accel := cm.rows.hashes(e.Key)
 		h1 := g
 		est := uint32(math.MaxUint32)
 		for off := uint64(0); off < dw; off += w {
@@ -110,7 +110,7 @@ func (s *CountMinTopK) Observe(batch []workload.Event) {
 			s.floor = s.heap.offer(h1, e.Key, uint64(est))
 		}
 	}
-	cm.n = n
+	cm.rows.n = n
 }
 
 // Add adds delta to key in the sketch and offers the key's new estimate to

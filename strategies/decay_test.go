@@ -83,33 +83,6 @@ func decayClose(got, want float64) bool {
 	return math.Abs(got-want) <= 1e-9*math.Abs(want)+1e-200
 }
 
-// decayStream is a seeded stream of n events over keys Zipf(s) ranks
-// (scrambled), with exponential gaps of mean gap ns, one in four events
-// sharing the previous one's time; a few reads and zero deltas are mixed
-// in (ignored), and one write in ten has a Delta of 1..5.
-func decayStream(seed uint64, n, keys int, s float64, gap time.Duration) []workload.Event {
-	r := rand.New(rand.NewPCG(seed, 0x646563617973))
-	z := zipf(keys, s)
-	ev := make([]workload.Event, n)
-	at := int64(1_000_000_000) + r.Int64N(1e9) // the landmark is not 0
-	for i := range ev {
-		if r.IntN(4) != 0 {
-			at += int64(r.ExpFloat64() * float64(gap))
-		}
-		e := workload.Event{At: at, Key: workload.Mix64(uint64(z.draw(r))), Delta: 1, ID: uint64(i + 1), Op: workload.Write}
-		switch r.IntN(40) {
-		case 0:
-			e.Op = workload.Read
-		case 1:
-			e.Delta = 0
-		case 2, 3, 4, 5:
-			e.Delta = 1 + r.Int64N(5)
-		}
-		ev[i] = e
-	}
-	return ev
-}
-
 // batches cuts ev into batches of seeded random sizes 1..2·mean.
 func batches(seed uint64, ev []workload.Event, mean int) [][]workload.Event {
 	r := rand.New(rand.NewPCG(seed, 0x6261746368))

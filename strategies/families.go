@@ -1,6 +1,9 @@
 package strategies
 
-import "countsim/workload"
+import (
+	"countsim/workload"
+	"errors"
+)
 
 // The families: the questions a design can answer, each a small interface
 // with its contract — what is bounded, in which direction an answer errs,
@@ -229,3 +232,11 @@ type TwoPass interface {
 	Strategy
 	SecondPass()
 }
+
+// Errors of Merge, shared by every sketch that merges.
+var (
+	// ErrMergeParams: the sketches differ in shape or update rule.
+	ErrMergeParams = errors.New("strategies: cannot merge sketches with different parameters")
+	// ErrMergeSeed: the sketches hash with different seeds.
+	ErrMergeSeed = errors.New("strategies: cannot merge sketches built with different seeds")
+)

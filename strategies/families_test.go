@@ -66,7 +66,7 @@ func TestDeclaredFamilies(t *testing.T) {
 				t.Errorf("%s promises every key above its guarantee_threshold but plans none", typ.Name)
 			}
 		}
-		if typ.onServers {
+		if typ.OnServers() {
 			if err := typ.Check(p, env, false); !errors.Is(err, ErrNeedsCluster) {
 				t.Errorf("%s without a store: got %v, want ErrNeedsCluster", typ.Name, err)
 			}

@@ -39,9 +39,9 @@ type rowIndex func(row int, key uint64) uint64
 // (TestCountMinColumns checks that every path agrees).
 func sketchIndex(s *CountMin) rowIndex {
 	return func(row int, key uint64) uint64 {
-		h1, h2, h3 := s.hashes(key)
+		h1, h2, h3 := s.rows.hashes(key)
 		i := uint64(row)
-		return reduce(h1+i*h2+i*(i-1)/2*h3, uint64(s.width))
+		return reduce(h1+i*h2+i*(i-1)/2*h3, uint64(s.rows.width))
 	}
 }
 
@@ -158,12 +158,12 @@ func TestRowHashQualityCatchesBrokenHashes(t *testing.T) {
 	broken := map[string]brokenCase{
 		// h2 = 0: every row takes row 0's column
 		"h2=0": {61, func(s *CountMin) rowIndex {
-			return func(_ int, key uint64) uint64 { h1, _, _ := s.hashes(key); return reduce(h1, 61) }
+			return func(_ int, key uint64) uint64 { h1, _, _ := s.rows.hashes(key); return reduce(h1, 61) }
 		}},
 		// h2 = h1, one seed for both hashes: row i is (i+1)·h1, and keys close
 		// in row 0 stay close in every row
 		"h2=h1": {61, func(s *CountMin) rowIndex {
-			s.s2 = s.s1
+			s.rows.s2 = s.rows.s1
 			return sketchIndex(s)
 		}},
 		// a row shifted from another: row i = (row 0 + i) mod w
@@ -184,7 +184,7 @@ func TestRowHashQualityCatchesBrokenHashes(t *testing.T) {
 		// often (rows 0 and 4 at w = 1000: 4 times).
 		"mod-w-double-hashing": {1000, func(s *CountMin) rowIndex {
 			return func(row int, key uint64) uint64 {
-				h, _, _ := s.hashes(key)
+				h, _, _ := s.rows.hashes(key)
 				return (h&0xffffffff + uint64(row)*(h>>32)) % 1000
 			}
 		}},

@@ -59,24 +59,6 @@ func (p RegionalParams) resolve(env Env) (RegionalParams, error) {
 	return p, nil
 }
 
-// RegionFlag is a hashtag trending in a region: the time its regional
-// count reached the threshold.
-type RegionFlag struct {
-	Region int
-	Key    uint64
-	At     int64
-}
-
-// RegionFlagger is a design that flags what trends in each region.
-type RegionFlagger interface {
-	Strategy
-	// Flags returns every (region, key) flagged so far, in the order
-	// flagged, each once.
-	Flags() []RegionFlag
-	// Threshold is the regional count that flags.
-	Threshold() int64
-}
-
 // Regional is the regional counters: a Trending design (the global top K),
 // a RegionFlagger and Distributed (what the regions sent). Not safe for
 // concurrent use.

@@ -336,3 +336,9 @@ func (m *btids) check() error {
 	}
 	return nil
 }
+
+// zitem is one (player, score) pair of a top-k answer.
+type zitem struct {
+	id    uint64
+	score int64
+}

@@ -46,3 +46,34 @@ type TrendScorer interface {
 	Trending
 	TrendScore(key uint64, now int64) float64
 }
+
+// WindowDistinct is a design that counts the distinct ids of a sliding
+// window at a simulated time.
+type WindowDistinct interface {
+	Strategy
+	// DistinctNow estimates the distinct ids of the window of now (ns, not
+	// before the last event observed).
+	DistinctNow(now int64) float64
+	// Law is the window (Window and Bucket; HalfLife 0).
+	Law() TrendLaw
+	// Ids says what is counted: "key" or "actor".
+	Ids() string
+}
+
+// RegionFlag is a hashtag trending in a region: the time its regional
+// count reached the threshold.
+type RegionFlag struct {
+	Region int
+	Key    uint64
+	At     int64
+}
+
+// RegionFlagger is a design that flags what trends in each region.
+type RegionFlagger interface {
+	Strategy
+	// Flags returns every (region, key) flagged so far, in the order
+	// flagged, each once.
+	Flags() []RegionFlag
+	// Threshold is the regional count that flags.
+	Threshold() int64
+}

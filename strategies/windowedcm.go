@@ -128,9 +128,9 @@ func (p WindowedCountMinParams) resolve(env Env) (WindowedCountMinParams, error)
 // concurrent use.
 type WindowedCountMin struct {
 	clock bucketClock
-	ring  []*CountMin // slot b mod W: bucket b's sketch; all of one seed
-	cur   *CountMin   // the newest bucket's
-	agg   *CountMin   // Σ of the ring, counter by counter: the window's sketch
+	ring  []*countRows // slot b mod W: bucket b's sketch; all of one seed
+	cur   *countRows   // the newest bucket's
+	agg   *countRows   // Σ of the ring, counter by counter: the window's sketch
 	cands topHeap     // keys by agg's estimate at their last event or rotation
 	floor uint64      // the heap's least count once it is full, 0 before
 	// saturated: a counter of the sum is at 2^32−1 (it stays there when a
@@ -156,12 +156,13 @@ func NewWindowedCountMin(p WindowedCountMinParams, env Env) (*WindowedCountMin, 
 	cm := p.sketch()
 	seed := workload.SplitMix64(env.Seed ^ 0x77696e646f77636d) // "windowcm"
 	s := &WindowedCountMin{clock: newBucketClock(p.Bucket, p.Window)}
-	if s.agg, err = NewCountMin(cm, seed); err != nil {
-		return nil, typed("windowed-count-min", err)
-	}
-	s.ring = make([]*CountMin, s.clock.w)
+	w, d, _, _ := cm.shape()
+	agg := newCountRows(w, d, seed)
+	s.agg = &agg
+	s.ring = make([]*countRows, s.clock.w)
 	for i := range s.ring {
-		s.ring[i], _ = NewCountMin(cm, seed)
+		r := newCountRows(w, d, seed)
+		s.ring[i] = &r
 	}
 	s.cur = s.ring[s.clock.slot(0)]
 	s.cands = newTopHeap(p.Top, s.agg.s1) // indexed by the sketch's h1, as CountMinTopK
@@ -188,7 +189,7 @@ func windowedCMPlan(p *WindowedCountMinParams, env Env) []PlanLine {
 	w, d, eps, delta := q.sketch().shape()
 	buckets := float64(q.Window / q.Bucket)
 	counters := float64(w) * float64(d)
-	sketches := (buckets + 1) * counters * countMinCounterBytes
+	sketches := (buckets + 1) * counters * countRowsCounterBytes
 	heap := float64(topHeapBytes(q.Top))
 	perBucket, perWindow, bk, wk := windowEvents(q.Bucket, q.Window, env)
 	exact := timeBucketsBytes(int64(buckets), bk, wk)
@@ -224,7 +225,7 @@ func (s *WindowedCountMin) Buckets() int { return len(s.ring) }
 // Bytes returns the memory of the W + 1 sketches and the candidates.
 func (s *WindowedCountMin) Bytes() int64 { return s.sketchBytes() + s.cands.bytes() }
 
-func (s *WindowedCountMin) sketchBytes() int64 { return int64(len(s.ring)+1) * s.agg.Bytes() }
+func (s *WindowedCountMin) sketchBytes() int64 { return int64(len(s.ring)+1) * s.agg.bytes() }
 
 // Parts reports the sketches ("bytes") and the candidates ("heap_bytes").
 func (s *WindowedCountMin) Parts() []Part {
@@ -358,7 +359,7 @@ func (s *WindowedCountMin) rotate(b int64) {
 func (s *WindowedCountMin) refresh() {
 	h := &s.cands
 	for i := range h.heap {
-		h.heap[i].Count = s.agg.Count(h.heap[i].Key)
+		h.heap[i].Count = s.agg.count(h.heap[i].Key)
 	}
 	for i := len(h.heap)/2 - 1; i >= 0; i-- {
 		h.down(i)
@@ -376,7 +377,7 @@ func (s *WindowedCountMin) WindowCount(key uint64) uint64 {
 	var sum uint64
 	for _, sk := range s.ring {
 		if sk.n > 0 {
-			sum += sk.Count(key)
+			sum += sk.count(key)
 		}
 	}
 	return sum
@@ -419,14 +420,14 @@ func (s *WindowedCountMin) check() error {
 		if slices.Contains(s.agg.cells, math.MaxUint32) {
 			return fmt.Errorf("windowed-count-min: a counter of the sum saturated, not marked")
 		}
-		if err := s.agg.check(); err != nil { // a saturated counter left by a leaving bucket may pass N
+		if err := s.agg.check(false); err != nil { // a saturated counter left by a leaving bucket may pass N
 			return fmt.Errorf("windowed-count-min: sum: %w", err)
 		}
 	}
 	sum := make([]uint64, len(s.agg.cells))
 	var n uint64
 	for b, sk := range s.ring {
-		if err := sk.check(); err != nil {
+		if err := sk.check(false); err != nil {
 			return fmt.Errorf("windowed-count-min: bucket sketch %d: %w", b, err)
 		}
 		if sk.s1 != s.agg.s1 || sk.s2 != s.agg.s2 || sk.s3 != s.agg.s3 || len(sk.cells) != len(s.agg.cells) {
@@ -449,8 +450,8 @@ func (s *WindowedCountMin) check() error {
 		return fmt.Errorf("windowed-count-min: candidates: %w", err)
 	}
 	for i := range s.cands.heap {
-		if it := &s.cands.heap[i].Item; it.Count > s.agg.Count(it.Key) {
-			return fmt.Errorf("windowed-count-min: candidate %d at %d, above its estimate %d", it.Key, it.Count, s.agg.Count(it.Key))
+		if it := &s.cands.heap[i].Item; it.Count > s.agg.count(it.Key) {
+			return fmt.Errorf("windowed-count-min: candidate %d at %d, above its estimate %d", it.Key, it.Count, s.agg.count(it.Key))
 		}
 	}
 	return nil

@@ -273,8 +273,8 @@ func TestWindowedCMParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := s.(*WindowedCountMin)
-	if x.agg.Width() != 2719 || x.agg.Depth() != 5 || x.Buckets() != 60 || x.cands.limit != 40 {
-		t.Errorf("defaults: %d × %d, W = %d, top %d; want 5 × 2719, 60, 40", x.agg.Depth(), x.agg.Width(), x.Buckets(), x.cands.limit)
+	if x.agg.width != 2719 || x.agg.depth != 5 || x.Buckets() != 60 || x.cands.limit != 40 {
+		t.Errorf("defaults: %d × %d, W = %d, top %d; want 5 × 2719, 60, 40", x.agg.depth, x.agg.width, x.Buckets(), x.cands.limit)
 	}
 }
 

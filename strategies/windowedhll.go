@@ -21,19 +21,6 @@ import (
 // its user); the window is TrendLaw's: the bucket of now and the W − 1
 // before it.
 
-// WindowDistinct is a design that counts the distinct ids of a sliding
-// window at a simulated time.
-type WindowDistinct interface {
-	Strategy
-	// DistinctNow estimates the distinct ids of the window of now (ns, not
-	// before the last event observed).
-	DistinctNow(now int64) float64
-	// Law is the window (Window and Bucket; HalfLife 0).
-	Law() TrendLaw
-	// Ids says what is counted: "key" or "actor".
-	Ids() string
-}
-
 // WindowedHLLParams are the parameters of the windowed HyperLogLog.
 type WindowedHLLParams struct {
 	Bucket time.Duration `param:"bucket" doc:"a bucket's width, in (0, 24h] (default 1m)"`

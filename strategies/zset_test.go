@@ -153,12 +153,6 @@ func newZset(seed uint64) *zset {
 	return z
 }
 
-// zitem is one (player, score) pair of a top-k answer.
-type zitem struct {
-	id    uint64
-	score int64
-}
-
 // randomLevel draws a node level: 1 + half the trailing zeros of a uniform
 // word, so P(level > k) = 4^-k, capped at zMaxLevel.
 func (z *zset) randomLevel() int {
