@@ -131,8 +131,8 @@ type WindowedCountMin struct {
 	ring  []*countRows // slot b mod W: bucket b's sketch; all of one seed
 	cur   *countRows   // the newest bucket's
 	agg   *countRows   // Σ of the ring, counter by counter: the window's sketch
-	cands topHeap     // keys by agg's estimate at their last event or rotation
-	floor uint64      // the heap's least count once it is full, 0 before
+	cands topHeap      // keys by agg's estimate at their last event or rotation
+	floor uint64       // the heap's least count once it is full, 0 before
 	// saturated: a counter of the sum is at 2^32−1 (it stays there when a
 	// bucket leaves); then every add saturates, until no counter is.
 	saturated bool
