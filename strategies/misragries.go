@@ -67,7 +67,7 @@ func (p MisraGriesParams) Validate() error {
 type MisraGries struct {
 	// The counters (len grows to k; a freed counter is reused) in buckets
 	// by level, a bucket's count being its counters' level: count + D.
-	streamSummary
+	ss     streamSummary
 	freeC  int32        // first free counter (linked through next), or -1
 	index  table[int32] // key → counter id + 1 (fixed capacity k)
 	k      int
@@ -84,10 +84,10 @@ func NewMisraGries(p MisraGriesParams, seed uint64) (*MisraGries, error) {
 	}
 	st := workload.SplitMix(seed ^ 0x6d69737261677269)
 	return &MisraGries{
-		streamSummary: streamSummary{counters: make([]ssCounter, 0, p.Counters), buckets: make([]ssBucket, 0, p.Counters), head: -1, free: -1},
-		freeC:         -1,
-		index:         newFixedTable[int32](p.Counters, st.Uint64()),
-		k:             p.Counters,
+		ss:    streamSummary{counters: make([]ssCounter, 0, p.Counters), buckets: make([]ssBucket, 0, p.Counters), head: -1, free: -1},
+		freeC: -1,
+		index: newFixedTable[int32](p.Counters, st.Uint64()),
+		k:     p.Counters,
 	}, nil
 }
 
@@ -113,8 +113,8 @@ func (s *MisraGries) Decrement() uint64 { return s.offset }
 // Bytes returns the memory of the counters, the buckets and the key index,
 // measured from their arrays.
 func (s *MisraGries) Bytes() int64 {
-	return int64(cap(s.counters))*int64(unsafe.Sizeof(ssCounter{})) +
-		int64(cap(s.buckets))*int64(unsafe.Sizeof(ssBucket{})) + s.index.bytes()
+	return int64(cap(s.ss.counters))*int64(unsafe.Sizeof(ssCounter{})) +
+		int64(cap(s.ss.buckets))*int64(unsafe.Sizeof(ssBucket{})) + s.index.bytes()
 }
 
 // Observe counts every write event's positive Delta; other events are
@@ -140,16 +140,16 @@ func (s *MisraGries) add(key, delta uint64) {
 	s.n += delta
 	h := s.index.hash(key)
 	if c := s.index.getAt(h, key); c != 0 {
-		s.raise(c-1, delta)
+		s.ss.raise(c-1, delta)
 		return
 	}
 	if s.held == s.k {
 		// Every count and the new key lose δ = min(delta, smallest count):
 		// the counters at level ≤ D + δ reach 0 and are freed.
-		dec := min(delta, s.buckets[s.head].count-s.offset)
+		dec := min(delta, s.ss.buckets[s.ss.head].count-s.offset)
 		s.offset += dec
-		for s.head >= 0 && s.buckets[s.head].count <= s.offset {
-			s.drop(s.head)
+		for s.ss.head >= 0 && s.ss.buckets[s.ss.head].count <= s.offset {
+			s.drop(s.ss.head)
 		}
 		if delta -= dec; delta == 0 {
 			return
@@ -157,42 +157,42 @@ func (s *MisraGries) add(key, delta uint64) {
 	}
 	c := s.freeC
 	if c >= 0 {
-		s.freeC = s.counters[c].next
-		s.counters[c] = ssCounter{key: key, hash: uint32(h), bucket: -1}
+		s.freeC = s.ss.counters[c].next
+		s.ss.counters[c] = ssCounter{key: key, hash: uint32(h), bucket: -1}
 	} else {
-		c = int32(len(s.counters))
-		s.counters = append(s.counters, ssCounter{key: key, hash: uint32(h), bucket: -1}) // within capacity: held < k
+		c = int32(len(s.ss.counters))
+		s.ss.counters = append(s.ss.counters, ssCounter{key: key, hash: uint32(h), bucket: -1}) // within capacity: held < k
 	}
 	*s.index.refAt(h, key) = c + 1
 	s.held++
-	s.link(c, s.offset+delta, -1, s.head)
+	s.ss.link(c, s.offset+delta, -1, s.ss.head)
 }
 
 // drop frees bucket b, the lowest, and every counter in it: their counts
 // are 0.
 func (s *MisraGries) drop(b int32) {
-	c := s.buckets[b].first
+	c := s.ss.buckets[b].first
 	for {
-		ct := &s.counters[c]
+		ct := &s.ss.counters[c]
 		next := ct.next
 		s.index.delAt(uint64(ct.hash), ct.key)
 		ct.bucket, ct.next = -1, s.freeC
 		s.freeC = c
 		s.held--
-		if next == s.buckets[b].first {
+		if next == s.ss.buckets[b].first {
 			break
 		}
 		c = next
 	}
-	s.buckets[b].first = -1
-	s.freeBucket(b)
+	s.ss.buckets[b].first = -1
+	s.ss.freeBucket(b)
 }
 
 // Count returns a lower bound of key's true count, at most D below it: its
 // counter's count if the key holds one, otherwise 0.
 func (s *MisraGries) Count(key uint64) uint64 {
 	if c := s.index.get(key); c != 0 {
-		return s.buckets[s.counters[c-1].bucket].count - s.offset
+		return s.ss.buckets[s.ss.counters[c-1].bucket].count - s.offset
 	}
 	return 0
 }
@@ -203,11 +203,11 @@ func (s *MisraGries) Count(key uint64) uint64 {
 // ≥ the summary's k lists them all. O(k log k).
 func (s *MisraGries) Top(k int) []Item {
 	items := make([]Item, 0, s.held)
-	for b := s.head; b >= 0; b = s.buckets[b].next {
-		bk := &s.buckets[b]
+	for b := s.ss.head; b >= 0; b = s.ss.buckets[b].next {
+		bk := &s.ss.buckets[b]
 		for c := bk.first; ; {
-			items = append(items, Item{Key: s.counters[c].key, Count: bk.count - s.offset, Err: s.offset})
-			if c = s.counters[c].next; c == bk.first {
+			items = append(items, Item{Key: s.ss.counters[c].key, Count: bk.count - s.offset, Err: s.offset})
+			if c = s.ss.counters[c].next; c == bk.first {
 				break
 			}
 		}
@@ -222,23 +222,23 @@ func (s *MisraGries) Top(k int) []Item {
 // list; the index mapping exactly the keys held, each counter keeping its
 // key's hash; and N = Σ counts + (k+1)·D, which gives D ≤ N/(k+1).
 func (s *MisraGries) check() error {
-	state := make([]int8, len(s.counters)) // 1: in a bucket, 2: free
+	state := make([]int8, len(s.ss.counters)) // 1: in a bucket, 2: free
 	live, prev := 0, int32(-1)
 	var sum uint64
-	for b := s.head; b >= 0; prev, b = b, s.buckets[b].next {
-		bk := &s.buckets[b]
-		if live++; live > len(s.buckets) {
+	for b := s.ss.head; b >= 0; prev, b = b, s.ss.buckets[b].next {
+		bk := &s.ss.buckets[b]
+		if live++; live > len(s.ss.buckets) {
 			return fmt.Errorf("misra-gries: bucket list has a cycle")
 		}
-		if bk.prev != prev || prev >= 0 && s.buckets[prev].count >= bk.count {
+		if bk.prev != prev || prev >= 0 && s.ss.buckets[prev].count >= bk.count {
 			return fmt.Errorf("misra-gries: bucket %d (level %d) badly linked after %d", b, bk.count, prev)
 		}
 		if bk.count <= s.offset || bk.first < 0 {
 			return fmt.Errorf("misra-gries: bucket %d has level %d (D = %d) and first counter %d", b, bk.count, s.offset, bk.first)
 		}
 		for c := bk.first; ; {
-			ct := &s.counters[c]
-			if state[c] != 0 || ct.bucket != b || s.counters[ct.next].prev != c {
+			ct := &s.ss.counters[c]
+			if state[c] != 0 || ct.bucket != b || s.ss.counters[ct.next].prev != c {
 				return fmt.Errorf("misra-gries: counter %d badly linked in bucket %d", c, b)
 			}
 			state[c] = 1
@@ -261,25 +261,25 @@ func (s *MisraGries) check() error {
 		}
 	}
 	nfree := 0
-	for c := s.freeC; c >= 0; c = s.counters[c].next {
-		if state[c] != 0 || s.counters[c].bucket != -1 {
-			return fmt.Errorf("misra-gries: free counter %d is also in bucket %d", c, s.counters[c].bucket)
+	for c := s.freeC; c >= 0; c = s.ss.counters[c].next {
+		if state[c] != 0 || s.ss.counters[c].bucket != -1 {
+			return fmt.Errorf("misra-gries: free counter %d is also in bucket %d", c, s.ss.counters[c].bucket)
 		}
 		state[c] = 2
 		nfree++
 	}
-	if held != s.held || held+nfree != len(s.counters) || s.held > s.k || s.index.len() != s.held {
+	if held != s.held || held+nfree != len(s.ss.counters) || s.held > s.k || s.index.len() != s.held {
 		return fmt.Errorf("misra-gries: %d counters held (says %d), %d free, %d made, %d indexed, k = %d",
-			held, s.held, nfree, len(s.counters), s.index.len(), s.k)
+			held, s.held, nfree, len(s.ss.counters), s.index.len(), s.k)
 	}
 	nb := 0
-	for b := s.free; b >= 0; b = s.buckets[b].next {
-		if nb++; nb > len(s.buckets) {
+	for b := s.ss.free; b >= 0; b = s.ss.buckets[b].next {
+		if nb++; nb > len(s.ss.buckets) {
 			return fmt.Errorf("misra-gries: free bucket list has a cycle")
 		}
 	}
-	if live+nb != len(s.buckets) {
-		return fmt.Errorf("misra-gries: %d live and %d free of %d buckets", live, nb, len(s.buckets))
+	if live+nb != len(s.ss.buckets) {
+		return fmt.Errorf("misra-gries: %d live and %d free of %d buckets", live, nb, len(s.ss.buckets))
 	}
 	if want := sum + uint64(s.k+1)*s.offset; want != s.n {
 		return fmt.Errorf("misra-gries: Σ counts %d + (k+1)·D %d = %d, want N = %d", sum, uint64(s.k+1)*s.offset, want, s.n)

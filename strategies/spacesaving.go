@@ -50,10 +50,10 @@ func (p SpaceSavingParams) Validate() error {
 // PointCounter (Count is an upper bound) and a TopK (Item.Err is the
 // counter's error). Not safe for concurrent use.
 type SpaceSaving struct {
-	streamSummary              // counters (len grows to m; a counter keeps its id) in buckets by count
-	index         table[int32] // key → counter id + 1 (fixed capacity m)
-	m             int
-	n             uint64
+	ss    streamSummary // counters (len grows to m; a counter keeps its id) in buckets by count
+	index table[int32]  // key → counter id + 1 (fixed capacity m)
+	m     int
+	n     uint64
 }
 
 // NewSpaceSaving returns an empty summary of p.Counters counters; seed
@@ -64,9 +64,9 @@ func NewSpaceSaving(p SpaceSavingParams, seed uint64) (*SpaceSaving, error) {
 	}
 	st := workload.SplitMix(seed ^ 0x7370616365736176)
 	return &SpaceSaving{
-		streamSummary: streamSummary{counters: make([]ssCounter, 0, p.Counters), buckets: make([]ssBucket, 0, p.Counters), head: -1, free: -1},
-		index:         newFixedTable[int32](p.Counters, st.Uint64()),
-		m:             p.Counters,
+		ss:    streamSummary{counters: make([]ssCounter, 0, p.Counters), buckets: make([]ssBucket, 0, p.Counters), head: -1, free: -1},
+		index: newFixedTable[int32](p.Counters, st.Uint64()),
+		m:     p.Counters,
 	}, nil
 }
 
@@ -87,8 +87,8 @@ func (s *SpaceSaving) N() uint64 { return s.n }
 // Bytes returns the memory of the counters, the buckets and the key index,
 // measured from their arrays.
 func (s *SpaceSaving) Bytes() int64 {
-	return int64(cap(s.counters))*int64(unsafe.Sizeof(ssCounter{})) +
-		int64(cap(s.buckets))*int64(unsafe.Sizeof(ssBucket{})) + s.index.bytes()
+	return int64(cap(s.ss.counters))*int64(unsafe.Sizeof(ssCounter{})) +
+		int64(cap(s.ss.buckets))*int64(unsafe.Sizeof(ssBucket{})) + s.index.bytes()
 }
 
 // Observe counts every write event's positive Delta; other events are
@@ -117,34 +117,34 @@ func (s *SpaceSaving) add(key, delta uint64) {
 	h := s.index.hash(key)
 	slot, c := s.index.find(h, key)
 	if c != 0 {
-		s.raise(c-1, delta)
+		s.ss.raise(c-1, delta)
 		return
 	}
-	if len(s.counters) < s.m {
-		c := int32(len(s.counters))
-		s.counters = append(s.counters, ssCounter{key: key, hash: uint32(h), bucket: -1})
+	if len(s.ss.counters) < s.m {
+		c := int32(len(s.ss.counters))
+		s.ss.counters = append(s.ss.counters, ssCounter{key: key, hash: uint32(h), bucket: -1})
 		*s.index.refAt(h, key) = c + 1
-		s.link(c, delta, -1, s.head)
+		s.ss.link(c, delta, -1, s.ss.head)
 		return
 	}
 	// Evict the first counter of the smallest count; the new key inherits
 	// it. The counter keeps its key's hash, so the index deletes the old
 	// key without hashing it again.
-	b := s.head
-	c = s.buckets[b].first
-	ct := &s.counters[c]
+	b := s.ss.head
+	c = s.ss.buckets[b].first
+	ct := &s.ss.counters[c]
 	s.index.replace(slot, key, c+1, uint64(ct.hash), ct.key)
-	ct.key, ct.hash, ct.err = key, uint32(h), s.buckets[b].count
-	s.raise(c, delta)
+	ct.key, ct.hash, ct.err = key, uint32(h), s.ss.buckets[b].count
+	s.ss.raise(c, delta)
 }
 
 // Min returns the smallest counter: 0 while fewer than m keys have been seen,
 // and never more than N/m.
 func (s *SpaceSaving) Min() uint64 {
-	if len(s.counters) < s.m {
+	if len(s.ss.counters) < s.m {
 		return 0
 	}
-	return s.buckets[s.head].count
+	return s.ss.buckets[s.ss.head].count
 }
 
 // Count returns an upper bound of key's true count: its counter if the key
@@ -153,16 +153,16 @@ func (s *SpaceSaving) Min() uint64 {
 // key seen is monitored.
 func (s *SpaceSaving) Count(key uint64) uint64 {
 	if c := s.index.get(key); c != 0 {
-		return s.buckets[s.counters[c-1].bucket].count
+		return s.ss.buckets[s.ss.counters[c-1].bucket].count
 	}
 	return s.Min()
 }
 
 // items returns every monitored key in answer order.
 func (s *SpaceSaving) items() []Item {
-	items := make([]Item, len(s.counters))
-	for i, c := range s.counters {
-		items[i] = Item{Key: c.key, Count: s.buckets[c.bucket].count, Err: c.err}
+	items := make([]Item, len(s.ss.counters))
+	for i, c := range s.ss.counters {
+		items[i] = Item{Key: c.key, Count: s.ss.buckets[c.bucket].count, Err: c.err}
 	}
 	sortItems(items)
 	return items
@@ -204,16 +204,16 @@ func (s *SpaceSaving) Guaranteed(k int) bool {
 // counter keeping its key's hash; and Σ counts = N, 0 ≤ err < count, err ≤ the minimum counter (an error is a
 // past minimum and the minimum never decreases).
 func (s *SpaceSaving) check() error {
-	seen := make([]bool, len(s.counters))
+	seen := make([]bool, len(s.ss.counters))
 	live, prev := 0, int32(-1)
 	var sum uint64
 	minC := s.Min()
-	for b := s.head; b >= 0; prev, b = b, s.buckets[b].next {
-		bk := &s.buckets[b]
-		if live++; live > len(s.buckets) {
+	for b := s.ss.head; b >= 0; prev, b = b, s.ss.buckets[b].next {
+		bk := &s.ss.buckets[b]
+		if live++; live > len(s.ss.buckets) {
 			return fmt.Errorf("space-saving: bucket list has a cycle")
 		}
-		if bk.prev != prev || prev >= 0 && s.buckets[prev].count >= bk.count {
+		if bk.prev != prev || prev >= 0 && s.ss.buckets[prev].count >= bk.count {
 			return fmt.Errorf("space-saving: bucket %d (count %d) badly linked after %d", b, bk.count, prev)
 		}
 		if bk.first < 0 {
@@ -221,8 +221,8 @@ func (s *SpaceSaving) check() error {
 		}
 		c := bk.first
 		for {
-			ct := &s.counters[c]
-			if seen[c] || ct.bucket != b || s.counters[ct.next].prev != c {
+			ct := &s.ss.counters[c]
+			if seen[c] || ct.bucket != b || s.ss.counters[ct.next].prev != c {
 				return fmt.Errorf("space-saving: counter %d badly linked in bucket %d", c, b)
 			}
 			seen[c] = true
@@ -250,14 +250,14 @@ func (s *SpaceSaving) check() error {
 		}
 	}
 	nfree := 0
-	for b := s.free; b >= 0; b = s.buckets[b].next {
-		if nfree++; nfree > len(s.buckets) {
+	for b := s.ss.free; b >= 0; b = s.ss.buckets[b].next {
+		if nfree++; nfree > len(s.ss.buckets) {
 			return fmt.Errorf("space-saving: free list has a cycle")
 		}
 	}
-	if live+nfree != len(s.buckets) || s.index.len() != len(s.counters) {
+	if live+nfree != len(s.ss.buckets) || s.index.len() != len(s.ss.counters) {
 		return fmt.Errorf("space-saving: %d live and %d free of %d buckets; %d keys indexed for %d counters",
-			live, nfree, len(s.buckets), s.index.len(), len(s.counters))
+			live, nfree, len(s.ss.buckets), s.index.len(), len(s.ss.counters))
 	}
 	if err := s.index.check(); err != nil {
 		return fmt.Errorf("space-saving: index: %w", err)

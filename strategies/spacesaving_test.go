@@ -154,11 +154,13 @@ func TestSpaceSavingCheckCatches(t *testing.T) {
 		corrupt func(s *SpaceSaving)
 	}{
 		{"n", func(s *SpaceSaving) { s.n++ }},
-		{"hash", func(s *SpaceSaving) { s.counters[7].hash ^= 1 }},
-		{"index", func(s *SpaceSaving) { *s.index.refAt(s.index.hash(s.counters[7].key), s.counters[7].key) = 9 }},
-		{"error", func(s *SpaceSaving) { s.counters[7].err = s.buckets[s.counters[7].bucket].count }},
-		{"bucket order", func(s *SpaceSaving) { s.buckets[s.head].count = s.buckets[s.buckets[s.head].next].count }},
-		{"ring", func(s *SpaceSaving) { s.counters[s.buckets[s.head].first].bucket = s.buckets[s.head].next }},
+		{"hash", func(s *SpaceSaving) { s.ss.counters[7].hash ^= 1 }},
+		{"index", func(s *SpaceSaving) { *s.index.refAt(s.index.hash(s.ss.counters[7].key), s.ss.counters[7].key) = 9 }},
+		{"error", func(s *SpaceSaving) { s.ss.counters[7].err = s.ss.buckets[s.ss.counters[7].bucket].count }},
+		{"bucket order", func(s *SpaceSaving) { s.ss.buckets[s.ss.head].count = s.ss.buckets[s.ss.buckets[s.ss.head].next].count }},
+		{"ring", func(s *SpaceSaving) {
+			s.ss.counters[s.ss.buckets[s.ss.head].first].bucket = s.ss.buckets[s.ss.head].next
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := NewSpaceSaving(SpaceSavingParams{Counters: 50}, 4)
