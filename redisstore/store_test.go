@@ -46,7 +46,7 @@ func runOn(t *testing.T, yaml string, b sim.Backend) (*sim.Report, error) {
 }
 
 // value is the one simulated-scale measured row of a design's metric.
-func value(t *testing.T, rep *sim.Report, design string, m strategies.Metric) float64 {
+func value(t *testing.T, rep *sim.Report, design string, m metrics.Metric) float64 {
 	t.Helper()
 	for _, r := range metrics.Select(rep.Results, design, string(m), metrics.Sim) {
 		if r.Value != nil {
@@ -61,7 +61,7 @@ func value(t *testing.T, rep *sim.Report, design string, m strategies.Metric) fl
 // ops a read (a GET a stripe, a ZCOUNT a shard).
 func sentEvery(t *testing.T, rep *sim.Report, twin string, writes, reads, per float64) {
 	t.Helper()
-	if ops, want := value(t, rep, twin, strategies.MetricStoreOps), writes+per*reads; ops != want {
+	if ops, want := value(t, rep, twin, metrics.StoreOps), writes+per*reads; ops != want {
 		t.Errorf("%s sent %v ops, want %v writes + %v × %v reads", twin, ops, writes, per, reads)
 	}
 }
@@ -103,24 +103,24 @@ func TestCountsOnRedisAreTheTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writes := value(t, rep, "truth", strategies.MetricWrites)
-	reads := value(t, rep, "truth", strategies.MetricReads)
+	writes := value(t, rep, "truth", metrics.Writes)
+	reads := value(t, rep, "truth", metrics.Reads)
 	for _, c := range []struct {
 		design  string
 		stripes float64
 	}{{"single-key", 1}, {"striped-32", 32}} {
 		twin := c.design + "@redis"
-		if e := value(t, rep, twin, strategies.MetricCountError); e != 0 {
+		if e := value(t, rep, twin, metrics.CountError); e != 0 {
 			t.Errorf("%s count error %v, want 0", twin, e)
 		}
 		sentEvery(t, rep, twin, writes, reads, c.stripes)
 	}
-	sim, real := value(t, rep, "batched-1s", strategies.MetricCountError), value(t, rep, "batched-1s@redis", strategies.MetricCountError)
+	sim, real := value(t, rep, "batched-1s", metrics.CountError), value(t, rep, "batched-1s@redis", metrics.CountError)
 	if real >= 0 || real != sim {
 		t.Errorf("batched-1s count error %v on Redis, %v simulated: want the same loss, below 0", real, sim)
 	}
 	for _, d := range []string{"single-key@redis", "striped-32@redis", "batched-1s@redis"} {
-		if m := value(t, rep, d, strategies.MetricStoreMismatch); m != 0 {
+		if m := value(t, rep, d, metrics.StoreMismatch); m != 0 {
 			t.Errorf("%s: %v keys read back other than the sum sent", d, m)
 		}
 	}
@@ -239,22 +239,22 @@ strategies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := value(t, rep, "spread@redis", strategies.MetricNodesUsed); n != 3 {
+	if n := value(t, rep, "spread@redis", metrics.NodesUsed); n != 3 {
 		t.Errorf("untagged stripes on %v nodes, want 3", n)
 	}
-	if n := value(t, rep, "tagged@redis", strategies.MetricNodesUsed); n != 1 {
+	if n := value(t, rep, "tagged@redis", metrics.NodesUsed); n != 1 {
 		t.Errorf("tagged stripes on %v nodes, want 1", n)
 	}
-	if lo := value(t, rep, "tagged@redis", strategies.MetricNodeOpsMin); lo != 0 {
+	if lo := value(t, rep, "tagged@redis", metrics.NodeOpsMin); lo != 0 {
 		t.Errorf("the idlest node took %v ops/s of the tagged stripes, want 0", lo)
 	}
 	for _, d := range []string{"spread@redis", "tagged@redis"} {
-		if e := value(t, rep, d, strategies.MetricCountError); e != 0 {
+		if e := value(t, rep, d, metrics.CountError); e != 0 {
 			t.Errorf("%s count error %v", d, e)
 		}
 	}
 	// A flush of writes and reads goes to every node untagged, to one tagged.
-	if s, g := value(t, rep, "spread@redis", strategies.MetricRoundTrips), value(t, rep, "tagged@redis", strategies.MetricRoundTrips); s < 2.5*g {
+	if s, g := value(t, rep, "spread@redis", metrics.RoundTrips), value(t, rep, "tagged@redis", metrics.RoundTrips); s < 2.5*g {
 		t.Errorf("round trips: %v spread, %v tagged; want about 3 to 1", s, g)
 	}
 	tables := 0
@@ -295,7 +295,7 @@ strategies:
 		t.Fatal(err)
 	}
 	rows := func(d string) []metrics.Result {
-		rs := metrics.Select(rep.Results, d, string(strategies.MetricDistinct), metrics.Sim)
+		rs := metrics.Select(rep.Results, d, string(metrics.Distinct), metrics.Sim)
 		if len(rs) != 4 {
 			t.Fatalf("%s: %d distinct rows, want day 1, day 2, their sum, their union", d, len(rs))
 		}
@@ -311,7 +311,7 @@ strategies:
 			t.Errorf("PFCOUNT %s = the simulated store's %v: not Redis's own", r.Note, *r.Value)
 		}
 	}
-	if ops := value(t, rep, "pf@redis", strategies.MetricStoreOps); ops < 1_950_000 {
+	if ops := value(t, rep, "pf@redis", metrics.StoreOps); ops < 1_950_000 {
 		t.Errorf("%v ops sent, want a PFADD of each of 1,950,000 views and more", ops)
 	}
 }
@@ -344,21 +344,21 @@ strategies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	writes := value(t, rep, "truth", strategies.MetricWrites)
-	reads := value(t, rep, "truth", strategies.MetricRankQueries)
+	writes := value(t, rep, "truth", metrics.Writes)
+	reads := value(t, rep, "truth", metrics.RankQueries)
 	for _, c := range []struct {
 		design string
 		shards float64
 	}{{"one", 1}, {"four", 4}} {
 		twin := c.design + "@redis"
-		if v := value(t, rep, twin, strategies.MetricStoreScores); v != 0 {
+		if v := value(t, rep, twin, metrics.StoreScores); v != 0 {
 			t.Errorf("%s: %v checked players' scores on Redis are not the truth's", twin, v)
 		}
-		if v := value(t, rep, twin, strategies.MetricStoreRanks); v != 0 {
+		if v := value(t, rep, twin, metrics.StoreRanks); v != 0 {
 			t.Errorf("%s: %v checked players' ranks by Redis's ZCOUNTs are not the truth's", twin, v)
 		}
 		sentEvery(t, rep, twin, writes, reads, c.shards)
-		if k := value(t, rep, twin, strategies.MetricKeysUsed); k != c.shards {
+		if k := value(t, rep, twin, metrics.KeysUsed); k != c.shards {
 			t.Errorf("%s used %v keys, want %v", twin, k, c.shards)
 		}
 	}

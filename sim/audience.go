@@ -1,11 +1,5 @@
 package sim
 
-// The audience: viewer ids over days with exact sizes and overlaps, for
-// distinct counting (the cricket final's unique viewers). Every design is
-// built afresh for each day and fed that day's views; then it is asked the
-// distinct count of each day, the union of the days by merge, and the
-// naive sum of the days' counts, against the audience's exact sizes.
-
 import (
 	"context"
 	"fmt"
@@ -17,6 +11,12 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// The audience: viewer ids over days with exact sizes and overlaps, for
+// distinct counting (the cricket final's unique viewers). Every design is
+// built afresh for each day and fed that day's views; then it is asked the
+// distinct count of each day, the union of the days by merge, and the
+// naive sum of the days' counts, against the audience's exact sizes.
 
 // audienceLabel names the audience's stream in the chunk seeds.
 const audienceLabel = "audience"
@@ -78,7 +78,7 @@ var audienceCluster = ClusterConfig{Nodes: 1, KeyCapacity: 1e9}
 func (k *audienceKind) memory() (int64, int64) {
 	var growing float64
 	for _, d := range k.st.designs {
-		growing = max(growing, d.plannedValue(strategies.MetricBytes)/2)
+		growing = max(growing, d.plannedValue(metrics.Bytes)/2)
 	}
 	return int64(growing), int64(k.a.Days())
 }
@@ -169,12 +169,12 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 	}
 	union := float64(a.Union(all...))
 	complete := days == a.Days()
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "views fed")
+	st.truthRow(rep, metrics.Events, float64(events), "events", nil, "views fed")
 	for d := range days {
-		st.truthRow(rep, strategies.MetricDistinct, float64(a.Distinct(d)), "viewers", nil, fmt.Sprintf("day %d, exact", d+1))
+		st.truthRow(rep, metrics.Distinct, float64(a.Distinct(d)), "viewers", nil, fmt.Sprintf("day %d, exact", d+1))
 	}
 	if complete {
-		st.truthRow(rep, strategies.MetricDistinct, union, "viewers", nil, "all days, exact union")
+		st.truthRow(rep, metrics.Distinct, union, "viewers", nil, "all days, exact union")
 	}
 	for i, sketches := range perDay {
 		s := st.scorer(rep, st.designs[i])
@@ -182,13 +182,13 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 		for _, sk := range sketches {
 			bytes = max(bytes, sk.Bytes())
 		}
-		s.add(strategies.MetricBytes, float64(bytes), "B", s.plan(strategies.MetricBytes), "the largest day's, measured from the design's arrays")
+		s.add(metrics.Bytes, float64(bytes), "B", s.plan(metrics.Bytes), "the largest day's, measured from the design's arrays")
 		if events > 0 && elapsed[i] > 0 && st.designs[i].real == "" {
-			s.timing(strategies.MetricNsPerEvent, round(float64(elapsed[i])/float64(events), 2), "ns", laneClockNote)
+			s.timing(metrics.NsPerEvent, round(float64(elapsed[i])/float64(events), 2), "ns", laneClockNote)
 		}
-		stdErr := s.plan(strategies.MetricStandardError) // in %
+		stdErr := s.plan(metrics.StandardError) // in %
 		estimate := func(est, truth float64, note string) {
-			s.add(strategies.MetricDistinct, round(est, 1), "viewers", metrics.PlanOf(truth), note+"; plan: the exact count")
+			s.add(metrics.Distinct, round(est, 1), "viewers", metrics.PlanOf(truth), note+"; plan: the exact count")
 			if truth == 0 {
 				return // no relative error of nothing
 			}
@@ -196,8 +196,8 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 			if stdErr != nil {
 				errPlan = metrics.PlanOf(math.Round(*stdErr / 100 * truth))
 			}
-			s.add(strategies.MetricRelativeError, round(100*(est-truth)/truth, 4), "%", stdErr, note+"; plan: the standard error 1.04/√m")
-			s.add(strategies.MetricError, round(est-truth, 1), "viewers", errPlan, note+"; plan: the standard error in viewers, 1.04/√m × the true count")
+			s.add(metrics.RelativeError, round(100*(est-truth)/truth, 4), "%", stdErr, note+"; plan: the standard error 1.04/√m")
+			s.add(metrics.Error, round(est-truth, 1), "viewers", errPlan, note+"; plan: the standard error in viewers, 1.04/√m × the true count")
 		}
 		var sum float64
 		for day, sk := range sketches {
@@ -209,9 +209,9 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 			continue
 		}
 		if days > 1 {
-			s.add(strategies.MetricDistinct, round(sum, 1), "viewers", metrics.PlanOf(union), "sum of the days' counts: viewers of several days count again; plan: the exact union")
+			s.add(metrics.Distinct, round(sum, 1), "viewers", metrics.PlanOf(union), "sum of the days' counts: viewers of several days count again; plan: the exact union")
 			if union > 0 {
-				s.add(strategies.MetricRelativeError, round(100*(sum-union)/union, 4), "%", nil, "sum of the days' counts against the union")
+				s.add(metrics.RelativeError, round(100*(sum-union)/union, 4), "%", nil, "sum of the days' counts against the union")
 			}
 		}
 		if u, ok := sketches[0].(strategies.DistinctUnion); ok && days > 1 {
@@ -228,7 +228,7 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 		if rs := rr.stores[i]; rs != nil {
 			st.real(s, rs.Stats(), 0)
 		}
-		s.measured[strategies.MetricErrorCount] = true // on every error row already
+		s.measured[metrics.ErrorCount] = true // on every error row already
 		s.finish()
 	}
 	return rep

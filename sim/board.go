@@ -1,14 +1,5 @@
 package sim
 
-// The leaderboard on the simulated cluster (issue 10): a timed stream whose
-// writes are score changes of players and whose reads are rank queries,
-// fed to every board design on its own cluster and to an exact truth of
-// every player's score. It scores what the timed stream scores of a design
-// on servers (the load on its cluster), and what a board adds: its leaders
-// against the true top K, the rank of sampled players under every tie
-// policy against the true rank, its counts above, what a rank query costs
-// and the bytes an entry takes.
-
 import (
 	"cmp"
 	"context"
@@ -19,8 +10,18 @@ import (
 	"countsim/metrics"
 	"countsim/scenarios"
 	"countsim/strategies"
+	"countsim/strategies/boards"
 	"countsim/workload"
 )
+
+// The leaderboard on the simulated cluster (issue 10): a timed stream whose
+// writes are score changes of players and whose reads are rank queries,
+// fed to every board design on its own cluster and to an exact truth of
+// every player's score. It scores what the timed stream scores of a design
+// on servers (the load on its cluster), and what a board adds: its leaders
+// against the true top K, the rank of sampled players under every tie
+// policy against the true rank, its counts above, what a rank query costs
+// and the bytes an entry takes.
 
 type boardKind struct {
 	*timedKind
@@ -137,7 +138,7 @@ func (k *boardKind) plan() []metrics.Result {
 	if k.spec.Scores.Standings {
 		note = "every player of the key space: the standings are loaded before the stream"
 	}
-	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: strategies.MetricPlayers,
+	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: metrics.Players,
 		Value: math.Round(k.players), Unit: "players", Note: note})}
 }
 
@@ -301,9 +302,9 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 		rr.settle()
 	}
 	rep := &Report{Partial: err != nil}
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every event fed: score changes and rank queries")
-	st.truthRow(rep, strategies.MetricWrites, float64(tr.writes), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "score changes; plan ∫ rate dt")
-	st.truthRow(rep, strategies.MetricRankQueries, float64(tr.reads), "queries", metrics.PlanOf(math.Round(w.ExpectedReads())), "rank queries (read events)")
+	st.truthRow(rep, metrics.Events, float64(events), "events", nil, "every event fed: score changes and rank queries")
+	st.truthRow(rep, metrics.Writes, float64(tr.writes), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "score changes; plan ∫ rate dt")
+	st.truthRow(rep, metrics.RankQueries, float64(tr.reads), "queries", metrics.PlanOf(math.Round(w.ExpectedReads())), "rank queries (read events)")
 	top := st.Scenario.Questions.Top
 	tb := tr.ranked(w.Checked, top)
 	tr.players = nil // the designs are judged against tb alone
@@ -311,9 +312,9 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	if w.Scores.Standings {
 		note = "every player: the standings, and the changes of the stream"
 	}
-	st.truthRow(rep, strategies.MetricPlayers, float64(tb.players), "players", metrics.PlanOf(math.Round(k.players)), note)
-	st.truthRow(rep, strategies.MetricDistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
-	st.truthRow(rep, strategies.MetricTiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
+	st.truthRow(rep, metrics.Players, float64(tb.players), "players", metrics.PlanOf(math.Round(k.players)), note)
+	st.truthRow(rep, metrics.DistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
+	st.truthRow(rep, metrics.TiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
 	checks := tb.checks
 	scored := make([]judged, len(r.designs))
 	var jobs []func()
@@ -333,7 +334,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 		if r.clusters[i] != nil {
 			k.cluster(s, r, i)
 			if tr.reads > 0 && r.finished && r.steady[i].Keys > 0 {
-				s.add(strategies.MetricRankFanout, round(float64(r.steady[i].Reads)/float64(tr.reads), 3), "reads", s.plan(strategies.MetricRankFanout),
+				s.add(metrics.RankFanout, round(float64(r.steady[i].Reads)/float64(tr.reads), 3), "reads", s.plan(metrics.RankFanout),
 					"store reads a rank query sent: the design's reads / the rank queries")
 			}
 		}
@@ -388,8 +389,8 @@ func (k *boardKind) realRanks(s *scorer, rs RealStore, checks []standing) {
 		}
 	}
 	n := metrics.Format(float64(len(checks)))
-	s.add(strategies.MetricStoreScores, float64(badScores), "players", metrics.PlanOf(0), "of "+n+" checked: ZSCORE on the real store against the truth's score")
-	s.add(strategies.MetricStoreRanks, float64(badRanks), "players", metrics.PlanOf(0),
+	s.add(metrics.StoreScores, float64(badScores), "players", metrics.PlanOf(0), "of "+n+" checked: ZSCORE on the real store against the truth's score")
+	s.add(metrics.StoreRanks, float64(badRanks), "players", metrics.PlanOf(0),
 		"of "+n+" checked: 1 + Σ ZCOUNT (score +inf over the design's sorted sets on the real store, against the truth's competition rank")
 }
 
@@ -408,19 +409,19 @@ func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) judg
 		q, sent, most := rc.DenseScoresSent()
 		if q > 0 && sent > 0 {
 			add(func(s *scorer) {
-				s.add(strategies.MetricDenseScoresSent, round(float64(sent)/float64(q), 1), "scores", nil,
+				s.add(metrics.DenseScoresSent, round(float64(sent)/float64(q), 1), "scores", nil,
 					fmt.Sprintf("distinct scores the shards sent a dense rank, mean over the stream's %d dense rank queries: what uniting them costs", q))
-				s.add(strategies.MetricDenseScoresMax, float64(most), "scores", nil, "the most one dense rank took")
+				s.add(metrics.DenseScoresMax, float64(most), "scores", nil, "the most one dense rank took")
 			})
 		}
 	}
 	players := rk.Players()
 	add(func(s *scorer) {
-		s.add(strategies.MetricPlayers, float64(players), "players", metrics.PlanOf(float64(tb.players)), "players on the board; plan: the truth's")
+		s.add(metrics.Players, float64(players), "players", metrics.PlanOf(float64(tb.players)), "players on the board; plan: the truth's")
 		if players > 0 {
-			entry := s.plan(strategies.MetricBytesPerEntry)
+			entry := s.plan(metrics.BytesPerEntry)
 			if _, exact := built.(strategies.Board); exact {
-				s.add(strategies.MetricBytesPerEntry, round(float64(built.Bytes())/float64(players), 1), "B", entry,
+				s.add(metrics.BytesPerEntry, round(float64(built.Bytes())/float64(players), 1), "B", entry,
 					"bytes / players, counted from the sets' nodes and maps; plan: the seeds' figure for a Redis sorted-set entry")
 			}
 		}
@@ -462,9 +463,9 @@ func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) judg
 			}
 		}
 	}
-	if h, ok := built.(*strategies.ScoreHistogram); ok {
+	if h, ok := built.(*boards.ScoreHistogram); ok {
 		add(func(s *scorer) {
-			s.add(strategies.MetricBuckets, float64(h.Buckets()), "buckets", nil, "buckets in use: 1 + the highest filled")
+			s.add(metrics.Buckets, float64(h.Buckets()), "buckets", nil, "buckets in use: 1 + the highest filled")
 		})
 	}
 	return judged{rows: func(s *scorer) {
@@ -483,14 +484,14 @@ type judged struct {
 }
 
 // tieMetrics names the rows of a tie policy.
-func tieMetrics(t strategies.Ties) (wrong, maxErr strategies.Metric) {
+func tieMetrics(t strategies.Ties) (wrong, maxErr metrics.Metric) {
 	switch t {
 	case strategies.TiesOrdinal:
-		return strategies.MetricRanksWrongOrdinal, strategies.MetricRankErrorMaxOrdinal
+		return metrics.RanksWrongOrdinal, metrics.RankErrorMaxOrdinal
 	case strategies.TiesDense:
-		return strategies.MetricRanksWrongDense, strategies.MetricRankErrorMaxDense
+		return metrics.RanksWrongDense, metrics.RankErrorMaxDense
 	}
-	return strategies.MetricRanksWrongCompetition, strategies.MetricRankErrorMaxCompetition
+	return metrics.RanksWrongCompetition, metrics.RankErrorMaxCompetition
 }
 
 // judgeBoard: the leaders against the true top K, and the counts above
@@ -528,10 +529,10 @@ func (k *boardKind) judgeBoard(b strategies.Board, tb trueBoard, top int) func(s
 	}
 	return func(s *scorer) {
 		if top > 0 {
-			s.add(strategies.MetricTopExact, exact, "bool", nil, fmt.Sprintf("1 if the %d leaders are the true top %d, in order (ties by who reached the score first, then id)", top, top))
-			s.add(strategies.MetricTopKRecall, recall, "share", nil, fmt.Sprintf("of the true top %d, the share among the leaders", top))
+			s.add(metrics.TopExact, exact, "bool", nil, fmt.Sprintf("1 if the %d leaders are the true top %d, in order (ties by who reached the score first, then id)", top, top))
+			s.add(metrics.TopKRecall, recall, "share", nil, fmt.Sprintf("of the true top %d, the share among the leaders", top))
 		}
-		s.add(strategies.MetricCountAboveWrong, float64(wrong), "scores", nil, fmt.Sprintf("of the %d checked players' scores, those whose count above is not the truth's", len(checks)))
+		s.add(metrics.CountAboveWrong, float64(wrong), "scores", nil, fmt.Sprintf("of the %d checked players' scores, those whose count above is not the truth's", len(checks)))
 	}
 }
 
@@ -547,11 +548,11 @@ func rankErrorRows(abs []float64, checks []standing, players int64) func(s *scor
 	}
 	m := mean(abs)
 	return func(s *scorer) {
-		s.add(strategies.MetricRankErrorMean, round(m, 3), "ranks", nil, "mean |rank − true rank| of the competition ranks checked")
-		s.add(strategies.MetricRankErrorP99, metrics.Quantile(append([]float64(nil), abs...), 0.99), "ranks", nil, "over the players checked")
-		s.add(strategies.MetricRankRelErrorMax, round(maxOf(rel), 6), "share", nil, "largest |rank − true| / true rank")
-		s.add(strategies.MetricRankRelErrorP99, round(metrics.Quantile(rel, 0.99), 6), "share", nil, "over the players checked")
-		s.add(strategies.MetricPercentileErrorMax, round(maxOf(pct), 4), "points", nil, "largest |rank − true| / players, in percentile points")
-		s.add(strategies.MetricPercentileErrorP99, round(metrics.Quantile(pct, 0.99), 4), "points", nil, "over the players checked")
+		s.add(metrics.RankErrorMean, round(m, 3), "ranks", nil, "mean |rank − true rank| of the competition ranks checked")
+		s.add(metrics.RankErrorP99, metrics.Quantile(append([]float64(nil), abs...), 0.99), "ranks", nil, "over the players checked")
+		s.add(metrics.RankRelErrorMax, round(maxOf(rel), 6), "share", nil, "largest |rank − true| / true rank")
+		s.add(metrics.RankRelErrorP99, round(metrics.Quantile(rel, 0.99), 6), "share", nil, "over the players checked")
+		s.add(metrics.PercentileErrorMax, round(maxOf(pct), 4), "points", nil, "largest |rank − true| / players, in percentile points")
+		s.add(metrics.PercentileErrorP99, round(metrics.Quantile(pct, 0.99), 4), "points", nil, "over the players checked")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/strategies"
+	"countsim/strategies/distinct"
 	"countsim/workload"
 )
 
@@ -107,8 +108,8 @@ type Cluster struct {
 
 	index   map[uint64]int32
 	keys    []clusterKey
-	hlls    map[uint64]*strategies.HLL // the HyperLogLog keys' registers (PFADD, PFMERGE)
-	lastKey uint64                     // a one-entry cache in front of index
+	hlls    map[uint64]*distinct.HLL // the HyperLogLog keys' registers (PFADD, PFMERGE)
+	lastKey uint64                   // a one-entry cache in front of index
 	lastIdx int32
 	nodes   []clusterNode
 	nodeSec []clusterCount // [second·Nodes + node]

@@ -1,12 +1,13 @@
 package sim
 
-// The simulated cluster's HyperLogLog keys (PFADD, PFCOUNT, PFMERGE).
-
 import (
 	"fmt"
 
 	"countsim/strategies"
+	"countsim/strategies/distinct"
 )
+
+// The simulated cluster's HyperLogLog keys (PFADD, PFCOUNT, PFMERGE).
 
 // The HyperLogLog keys. The cluster models Redis's PFADD, PFCOUNT and
 // PFMERGE with countsim's own HLL at Redis's precision (p = 14: 16,384
@@ -33,15 +34,15 @@ func (c *Cluster) pf(op *strategies.StoreOp) {
 }
 
 // hll returns the HyperLogLog key's registers, empty on first use.
-func (c *Cluster) hll(key uint64) *strategies.HLL {
+func (c *Cluster) hll(key uint64) *distinct.HLL {
 	h, ok := c.hlls[key]
 	if !ok {
 		var err error
-		if h, err = strategies.NewHLL(strategies.HLLParams{Precision: clusterHLLPrecision}, c.cfg.Seed); err != nil {
+		if h, err = distinct.NewHLL(distinct.HLLParams{Precision: clusterHLLPrecision}, c.cfg.Seed); err != nil {
 			panic(fmt.Sprintf("sim: cluster: an HLL at p = %d: %v", clusterHLLPrecision, err))
 		}
 		if c.hlls == nil {
-			c.hlls = make(map[uint64]*strategies.HLL)
+			c.hlls = make(map[uint64]*distinct.HLL)
 		}
 		c.hlls[key] = h
 	}

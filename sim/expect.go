@@ -1,12 +1,5 @@
 package sim
 
-// Expectations: the assertions of a scenario's `expect:` lists, checked
-// against what a run measured (countsim check). A design's expectation is
-// checked when the scenario is prepared — its metric must be one countsim
-// reports, and a comparison with the plan needs a plan at the simulated
-// scale — and judged against every measured row of its metric after the
-// run: it holds when every such row does.
-
 import (
 	"fmt"
 	"slices"
@@ -16,6 +9,13 @@ import (
 	"countsim/scenarios"
 	"countsim/strategies"
 )
+
+// Expectations: the assertions of a scenario's `expect:` lists, checked
+// against what a run measured (countsim check). A design's expectation is
+// checked when the scenario is prepared — its metric must be one countsim
+// reports, and a comparison with the plan needs a plan at the simulated
+// scale — and judged against every measured row of its metric after the
+// run: it holds when every such row does.
 
 // Verdict is one expectation judged against a run.
 type Verdict struct {
@@ -43,10 +43,10 @@ func (st *Setup) checkExpectations() error {
 			if m == "" {
 				continue
 			}
-			if !strategies.KnownMetric(m) {
+			if !metrics.Known(m) {
 				return scenarios.Errorf(e.Pos, "expect %q: unknown metric %q (allowed: the metrics countsim reports: %s)", e.Text, m, metricNames())
 			}
-			if !slices.Contains(reported, strategies.Metric(m)) {
+			if !slices.Contains(reported, metrics.Metric(m)) {
 				var names []string
 				for _, r := range reported {
 					names = append(names, string(r))
@@ -67,7 +67,7 @@ func (st *Setup) checkExpectations() error {
 			if err := known(e, d); err != nil {
 				return err
 			}
-			if e.Plan && !d.hasPlanFor(strategies.Metric(e.Metric)) {
+			if e.Plan && !d.hasPlanFor(metrics.Metric(e.Metric)) {
 				return scenarios.Errorf(e.Pos, "expect %q: %s has no plan for %s at the simulated scale (planned: %s)", e.Text, d.name(), e.Metric, d.plannedNames())
 			}
 		}
@@ -78,7 +78,7 @@ func (st *Setup) checkExpectations() error {
 // metricNames lists every metric countsim reports.
 func metricNames() string {
 	var names []string
-	for _, m := range strategies.Metrics() {
+	for _, m := range metrics.All() {
 		names = append(names, string(m))
 	}
 	return strings.Join(names, ", ")
@@ -90,18 +90,18 @@ func metricNames() string {
 // top-K recall and precision; the share above the guarantee beside a
 // guaranteeing design's recall; the truth beside a design's final count,
 // its error and what its dedup dropped).
-func (d design) hasPlanFor(m strategies.Metric) bool {
+func (d design) hasPlanFor(m metrics.Metric) bool {
 	switch m {
-	case strategies.MetricMaxOverestimate:
-		return d.planned(strategies.MetricOverestimateBound) != nil
-	case strategies.MetricTopKRecall:
+	case metrics.MaxOverestimate:
+		return d.planned(metrics.OverestimateBound) != nil
+	case metrics.TopKRecall:
 		return d.typ.Promises() == strategies.PromiseAll ||
-			d.typ.Promises() == strategies.PromiseAbove && d.planned(strategies.MetricGuaranteeAbove) != nil
-	case strategies.MetricTopKPrecision:
+			d.typ.Promises() == strategies.PromiseAbove && d.planned(metrics.GuaranteeAbove) != nil
+	case metrics.TopKPrecision:
 		return d.typ.Promises() == strategies.PromiseAll
-	case strategies.MetricShareOverBound:
-		return d.planned(strategies.MetricFailure) != nil // δ, over trials
-	case strategies.MetricFinalCount, strategies.MetricCountError, strategies.MetricDedupDropped:
+	case metrics.ShareOverBound:
+		return d.planned(metrics.Failure) != nil // δ, over trials
+	case metrics.FinalCount, metrics.CountError, metrics.DedupDropped:
 		return true // the truth's count, 0, the resends: beside every such row
 	}
 	return d.planned(m) != nil

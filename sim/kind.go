@@ -36,7 +36,7 @@ type kind interface {
 	// truth), so that an expectation on one it never measures is refused
 	// before anything runs. TestReportsCoverScoring holds it to what the
 	// built-in scenarios measure.
-	reports(d *design) []strategies.Metric
+	reports(d *design) []metrics.Metric
 }
 
 // kinds maps a scenario's kind of run to the constructor of its runner,

@@ -1,13 +1,5 @@
 package sim
 
-// The recorded log: a team's own events read from a CSV or NDJSON file
-// (workload.LogReader), streamed in order once — never held whole — and
-// fed like a count stream to an exact truth by key and to every design
-// (issue 15). A bad line stops the run with the log's name and line, as
-// bad input, unless the scenario skips that many; the keys of the true
-// top K are looked up again in the file so that the tables show their
-// strings.
-
 import (
 	"context"
 	"errors"
@@ -23,6 +15,14 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// The recorded log: a team's own events read from a CSV or NDJSON file
+// (workload.LogReader), streamed in order once — never held whole — and
+// fed like a count stream to an exact truth by key and to every design
+// (issue 15). A bad line stops the run with the log's name and line, as
+// bad input, unless the scenario skips that many; the keys of the true
+// top K are looked up again in the file so that the tables show their
+// strings.
 
 type logKind struct {
 	keyed
@@ -138,7 +138,7 @@ func (k *logKind) accepts(*strategies.Type) error { return nil }
 // own plan row.
 func (k *logKind) plan() []metrics.Result {
 	pairs := workload.CollisionPairs(k.keys)
-	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: strategies.MetricHashCollisions,
+	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: metrics.HashCollisions,
 		Value: pairs, Unit: "pairs", Note: fmt.Sprintf("distinct key strings whose XXH64 collide, expected: n(n−1)/2⁶⁵ for n ≈ %s keys", metrics.Format(math.Round(k.keys)))})}
 }
 
@@ -228,13 +228,13 @@ func (k *logKind) run(ctx context.Context) (*Report, error) {
 		return nil, k.badInput(src.err) // bad input: nothing is reported
 	}
 	rep := &Report{Partial: err != nil}
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "events read from the log")
+	st.truthRow(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
 	if k.spec.SkipBad > 0 {
-		st.truthRow(rep, strategies.MetricSkippedLines, float64(src.skipped), "lines", nil,
+		st.truthRow(rep, metrics.SkippedLines, float64(src.skipped), "lines", nil,
 			fmt.Sprintf("bad lines skipped (skip_bad: %d)", k.spec.SkipBad))
 	}
 	if k.spec.Time != "" {
-		st.truthRow(rep, strategies.MetricReorderedEvents, float64(src.reordered), "events", nil,
+		st.truthRow(rep, metrics.ReorderedEvents, float64(src.reordered), "events", nil,
 			"events earlier than one before them, within the tolerance, taken at the later time")
 	}
 	k.score(rep, r, tr, events, nil, nil)

@@ -1,16 +1,5 @@
 package sim
 
-// The posts run: thousands of like counters at once (issue 16, the
-// sharded-counter seed). Posts are created all run long by authors with a
-// heavy-tailed number of followers (workload.Posts); every design sizes
-// each post's counter — a fixed K, a K predicted from the followers, with
-// or without growth — on a simulated cluster of its own. The run scores the
-// population: the stripes held and those held by posts that never got hot,
-// the posts and seconds over a key's capacity, the load on each node; and
-// it follows one post, the viral post of the smallest account, second by
-// second — its likes, its K, its busiest stripe, how long growth took to
-// give it the stripes its peak needs (posts_score.go).
-
 import (
 	"context"
 	"fmt"
@@ -23,6 +12,17 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// The posts run: thousands of like counters at once (issue 16, the
+// sharded-counter seed). Posts are created all run long by authors with a
+// heavy-tailed number of followers (workload.Posts); every design sizes
+// each post's counter — a fixed K, a K predicted from the followers, with
+// or without growth — on a simulated cluster of its own. The run scores the
+// population: the stripes held and those held by posts that never got hot,
+// the posts and seconds over a key's capacity, the load on each node; and
+// it follows one post, the viral post of the smallest account, second by
+// second — its likes, its K, its busiest stripe, how long growth took to
+// give it the stripes its peak needs (posts_score.go).
 
 type postsKind struct {
 	st    *Setup
@@ -168,20 +168,20 @@ func (k *postsKind) probes() []strategies.Sharded {
 // its peak at a key's capacity.
 func (k *postsKind) plan() []metrics.Result {
 	st, w := k.st, k.spec.Stream
-	row := func(m strategies.Metric, v float64, unit, note string) metrics.Result {
+	row := func(m metrics.Metric, v float64, unit, note string) metrics.Result {
 		return planRow(st.Scenario.Name, st.truthName(), strategies.PlanLine{Metric: m, Value: v, Unit: unit, Note: note})
 	}
 	rows := []metrics.Result{
-		row(strategies.MetricPosts, w.ExpectedPosts(), "posts", "rate × duration"),
-		row(strategies.MetricWrites, math.Round(k.src.ExpectedLikes()), "events", "Σ over the posts of ∫ rate dt"),
+		row(metrics.Posts, w.ExpectedPosts(), "posts", "rate × duration"),
+		row(metrics.Writes, math.Round(k.src.ExpectedLikes()), "events", "Σ over the posts of ∫ rate dt"),
 	}
 	if v := w.Viral; v != nil && v.Share > 0 {
-		rows = append(rows, row(strategies.MetricViralPosts, k.viralExpected(), "posts", "share × posts whose jump falls within the run"))
+		rows = append(rows, row(metrics.ViralPosts, k.viralExpected(), "posts", "share × posts whose jump falls within the run"))
 		if capa := st.Scenario.Cluster.KeyCapacity; v.Floor > 0 {
 			peak := v.Factor * v.Floor
 			rows = append(rows,
-				row(strategies.MetricViralPeak, peak, "likes/s", "factor × floor: a small account's viral post at its jump"),
-				row(strategies.MetricViralStripesNeeded, math.Ceil(peak/capa), "stripes", fmt.Sprintf("⌈peak / key capacity⌉ = ⌈%s / %s⌉", metrics.Format(peak), metrics.Format(capa))))
+				row(metrics.ViralPeak, peak, "likes/s", "factor × floor: a small account's viral post at its jump"),
+				row(metrics.ViralStripesNeeded, math.Ceil(peak/capa), "stripes", fmt.Sprintf("⌈peak / key capacity⌉ = ⌈%s / %s⌉", metrics.Format(peak), metrics.Format(capa))))
 		}
 	}
 	return rows
@@ -308,7 +308,7 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 	}
 	rep := &Report{Partial: err != nil}
 	plans := k.plan()
-	plan := func(m strategies.Metric) *float64 {
+	plan := func(m metrics.Metric) *float64 {
 		for _, row := range plans {
 			if row.Metric == string(m) {
 				return row.Plan
@@ -316,20 +316,20 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 		}
 		return nil
 	}
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every like fed")
-	st.truthRow(rep, strategies.MetricWrites, float64(tr.n), "events", plan(strategies.MetricWrites), "likes; plan Σ ∫ rate dt over the posts")
-	st.truthRow(rep, strategies.MetricPosts, float64(len(k.posts)), "posts", plan(strategies.MetricPosts), "posts created; plan rate × duration")
+	st.truthRow(rep, metrics.Events, float64(events), "events", nil, "every like fed")
+	st.truthRow(rep, metrics.Writes, float64(tr.n), "events", plan(metrics.Writes), "likes; plan Σ ∫ rate dt over the posts")
+	st.truthRow(rep, metrics.Posts, float64(len(k.posts)), "posts", plan(metrics.Posts), "posts created; plan rate × duration")
 	if w.Viral != nil && w.Viral.Share > 0 {
-		st.truthRow(rep, strategies.MetricViralPosts, float64(k.viral), "posts", plan(strategies.MetricViralPosts), "posts whose jump fell within the run")
+		st.truthRow(rep, metrics.ViralPosts, float64(k.viral), "posts", plan(metrics.ViralPosts), "posts whose jump fell within the run")
 	}
 	if k.small >= 0 {
 		p := k.posts[k.small]
 		peak := float64(tr.posts[k.small].peak)
 		capa := st.Scenario.Cluster.KeyCapacity
-		st.truthRow(rep, strategies.MetricViralPeak, peak, "likes/s", metrics.PlanOf(round(p.ViralRate, 1)),
+		st.truthRow(rep, metrics.ViralPeak, peak, "likes/s", metrics.PlanOf(round(p.ViralRate, 1)),
 			fmt.Sprintf("the followed post (%s followers, viral at %s s): its busiest second of likes; plan its rate just after the jump",
 				metrics.Format(float64(p.Followers)), metrics.Format(float64(p.ViralAt)/1e9)))
-		st.truthRow(rep, strategies.MetricViralStripesNeeded, math.Ceil(peak/capa), "stripes", metrics.PlanOf(math.Ceil(p.ViralRate/capa)),
+		st.truthRow(rep, metrics.ViralStripesNeeded, math.Ceil(peak/capa), "stripes", metrics.PlanOf(math.Ceil(p.ViralRate/capa)),
 			fmt.Sprintf("⌈busiest second / key capacity %s⌉: the stripes that carry its peak", metrics.Format(capa)))
 	}
 	keyed := keyed{st: st, keys: uint64(len(k.posts)), writes: k.src.ExpectedLikes(), law: "no law of one key: posts"}

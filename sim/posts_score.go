@@ -1,11 +1,5 @@
 package sim
 
-// What a posts run measures of each design (posts.go): its final counts
-// and its cluster's load as a timed stream's; the stripes the population
-// held, and those held by posts one key would have carried; the posts and
-// post-seconds over a key's capacity; and the followed post — the viral
-// post of the smallest account — second by second.
-
 import (
 	"fmt"
 	"math"
@@ -14,6 +8,12 @@ import (
 	"countsim/metrics"
 	"countsim/strategies"
 )
+
+// What a posts run measures of each design (posts.go): its final counts
+// and its cluster's load as a timed stream's; the stripes the population
+// held, and those held by posts one key would have carried; the posts and
+// post-seconds over a key's capacity; and the followed post — the viral
+// post of the smallest account — second by second.
 
 // postsWatch is what the ticks take of each design while the stream is
 // fed: each design on its own lane, so each touches its own entries only.
@@ -84,9 +84,9 @@ func (k *postsKind) score(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch,
 			final += int64(pc.Count(key))
 			want += int64(c)
 		}
-		s.add(strategies.MetricFinalCount, float64(final), "events", metrics.PlanOf(float64(want)),
+		s.add(metrics.FinalCount, float64(final), "events", metrics.PlanOf(float64(want)),
 			"sum of the design's counts once served; plan: the truth")
-		s.add(strategies.MetricCountError, float64(final-want), "events", metrics.PlanOf(0), "final − truth")
+		s.add(metrics.CountError, float64(final-want), "events", metrics.PlanOf(0), "final − truth")
 	}
 	sh, c := w.sharded[i], r.clusters[i]
 	if sh == nil || c == nil {
@@ -119,18 +119,18 @@ func (k *postsKind) score(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch,
 		}
 	}
 	posts := float64(len(k.posts))
-	s.add(strategies.MetricStripesHeld, float64(held), "stripes", s.plan(strategies.MetricStripesHeld),
+	s.add(metrics.StripesHeld, float64(held), "stripes", s.plan(metrics.StripesHeld),
 		"Σ over the posts of the most stripes each held (store keys created, liked or not); plan: posts × E[K] as created")
-	s.add(strategies.MetricStripesPerPost, round(float64(held)/max(posts, 1), 4), "stripes", s.plan(strategies.MetricStripesPerPost),
+	s.add(metrics.StripesPerPost, round(float64(held)/max(posts, 1), 4), "stripes", s.plan(metrics.StripesPerPost),
 		"stripes held / posts: the keys a read sums")
-	s.add(strategies.MetricStripesUnneeded, float64(unneeded), "stripes",
+	s.add(metrics.StripesUnneeded, float64(unneeded), "stripes",
 		nil, fmt.Sprintf("stripes beyond one held by posts whose busiest second stayed within %s likes (a key at the headroom): memory and read fan-out spent on counters that never got hot", metrics.Format(capa*head)))
 	if lv := w.live[i]; len(lv) > 0 {
-		s.add(strategies.MetricStripesLiveMax, slices.Max(lv), "stripes", nil, "the most stripes live at once over the posts, at a second's end")
+		s.add(metrics.StripesLiveMax, slices.Max(lv), "stripes", nil, "the most stripes live at once over the posts, at a second's end")
 	}
-	s.add(strategies.MetricPostsOverCapacity, float64(postsOver), "posts", nil,
+	s.add(metrics.PostsOverCapacity, float64(postsOver), "posts", nil,
 		fmt.Sprintf("posts one of whose stripes took more than a key's capacity, %s increments, in some second", metrics.Format(capa)))
-	s.add(strategies.MetricSecondsOverCapacity, float64(secsOver), "s", nil, "Σ over the posts of their seconds with a stripe over a key's capacity")
+	s.add(metrics.SecondsOverCapacity, float64(secsOver), "s", nil, "Σ over the posts of their seconds with a stripe over a key's capacity")
 	if k.small >= 0 {
 		k.followed(s, r, tr, w, i, smallOver, capa)
 	}
@@ -169,8 +169,8 @@ func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWat
 	first, held := sh.FirstStripes(p.Actor()), k.held(sh, k.small)
 	need := int(math.Ceil(float64(tr.posts[k.small].peak) / capa))
 	who := fmt.Sprintf("the followed post (%s followers, viral at %s s)", metrics.Format(float64(p.Followers)), metrics.Format(float64(p.ViralAt)/1e9))
-	s.add(strategies.MetricViralStripesFirst, float64(first), "stripes", nil, who+": its K when created")
-	s.add(strategies.MetricViralStripesMax, float64(held), "stripes", nil, "the most K it reached")
+	s.add(metrics.ViralStripesFirst, float64(first), "stripes", nil, who+": its K when created")
+	s.add(metrics.ViralStripesMax, float64(held), "stripes", nil, "the most K it reached")
 	rescue := math.NaN()
 	if first >= need {
 		rescue = 0
@@ -187,9 +187,9 @@ func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWat
 	if math.IsNaN(rescue) {
 		note += fmt.Sprintf("; its K never reached the %d stripes its busiest second needs", need)
 	}
-	s.add(strategies.MetricViralOverCapacity, float64(len(over)), "s", nil, note)
+	s.add(metrics.ViralOverCapacity, float64(len(over)), "s", nil, note)
 	if !math.IsNaN(rescue) {
-		s.add(strategies.MetricViralRescue, round(rescue, 1), "s", s.plan(strategies.MetricViralRescue),
+		s.add(metrics.ViralRescue, round(rescue, 1), "s", s.plan(metrics.ViralRescue),
 			fmt.Sprintf("from its jump until K ≥ %d, the stripes its busiest second needs, taken every %s s", need, metrics.Format(float64(postsTick)/1e9)))
 	}
 	var queue int64
@@ -199,8 +199,8 @@ func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWat
 			queue, delay = max(queue, l.MaxQueued), max(delay, l.MaxDelay)
 		}
 	}
-	s.add(strategies.MetricViralQueueMax, float64(queue), "ops", nil, "the most likes queued on one of its stripes at once")
-	s.add(strategies.MetricViralDelayMax, round(delay/1e9, 6), "s", nil, "the longest a like of it waited in a stripe's queue")
+	s.add(metrics.ViralQueueMax, float64(queue), "ops", nil, "the most likes queued on one of its stripes at once")
+	s.add(metrics.ViralDelayMax, round(delay/1e9, 6), "s", nil, "the longest a like of it waited in a stripe's queue")
 
 	// Its K and its busiest stripe, second by second, from just before the
 	// jump: the seconds are counted from the jump.

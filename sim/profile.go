@@ -1,10 +1,5 @@
 package sim
 
-// The accuracy profile: every design counts fresh streams of distinct ids in
-// seeded trials, and its relative error is recorded at cardinalities on a
-// log grid — quantiles against cardinality, as DataSketches characterises
-// its sketches, the way HyperLogLog is held to 1.04/√m.
-
 import (
 	"cmp"
 	"context"
@@ -21,6 +16,11 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// The accuracy profile: every design counts fresh streams of distinct ids in
+// seeded trials, and its relative error is recorded at cardinalities on a
+// log grid — quantiles against cardinality, as DataSketches characterises
+// its sketches, the way HyperLogLog is held to 1.04/√m.
 
 type profileKind struct {
 	st   *Setup
@@ -243,7 +243,7 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 	errs, elapsed, trials := rec.errs, sum(rec.elapsed), len(rec.elapsed)
 	s := st.scorer(rep, d)
 	// The standard error in %, and the registers, from the plan.
-	stdErr, m := d.plannedValue(strategies.MetricStandardError), d.plannedValue(strategies.MetricRegisters)
+	stdErr, m := d.plannedValue(metrics.StandardError), d.plannedValue(metrics.Registers)
 	tb := metrics.Table{Scenario: scn.Name, Name: "accuracy-" + name,
 		Title:   fmt.Sprintf("%s: relative error (%%) over %d trials at each cardinality", name, trials),
 		Columns: []string{"n"}}
@@ -299,13 +299,13 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 		if stdErr > 0 {
 			plan = metrics.PlanOf(stdErr)
 		}
-		s.add(strategies.MetricSigmaLargeN, round(wide/wideN, 4), "%", plan, "half the ±1σ band, mean over n ≥ 10·m; plan 1.04/√m")
+		s.add(metrics.SigmaLargeN, round(wide/wideN, 4), "%", plan, "half the ±1σ band, mean over n ≥ 10·m; plan 1.04/√m")
 	}
 	if m > 0 && float64(k.grid[0]) <= m/8 {
-		s.add(strategies.MetricMedianSmallN, round(smallMedian, 4), "%", metrics.PlanOf(0), "largest |median| over n ≤ m/8, the linear-counting range; with no register shared the estimate is m·ln(m/(m−n)) ≈ n(1 + n/2m), a little high")
+		s.add(metrics.MedianSmallN, round(smallMedian, 4), "%", metrics.PlanOf(0), "largest |median| over n ≤ m/8, the linear-counting range; with no register shared the estimate is m·ln(m/(m−n)) ≈ n(1 + n/2m), a little high")
 	}
 	if fed > 0 && elapsed > 0 {
-		s.timing(strategies.MetricNsPerEvent, round(float64(elapsed)/float64(fed), 2), "ns", "Observe, wall clock on this machine")
+		s.timing(metrics.NsPerEvent, round(float64(elapsed)/float64(fed), 2), "ns", "Observe, wall clock on this machine")
 	}
 	s.finish()
 }

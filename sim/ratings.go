@@ -1,15 +1,5 @@
 package sim
 
-// The ratings run: items rated on a star scale, their popularity Zipf (a
-// few rated thousands of times, most a handful of times or once), each
-// with a hidden true quality. Every design ranks them (the rating family:
-// naive average, Bayesian average, Wilson lower bound) and its top K is
-// held against an exact truth by item — the ratings and stars of each, and
-// its hidden quality: how thinly rated its top K is, how it overlaps the
-// other designs' and the true-quality top K, and how many of it are truly
-// good. The seed's example (m = 4.0, C = 20, one 5-star review → 4.05) is
-// measured from the design's own score of an item rated once, 5 stars.
-
 import (
 	"context"
 	"fmt"
@@ -22,6 +12,16 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// The ratings run: items rated on a star scale, their popularity Zipf (a
+// few rated thousands of times, most a handful of times or once), each
+// with a hidden true quality. Every design ranks them (the rating family:
+// naive average, Bayesian average, Wilson lower bound) and its top K is
+// held against an exact truth by item — the ratings and stars of each, and
+// its hidden quality: how thinly rated its top K is, how it overlaps the
+// other designs' and the true-quality top K, and how many of it are truly
+// good. The seed's example (m = 4.0, C = 20, one 5-star review → 4.05) is
+// measured from the design's own score of an item rated once, 5 stars.
 
 // ratingsLabel names the ratings stream in its seeds.
 const ratingsLabel = "ratings"
@@ -69,14 +69,14 @@ func (k *ratingsKind) accepts(t *strategies.Type) error {
 // memory: the truth holds two int64 a rank (ratings and stars).
 func (k *ratingsKind) memory() (int64, int64) { return 16 * int64(k.spec.Stream.Items), 1 }
 
-func (k *ratingsKind) reports(d *design) []strategies.Metric {
+func (k *ratingsKind) reports(d *design) []metrics.Metric {
 	if d == nil {
-		return []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinctKeys, strategies.MetricItemsFewRatings,
-			strategies.MetricItemsEnough, strategies.MetricOneFiveStarItems}
+		return []metrics.Metric{metrics.Events, metrics.DistinctKeys, metrics.ItemsFewRatings,
+			metrics.ItemsEnough, metrics.OneFiveStarItems}
 	}
-	return []strategies.Metric{strategies.MetricBytes, strategies.MetricNsPerEvent, strategies.MetricTopFewShare,
-		strategies.MetricTopMeanRatings, strategies.MetricTopMeanQuality, strategies.MetricTopOverlap,
-		strategies.MetricTopOverlapQuality, strategies.MetricPrecisionAtK, strategies.MetricOneFiveStar}
+	return []metrics.Metric{metrics.Bytes, metrics.NsPerEvent, metrics.TopFewShare,
+		metrics.TopMeanRatings, metrics.TopMeanQuality, metrics.TopOverlap,
+		metrics.TopOverlapQuality, metrics.PrecisionAtK, metrics.OneFiveStar}
 }
 
 // maxPlanWork bounds the work of the truth's plan, items × the binomial
@@ -150,14 +150,14 @@ func (k *ratingsKind) plan() []metrics.Result {
 	if !ok {
 		return nil
 	}
-	row := func(m strategies.Metric, v float64, unit, note string) metrics.Result {
+	row := func(m metrics.Metric, v float64, unit, note string) metrics.Result {
 		return planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: m, Value: math.Round(v), Unit: unit, Note: note})
 	}
 	return []metrics.Result{
-		row(strategies.MetricDistinctKeys, e.rated, "items", "Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))"),
-		row(strategies.MetricItemsFewRatings, e.few, "items", fmt.Sprintf("Σ P(1 ≤ X_r < %d)", k.spec.Few)),
-		row(strategies.MetricItemsEnough, e.enough, "items", fmt.Sprintf("Σ P(X_r ≥ %d)", k.spec.Enough)),
-		row(strategies.MetricOneFiveStarItems, e.onceTop, "items", "Σ P(X_r = 1)·P(5 stars | q_r)"),
+		row(metrics.DistinctKeys, e.rated, "items", "Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))"),
+		row(metrics.ItemsFewRatings, e.few, "items", fmt.Sprintf("Σ P(1 ≤ X_r < %d)", k.spec.Few)),
+		row(metrics.ItemsEnough, e.enough, "items", fmt.Sprintf("Σ P(X_r ≥ %d)", k.spec.Enough)),
+		row(metrics.OneFiveStarItems, e.onceTop, "items", "Σ P(X_r = 1)·P(5 stars | q_r)"),
 	}
 }
 
@@ -251,14 +251,14 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 	if complete {
 		evPlan = metrics.PlanOf(float64(spec.Stream.Ratings))
 	}
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "ratings", evPlan, "every rating fed")
-	st.truthRow(rep, strategies.MetricDistinctKeys, float64(rated), "items", plan(exp.rated),
+	st.truthRow(rep, metrics.Events, float64(events), "ratings", evPlan, "every rating fed")
+	st.truthRow(rep, metrics.DistinctKeys, float64(rated), "items", plan(exp.rated),
 		fmt.Sprintf("items rated, of %s; plan Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))", metrics.Format(float64(spec.Stream.Items))))
-	st.truthRow(rep, strategies.MetricItemsFewRatings, float64(few), "items", plan(exp.few),
+	st.truthRow(rep, metrics.ItemsFewRatings, float64(few), "items", plan(exp.few),
 		fmt.Sprintf("items rated 1 to %d times; plan Σ P(1 ≤ X_r < %d)", spec.Few-1, spec.Few))
-	st.truthRow(rep, strategies.MetricItemsEnough, float64(enough), "items", plan(exp.enough),
+	st.truthRow(rep, metrics.ItemsEnough, float64(enough), "items", plan(exp.enough),
 		fmt.Sprintf("items rated %d times or more, among which the true-quality top %d is taken; plan Σ P(X_r ≥ %d)", spec.Enough, K, spec.Enough))
-	st.truthRow(rep, strategies.MetricOneFiveStarItems, float64(onceTop), "items", plan(exp.onceTop),
+	st.truthRow(rep, metrics.OneFiveStarItems, float64(onceTop), "items", plan(exp.onceTop),
 		"items rated exactly once, with 5 stars; plan Σ P(X_r = 1)·P(5 stars | q_r)")
 
 	slices.SortStableFunc(eligible, func(a, b uint64) int { // quality descending, then rank
@@ -311,7 +311,7 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 		t := tops[i]
 		s.memory(built, "measured from the design's arrays")
 		if events > 0 && r.elapsed[i] > 0 {
-			s.timing(strategies.MetricNsPerEvent, round(float64(r.elapsed[i])/float64(events), 2), "ns", laneClockNote)
+			s.timing(metrics.NsPerEvent, round(float64(r.elapsed[i])/float64(events), 2), "ns", laneClockNote)
 		}
 		if len(t.items) > 0 {
 			n := float64(len(t.items))
@@ -319,17 +319,17 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 			for _, it := range t.items {
 				counts = append(counts, fmt.Sprint(it.Ratings))
 			}
-			s.add(strategies.MetricTopFewShare, round(float64(t.few)/n, 4), "share",
+			s.add(metrics.TopFewShare, round(float64(t.few)/n, 4), "share",
 				nil, fmt.Sprintf("%d of its top %d rated fewer than %d times; their ratings: %s", t.few, len(t.items), spec.Few, strings.Join(counts, ", ")))
-			s.add(strategies.MetricTopMeanRatings, round(t.ratings, 2), "ratings", nil, fmt.Sprintf("mean ratings of its top %d", len(t.items)))
-			s.add(strategies.MetricTopMeanQuality, round(t.quality, 4), "stars", nil,
+			s.add(metrics.TopMeanRatings, round(t.ratings, 2), "ratings", nil, fmt.Sprintf("mean ratings of its top %d", len(t.items)))
+			s.add(metrics.TopMeanQuality, round(t.quality, 4), "stars", nil,
 				fmt.Sprintf("mean hidden quality of its top %d; qualities uniform on [%g, %g]", len(t.items), q.Min, q.Max))
 			for j, o := range tops {
 				if j == i {
 					continue
 				}
 				shared := overlap(t.keys, o.keys)
-				s.add(strategies.MetricTopOverlap, round(float64(shared)/n, 4), "share", nil,
+				s.add(metrics.TopOverlap, round(float64(shared)/n, 4), "share", nil,
 					fmt.Sprintf("with %s: %d of its top %d are in %s's top %d", st.designs[j].name(), shared, len(t.items), st.designs[j].name(), len(o.items)))
 			}
 			var inQuality, isGood int
@@ -341,17 +341,17 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 					isGood++
 				}
 			}
-			s.add(strategies.MetricTopOverlapQuality, round(float64(inQuality)/n, 4), "share", nil,
+			s.add(metrics.TopOverlapQuality, round(float64(inQuality)/n, 4), "share", nil,
 				fmt.Sprintf("%d of its top %d are in the true-quality top %d: the %d items of highest hidden quality among the %s rated %d times or more",
 					inQuality, len(t.items), K, min(K, len(eligible)), metrics.Format(float64(len(eligible))), spec.Enough))
-			s.add(strategies.MetricPrecisionAtK, round(float64(isGood)/n, 4), "share", nil,
+			s.add(metrics.PrecisionAtK, round(float64(isGood)/n, 4), "share", nil,
 				fmt.Sprintf("%d of its top %d have a hidden quality of %.4g or more: the best 10%% of the quality law", isGood, len(t.items), good))
 			fewBars.Labels, fewBars.Y = append(fewBars.Labels, d.name()), append(fewBars.Y, float64(t.few)/n)
 			precBars.Labels, precBars.Y = append(precBars.Labels, d.name()), append(precBars.Y, float64(isGood)/n)
 		}
 		if onceRank > 0 {
 			score, n := built.(strategies.Rating).Score(src.KeyOf(onceRank))
-			s.add(strategies.MetricOneFiveStar, score, planUnit(d, strategies.MetricOneFiveStar), s.plan(strategies.MetricOneFiveStar),
+			s.add(metrics.OneFiveStar, score, planUnit(d, metrics.OneFiveStar), s.plan(metrics.OneFiveStar),
 				fmt.Sprintf("measured: the design's own score of item #%d by popularity, rated %s, 5 stars: %.2f to two places", onceRank, count(float64(n), "time"), score))
 		}
 		rep.Tables = append(rep.Tables, k.topTable(d.name(), t, tr))
@@ -403,7 +403,7 @@ func (k *ratingsKind) topTable(name string, t ratingsTop, tr *ratingTruth) metri
 
 // planUnit is the unit of the design's simulated-scale plan line for m:
 // a score in stars or a share, as the design says.
-func planUnit(d design, m strategies.Metric) string {
+func planUnit(d design, m metrics.Metric) string {
 	for _, l := range d.plan {
 		if l.Metric == m && !l.Full {
 			return l.Unit

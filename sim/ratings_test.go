@@ -11,7 +11,6 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
-	"countsim/strategies"
 )
 
 // ratingsSmallYAML is the built-in ratings run at a fiftieth of its size.
@@ -47,7 +46,7 @@ func ratingsRun(t *testing.T, opts Options) (*Setup, *Report) {
 }
 
 // one returns the value of the only simulated row of strategy and metric.
-func one(t *testing.T, rs []metrics.Result, strategy string, metric strategies.Metric) metrics.Result {
+func one(t *testing.T, rs []metrics.Result, strategy string, metric metrics.Metric) metrics.Result {
 	t.Helper()
 	got := rowsOf(rs, strategy, string(metric))
 	if len(got) != 1 || got[0].Value == nil {
@@ -63,53 +62,53 @@ func one(t *testing.T, rs []metrics.Result, strategy string, metric strategies.M
 func TestRatingsRun(t *testing.T) {
 	st, rep := ratingsRun(t, Options{})
 	rs := rep.Results
-	if ev := one(t, rs, "truth", strategies.MetricEvents); *ev.Value != 40_000 || ev.Plan == nil || *ev.Plan != 40_000 {
+	if ev := one(t, rs, "truth", metrics.Events); *ev.Value != 40_000 || ev.Plan == nil || *ev.Plan != 40_000 {
 		t.Errorf("events: %v of plan %v", *ev.Value, ev.Plan)
 	}
 	// Each truth count is a sum of independent Bernoulli trials (one an
 	// item), so its variance is at most its mean: 6 sd past the plan is a
 	// tail below 10^−8 (Chebyshev would give 1/36; the sums are of 2,000
 	// nearly independent items, close to normal).
-	for _, m := range []strategies.Metric{strategies.MetricDistinctKeys, strategies.MetricItemsFewRatings,
-		strategies.MetricItemsEnough, strategies.MetricOneFiveStarItems} {
+	for _, m := range []metrics.Metric{metrics.DistinctKeys, metrics.ItemsFewRatings,
+		metrics.ItemsEnough, metrics.OneFiveStarItems} {
 		r := one(t, rs, "truth", m)
 		if r.Plan == nil || math.Abs(*r.Value-*r.Plan) > 6*math.Sqrt(*r.Plan)+1 {
 			t.Errorf("truth %s: measured %v, plan %v", m, *r.Value, r.Plan)
 		}
 	}
-	if n := *one(t, rs, "truth", strategies.MetricOneFiveStarItems).Value; n < 1 {
+	if n := *one(t, rs, "truth", metrics.OneFiveStarItems).Value; n < 1 {
 		t.Fatalf("no item rated once with 5 stars")
 	}
 	for _, c := range []struct {
 		design string
 		want   float64
 	}{{"naive", 5}, {"bayesian", 85.0 / 21}, {"wilson", 1 / (1 + 1.96*1.96)}} {
-		r := one(t, rs, c.design, strategies.MetricOneFiveStar)
+		r := one(t, rs, c.design, metrics.OneFiveStar)
 		if math.Abs(*r.Value-c.want) > 1e-12 || r.Plan == nil || math.Abs(*r.Plan-c.want) > 1e-12 {
 			t.Errorf("%s: one 5-star review measured %v, plan %v, want %v", c.design, *r.Value, r.Plan, c.want)
 		}
 	}
-	if r := one(t, rs, "bayesian", strategies.MetricOneFiveStar); !strings.Contains(r.Note, "4.05 to two places") {
+	if r := one(t, rs, "bayesian", metrics.OneFiveStar); !strings.Contains(r.Note, "4.05 to two places") {
 		t.Errorf("bayesian one_five_star_score note %q does not say 4.05", r.Note)
 	}
-	naiveThin := *one(t, rs, "naive", strategies.MetricTopFewShare).Value
+	naiveThin := *one(t, rs, "naive", metrics.TopFewShare).Value
 	if naiveThin < 0.8 {
 		t.Errorf("naive: %v of its top 10 thinly rated, want most", naiveThin)
 	}
 	for _, d := range []string{"bayesian", "wilson"} {
-		if v := *one(t, rs, d, strategies.MetricTopFewShare).Value; v != 0 {
+		if v := *one(t, rs, d, metrics.TopFewShare).Value; v != 0 {
 			t.Errorf("%s: %v of its top 10 thinly rated, want none", d, v)
 		}
-		if m := *one(t, rs, d, strategies.MetricTopMeanRatings).Value; m < 30 {
+		if m := *one(t, rs, d, metrics.TopMeanRatings).Value; m < 30 {
 			t.Errorf("%s: its top 10 has %v ratings on average", d, m)
 		}
 	}
-	for _, r := range rowsOf(rs, "naive", string(strategies.MetricTopOverlap)) {
+	for _, r := range rowsOf(rs, "naive", string(metrics.TopOverlap)) {
 		if *r.Value > 0.2 {
 			t.Errorf("naive %s", r.Note)
 		}
 	}
-	if got := len(rowsOf(rs, "wilson", string(strategies.MetricTopOverlap))); got != 2 {
+	if got := len(rowsOf(rs, "wilson", string(metrics.TopOverlap))); got != 2 {
 		t.Errorf("wilson: %d overlap rows, want one per other design", got)
 	}
 	for _, r := range rs {
@@ -122,7 +121,7 @@ func TestRatingsRun(t *testing.T) {
 				d = &st.designs[i]
 			}
 		}
-		if !slices.Contains(st.kind.reports(d), strategies.Metric(r.Metric)) {
+		if !slices.Contains(st.kind.reports(d), metrics.Metric(r.Metric)) {
 			t.Errorf("%s measured %s, which the ratings kind does not list", r.Strategy, r.Metric)
 		}
 	}

@@ -1,5 +1,15 @@
 package sim
 
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"countsim/metrics"
+	"countsim/strategies"
+)
+
 // Real stores: the same designs on a real engine beside the simulated
 // cluster. With Options.Store set, every design that lives on servers runs
 // twice on the same events: as the scenario says, on its simulated cluster,
@@ -17,16 +27,6 @@ package sim
 // not the scenario's. A store that fails (a refused connection, a server
 // gone mid-run) stops the run: the report is partial and the run's error
 // names the failure.
-
-import (
-	"context"
-	"fmt"
-	"math"
-	"time"
-
-	"countsim/metrics"
-	"countsim/strategies"
-)
 
 // Backend opens real stores: one for each twin design of a run.
 type Backend interface {
@@ -176,17 +176,17 @@ func withFailure(ctx context.Context, n int) (context.Context, *realRun, func(er
 // real scores what a real store measured of design i's replay over a
 // stream of duration ns (0: untimed), and notes a replay that fell behind.
 func (st *Setup) real(s *scorer, rs RealStats, duration int64) {
-	s.add(strategies.MetricStoreOps, float64(rs.Ops), "ops", nil, fmt.Sprintf("%s writes and %s reads sent to the real store",
+	s.add(metrics.StoreOps, float64(rs.Ops), "ops", nil, fmt.Sprintf("%s writes and %s reads sent to the real store",
 		metrics.Format(float64(rs.Writes)), metrics.Format(float64(rs.Reads))))
-	s.add(strategies.MetricRoundTrips, float64(rs.RoundTrips), "pipelines", nil, "one round trip to one node each")
+	s.add(metrics.RoundTrips, float64(rs.RoundTrips), "pipelines", nil, "one round trip to one node each")
 	if rs.Keys > 0 {
-		s.add(strategies.MetricKeysUsed, float64(rs.Keys), "keys", s.plan(strategies.MetricKeysUsed), "keys written or read on the real store")
+		s.add(metrics.KeysUsed, float64(rs.Keys), "keys", s.plan(metrics.KeysUsed), "keys written or read on the real store")
 	}
 	if duration > 0 && rs.Ops > 0 {
-		s.add(strategies.MetricOfferedOps, round(float64(rs.Ops)/(float64(duration)/1e9), 1), "ops/s", nil, "ops / the stream's length: what the scenario asks of the store")
+		s.add(metrics.OfferedOps, round(float64(rs.Ops)/(float64(duration)/1e9), 1), "ops/s", nil, "ops / the stream's length: what the scenario asks of the store")
 	}
 	if rs.Wall > 0 && rs.Ops > 0 {
-		s.timing(strategies.MetricAchievedOps, round(float64(rs.Ops)/rs.Wall.Seconds(), 1), "ops/s", "ops / wall time from the first send to the last reply")
+		s.timing(metrics.AchievedOps, round(float64(rs.Ops)/rs.Wall.Seconds(), 1), "ops/s", "ops / wall time from the first send to the last reply")
 	}
 	if rs.Latency.Count() == 0 {
 		return
@@ -196,16 +196,16 @@ func (st *Setup) real(s *scorer, rs RealStats, duration int64) {
 		from = "from its send (not paced: an untimed stream, or -pace max)"
 	}
 	q := func(v int64) float64 { return round(float64(v)/1e9, 6) }
-	s.timing(strategies.MetricLatencyP50, q(rs.Latency.Quantile(0.5)), "s", "an op's reply "+from+", median")
-	s.timing(strategies.MetricLatencyP99, q(rs.Latency.Quantile(0.99)), "s", "99th percentile")
-	s.timing(strategies.MetricLatencyMax, q(rs.Latency.Max()), "s", "the slowest op")
+	s.timing(metrics.LatencyP50, q(rs.Latency.Quantile(0.5)), "s", "an op's reply "+from+", median")
+	s.timing(metrics.LatencyP99, q(rs.Latency.Quantile(0.99)), "s", "99th percentile")
+	s.timing(metrics.LatencyMax, q(rs.Latency.Max()), "s", "the slowest op")
 	if rs.Paced {
-		s.timing(strategies.MetricBehind, round(rs.Behind.Seconds(), 6), "s", "the last reply after the last op's due time")
+		s.timing(metrics.Behind, round(rs.Behind.Seconds(), 6), "s", "the last reply after the last op's due time")
 		kept := 0.0
 		if rs.KeptUp() {
 			kept = 1
 		}
-		s.add(strategies.MetricKeptUp, kept, "flag", nil, fmt.Sprintf("1: every op answered within %s of its due time", keptUpWithin))
+		s.add(metrics.KeptUp, kept, "flag", nil, fmt.Sprintf("1: every op answered within %s of its due time", keptUpWithin))
 		if kept == 0 {
 			st.Notes = append(st.Notes, fmt.Sprintf("%s did not keep the scenario's pace: ops were answered up to %s late; its latency and what its readers were shown are the replay's backlog (the server's, or this machine's, which runs the simulation beside it), not the scenario's.",
 				s.d.name(), time.Duration(rs.Latency.Max()).Round(time.Millisecond)))
@@ -220,11 +220,11 @@ func (st *Setup) real(s *scorer, rs RealStats, duration int64) {
 				used++
 			}
 		}
-		s.add(strategies.MetricNodesUsed, float64(used), "nodes", nil, fmt.Sprintf("of %d", len(rs.Nodes)))
-		s.timing(strategies.MetricNodeOpsMax, round(hi, 1), "ops/s", "the busiest node's ops / wall time")
-		s.timing(strategies.MetricNodeOpsMin, round(lo, 1), "ops/s", "the idlest node's")
+		s.add(metrics.NodesUsed, float64(used), "nodes", nil, fmt.Sprintf("of %d", len(rs.Nodes)))
+		s.timing(metrics.NodeOpsMax, round(hi, 1), "ops/s", "the busiest node's ops / wall time")
+		s.timing(metrics.NodeOpsMin, round(lo, 1), "ops/s", "the idlest node's")
 	}
-	s.add(strategies.MetricStoreMismatch, float64(rs.Mismatch), "keys", metrics.PlanOf(0), "counter keys whose value read back is not the sum of the increments sent")
+	s.add(metrics.StoreMismatch, float64(rs.Mismatch), "keys", metrics.PlanOf(0), "counter keys whose value read back is not the sum of the increments sent")
 }
 
 // realTable is the ops each node of a real store took, per twin design.

@@ -1,6 +1,9 @@
 package sim
 
-import "countsim/strategies"
+import (
+	"countsim/metrics"
+	"countsim/strategies"
+)
 
 // What each kind of run measures, for the expectations' check at load
 // time (kind.reports). Each list is what the kind's scoring adds; a test
@@ -9,28 +12,28 @@ import "countsim/strategies"
 // keyedReports is what a count or timed stream measures of a design: its
 // memory and speed, its point counts if it counts keys, its top K if it
 // answers one, and over trials its share of keys over the bound.
-func keyedReports(st *Setup, d *design) []strategies.Metric {
-	ms := []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricHeapBytes,
-		strategies.MetricNsPerEvent, strategies.MetricEventsPerSec}
+func keyedReports(st *Setup, d *design) []metrics.Metric {
+	ms := []metrics.Metric{metrics.Bytes, metrics.TotalBytes, metrics.HeapBytes,
+		metrics.NsPerEvent, metrics.EventsPerSec}
 	if d.typ.Answers(strategies.FamilyPointCounter) {
-		ms = append(ms, strategies.MetricUndercounts, strategies.MetricMaxOverestimate, strategies.MetricMeanOverestimate,
-			strategies.MetricP99Overestimate, strategies.MetricKeysOverBound, strategies.MetricShareOverBound, strategies.MetricBoundTestP)
+		ms = append(ms, metrics.Undercounts, metrics.MaxOverestimate, metrics.MeanOverestimate,
+			metrics.P99Overestimate, metrics.KeysOverBound, metrics.ShareOverBound, metrics.BoundTestP)
 	}
 	// A top K where one is asked: some types answer it by a parameter
 	// (count-min's top), so their family does not say.
 	if st.Scenario.Questions.Top > 0 {
-		ms = append(ms, strategies.MetricTopKRecall, strategies.MetricTopKPrecision, strategies.MetricTopKCountError, strategies.MetricTopKCountBias, strategies.MetricKthEstimate)
+		ms = append(ms, metrics.TopKRecall, metrics.TopKPrecision, metrics.TopKCountError, metrics.TopKCountBias, metrics.KthEstimate)
 		// A design spread over nodes: what it sent its coordinator.
-		ms = append(ms, strategies.MetricMessages, strategies.MetricItemsSent, strategies.MetricBytesSent, strategies.MetricNodeBytesMax)
+		ms = append(ms, metrics.Messages, metrics.ItemsSent, metrics.BytesSent, metrics.NodeBytesMax)
 	}
 	return ms
 }
 
 // keyedTruthReports is what a count stream measures of itself.
-var keyedTruthReports = []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinctKeys,
-	strategies.MetricTop1Count, strategies.MetricKthTrueCount}
+var keyedTruthReports = []metrics.Metric{metrics.Events, metrics.DistinctKeys,
+	metrics.Top1Count, metrics.KthTrueCount}
 
-func (k *streamKind) reports(d *design) []strategies.Metric {
+func (k *streamKind) reports(d *design) []metrics.Metric {
 	if d == nil {
 		return keyedTruthReports
 	}
@@ -39,27 +42,27 @@ func (k *streamKind) reports(d *design) []strategies.Metric {
 
 // serverReports is what a timed stream adds of a design: the load on its
 // cluster, what its readers were shown, its final counts and their loss.
-var serverReports = []strategies.Metric{
-	strategies.MetricBacklogEnd, strategies.MetricBacklogGrowth, strategies.MetricBacklogGrowthPeak, strategies.MetricCountError,
-	strategies.MetricDedupDropped, strategies.MetricDelayMax, strategies.MetricDelayP99, strategies.MetricDrainedAfter,
-	strategies.MetricFinalCount, strategies.MetricIncrementsPerSec, strategies.MetricKeysUsed, strategies.MetricLostOnCrash,
-	strategies.MetricLostOnNodeLoss, strategies.MetricMaxKeyOps, strategies.MetricMaxNodeOps, strategies.MetricMeanKeyOps,
-	strategies.MetricP99KeyOps, strategies.MetricReadOpsPerSec, strategies.MetricReadsAnswered, strategies.MetricShutdownOps,
-	strategies.MetricStaleness, strategies.MetricStalenessMaxSec, strategies.MetricStalenessP99, strategies.MetricStalenessP99Sec,
-	strategies.MetricUtilisation, strategies.MetricUtilisationMax,
+var serverReports = []metrics.Metric{
+	metrics.BacklogEnd, metrics.BacklogGrowth, metrics.BacklogGrowthPeak, metrics.CountError,
+	metrics.DedupDropped, metrics.DelayMax, metrics.DelayP99, metrics.DrainedAfter,
+	metrics.FinalCount, metrics.IncrementsPerSec, metrics.KeysUsed, metrics.LostOnCrash,
+	metrics.LostOnNodeLoss, metrics.MaxKeyOps, metrics.MaxNodeOps, metrics.MeanKeyOps,
+	metrics.P99KeyOps, metrics.ReadOpsPerSec, metrics.ReadsAnswered, metrics.ShutdownOps,
+	metrics.Staleness, metrics.StalenessMaxSec, metrics.StalenessP99, metrics.StalenessP99Sec,
+	metrics.Utilisation, metrics.UtilisationMax,
 }
 
 // realReports is what a twin on a real store adds (realstore.go).
-var realReports = []strategies.Metric{
-	strategies.MetricStoreOps, strategies.MetricRoundTrips, strategies.MetricKeysUsed, strategies.MetricOfferedOps,
-	strategies.MetricAchievedOps, strategies.MetricLatencyP50, strategies.MetricLatencyP99, strategies.MetricLatencyMax,
-	strategies.MetricBehind, strategies.MetricKeptUp, strategies.MetricNodesUsed, strategies.MetricNodeOpsMax,
-	strategies.MetricNodeOpsMin, strategies.MetricStoreMismatch,
+var realReports = []metrics.Metric{
+	metrics.StoreOps, metrics.RoundTrips, metrics.KeysUsed, metrics.OfferedOps,
+	metrics.AchievedOps, metrics.LatencyP50, metrics.LatencyP99, metrics.LatencyMax,
+	metrics.Behind, metrics.KeptUp, metrics.NodesUsed, metrics.NodeOpsMax,
+	metrics.NodeOpsMin, metrics.StoreMismatch,
 }
 
-func (k *timedKind) reports(d *design) []strategies.Metric {
+func (k *timedKind) reports(d *design) []metrics.Metric {
 	if d == nil {
-		return append([]strategies.Metric{strategies.MetricWrites, strategies.MetricReads, strategies.MetricResends}, keyedTruthReports...)
+		return append([]metrics.Metric{metrics.Writes, metrics.Reads, metrics.Resends}, keyedTruthReports...)
 	}
 	ms := append(keyedReports(k.st, d), serverReports...)
 	if d.real != "" {
@@ -68,74 +71,74 @@ func (k *timedKind) reports(d *design) []strategies.Metric {
 	return ms
 }
 
-func (k *audienceKind) reports(d *design) []strategies.Metric {
+func (k *audienceKind) reports(d *design) []metrics.Metric {
 	if d == nil {
-		return []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinct}
+		return []metrics.Metric{metrics.Events, metrics.Distinct}
 	}
-	ms := []strategies.Metric{strategies.MetricBytes, strategies.MetricNsPerEvent, strategies.MetricDistinct,
-		strategies.MetricRelativeError, strategies.MetricError}
+	ms := []metrics.Metric{metrics.Bytes, metrics.NsPerEvent, metrics.Distinct,
+		metrics.RelativeError, metrics.Error}
 	if d.real != "" {
 		ms = append(ms, realReports...)
 	}
 	return ms
 }
 
-func (k *profileKind) reports(d *design) []strategies.Metric {
+func (k *profileKind) reports(d *design) []metrics.Metric {
 	if d == nil {
 		return nil
 	}
-	return []strategies.Metric{strategies.MetricNsPerEvent, strategies.MetricSigmaLargeN, strategies.MetricMedianSmallN}
+	return []metrics.Metric{metrics.NsPerEvent, metrics.SigmaLargeN, metrics.MedianSmallN}
 }
 
-func (k *boardKind) reports(d *design) []strategies.Metric {
+func (k *boardKind) reports(d *design) []metrics.Metric {
 	if d == nil {
-		return []strategies.Metric{strategies.MetricEvents, strategies.MetricWrites, strategies.MetricRankQueries, strategies.MetricPlayers,
-			strategies.MetricDistinctScores, strategies.MetricTiedPlayers}
+		return []metrics.Metric{metrics.Events, metrics.Writes, metrics.RankQueries, metrics.Players,
+			metrics.DistinctScores, metrics.TiedPlayers}
 	}
-	ms := []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricScoresTableBytes,
-		strategies.MetricNsPerEvent, strategies.MetricEventsPerSec, strategies.MetricPlayers, strategies.MetricBytesPerEntry,
-		strategies.MetricRankFanout, strategies.MetricTopExact, strategies.MetricTopKRecall, strategies.MetricCountAboveWrong,
-		strategies.MetricDenseScoresSent, strategies.MetricDenseScoresMax, strategies.MetricBuckets,
-		strategies.MetricRankErrorMean, strategies.MetricRankErrorP99, strategies.MetricRankRelErrorMax, strategies.MetricRankRelErrorP99,
-		strategies.MetricPercentileErrorMax, strategies.MetricPercentileErrorP99}
+	ms := []metrics.Metric{metrics.Bytes, metrics.TotalBytes, metrics.ScoresTableBytes,
+		metrics.NsPerEvent, metrics.EventsPerSec, metrics.Players, metrics.BytesPerEntry,
+		metrics.RankFanout, metrics.TopExact, metrics.TopKRecall, metrics.CountAboveWrong,
+		metrics.DenseScoresSent, metrics.DenseScoresMax, metrics.Buckets,
+		metrics.RankErrorMean, metrics.RankErrorP99, metrics.RankRelErrorMax, metrics.RankRelErrorP99,
+		metrics.PercentileErrorMax, metrics.PercentileErrorP99}
 	for _, t := range strategies.AllTies {
 		wrong, maxErr := tieMetrics(t)
 		ms = append(ms, wrong, maxErr)
 	}
 	if d.real != "" {
-		ms = append(ms, append(realReports, strategies.MetricStoreScores, strategies.MetricStoreRanks)...)
+		ms = append(ms, append(realReports, metrics.StoreScores, metrics.StoreRanks)...)
 	}
 	return append(ms, serverReports...)
 }
 
-func (k *splitKind) reports(d *design) []strategies.Metric {
+func (k *splitKind) reports(d *design) []metrics.Metric {
 	if d == nil {
-		return append([]strategies.Metric{strategies.MetricNodes, strategies.MetricPlantedCount, strategies.MetricPlantedNodeMax,
-			strategies.MetricLocalKthMin}, keyedTruthReports...)
+		return append([]metrics.Metric{metrics.Nodes, metrics.PlantedCount, metrics.PlantedNodeMax,
+			metrics.LocalKthMin}, keyedTruthReports...)
 	}
-	return append(keyedReports(k.st, d), strategies.MetricPlantedFound, strategies.MetricMissedHeavy)
+	return append(keyedReports(k.st, d), metrics.PlantedFound, metrics.MissedHeavy)
 }
 
-func (k *logKind) reports(d *design) []strategies.Metric {
+func (k *logKind) reports(d *design) []metrics.Metric {
 	if d == nil {
-		return append([]strategies.Metric{strategies.MetricSkippedLines, strategies.MetricReorderedEvents}, keyedTruthReports...)
+		return append([]metrics.Metric{metrics.SkippedLines, metrics.ReorderedEvents}, keyedTruthReports...)
 	}
 	return keyedReports(k.st, d)
 }
 
 // populationReports is what a posts run adds of a design that sizes each
 // post's counter (posts_score.go).
-var populationReports = []strategies.Metric{
-	strategies.MetricStripesHeld, strategies.MetricStripesPerPost, strategies.MetricStripesUnneeded, strategies.MetricStripesLiveMax,
-	strategies.MetricPostsOverCapacity, strategies.MetricSecondsOverCapacity, strategies.MetricViralStripesFirst,
-	strategies.MetricViralStripesMax, strategies.MetricViralOverCapacity, strategies.MetricViralRescue,
-	strategies.MetricViralQueueMax, strategies.MetricViralDelayMax,
+var populationReports = []metrics.Metric{
+	metrics.StripesHeld, metrics.StripesPerPost, metrics.StripesUnneeded, metrics.StripesLiveMax,
+	metrics.PostsOverCapacity, metrics.SecondsOverCapacity, metrics.ViralStripesFirst,
+	metrics.ViralStripesMax, metrics.ViralOverCapacity, metrics.ViralRescue,
+	metrics.ViralQueueMax, metrics.ViralDelayMax,
 }
 
-func (k *postsKind) reports(d *design) []strategies.Metric {
+func (k *postsKind) reports(d *design) []metrics.Metric {
 	if d == nil {
-		return []strategies.Metric{strategies.MetricEvents, strategies.MetricWrites, strategies.MetricPosts, strategies.MetricViralPosts,
-			strategies.MetricViralPeak, strategies.MetricViralStripesNeeded, strategies.MetricDistinctKeys}
+		return []metrics.Metric{metrics.Events, metrics.Writes, metrics.Posts, metrics.ViralPosts,
+			metrics.ViralPeak, metrics.ViralStripesNeeded, metrics.DistinctKeys}
 	}
 	return append(append(keyedReports(k.st, d), serverReports...), populationReports...)
 }

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"countsim/metrics"
 	"countsim/scenarios"
-	"countsim/strategies"
 )
 
 // Every row a built-in scenario measures, of a design or of the truth, is
@@ -51,7 +51,7 @@ func TestReportsCoverScoring(t *testing.T) {
 				if d == nil && r.Strategy != st.truthName() {
 					t.Fatalf("%s: a row of %q, neither a design nor the truth", step.ID(), r.Strategy)
 				}
-				if !slices.Contains(st.kind.reports(d), strategies.Metric(r.Metric)) {
+				if !slices.Contains(st.kind.reports(d), metrics.Metric(r.Metric)) {
 					t.Errorf("%s: %s measured %s, which its kind does not list", step.ID(), r.Strategy, r.Metric)
 				}
 			}

@@ -18,28 +18,28 @@ type scorer struct {
 	scenario string
 	step     string // the scenario's step, for the charts
 	d        design
-	measured map[strategies.Metric]bool
+	measured map[metrics.Metric]bool
 }
 
 func (st *Setup) scorer(rep *Report, d design) *scorer {
-	return &scorer{rep: rep, scenario: st.Scenario.Name, step: st.Scenario.Step, d: d, measured: map[strategies.Metric]bool{}}
+	return &scorer{rep: rep, scenario: st.Scenario.Name, step: st.Scenario.Step, d: d, measured: map[metrics.Metric]bool{}}
 }
 
 // add appends a measured row with plan beside it (nil: no promise).
-func (s *scorer) add(m strategies.Metric, v float64, unit string, plan *float64, note string) {
+func (s *scorer) add(m metrics.Metric, v float64, unit string, plan *float64, note string) {
 	s.measured[m] = true
 	s.rep.Results = append(s.rep.Results, metrics.Result{Scenario: s.scenario, Strategy: s.d.name(), Metric: string(m),
 		Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 }
 
 // timing appends a row read off the wall clock.
-func (s *scorer) timing(m strategies.Metric, v float64, unit, note string) {
+func (s *scorer) timing(m metrics.Metric, v float64, unit, note string) {
 	s.add(m, v, unit, nil, note)
 	s.rep.Results[len(s.rep.Results)-1].Timing = true
 }
 
 // plan is the design's simulated-scale plan for m, or nil.
-func (s *scorer) plan(m strategies.Metric) *float64 { return s.d.planned(m) }
+func (s *scorer) plan(m metrics.Metric) *float64 { return s.d.planned(m) }
 
 // finish appends the design's plan rows that no measurement carries: every
 // full-scale line, and the simulated-scale lines of metrics not measured,
@@ -66,10 +66,10 @@ func (s *scorer) memory(built strategies.Strategy, note string) {
 		for _, part := range parted.Parts() {
 			s.add(part.Metric, float64(part.Bytes), "B", s.plan(part.Metric), note)
 		}
-		s.add(strategies.MetricTotalBytes, float64(built.Bytes()), "B", s.plan(strategies.MetricTotalBytes), "all parts")
+		s.add(metrics.TotalBytes, float64(built.Bytes()), "B", s.plan(metrics.TotalBytes), "all parts")
 		return
 	}
-	s.add(strategies.MetricBytes, float64(built.Bytes()), "B", s.plan(strategies.MetricBytes), note)
+	s.add(metrics.Bytes, float64(built.Bytes()), "B", s.plan(metrics.Bytes), note)
 }
 
 // speed adds the wall-clock cost of Observe: elapsed ns over events.
@@ -78,12 +78,12 @@ func (s *scorer) speed(elapsed, events int64, note string) {
 		return
 	}
 	ns := float64(elapsed) / float64(events)
-	s.timing(strategies.MetricNsPerEvent, round(ns, 2), "ns", note)
-	s.timing(strategies.MetricEventsPerSec, math.Round(1e9/ns), "events/s", note)
+	s.timing(metrics.NsPerEvent, round(ns, 2), "ns", note)
+	s.timing(metrics.EventsPerSec, math.Round(1e9/ns), "events/s", note)
 }
 
 // truthRow appends a row about the stream itself, measured from the truth.
-func (st *Setup) truthRow(rep *Report, m strategies.Metric, v float64, unit string, plan *float64, note string) {
+func (st *Setup) truthRow(rep *Report, m metrics.Metric, v float64, unit string, plan *float64, note string) {
 	rep.Results = append(rep.Results, metrics.Result{Scenario: st.Scenario.Name, Strategy: st.truthName(), Metric: string(m),
 		Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 }
@@ -163,25 +163,25 @@ func measurePoints(pc strategies.PointCounter, tr tally, bound *float64) *pointS
 // points adds the rows of a point counter's counts against the truth:
 // undercounts, overestimates and their distribution.
 func (s *scorer) points(ps *pointStats) {
-	bound := s.plan(strategies.MetricOverestimateBound)
-	s.add(strategies.MetricUndercounts, float64(ps.under), "keys", s.plan(strategies.MetricUndercounts),
+	bound := s.plan(metrics.OverestimateBound)
+	s.add(metrics.Undercounts, float64(ps.under), "keys", s.plan(metrics.Undercounts),
 		"keys whose estimate is below the truth, of "+metrics.Format(float64(ps.keys)))
 	maxNote := "largest estimate − truth over every key"
 	if bound != nil {
 		maxNote += "; plan: the per-key bound εN"
 	}
-	s.add(strategies.MetricMaxOverestimate, float64(ps.maxOver), "events", bound, maxNote)
+	s.add(metrics.MaxOverestimate, float64(ps.maxOver), "events", bound, maxNote)
 	mean := 0.0
 	if ps.keys > 0 {
 		mean = float64(ps.sumOver) / float64(ps.keys)
 	}
-	s.add(strategies.MetricMeanOverestimate, round(mean, 3), "events", nil, "")
+	s.add(metrics.MeanOverestimate, round(mean, 3), "events", nil, "")
 	vals, weights := ps.over.values()
 	if ps.keys > 0 {
-		s.add(strategies.MetricP99Overestimate, metrics.QuantileWeighted(vals, weights, 0.99), "events", nil, "over keys")
+		s.add(metrics.P99Overestimate, metrics.QuantileWeighted(vals, weights, 0.99), "events", nil, "over keys")
 	}
 	if bound != nil {
-		s.add(strategies.MetricKeysOverBound, float64(ps.overBound), "keys", nil,
+		s.add(metrics.KeysOverBound, float64(ps.overBound), "keys", nil,
 			"keys whose overestimate passes εN; each does with probability at most e^-d")
 	}
 	if ps.maxOver > 0 && ps.keys >= minKeysForDistribution {
@@ -222,7 +222,7 @@ func (s *scorer) top(tk strategies.TopK, tr tally, top []keyCount, k int) (float
 		recallPlan, precisionPlan = metrics.PlanOf(1), metrics.PlanOf(1)
 		note += "; plan: all, the design is exact"
 	case strategies.PromiseAbove:
-		if threshold := s.plan(strategies.MetricGuaranteeAbove); threshold != nil && len(top) > 0 {
+		if threshold := s.plan(metrics.GuaranteeAbove); threshold != nil && len(top) > 0 {
 			above := 0
 			for _, kc := range top {
 				if float64(kc.count) > *threshold {
@@ -234,11 +234,11 @@ func (s *scorer) top(tk strategies.TopK, tr tally, top []keyCount, k int) (float
 		}
 	}
 	recall := metrics.Recall(gotKeys, wantKeys)
-	s.add(strategies.MetricTopKRecall, recall, "share", recallPlan, note)
-	s.add(strategies.MetricTopKPrecision, metrics.Precision(gotKeys, wantKeys), "share", precisionPlan, "share of the answer in the true top")
-	s.add(strategies.MetricTopKCountError, float64(maxErr), "events", nil, "largest |answer − truth| over the answered keys")
+	s.add(metrics.TopKRecall, recall, "share", recallPlan, note)
+	s.add(metrics.TopKPrecision, metrics.Precision(gotKeys, wantKeys), "share", precisionPlan, "share of the answer in the true top")
+	s.add(metrics.TopKCountError, float64(maxErr), "events", nil, "largest |answer − truth| over the answered keys")
 	if len(got) > 0 {
-		s.add(strategies.MetricTopKCountBias, round(signed/float64(len(got)), 3), "events", nil,
+		s.add(metrics.TopKCountBias, round(signed/float64(len(got)), 3), "events", nil,
 			"mean answer − truth over the answered keys: below 0 where the design undercounts")
 	}
 	if len(top) == k {
@@ -253,7 +253,7 @@ func (s *scorer) top(tk strategies.TopK, tr tally, top []keyCount, k int) (float
 				}
 			}
 		}
-		s.add(strategies.MetricKthEstimate, float64(est), "events", nil,
+		s.add(metrics.KthEstimate, float64(est), "events", nil,
 			fmt.Sprintf("estimate for the true %s key, whose count is %s", ordinal(k), metrics.Format(float64(kth.count))))
 	}
 	return recall, got
@@ -289,8 +289,8 @@ func ordinal(n int) string {
 // for the answers it gave, and its largest node.
 func (s *scorer) coordination(d strategies.Distributed) {
 	msgs, items, bytes := d.Coordination()
-	s.add(strategies.MetricMessages, float64(msgs), "messages", s.plan(strategies.MetricMessages), "node → coordinator messages for the answers")
-	s.add(strategies.MetricItemsSent, float64(items), "items", s.plan(strategies.MetricItemsSent), "items those messages carried")
-	s.add(strategies.MetricBytesSent, float64(bytes), "B", s.plan(strategies.MetricBytesSent), "their bytes")
-	s.add(strategies.MetricNodeBytesMax, float64(d.NodeBytes()), "B", nil, "the largest node's memory")
+	s.add(metrics.Messages, float64(msgs), "messages", s.plan(metrics.Messages), "node → coordinator messages for the answers")
+	s.add(metrics.ItemsSent, float64(items), "items", s.plan(metrics.ItemsSent), "items those messages carried")
+	s.add(metrics.BytesSent, float64(bytes), "B", s.plan(metrics.BytesSent), "their bytes")
+	s.add(metrics.NodeBytesMax, float64(d.NodeBytes()), "B", nil, "the largest node's memory")
 }

@@ -31,16 +31,16 @@ func (k *timedKind) servers(s *scorer, r *timedRun, i int) {
 		final += int64(pc.Count(key))
 		want += int64(c)
 	}
-	s.add(strategies.MetricFinalCount, float64(final), "events", metrics.PlanOf(float64(want)),
+	s.add(metrics.FinalCount, float64(final), "events", metrics.PlanOf(float64(want)),
 		"sum of the design's counts once flushed and served; plan: the truth")
-	s.add(strategies.MetricCountError, float64(final-want), "events", metrics.PlanOf(0),
+	s.add(metrics.CountError, float64(final-want), "events", metrics.PlanOf(0),
 		"final − truth: resends counted twice make it positive, a crash negative")
 	if dd, ok := built.(strategies.Deduper); ok && dd.Deduplicating() && k.spec.Resend > 0 {
-		s.add(strategies.MetricDedupDropped, float64(dd.Dropped()), "events", metrics.PlanOf(float64(r.truth.dups)),
+		s.add(metrics.DedupDropped, float64(dd.Dropped()), "events", metrics.PlanOf(float64(r.truth.dups)),
 			"resent writes the dedup window dropped; plan: every resend in the stream")
 	}
 	if l, ok := built.(strategies.Lossy); ok && k.crashes() {
-		s.add(strategies.MetricLostOnCrash, float64(max(0, want-final)), "events", s.plan(strategies.MetricLostOnCrash),
+		s.add(metrics.LostOnCrash, float64(max(0, want-final)), "events", s.plan(metrics.LostOnCrash),
 			fmt.Sprintf("truth − final; the design's own account: %s; plan: the worst case", metrics.Format(float64(l.Lost()))))
 	}
 }
@@ -60,7 +60,7 @@ func (k *timedKind) crashes() bool {
 func (k *timedKind) reads(s *scorer, tr *truth, rd strategies.Reader) {
 	shown := rd.Shown()
 	if len(shown) != len(tr.reads) {
-		s.add(strategies.MetricReadsAnswered, float64(len(shown)), "reads", metrics.PlanOf(float64(len(tr.reads))), "a reader must answer every read event")
+		s.add(metrics.ReadsAnswered, float64(len(shown)), "reads", metrics.PlanOf(float64(len(tr.reads))), "a reader must answer every read event")
 		return
 	}
 	counts := make([]float64, len(shown))
@@ -72,11 +72,11 @@ func (k *timedKind) reads(s *scorer, tr *truth, rd strategies.Reader) {
 			secs = append(secs, float64(ns)/1e9)
 		}
 	}
-	s.add(strategies.MetricStaleness, maxOf(counts), "events", nil, "largest truth − shown over the reads")
-	s.add(strategies.MetricStalenessP99, metrics.Quantile(append([]float64(nil), counts...), 0.99), "events", nil, "over the reads")
+	s.add(metrics.Staleness, maxOf(counts), "events", nil, "largest truth − shown over the reads")
+	s.add(metrics.StalenessP99, metrics.Quantile(append([]float64(nil), counts...), 0.99), "events", nil, "over the reads")
 	if len(secs) > 0 {
-		s.add(strategies.MetricStalenessMaxSec, maxOf(secs), "s", s.plan(strategies.MetricStalenessMaxSec), "age of the value shown, to the millisecond")
-		s.add(strategies.MetricStalenessP99Sec, metrics.Quantile(append([]float64(nil), secs...), 0.99), "s", nil, "over the reads")
+		s.add(metrics.StalenessMaxSec, maxOf(secs), "s", s.plan(metrics.StalenessMaxSec), "age of the value shown, to the millisecond")
+		s.add(metrics.StalenessP99Sec, metrics.Quantile(append([]float64(nil), secs...), 0.99), "s", nil, "over the reads")
 		s.rep.Series = append(s.rep.Series, metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "staleness",
 			Title: "age of the count a reader was shown", Kind: metrics.Distribution, XLabel: "seconds (log)", YLabel: "reads", LogX: true,
 			ZeroLabel: "0 (fresh)", Values: secs})
@@ -125,7 +125,7 @@ func (st *Setup) clusterRows(s *scorer, r *timedRun, i int, steady bool, end int
 	// The plans are worked out at the peak rate. Where the rate changes over
 	// the run, a mean over the run is not comparable with them: those rows
 	// carry no plan, and the busiest second's growth is shown beside it.
-	mean := func(metric strategies.Metric) *float64 {
+	mean := func(metric metrics.Metric) *float64 {
 		if steady {
 			return s.plan(metric)
 		}
@@ -136,37 +136,37 @@ func (st *Setup) clusterRows(s *scorer, r *timedRun, i int, steady bool, end int
 		peakGrowth = max(peakGrowth, b-prev)
 		prev = b
 	}
-	s.add(strategies.MetricKeysUsed, float64(c.Keys), "keys", s.plan(strategies.MetricKeysUsed), "store keys the design wrote or read")
-	s.add(strategies.MetricMaxKeyOps, c.KeyWrites.Max, "ops/s", s.plan(strategies.MetricMaxKeyOps),
+	s.add(metrics.KeysUsed, float64(c.Keys), "keys", s.plan(metrics.KeysUsed), "store keys the design wrote or read")
+	s.add(metrics.MaxKeyOps, c.KeyWrites.Max, "ops/s", s.plan(metrics.MaxKeyOps),
 		fmt.Sprintf("increments on the busiest key in its busiest second (second %d) of the stream; plan: the mean load a key", c.KeyWrites.MaxSecond))
-	s.add(strategies.MetricMeanKeyOps, round(c.KeyWrites.Mean, 1), "ops/s", mean(strategies.MetricMaxKeyOps), "increments a key-second, mean over keys and seconds")
-	s.add(strategies.MetricP99KeyOps, c.KeyWrites.P99, "ops/s", nil, "over keys and seconds")
-	s.add(strategies.MetricUtilisation, round(c.UtilMean, 4), "share", mean(strategies.MetricUtilisation), fmt.Sprintf("served ops a key-second / %s, mean", metrics.Format(limit)))
-	s.add(strategies.MetricUtilisationMax, round(c.UtilMax, 4), "share", nil, "the busiest key-second")
-	s.add(strategies.MetricBacklogEnd, c.BacklogEnd, "ops", nil, "ops queued at the end of the stream")
-	s.add(strategies.MetricBacklogGrowth, round(c.BacklogGrowthPerS, 1), "ops/s", mean(strategies.MetricBacklogGrowth), "least-squares slope of the backlog over the seconds")
-	s.add(strategies.MetricBacklogGrowthPeak, round(peakGrowth, 1), "ops/s", s.plan(strategies.MetricBacklogGrowth), "the largest growth of the backlog in one second; plan: at the peak rate")
-	s.add(strategies.MetricDelayMax, round(c.DelayMax/1e9, 6), "s", nil, "longest queueing delay of an op during the stream")
-	s.add(strategies.MetricDelayP99, round(c.DelayP99/1e9, 6), "s", nil, "over ops")
+	s.add(metrics.MeanKeyOps, round(c.KeyWrites.Mean, 1), "ops/s", mean(metrics.MaxKeyOps), "increments a key-second, mean over keys and seconds")
+	s.add(metrics.P99KeyOps, c.KeyWrites.P99, "ops/s", nil, "over keys and seconds")
+	s.add(metrics.Utilisation, round(c.UtilMean, 4), "share", mean(metrics.Utilisation), fmt.Sprintf("served ops a key-second / %s, mean", metrics.Format(limit)))
+	s.add(metrics.UtilisationMax, round(c.UtilMax, 4), "share", nil, "the busiest key-second")
+	s.add(metrics.BacklogEnd, c.BacklogEnd, "ops", nil, "ops queued at the end of the stream")
+	s.add(metrics.BacklogGrowth, round(c.BacklogGrowthPerS, 1), "ops/s", mean(metrics.BacklogGrowth), "least-squares slope of the backlog over the seconds")
+	s.add(metrics.BacklogGrowthPeak, round(peakGrowth, 1), "ops/s", s.plan(metrics.BacklogGrowth), "the largest growth of the backlog in one second; plan: at the peak rate")
+	s.add(metrics.DelayMax, round(c.DelayMax/1e9, 6), "s", nil, "longest queueing delay of an op during the stream")
+	s.add(metrics.DelayP99, round(c.DelayP99/1e9, 6), "s", nil, "over ops")
 	if c.Duration > 0 {
 		writes, note := c.Writes, "store increments a second, all keys, mean over the stream"
 		if r.finished && r.shutdown[i] > 0 {
 			writes += r.shutdown[i]
 			note = "store increments a second, all keys: everything the design sent, its shutdown included, over the stream's length"
 		}
-		s.add(strategies.MetricIncrementsPerSec, round(float64(writes)/c.Duration, 1), "ops/s", s.plan(strategies.MetricIncrementsPerSec), note)
+		s.add(metrics.IncrementsPerSec, round(float64(writes)/c.Duration, 1), "ops/s", s.plan(metrics.IncrementsPerSec), note)
 	}
-	s.add(strategies.MetricReadOpsPerSec, round(c.ReadsPerS, 1), "ops/s", s.plan(strategies.MetricReadOpsPerSec), "store reads a second, mean over the run")
-	s.add(strategies.MetricMaxNodeOps, c.NodeOps.Max, "ops/s", s.plan(strategies.MetricMaxNodeOps), "busiest node-second of "+count(float64(c.Nodes), "node")+"; plan (hashtag): the mean load of the one node")
+	s.add(metrics.ReadOpsPerSec, round(c.ReadsPerS, 1), "ops/s", s.plan(metrics.ReadOpsPerSec), "store reads a second, mean over the run")
+	s.add(metrics.MaxNodeOps, c.NodeOps.Max, "ops/s", s.plan(metrics.MaxNodeOps), "busiest node-second of "+count(float64(c.Nodes), "node")+"; plan (hashtag): the mean load of the one node")
 	if c.Lost > 0 {
-		s.add(strategies.MetricLostOnNodeLoss, float64(c.Lost), "events", nil, "counts a lost node held or had queued")
+		s.add(metrics.LostOnNodeLoss, float64(c.Lost), "events", nil, "counts a lost node held or had queued")
 	}
 	if r.finished {
 		if _, ok := r.designs[i].(strategies.Flusher); ok {
-			s.add(strategies.MetricShutdownOps, float64(r.shutdown[i]), "ops", nil,
+			s.add(metrics.ShutdownOps, float64(r.shutdown[i]), "ops", nil,
 				"increments sent at the stream's end by the design's shutdown (the last flush), apart from the stream's load")
 		}
-		s.add(strategies.MetricDrainedAfter, round(float64(max(0, r.drained[i]-end))/1e9, 6), "s", nil,
+		s.add(metrics.DrainedAfter, round(float64(max(0, r.drained[i]-end))/1e9, 6), "s", nil,
 			"from the stream's end until the cluster had served every op sent")
 	}
 	if ops := r.clusters[i].NodeOps(); len(ops) > 1 && c.Duration > 0 {

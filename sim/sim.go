@@ -13,6 +13,7 @@ import (
 	"countsim/metrics"
 	"countsim/scenarios"
 	"countsim/strategies"
+	_ "countsim/strategies/all" // every design type, registered by name
 	"countsim/workload"
 )
 
@@ -62,7 +63,7 @@ func (d design) name() string {
 }
 
 // planned is the design's simulated-scale plan for metric, or nil.
-func (d design) planned(metric strategies.Metric) *float64 {
+func (d design) planned(metric metrics.Metric) *float64 {
 	for _, l := range d.plan {
 		if l.Metric == metric && !l.Full {
 			return metrics.PlanOf(l.Value)
@@ -216,7 +217,7 @@ func figures(a scenarios.Assumptions) strategies.Assumptions { return strategies
 func (st *Setup) MemoryNeeded() int64 {
 	held, copies := st.kind.memory()
 	for _, d := range st.designs {
-		total := max(d.plannedValue(strategies.MetricBytes), d.plannedValue(strategies.MetricTotalBytes))
+		total := max(d.plannedValue(metrics.Bytes), d.plannedValue(metrics.TotalBytes))
 		held += copies * int64(total)
 	}
 	// The chunks in flight, what scoring holds for each design, and the
@@ -248,7 +249,7 @@ func (st *Setup) hasTwins() bool {
 const processBytes = 48 << 20
 
 // plannedValue is the design's simulated-scale plan for metric, or 0.
-func (d design) plannedValue(metric strategies.Metric) float64 {
+func (d design) plannedValue(metric metrics.Metric) float64 {
 	if p := d.planned(metric); p != nil {
 		return *p
 	}

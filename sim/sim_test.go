@@ -340,9 +340,9 @@ func TestMemoryGuardCountsEveryTerm(t *testing.T) {
 		"  - {name: d, type: space-saving, params: {counters: 50000}}\n",
 	} {
 		got, st := need("100000", d)
-		planned := st.designs[1].plannedValue(strategies.MetricTotalBytes)
+		planned := st.designs[1].plannedValue(metrics.TotalBytes)
 		if planned == 0 {
-			planned = st.designs[1].plannedValue(strategies.MetricBytes)
+			planned = st.designs[1].plannedValue(metrics.Bytes)
 		}
 		// the scoring histogram of one more design, too
 		if want := zero + int64(planned) + int64(unsafe.Sizeof(overs{})); got != want || planned <= 0 {

@@ -1,14 +1,5 @@
 package sim
 
-// The split stream (issue 11): a count stream whose events are split over
-// nodes by region or by app server (an event's Actor is its node), with an
-// item planted thinly on every node. It is scored as a count stream is —
-// point counts and the top K against the exact global counts — and adds
-// what the split asks: whether each design found the planted item, what a
-// design spread over the nodes sent its coordinator, its largest node, and
-// the truth's own account of the trap: the planted item's count on its
-// busiest node against the smallest of the nodes' own K-th counts.
-
 import (
 	"cmp"
 	"context"
@@ -21,6 +12,15 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// The split stream (issue 11): a count stream whose events are split over
+// nodes by region or by app server (an event's Actor is its node), with an
+// item planted thinly on every node. It is scored as a count stream is —
+// point counts and the top K against the exact global counts — and adds
+// what the split asks: whether each design found the planted item, what a
+// design spread over the nodes sent its coordinator, its largest node, and
+// the truth's own account of the trap: the planted item's count on its
+// busiest node against the smallest of the nodes' own K-th counts.
 
 type splitKind struct {
 	keyed
@@ -75,11 +75,11 @@ func (k *splitKind) plan() []metrics.Result {
 	}
 	name, truth := k.st.Scenario.Name, k.st.truthName()
 	return append(rows,
-		planRow(name, truth, strategies.PlanLine{Metric: strategies.MetricPlantedCount, Value: k.writes * k.spec.Nodes.Plant, Unit: "events",
+		planRow(name, truth, strategies.PlanLine{Metric: metrics.PlantedCount, Value: k.writes * k.spec.Nodes.Plant, Unit: "events",
 			Note: "events × plant: the planted item's total"}),
-		planRow(name, truth, strategies.PlanLine{Metric: strategies.MetricPlantedNodeMax, Value: k.src.ExpectedPlantedPerNode(), Unit: "events",
+		planRow(name, truth, strategies.PlanLine{Metric: metrics.PlantedNodeMax, Value: k.src.ExpectedPlantedPerNode(), Unit: "events",
 			Note: "events × plant / nodes: the planted item's count on a node, expected"}),
-		planRow(name, truth, strategies.PlanLine{Metric: strategies.MetricLocalKthMin, Value: k.src.ExpectedLocalKth(k.k), Unit: "events",
+		planRow(name, truth, strategies.PlanLine{Metric: metrics.LocalKthMin, Value: k.src.ExpectedLocalKth(k.k), Unit: "events",
 			Note: fmt.Sprintf("the smallest over the nodes of a node's %s own item, expected: the planted item is in no local top %d while it stays below", ordinal(k.k), k.k)}),
 	)
 }
@@ -111,7 +111,7 @@ func (k *splitKind) run(ctx context.Context) (*Report, error) {
 	events, err := st.feedCount(ctx, r, k.src, k.spec.Batch)
 	rep := &Report{Partial: err != nil}
 	st.eventsRow(rep, events, k.spec.Events)
-	st.truthRow(rep, strategies.MetricNodes, float64(k.spec.Nodes.Count), "nodes", nil, k.spec.Nodes.Describe())
+	st.truthRow(rep, metrics.Nodes, float64(k.spec.Nodes.Count), "nodes", nil, k.spec.Nodes.Describe())
 	if k.spec.Nodes.Plant > 0 {
 		k.trap(rep, tr)
 	}
@@ -127,12 +127,12 @@ func (k *splitKind) run(ctx context.Context) (*Report, error) {
 func (k *splitKind) trap(rep *Report, tr *splitTruth) {
 	st := k.st
 	total := tr.count(tr.planted)
-	plans := map[strategies.Metric]*float64{}
+	plans := map[metrics.Metric]*float64{}
 	for _, p := range k.plan() {
-		plans[strategies.Metric(p.Metric)] = p.Plan
+		plans[metrics.Metric(p.Metric)] = p.Plan
 	}
-	st.truthRow(rep, strategies.MetricPlantedCount, float64(total), "events", plans[strategies.MetricPlantedCount], "the planted item's true total")
-	st.truthRow(rep, strategies.MetricPlantedNodeMax, float64(slices.Max(tr.perNode)), "events", plans[strategies.MetricPlantedNodeMax],
+	st.truthRow(rep, metrics.PlantedCount, float64(total), "events", plans[metrics.PlantedCount], "the planted item's true total")
+	st.truthRow(rep, metrics.PlantedNodeMax, float64(slices.Max(tr.perNode)), "events", plans[metrics.PlantedNodeMax],
 		"the planted item's count on its busiest node")
 	if k.spec.Nodes.By != "region" {
 		return
@@ -162,7 +162,7 @@ func (k *splitKind) trap(rep *Report, tr *splitTruth) {
 	if slices.Max(tr.perNode) >= low {
 		in = "in some node's local top"
 	}
-	st.truthRow(rep, strategies.MetricLocalKthMin, float64(low), "events", plans[strategies.MetricLocalKthMin],
+	st.truthRow(rep, metrics.LocalKthMin, float64(low), "events", plans[metrics.LocalKthMin],
 		fmt.Sprintf("the smallest over the nodes of a node's %s own item: the planted item is %s %d", ordinal(k.k), in, k.k))
 }
 
@@ -177,10 +177,10 @@ func (k *splitKind) answer(s *scorer, built strategies.Strategy, got []strategie
 				found = 1
 			}
 		}
-		s.add(strategies.MetricPlantedFound, found, "bool", nil, "1 if the planted item is in the answer")
+		s.add(metrics.PlantedFound, found, "bool", nil, "1 if the planted item is in the answer")
 	}
 	if _, ok := built.(strategies.Distributed); !ok {
 		return
 	}
-	s.add(strategies.MetricMissedHeavy, round(1-recall, 6), "share", nil, "share of the true top K not in the answer: 1 − recall")
+	s.add(metrics.MissedHeavy, round(1-recall, 6), "share", nil, "share of the true top K not in the answer: 1 − recall")
 }

@@ -1,9 +1,5 @@
 package sim
 
-// A board's standings: every player of the key space at its start score,
-// loaded into the truth and every board before the stream (scores.start_max),
-// with progress lines while they load.
-
 import (
 	"sync/atomic"
 	"time"
@@ -11,6 +7,10 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// A board's standings: every player of the key space at its start score,
+// loaded into the truth and every board before the stream (scores.start_max),
+// with progress lines while they load.
 
 // load gives the truth and every design the standings before the stream,
 // each on a goroutine of its own: every player of the key space at its

@@ -1,10 +1,5 @@
 package sim
 
-// The count stream: N writes over a Zipf (or uniform) law of keys, fed in
-// batches to every design and to an exact truth by key; the search day's
-// kind of run. What it shares with the timed stream — the truth's rows and
-// the questions of point counts and the top K — is keyed, below.
-
 import (
 	"context"
 	"fmt"
@@ -14,6 +9,11 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// The count stream: N writes over a Zipf (or uniform) law of keys, fed in
+// batches to every design and to an exact truth by key; the search day's
+// kind of run. What it shares with the timed stream — the truth's rows and
+// the questions of point counts and the top K — is keyed, below.
 
 // streamLabel names the scenario's event stream in the chunk seeds.
 const streamLabel = "events"
@@ -96,7 +96,7 @@ func (st *Setup) eventsRow(rep *Report, events, n int64) {
 	if events == n {
 		plan = metrics.PlanOf(float64(n))
 	}
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", plan, "every event fed")
+	st.truthRow(rep, metrics.Events, float64(events), "events", plan, "every event fed")
 }
 
 // truth is the stream's ground truth: by rank when the array is the
@@ -148,7 +148,7 @@ func (k keyed) plan() []metrics.Result {
 	if top <= 0 || uint64(top) > k.keys {
 		return nil
 	}
-	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: strategies.MetricKthTrueCount,
+	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: metrics.KthTrueCount,
 		Value: k.expected(uint64(top)), Unit: "events", Note: fmt.Sprintf("N·P(rank %d) = %s", top, k.lawNote())})}
 }
 
@@ -172,17 +172,17 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 	}}
 	for i, built := range r.designs {
 		if pc, ok := built.(strategies.PointCounter); ok {
-			bound := st.designs[i].planned(strategies.MetricOverestimateBound)
+			bound := st.designs[i].planned(metrics.OverestimateBound)
 			jobs = append(jobs, func() { stats[i] = measurePoints(pc, tr, bound) })
 		}
 	}
 	st.parallel(jobs)
-	st.truthRow(rep, strategies.MetricDistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
+	st.truthRow(rep, metrics.DistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
 	if len(trueTop) > 0 {
-		st.truthRow(rep, strategies.MetricTop1Count, float64(trueTop[0].count), "events", k.expectedPlan(1), "N·P(rank 1) = "+k.lawNote())
+		st.truthRow(rep, metrics.Top1Count, float64(trueTop[0].count), "events", k.expectedPlan(1), "N·P(rank 1) = "+k.lawNote())
 	}
 	if len(trueTop) == top && top > 0 {
-		st.truthRow(rep, strategies.MetricKthTrueCount, float64(trueTop[top-1].count), "events", k.expectedPlan(uint64(top)),
+		st.truthRow(rep, metrics.KthTrueCount, float64(trueTop[top-1].count), "events", k.expectedPlan(uint64(top)),
 			fmt.Sprintf("the %s key's true count; plan %s", ordinal(top), k.lawNote()))
 	}
 	// The top-K recall of each design not swept; not drawn where every bar

@@ -1,5 +1,14 @@
 package sim
 
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+)
+
 // Sweeps: a design with `sweep: {key: [v1, v2, …]}` runs once a value, as
 // designs NAME-key-v of their own on the same events (each on its lane),
 // and the report draws, for each error the run measures of them, the
@@ -8,16 +17,6 @@ package sim
 // carry one: error against bytes with εN for a count-min's width, relative
 // error against bytes with 1.04/√m for an HLL's p, the busiest key's load
 // against K for stripes.
-
-import (
-	"fmt"
-	"math"
-	"time"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/strategies"
-)
 
 // sweepPoint is a design's place in its sweep.
 type sweepPoint struct {
@@ -87,10 +86,10 @@ func sweptKey(spec scenarios.Strategy) string {
 
 // sweepCurveMetrics are the errors a sweep draws, where its designs report
 // them; relative errors as their magnitude.
-var sweepCurveMetrics = []strategies.Metric{
-	strategies.MetricMaxOverestimate, strategies.MetricMeanOverestimate, strategies.MetricTopKRecall,
-	strategies.MetricRelativeError, strategies.MetricSigmaLargeN, strategies.MetricMaxKeyOps,
-	strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99, strategies.MetricTopKCountBias,
+var sweepCurveMetrics = []metrics.Metric{
+	metrics.MaxOverestimate, metrics.MeanOverestimate, metrics.TopKRecall,
+	metrics.RelativeError, metrics.SigmaLargeN, metrics.MaxKeyOps,
+	metrics.RankErrorMean, metrics.PercentileErrorP99, metrics.TopKCountBias,
 }
 
 // sweepCurves adds the curves of every sweep to rep. Run calls it once a
@@ -109,7 +108,7 @@ func (st *Setup) sweepCurves(rep *Report) {
 		}
 		members[d.sweep.group] = append(members[d.sweep.group], d)
 	}
-	first := func(name string, m strategies.Metric) *metrics.Result {
+	first := func(name string, m metrics.Metric) *metrics.Result {
 		for i, r := range rep.Results {
 			if r.Strategy == name && r.Metric == string(m) && r.Scale == metrics.Sim && r.Value != nil && (r.Stat == "" || r.Stat == "mean") {
 				return &rep.Results[i]
@@ -117,22 +116,22 @@ func (st *Setup) sweepCurves(rep *Report) {
 		}
 		return nil
 	}
-	compared := map[strategies.Metric][]metrics.Series{}
+	compared := map[metrics.Metric][]metrics.Series{}
 	for _, g := range groups {
 		ds := members[g]
 		// X: each design's bytes as measured, else as planned (an accuracy
 		// profile measures none), else the swept value.
 		xs, xLabel, logX := make([]float64, len(ds)), "bytes (log)", true
 		for i, d := range ds {
-			b := first(d.name(), strategies.MetricTotalBytes)
+			b := first(d.name(), metrics.TotalBytes)
 			if b == nil {
-				b = first(d.name(), strategies.MetricBytes)
+				b = first(d.name(), metrics.Bytes)
 			}
 			switch {
 			case b != nil:
 				xs[i] = *b.Value
-			case d.planned(strategies.MetricBytes) != nil:
-				xs[i] = *d.planned(strategies.MetricBytes)
+			case d.planned(metrics.Bytes) != nil:
+				xs[i] = *d.planned(metrics.Bytes)
 			default:
 				xs = nil
 			}
@@ -154,7 +153,7 @@ func (st *Setup) sweepCurves(rep *Report) {
 		// buckets, without the scores table every width shares).
 		var own []float64
 		for _, d := range ds {
-			if b := first(d.name(), strategies.MetricBytes); b != nil {
+			if b := first(d.name(), metrics.Bytes); b != nil {
 				own = append(own, *b.Value)
 			}
 		}
@@ -171,15 +170,15 @@ func (st *Setup) sweepCurves(rep *Report) {
 			}
 			axes := []axis{{xs, xLabel, logX, ""}}
 			switch m {
-			case strategies.MetricMaxKeyOps:
+			case metrics.MaxKeyOps:
 				axes = []axis{{byValue, ds[0].sweep.label(), false, ""}}
-			case strategies.MetricTopKRecall, strategies.MetricTopKCountBias:
+			case metrics.TopKRecall, metrics.TopKCountBias:
 				// Against the value too when the value is not the memory (a
 				// push interval): recall against the cycle.
 				if xLabel != ds[0].sweep.label() && !math.IsNaN(byValue[0]) {
 					axes = append(axes, axis{byValue, ds[0].sweep.label(), false, "-by-" + ds[0].sweep.key})
 				}
-			case strategies.MetricRankErrorMean, strategies.MetricPercentileErrorP99:
+			case metrics.RankErrorMean, metrics.PercentileErrorP99:
 				axes = []axis{{byValue, ds[0].sweep.label() + " (log)", true, ""}}
 				if len(own) == len(ds) && own[0] != own[len(own)-1] {
 					axes = append(axes, axis{own, "bytes of its own part, without what every size shares (log)", true, "-bytes"})
@@ -201,7 +200,7 @@ func (st *Setup) sweepCurves(rep *Report) {
 					name, title := "sweeps-"+string(m), fmt.Sprintf("%s against memory, every design swept", m)
 					// A signed error on a symmetric log axis: Misra-Gries'
 					// −2,000 beside Space-Saving's +65,000 stays apart from 0.
-					yLabel, logY := string(m), m == strategies.MetricTopKCountBias
+					yLabel, logY := string(m), m == metrics.TopKCountBias
 					if logY {
 						yLabel += " (symmetric log)"
 					}
@@ -223,12 +222,12 @@ func (st *Setup) sweepCurves(rep *Report) {
 
 // sweepCompared are the metrics drawn for every swept design on one chart
 // against memory.
-var sweepCompared = []strategies.Metric{strategies.MetricTopKRecall, strategies.MetricTopKCountBias}
+var sweepCompared = []metrics.Metric{metrics.TopKRecall, metrics.TopKCountBias}
 
 // sweepCurve adds the curve of metric m over the designs ds of sweep g
 // against xs, and the plan's beside it where every design has one.
-func (st *Setup) sweepCurve(rep *Report, g string, ds []design, m strategies.Metric, xs []float64, xLabel string, logX bool, suffix string,
-	first func(string, strategies.Metric) *metrics.Result) {
+func (st *Setup) sweepCurve(rep *Report, g string, ds []design, m metrics.Metric, xs []float64, xLabel string, logX bool, suffix string,
+	first func(string, metrics.Metric) *metrics.Result) {
 	// The designs that measured m; the plan's curve only if each has one.
 	var x, ys, plans []float64
 	planned := true
@@ -238,7 +237,7 @@ func (st *Setup) sweepCurve(rep *Report, g string, ds []design, m strategies.Met
 			continue
 		}
 		y := *r.Value
-		if m == strategies.MetricRelativeError {
+		if m == metrics.RelativeError {
 			y = math.Abs(y)
 		}
 		x, ys = append(x, xs[i]), append(ys, y)

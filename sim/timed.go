@@ -1,5 +1,16 @@
 package sim
 
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
 // The timed stream on the simulated cluster: writes over simulated time in
 // phases, reads, resends and faults, each design on its own cluster; the
 // hot counter's kind of run. It scores what every keyed stream is scored
@@ -11,17 +22,6 @@ package sim
 // batching) send what they hold, after the end, as an app would on
 // shutdown. Those ops count in the final values and in a row of their own,
 // never in the busiest key-second of the stream.
-
-import (
-	"context"
-	"fmt"
-	"math"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/strategies"
-	"countsim/workload"
-)
 
 type timedKind struct {
 	keyed
@@ -155,11 +155,11 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 		rr.settle()
 	}
 	rep := &Report{Partial: err != nil}
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", nil, "every event fed: writes, reads and resends")
-	st.truthRow(rep, strategies.MetricWrites, float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
-	st.truthRow(rep, strategies.MetricReads, float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(w.ExpectedReads())), "read events")
+	st.truthRow(rep, metrics.Events, float64(events), "events", nil, "every event fed: writes, reads and resends")
+	st.truthRow(rep, metrics.Writes, float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
+	st.truthRow(rep, metrics.Reads, float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(w.ExpectedReads())), "read events")
 	if w.Resend > 0 {
-		st.truthRow(rep, strategies.MetricResends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
+		st.truthRow(rep, metrics.Resends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
 	}
 	k.score(rep, r.run, tr, events, func(s *scorer, i int) { k.servers(s, r, i) }, nil)
 	st.realTable(rep, rr)

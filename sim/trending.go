@@ -1,17 +1,5 @@
 package sim
 
-// The trending run (issue 12): phrases over simulated time with planted
-// bursts. At every checkpoint each design is asked for its top K of "now"
-// (between its last event before the checkpoint and its first after it),
-// and the truth works out the exact top K of the same law — a sliding
-// window's count or an exponentially decayed count — from every event
-// before it. Scored: the recall of "now" and the share of the answer not
-// in the true top K (false trending), averaged over the checkpoints; for
-// each planted phrase, the time from its start to its first checkpoint in
-// the design's top K (the detection latency) beside the same for the exact
-// score; memory and speed. A chart for each plant draws its exact score
-// over time under each law, with the moment each design took it in.
-
 import (
 	"context"
 	"fmt"
@@ -23,6 +11,18 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// The trending run (issue 12): phrases over simulated time with planted
+// bursts. At every checkpoint each design is asked for its top K of "now"
+// (between its last event before the checkpoint and its first after it),
+// and the truth works out the exact top K of the same law — a sliding
+// window's count or an exponentially decayed count — from every event
+// before it. Scored: the recall of "now" and the share of the answer not
+// in the true top K (false trending), averaged over the checkpoints; for
+// each planted phrase, the time from its start to its first checkpoint in
+// the design's top K (the detection latency) beside the same for the exact
+// score; memory and speed. A chart for each plant draws its exact score
+// over time under each law, with the moment each design took it in.
 
 type trendingKind struct {
 	st     *Setup
@@ -112,7 +112,7 @@ func (k *trendingKind) memory() (int64, int64) {
 func (k *trendingKind) plan() []metrics.Result {
 	var rows []metrics.Result
 	for p := range k.spec.Stream.Plants {
-		rows = append(rows, planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: strategies.MetricPlantedCount,
+		rows = append(rows, planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: metrics.PlantedCount,
 			Value: math.Round(k.plantExpected(p)), Unit: "events", Note: k.plantNote(p)}))
 	}
 	return rows
@@ -137,16 +137,16 @@ func (k *trendingKind) plantNote(p int) string {
 	return fmt.Sprintf("%s: rate × its mean share (%g to %g) over %s of the stream, and its rank %d's background traffic", pl.Name, pl.Share, pl.To, durationOf(pl.End-pl.Start), pl.Rank)
 }
 
-func (k *trendingKind) reports(d *design) []strategies.Metric {
+func (k *trendingKind) reports(d *design) []metrics.Metric {
 	if d == nil {
-		return []strategies.Metric{strategies.MetricEvents, strategies.MetricDistinctKeys, strategies.MetricPlantedCount}
+		return []metrics.Metric{metrics.Events, metrics.DistinctKeys, metrics.PlantedCount}
 	}
-	return []strategies.Metric{strategies.MetricBytes, strategies.MetricTotalBytes, strategies.MetricHeapBytes, strategies.MetricNsPerEvent, strategies.MetricEventsPerSec,
-		strategies.MetricTrendRecall, strategies.MetricFalseTrending, strategies.MetricDetectLatency, strategies.MetricTrueLatency,
-		strategies.MetricMissedBursts, strategies.MetricRegionDetect, strategies.MetricTrueRegionDetect, strategies.MetricGlobalLagCount,
-		strategies.MetricMessages, strategies.MetricItemsSent, strategies.MetricBytesSent, strategies.MetricNodeBytesMax,
-		strategies.MetricDistinctErrMax, strategies.MetricDistinctErrMean,
-		strategies.MetricKeysUsed, strategies.MetricMaxKeyOps, strategies.MetricIncrementsPerSec, strategies.MetricMaxNodeOps}
+	return []metrics.Metric{metrics.Bytes, metrics.TotalBytes, metrics.HeapBytes, metrics.NsPerEvent, metrics.EventsPerSec,
+		metrics.TrendRecall, metrics.FalseTrending, metrics.DetectLatency, metrics.TrueLatency,
+		metrics.MissedBursts, metrics.RegionDetect, metrics.TrueRegionDetect, metrics.GlobalLagCount,
+		metrics.Messages, metrics.ItemsSent, metrics.BytesSent, metrics.NodeBytesMax,
+		metrics.DistinctErrMax, metrics.DistinctErrMean,
+		metrics.KeysUsed, metrics.MaxKeyOps, metrics.IncrementsPerSec, metrics.MaxNodeOps}
 }
 
 func (k *trendingKind) run(ctx context.Context) (*Report, error) {
@@ -220,10 +220,10 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		}
 	}
 	rep := &Report{Partial: err != nil}
-	st.truthRow(rep, strategies.MetricEvents, float64(events), "events", metrics.PlanOf(float64(k.src.Events())), "every event fed")
-	st.truthRow(rep, strategies.MetricDistinctKeys, float64(len(tr.keys)), "keys", nil, "phrases seen")
+	st.truthRow(rep, metrics.Events, float64(events), "events", metrics.PlanOf(float64(k.src.Events())), "every event fed")
+	st.truthRow(rep, metrics.DistinctKeys, float64(len(tr.keys)), "keys", nil, "phrases seen")
 	for p := range k.spec.Stream.Plants {
-		st.truthRow(rep, strategies.MetricPlantedCount, float64(tr.plantCount[p]), "events", metrics.PlanOf(math.Round(k.plantExpected(p))), k.plantNote(p))
+		st.truthRow(rep, metrics.PlantedCount, float64(tr.plantCount[p]), "events", metrics.PlanOf(math.Round(k.plantExpected(p))), k.plantNote(p))
 	}
 	if err != nil {
 		return rep, err
@@ -283,9 +283,9 @@ func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *tre
 		n++
 	}
 	if n > 0 {
-		s.add(strategies.MetricTrendRecall, round(recall/float64(n), 4), "share", nil,
+		s.add(metrics.TrendRecall, round(recall/float64(n), 4), "share", nil,
 			fmt.Sprintf("the share of the true top %d of now in the answer, mean over %d checkpoints", k.k, n))
-		s.add(strategies.MetricFalseTrending, round(falseShare/float64(n), 4), "share", nil,
+		s.add(metrics.FalseTrending, round(falseShare/float64(n), 4), "share", nil,
 			"the share of the answer not in the true top K of now (false trending), mean over the checkpoints")
 	}
 	detected := make([]float64, len(k.spec.Stream.Plants))
@@ -297,16 +297,16 @@ func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *tre
 		if math.IsNaN(detected[p]) {
 			missed++
 		} else {
-			s.add(strategies.MetricDetectLatency, detected[p], "s", nil,
+			s.add(metrics.DetectLatency, detected[p], "s", nil,
 				fmt.Sprintf("%s: from its start at %s to its first checkpoint in the answer's top %d", plant.Name, durationOf(plant.Start), k.k))
 		}
 		if !math.IsNaN(trueAt) {
-			s.add(strategies.MetricTrueLatency, trueAt, "s", nil,
+			s.add(metrics.TrueLatency, trueAt, "s", nil,
 				fmt.Sprintf("%s: the same for the exact score of the design's law", plant.Name))
 		}
 	}
 	if len(k.spec.Stream.Plants) > 0 {
-		s.add(strategies.MetricMissedBursts, float64(missed), "plants", nil, "planted phrases never in the answer's top K at a checkpoint from their start")
+		s.add(metrics.MissedBursts, float64(missed), "plants", nil, "planted phrases never in the answer's top K at a checkpoint from their start")
 	}
 	return detected
 }
@@ -331,9 +331,9 @@ func (k *trendingKind) distinct(s *scorer, wd strategies.WindowDistinct, got []f
 	if n == 0 {
 		return
 	}
-	s.add(strategies.MetricDistinctErrMax, round(most, 6), "share", nil,
+	s.add(metrics.DistinctErrMax, round(most, 6), "share", nil,
 		fmt.Sprintf("the largest |estimate / exact − 1| of the window's distinct %ss over %d checkpoints", wd.Ids(), n))
-	s.add(strategies.MetricDistinctErrMean, round(sum/float64(n), 6), "share", nil,
+	s.add(metrics.DistinctErrMean, round(sum/float64(n), 6), "share", nil,
 		"the mean |estimate / exact − 1|: about 0.8 × the standard error 1.04/√m for a sketch as planned")
 }
 
@@ -363,11 +363,11 @@ func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendT
 			where = "the first region"
 		}
 		if first >= 0 {
-			s.add(strategies.MetricRegionDetect, float64(max(0, first-plant.Start))/1e9, "s", nil,
+			s.add(metrics.RegionDetect, float64(max(0, first-plant.Start))/1e9, "s", nil,
 				fmt.Sprintf("%s: from its start to its flag in %s, at %s", plant.Name, where, metrics.Format(float64(f.Threshold()))))
 		}
 		if trueFirst >= 0 {
-			s.add(strategies.MetricTrueRegionDetect, float64(max(0, trueFirst-plant.Start))/1e9, "s", nil,
+			s.add(metrics.TrueRegionDetect, float64(max(0, trueFirst-plant.Start))/1e9, "s", nil,
 				fmt.Sprintf("%s: to its true count in %s reaching %s", plant.Name, where, metrics.Format(float64(f.Threshold()))))
 		}
 	}
@@ -377,7 +377,7 @@ func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendT
 			lag = max(lag, truth.plants[c][p]-own[c][p])
 		}
 	}
-	s.add(strategies.MetricGlobalLagCount, lag, "events", nil, "the most a plant's global count fell short of its true count at a checkpoint: what the last period had not yet sent")
+	s.add(metrics.GlobalLagCount, lag, "events", nil, "the most a plant's global count fell short of its true count at a checkpoint: what the last period had not yet sent")
 }
 
 // load adds what a design on the store put on its cluster over the stream.
@@ -385,10 +385,10 @@ func (k *trendingKind) load(s *scorer, c ClusterStats) {
 	if c.Keys == 0 {
 		return
 	}
-	s.add(strategies.MetricKeysUsed, float64(c.Keys), "keys", nil, "store keys the design wrote")
-	s.add(strategies.MetricMaxKeyOps, c.KeyWrites.Max, "ops/s", nil, "increments on the busiest key in its busiest second")
-	s.add(strategies.MetricIncrementsPerSec, round(float64(c.Writes)/c.Duration, 1), "ops/s", nil, "store increments a second, all keys, mean over the stream")
-	s.add(strategies.MetricMaxNodeOps, c.NodeOps.Max, "ops/s", nil, "busiest node-second of "+count(float64(c.Nodes), "node"))
+	s.add(metrics.KeysUsed, float64(c.Keys), "keys", nil, "store keys the design wrote")
+	s.add(metrics.MaxKeyOps, c.KeyWrites.Max, "ops/s", nil, "increments on the busiest key in its busiest second")
+	s.add(metrics.IncrementsPerSec, round(float64(c.Writes)/c.Duration, 1), "ops/s", nil, "store increments a second, all keys, mean over the stream")
+	s.add(metrics.MaxNodeOps, c.NodeOps.Max, "ops/s", nil, "busiest node-second of "+count(float64(c.Nodes), "node"))
 }
 
 // latency is the seconds from start to the first checkpoint at or after it

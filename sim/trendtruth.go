@@ -1,12 +1,5 @@
 package sim
 
-// The truth of a trending run (trending.go): every key's exact score under
-// each law the designs estimate — a sliding window's count, kept by bucket
-// with its totals, or an exponentially decayed score, kept at each key's
-// last event — and at each checkpoint the exact top K of now, each plant's
-// score, the window's distinct keys and actors, and each plant's count in
-// each region against the regional designs' thresholds.
-
 import (
 	"math"
 	"slices"
@@ -14,6 +7,13 @@ import (
 	"countsim/strategies"
 	"countsim/workload"
 )
+
+// The truth of a trending run (trending.go): every key's exact score under
+// each law the designs estimate — a sliding window's count, kept by bucket
+// with its totals, or an exponentially decayed score, kept at each key's
+// last event — and at each checkpoint the exact top K of now, each plant's
+// score, the window's distinct keys and actors, and each plant's count in
+// each region against the regional designs' thresholds.
 
 // trendTruth is the exact score of every key under each law the designs
 // estimate, and the true top K of now at each checkpoint.

@@ -1,5 +1,16 @@
 package sim
 
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"countsim/metrics"
+	"countsim/workload"
+)
+
 // Trials: a scenario with `trials: N` runs N times, trial t with a seed of
 // its own (trial 0 with the scenario's seed, so its rows are a single run's;
 // trial t > 0 with the t-th output of SplitMix64 from that seed: the same N
@@ -14,18 +25,6 @@ package sim
 // keys of one trial share its hashes, so the test is exact for independent
 // keys and, for a sketch's keys, conservative only where the keys' excesses
 // are not positively correlated). The series and tables are trial 0's.
-
-import (
-	"context"
-	"fmt"
-	"slices"
-
-	"gonum.org/v1/gonum/stat/distuv"
-
-	"countsim/metrics"
-	"countsim/strategies"
-	"countsim/workload"
-)
 
 // trialStats are the statistics every measured row is reported with.
 var trialStats = []struct {
@@ -151,7 +150,7 @@ func mean(xs []float64) float64 {
 func (st *Setup) boundTests(out *Report, reps []*Report) {
 	truth := st.truthName()
 	for _, d := range st.designs {
-		delta := d.planned(strategies.MetricFailure)
+		delta := d.planned(metrics.Failure)
 		if delta == nil {
 			continue
 		}
@@ -161,9 +160,9 @@ func (st *Setup) boundTests(out *Report, reps []*Report) {
 			var o, k *float64
 			for _, r := range rep.Results {
 				switch {
-				case r.Strategy == d.name() && r.Metric == string(strategies.MetricKeysOverBound) && r.Value != nil:
+				case r.Strategy == d.name() && r.Metric == string(metrics.KeysOverBound) && r.Value != nil:
 					o = r.Value
-				case r.Strategy == truth && r.Metric == string(strategies.MetricDistinctKeys) && r.Value != nil:
+				case r.Strategy == truth && r.Metric == string(metrics.DistinctKeys) && r.Value != nil:
 					k = r.Value
 				}
 			}
@@ -180,13 +179,13 @@ func (st *Setup) boundTests(out *Report, reps []*Report) {
 		if p < st.Scenario.FalseAlarm {
 			verdict = "FAILS"
 		}
-		add := func(m strategies.Metric, v float64, unit string, plan *float64, note string) {
+		add := func(m metrics.Metric, v float64, unit string, plan *float64, note string) {
 			out.Results = append(out.Results, metrics.Result{Scenario: st.Scenario.Name, Strategy: d.name(), Metric: string(m),
 				Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 		}
-		add(strategies.MetricShareOverBound, over/keys, "share", delta,
+		add(metrics.ShareOverBound, over/keys, "share", delta,
 			fmt.Sprintf("%s of %s keys over %d trials passed the per-key bound; plan: δ", metrics.Format(over), metrics.Format(keys), trials))
-		add(strategies.MetricBoundTestP, p, "probability", nil,
+		add(metrics.BoundTestP, p, "probability", nil,
 			fmt.Sprintf("P(Binomial(%s, δ = %g) ≥ %s), exact one-sided; the bound %s at false alarm %g", metrics.Format(keys), *delta, metrics.Format(over), verdict, st.Scenario.FalseAlarm))
 	}
 }

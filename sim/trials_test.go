@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"countsim/metrics"
-	"countsim/strategies"
 )
 
 // binomialTail is the exact upper tail: against a direct sum of the pmf.
@@ -62,10 +61,10 @@ func TestTrials(t *testing.T) {
 	}
 	var share, p *metrics.Result
 	for i, r := range a {
-		if r.Strategy == "cm" && r.Metric == string(strategies.MetricShareOverBound) {
+		if r.Strategy == "cm" && r.Metric == string(metrics.ShareOverBound) {
 			share = &a[i]
 		}
-		if r.Strategy == "cm" && r.Metric == string(strategies.MetricBoundTestP) {
+		if r.Strategy == "cm" && r.Metric == string(metrics.BoundTestP) {
 			p = &a[i]
 		}
 	}
@@ -88,7 +87,7 @@ func TestBoundTestCatchesABias(t *testing.T) {
 	st.boundTests(out, []*Report{rep(1000), rep(1000)})
 	var p *metrics.Result
 	for i, r := range out.Results {
-		if r.Metric == string(strategies.MetricBoundTestP) {
+		if r.Metric == string(metrics.BoundTestP) {
 			p = &out.Results[i]
 		}
 	}

@@ -1,8 +1,10 @@
 package strategies
 
 import (
-	"countsim/workload"
 	"errors"
+
+	"countsim/metrics"
+	"countsim/workload"
 )
 
 // The families: the questions a design can answer, each a small interface
@@ -205,7 +207,7 @@ type Parted interface {
 
 // Part is the memory of one part of a design.
 type Part struct {
-	Metric Metric // MetricBytes for the principal structure, MetricHeapBytes…
+	Metric metrics.Metric // MetricBytes for the principal structure, MetricHeapBytes…
 	Bytes  int64
 }
 

@@ -35,7 +35,7 @@ func (e *ParamError) Error() string {
 }
 
 // paramErr builds a *ParamError for Validate methods.
-func paramErr(key, format string, args ...any) error {
+func ParamErrorf(key, format string, args ...any) error {
 	return &ParamError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -62,7 +62,7 @@ func paramFields(t reflect.Type) []paramField {
 // duration ("1s", "250ms") or a number of seconds.
 var durationType = reflect.TypeFor[time.Duration]()
 
-func kindName(t reflect.Type) string {
+func KindName(t reflect.Type) string {
 	if t == durationType {
 		return "duration"
 	}
@@ -82,7 +82,7 @@ func kindName(t reflect.Type) string {
 // writtenRecorder is a Params whose Validate tells a value written as its
 // zero from one left out: decodeParams tells it each key a scenario gave.
 type writtenRecorder interface {
-	wrote(key string)
+	Wrote(key string)
 }
 
 // decodeParams sets the tagged fields of the struct p points to from raw,
@@ -112,19 +112,19 @@ func decodeParams(typeName string, p Params, raw []Param) error {
 		}
 		seen[r.Key] = true
 		if w, ok := p.(writtenRecorder); ok {
-			w.wrote(r.Key)
+			w.Wrote(r.Key)
 		}
 		f := fields[i]
 		dst := v.FieldByIndex(f.index)
-		if err := setParam(dst, r.Value); err != nil {
+		if err := SetParam(dst, r.Value); err != nil {
 			return fail("%v", err)
 		}
 	}
 	return nil
 }
 
-func setParam(dst reflect.Value, val any) error {
-	want := kindName(dst.Type())
+func SetParam(dst reflect.Value, val any) error {
+	want := KindName(dst.Type())
 	if dst.Type() == durationType {
 		d, err := parseDuration(val)
 		if err != nil {
@@ -205,7 +205,7 @@ func describe(val any) string {
 // typed names the design in a *ParamError that a Validate method returned,
 // so that constructors called without the registry (tests, benchmarks) give
 // the same message as Decode: "count-min: parameter epsilon: 1.5 not in (0,1)".
-func typed(typeName string, err error) error {
+func WithType(typeName string, err error) error {
 	var pe *ParamError
 	if errors.As(err, &pe) && pe.Type == "" {
 		pe.Type = typeName

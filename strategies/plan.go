@@ -13,12 +13,12 @@ import (
 var ErrNeedsCluster = errors.New("needs a cluster (add cluster: to the scenario)")
 
 // needsCluster is the error of a design built without a store.
-func needsCluster(typeName string) error { return fmt.Errorf("%s %w", typeName, ErrNeedsCluster) }
+func NeedsCluster(typeName string) error { return fmt.Errorf("%s %w", typeName, ErrNeedsCluster) }
 
 // hotNum formats a plan number for a note: whole numbers with thousands
 // separators (200,000), others to one decimal from 10 up (28.6) and to
 // three significant digits below (0.625).
-func hotNum(x float64) string {
+func Num(x float64) string {
 	if r := math.Round(x); math.Abs(x-r) <= 1e-9*math.Max(1, math.Abs(r)) && math.Abs(r) < 1e15 {
 		s := strconv.FormatInt(int64(math.Abs(r)), 10)
 		var b strings.Builder
@@ -35,13 +35,13 @@ func hotNum(x float64) string {
 	}
 	if math.Abs(x) >= 10 {
 		whole := math.Trunc(x)
-		return hotNum(whole) + strconv.FormatFloat(math.Abs(x-whole), 'f', 1, 64)[1:]
+		return Num(whole) + strconv.FormatFloat(math.Abs(x-whole), 'f', 1, 64)[1:]
 	}
 	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
 // hotPct formats a share as a percentage: 0.625 → "62.5%".
-func hotPct(x float64) string { return hotNum(100*x) + "%" }
+func Pct(x float64) string { return Num(100*x) + "%" }
 
 // atBothScales returns the lines f works out from the figures as
 // simulated, then those it works out from the full-scale figures, marked
@@ -49,7 +49,7 @@ func hotPct(x float64) string { return hotNum(100*x) + "%" }
 // on the hot key, the reads, a key's capacity): the simulated-scale lines,
 // which the runner puts beside the measurements, come from what the
 // scenario simulated, never from an assumption it did not simulate.
-func atBothScales(env Env, f func(a Assumptions) []PlanLine) []PlanLine {
+func AtBothScales(env Env, f func(a Assumptions) []PlanLine) []PlanLine {
 	lines := f(env.Sim)
 	for _, l := range f(env.Full) {
 		l.Full = true
@@ -59,11 +59,11 @@ func atBothScales(env Env, f func(a Assumptions) []PlanLine) []PlanLine {
 }
 
 // hotSecs formats a duration in ns as seconds for a note.
-func hotSecs(ns int64) string { return hotNum(float64(ns)/1e9) + " s" }
+func Secs(ns int64) string { return Num(float64(ns)/1e9) + " s" }
 
 // ceilTidy is ⌈x⌉, except that x within a relative 1e-12 of an integer n
 // gives n: ln(1/e^-5) computes as 5.000000000000001, and must give depth 5.
-func ceilTidy(x float64) float64 {
+func CeilTidy(x float64) float64 {
 	if r := math.Round(x); math.Abs(x-r) <= 1e-12*math.Max(1, math.Abs(r)) {
 		return r
 	}
@@ -72,7 +72,7 @@ func ceilTidy(x float64) float64 {
 
 // tidy rounds x to an integer when it is within a relative 1e-12 of one, so
 // that ε·N = 0.0001 · 1e7 reads 1,000, not 1,000.0000000000001.
-func tidy(x float64) float64 {
+func Tidy(x float64) float64 {
 	if r := math.Round(x); math.Abs(x-r) <= 1e-12*math.Max(1, math.Abs(r)) {
 		return r
 	}
@@ -80,4 +80,4 @@ func tidy(x float64) float64 {
 }
 
 // round5 rounds a probability to 5 decimals: 1 − e^-4 = 0.98168.
-func round5(x float64) float64 { return math.Round(x*1e5) / 1e5 }
+func Round5(x float64) float64 { return math.Round(x*1e5) / 1e5 }

@@ -34,6 +34,6 @@ type Rated struct {
 }
 
 // before is the family's order: higher score first, then lower key.
-func (a Rated) before(b Rated) bool {
+func (a Rated) Before(b Rated) bool {
 	return a.Score > b.Score || a.Score == b.Score && a.Key < b.Key
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"countsim/metrics"
 )
 
 // Params is a design's parameter struct. Its exported fields carry a
@@ -73,11 +75,11 @@ type Env struct {
 
 // PlanLine is one closed-form number of a design's plan.
 type PlanLine struct {
-	Metric Metric  // same name as the measured metric where one matches
-	Value  float64 //
-	Unit   string  //
-	Full   bool    // true: at the scenario's full scale; false: at the simulated scale
-	Note   string  // the formula, in words: "w = ⌈e/ε⌉"
+	Metric metrics.Metric // same name as the measured metric where one matches
+	Value  float64        //
+	Unit   string         //
+	Full   bool           // true: at the scenario's full scale; false: at the simulated scale
+	Note   string         // the formula, in words: "w = ⌈e/ε⌉"
 }
 
 // Type is a registered design.
@@ -114,23 +116,23 @@ const (
 type typeOption func(*Type)
 
 // onServers marks a design that lives on a Store.
-func onServers(t *Type) { t.onServers = true }
+func OnServers(t *Type) { t.onServers = true }
 
 // answers declares the families a design's built values implement (a test
 // holds every registered type to it).
-func answers(fs ...Family) typeOption { return func(t *Type) { t.families = fs } }
+func Answers(fs ...Family) typeOption { return func(t *Type) { t.families = fs } }
 
 // errs declares the direction in which the design's counts and top-K items
 // err; a type that declares none is exact (the conformance suite holds
 // every design to its declaration).
-func errs(b Bias) typeOption { return func(t *Type) { t.errs = b } }
+func Errs(b Bias) typeOption { return func(t *Type) { t.errs = b } }
 
 // promises declares what the design's top-K answer promises.
-func promises(p Promise) typeOption { return func(t *Type) { t.promise = p } }
+func Promises(p Promise) typeOption { return func(t *Type) { t.promise = p } }
 
 // checkedBy adds rules that need the Env (values the scenario supplies,
 // such as batched's app servers) to Check.
-func checkedBy[P Params](f func(P, Env) error) typeOption {
+func CheckedBy[P Params](f func(P, Env) error) typeOption {
 	return func(t *Type) { t.check = func(p Params, e Env) error { return f(p.(P), e) } }
 }
 
@@ -138,7 +140,7 @@ var registry = map[string]*Type{}
 
 // define registers a design type. It panics on a duplicate name or a
 // parameter struct without tags: both are programming errors caught at init.
-func define[P Params](name, summary string, defaults func() P,
+func Define[P Params](name, summary string, defaults func() P,
 	build func(P, Env) (Strategy, error), plan func(P, Env) []PlanLine, opts ...typeOption) *Type {
 	if _, dup := registry[name]; dup {
 		panic("strategies: type " + name + " defined twice")
@@ -265,7 +267,7 @@ func (t *Type) ParamDocs() []ParamDoc {
 	p := reflect.ValueOf(t.defaults()).Elem()
 	var docs []ParamDoc
 	for _, f := range paramFields(p.Type()) {
-		docs = append(docs, ParamDoc{Key: f.key, Kind: kindName(f.typ), Default: fmt.Sprint(p.FieldByIndex(f.index).Interface()), Doc: f.doc})
+		docs = append(docs, ParamDoc{Key: f.key, Kind: KindName(f.typ), Default: fmt.Sprint(p.FieldByIndex(f.index).Interface()), Doc: f.doc})
 	}
 	return docs
 }

@@ -1,9 +1,5 @@
 package main
 
-// What `countsim run` says on stderr while it works: the line that starts
-// each step, a status line while a step's stream is fed (sim's Progress,
-// every sim.DefaultProgressEvery), and a line when the step is done.
-
 import (
 	"fmt"
 	"io"
@@ -15,8 +11,11 @@ import (
 
 	"countsim/metrics"
 	"countsim/sim"
-	"countsim/strategies"
 )
+
+// What `countsim run` says on stderr while it works: the line that starts
+// each step, a status line while a step's stream is fed (sim's Progress,
+// every sim.DefaultProgressEvery), and a line when the step is done.
 
 // progressEvery is how often a step's stream reports its progress; tests
 // shorten it.
@@ -195,7 +194,7 @@ func stepEvents(st *sim.Setup, rep *sim.Report) int64 {
 		truth += "-" + st.Scenario.Step
 	}
 	for _, r := range rep.Results {
-		if r.Strategy == truth && r.Metric == string(strategies.MetricEvents) && r.Scale == metrics.Sim && r.Stat == "" && r.Value != nil {
+		if r.Strategy == truth && r.Metric == string(metrics.Events) && r.Scale == metrics.Sim && r.Stat == "" && r.Value != nil {
 			return int64(*r.Value)
 		}
 	}

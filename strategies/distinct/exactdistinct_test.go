@@ -1,0 +1,158 @@
+package distinct
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"countsim/strategies"
+	"countsim/strategies/internal/designtest"
+	"countsim/workload"
+)
+
+// The exact set against a Go map: random ids, sequential ids, the id 0 and
+// ids repeated, with a small size hint so that the table doubles, and its
+// invariants after every batch.
+func TestExactDistinct(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, tt := range []struct {
+		name string
+		hint uint64
+		id   func(i int) uint64
+		n    int
+	}{
+		{"random/hint=0", 0, func(int) uint64 { return r.Uint64() }, 50000},
+		{"repeats/hint=1000", 1000, func(int) uint64 { return uint64(r.IntN(30000)) }, 100000},
+		{"sequential/hint=exact", 60000, func(i int) uint64 { return uint64(i / 2) }, 120000},
+		{"high-bits", 10, func(i int) uint64 { return uint64(i%5000) << 40 }, 20000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := NewExactDistinct(tt.hint, 7)
+			truth := map[uint64]bool{}
+			var batch []workload.Event
+			for i := range tt.n {
+				id := tt.id(i)
+				if i%1000 == 0 {
+					id = 0
+				}
+				truth[id] = true
+				batch = append(batch, workload.Event{Actor: id, Op: workload.Write}, workload.Event{Actor: ^id, Op: workload.Read})
+				if len(batch) == 8192 || i == tt.n-1 {
+					x.Observe(batch)
+					batch = batch[:0]
+					designtest.CheckInvariants(t, x)
+				}
+			}
+			if got, want := x.Distinct(), float64(len(truth)); got != want {
+				t.Errorf("Distinct: got %v, want %v", got, want)
+			}
+			for id := range truth {
+				if !x.Contains(id) {
+					t.Fatalf("Contains(%d): false for an id inserted", id)
+				}
+			}
+			for range 1000 {
+				if id := r.Uint64() | 1; !truth[id] && x.Contains(id) {
+					t.Fatalf("Contains(%d): true for an id never inserted", id)
+				}
+			}
+			if want := int64(len(x.ids)) * 8; x.Bytes() != want || x.n > len(x.ids)*3/4 {
+				t.Errorf("Bytes %d, want %d (table %d, n %d)", x.Bytes(), want, len(x.ids), x.n)
+			}
+		})
+	}
+}
+
+// Merge is the union, whatever the seeds and sizes; merging a set with
+// itself changes nothing.
+func TestExactDistinctMerge(t *testing.T) {
+	a, b := NewExactDistinct(10, 1), NewExactDistinct(100000, 2)
+	truth := map[uint64]bool{}
+	for i := range uint64(30000) {
+		a.Insert(i)
+		truth[i] = true
+	}
+	for i := uint64(20000); i < 60000; i++ {
+		b.Insert(i)
+		truth[i] = true
+	}
+	b.Insert(0)
+	if err := a.Merge(b); err != nil {
+		t.Fatal(err)
+	}
+	designtest.CheckInvariants(t, a)
+	if got, want := a.Len(), len(truth); got != want {
+		t.Errorf("union: got %d ids, want %d", got, want)
+	}
+	for id := range truth {
+		if !a.Contains(id) {
+			t.Fatalf("union lacks %d", id)
+		}
+	}
+	if err := a.Merge(a); err != nil || a.Len() != len(truth) {
+		t.Errorf("merge(A, A): %v, %d ids, want %d", err, a.Len(), len(truth))
+	}
+	designtest.CheckInvariants(t, a)
+}
+
+// The plan: 8 B an id for 40,000,000 viewers is 320,000,000 B at full scale;
+// at the simulated scale, the table that env.Keys ids fill, which is what
+// Bytes measures once they have been seen.
+func TestExactDistinctPlan(t *testing.T) {
+	typ, err := strategies.Lookup("exact-distinct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := typ.Decode(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := typ.Decode([]strategies.Param{{Key: "p", Value: int64(14)}}); err == nil || err.Error() != "exact-distinct: parameter p: unknown parameter (allowed: none)" {
+		t.Errorf("Decode(p): got %v", err)
+	}
+	for _, keys := range []uint64{0, 1000, 100000} {
+		t.Run(fmt.Sprintf("keys=%d", keys), func(t *testing.T) {
+			env := strategies.Env{Seed: 1, Keys: keys, Full: strategies.Assumptions{Keys: 4e7}}
+			plan := typ.Plan(p, env)
+			designtest.CheckPlan(t, plan, []strategies.PlanLine{
+				{Metric: "bytes", Value: float64(exactDistinctBytes(keys))},
+				{Metric: "bytes", Value: 320e6, Full: true},
+			})
+			s, err := typ.Build(p, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := s.(*ExactDistinct)
+			for id := range keys {
+				x.Insert(id + 1)
+			}
+			designtest.CheckPlannedBytes(t, plan, s)
+		})
+	}
+}
+
+// Observe allocates nothing when the set was sized for the ids it sees.
+func TestExactDistinctObserveAllocs(t *testing.T) {
+	ev := hllBenchEvents(1<<15, 8)
+	x := NewExactDistinct(1<<15, 1)
+	x.Observe(ev)
+	if allocs := testing.AllocsPerRun(5, func() { x.Observe(ev[:4096]) }); allocs != 0 {
+		t.Errorf("Observe: got %v allocations, want 0", allocs)
+	}
+}
+
+func BenchmarkExactDistinctObserve(b *testing.B) {
+	for _, n := range []int{1 << 16, 1 << 20} {
+		ev := hllBenchEvents(n, 9)
+		b.Run(fmt.Sprintf("ids=%d", n), func(b *testing.B) {
+			x := NewExactDistinct(uint64(n), 1)
+			x.Observe(ev)
+			b.ReportAllocs()
+			for b.Loop() {
+				x.Observe(ev)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ev)), "ns/event")
+			b.ReportMetric(float64(x.Bytes()), "bytes")
+		})
+	}
+}

@@ -1,0 +1,163 @@
+package frequency
+
+import (
+	"fmt"
+	"unsafe"
+
+	"countsim/strategies"
+	"countsim/strategies/internal/ds"
+	"countsim/workload"
+)
+
+// The nodes of a split stream, shared by split-topk and threshold-topk
+// (issue 11): the events of one key are spread over S nodes by something
+// other than the key (the user, the region, the app server), and each node
+// keeps the exact counts of the events it received in a countTable of its
+// own (slottable.go). An event's node is its Actor; a design of S nodes folds
+// a stream split over more onto its own, Actor mod S. What the two designs
+// differ in is what the nodes send a coordinator to answer a top-K query.
+
+// splitNodeBytes is the bytes one item takes on the wire from a node to the
+// coordinator: a key and a count, 8 B each.
+const splitNodeBytes = 16
+
+// splitMaxNodes bounds S: a node is a region or an app server, not an event.
+const splitMaxNodes = 4096
+
+// splitNodes is S exact count tables, one a node, hashing with one seed.
+// Not safe for concurrent use.
+type splitNodes struct {
+	tables []ds.CountTable
+	seed   uint64
+	n      uint64 // the sum of all deltas counted
+}
+
+// splitNodeKeys is the keys one of S nodes is sized for when the stream
+// holds about keys keys over events events: a node sees at most the keys of
+// its events, and at most all keys (a split by actor gives every node a
+// share of the events of every key, so the share of the keys, keys/S, would
+// be too small). 0 events (unknown) takes all keys. The tables grow past it.
+func splitNodeKeys(keys uint64, events int64, nodes int) uint64 {
+	if nodes < 1 {
+		return keys
+	}
+	if events > 0 {
+		return min(keys, (uint64(events)+uint64(nodes)-1)/uint64(nodes))
+	}
+	return keys
+}
+
+// newSplitNodes returns nodes empty tables, each sized for about nodeKeys
+// keys; seed seeds the hash of their slots.
+func newSplitNodes(nodes int, nodeKeys, seed uint64) splitNodes {
+	st := workload.SplitMix(seed ^ 0x73706c69746e6f64) // "splitnod"
+	s := splitNodes{tables: make([]ds.CountTable, nodes), seed: st.Uint64()}
+	size := ds.TableLen(nodeKeys)
+	for i := range s.tables {
+		s.tables[i].Init(size, s.seed)
+	}
+	return s
+}
+
+// observe counts every write event's positive Delta on the node of its
+// Actor (mod S); other events are ignored. It is countTable.add written out
+// over the batch, as Exact.Observe is: one hash an event, no call, no
+// allocation unless a node's table has to double.
+func (s *splitNodes) observe(batch []workload.Event) {
+	var n uint64
+	tables, seed := s.tables, s.seed
+	nodes := uint64(len(tables))
+	for i := range batch {
+		e := &batch[i]
+		if e.Op != workload.Write || e.Delta <= 0 {
+			continue
+		}
+		d := uint64(e.Delta)
+		n += d
+		a := e.Actor
+		if a >= nodes { // a stream split over more nodes than the design's
+			a %= nodes
+		}
+		t := &tables[a]
+		h := workload.Mix64(e.Key ^ seed)
+		slots, mask := t.Slots, t.Mask
+		for j := h & mask; ; j = (j + 1) & mask {
+			sl := &slots[j]
+			if sl.Count == 0 {
+				t.Insert(sl, h, e.Key, d)
+				break
+			}
+			if sl.Key == e.Key {
+				sl.Count += d
+				break
+			}
+		}
+	}
+	s.n += n
+}
+
+// count returns key's count on node i.
+func (s *splitNodes) count(i int, key uint64) uint64 {
+	return s.tables[i].GetAt(workload.Mix64(key^s.seed), key)
+}
+
+// localTop returns node i's k heaviest keys with their local counts, count
+// descending then key ascending (all its keys if it holds fewer).
+// O(n log k) for the n keys of the node.
+func (s *splitNodes) localTop(i, k int) []strategies.Item {
+	items := ds.ExactTop(&s.tables[i], k)
+	ds.SortItems(items)
+	return items
+}
+
+// bytes is the memory of every node's table and of the table headers.
+func (s *splitNodes) bytes() int64 {
+	b := int64(cap(s.tables)) * int64(unsafe.Sizeof(ds.CountTable{}))
+	for i := range s.tables {
+		b += s.tables[i].Bytes()
+	}
+	return b
+}
+
+// nodeBytes is the memory of the largest node's table.
+func (s *splitNodes) nodeBytes() int64 {
+	var b int64
+	for i := range s.tables {
+		b = max(b, s.tables[i].Bytes())
+	}
+	return b
+}
+
+// check validates every node's table and that the counts sum to N.
+func (s *splitNodes) check() error {
+	var sum uint64
+	for i := range s.tables {
+		t := &s.tables[i]
+		if err := t.Check(); err != nil {
+			return fmt.Errorf("node %d: %w", i, err)
+		}
+		if t.Seed != s.seed {
+			return fmt.Errorf("node %d hashes with seed %#x, want %#x", i, t.Seed, s.seed)
+		}
+		for _, c := range t.All() {
+			sum += c
+		}
+	}
+	if sum != s.n {
+		return fmt.Errorf("counts sum to %d, want N = %d", sum, s.n)
+	}
+	return nil
+}
+
+// splitParam resolves a parameter that defaults to a figure of the
+// scenario: the value given, or else the scenario's (env), or an error
+// naming key when neither is set.
+func splitParam(key string, given, env int, what string) (int, error) {
+	switch {
+	case given > 0:
+		return given, nil
+	case env > 0:
+		return env, nil
+	}
+	return 0, strategies.ParamErrorf(key, "not given, and the scenario has no %s to take it from", what)
+}

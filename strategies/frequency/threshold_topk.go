@@ -1,0 +1,328 @@
+package frequency
+
+import (
+	"fmt"
+	"slices"
+
+	"countsim/metrics"
+	"countsim/strategies"
+	"countsim/strategies/internal/ds"
+	"countsim/workload"
+)
+
+// Threshold top-K over a split stream: TPUT, P. Cao and Z. Wang, "Efficient
+// top-K query calculation in distributed networks", PODC 2004. The exact
+// fix of split-topk's trap (issue 11).
+//
+// The nodes are split-topk's: S exact local count tables, an event's node
+// its Actor (split_topk_nodes.go). Top(k) runs the paper's three phases,
+// with ψ(x) the coordinator's partial sum of the local counts of x it has
+// received:
+//
+//  1. Every node sends its local top k. τ1 = the k-th largest ψ, a lower
+//     bound of the true k-th count (0 with fewer than k keys).
+//  2. The coordinator sends T = τ1/S; every node sends every key with local
+//     count ≥ T, i.e. ≥ t = max(1, ⌈τ1/S⌉) since counts are whole. A key
+//     no node sent has a true count ≤ S(t−1) < τ1. τ2 = the k-th largest
+//     ψ now (τ2 ≥ τ1). A node that did not send x holds it below t, so
+//     U(x) = ψ(x) + (nodes that did not send x)·(t−1) bounds its true count
+//     (the paper's bound, ψ + misses·T, over whole counts). Every x with
+//     U(x) < τ2 is pruned: at least k keys have counts ≥ τ2 > true(x), so
+//     x is strictly below k keys and cannot be in the top k, whatever the
+//     tie order. A key with U(x) = τ2 stays: it may tie the k-th and win it
+//     on its key.
+//  3. The coordinator sends the remaining candidates; every node sends its
+//     counts of those it holds and has not sent yet. Every candidate's sum
+//     is now exact; the true top k lies among them (above), so sorting them
+//     by count descending, key ascending gives exactly the top k.
+//
+// Economies the paper allows and the accounting follows: a node sends a key
+// once (phase 2 and 3 send only keys not sent before; a node knows what it
+// sent); a node that holds at most k keys sent them all in phase 1, so it is
+// not asked again and counts for no miss in U; phase 3 is
+// skipped when no candidate is left whose sum is not yet exact. A message
+// is one node's answer in one phase, even an empty one: the coordinator
+// waits for every node it asked. What the coordinator sends the nodes (T,
+// the candidates) is not in Coordination; Rounds gives it for phase 3.
+//
+// Cost: phase 1 O(n log k) a node of n keys, phase 2 O(n) a node, phase 3
+// O(1) a candidate a node; the coordinator O(C log C) for C candidates.
+
+// ThresholdTopKParams are the parameters of threshold-topk.
+type ThresholdTopKParams struct {
+	// Nodes is S; 0 (not given) takes the scenario's nodes.
+	Nodes int `param:"nodes" doc:"nodes S the stream is split over, 1..4096; an event's node is its actor mod S (default: the scenario's nodes)"`
+
+	written uint8 // splitNodesSet if a scenario wrote nodes
+}
+
+// wrote records that a scenario gave key, so that `nodes: 0` is refused
+// rather than taken for the default.
+func (p *ThresholdTopKParams) Wrote(key string) {
+	if key == "nodes" {
+		p.written |= splitNodesSet
+	}
+}
+
+// Validate checks the range; nodes not given (0) is resolved from the
+// scenario by Check and at build.
+func (p ThresholdTopKParams) Validate() error {
+	if p.Nodes < 0 || p.Nodes > splitMaxNodes || p.Nodes == 0 && p.written&splitNodesSet != 0 {
+		return strategies.ParamErrorf("nodes", "%d not in 1..%d", p.Nodes, splitMaxNodes)
+	}
+	return nil
+}
+
+// resolve fills S from env where it was not given.
+func (p ThresholdTopKParams) resolve(env strategies.Env) (ThresholdTopKParams, error) {
+	if err := p.Validate(); err != nil {
+		return p, err
+	}
+	var err error
+	p.Nodes, err = splitParam("nodes", p.Nodes, env.Nodes, "nodes (a split stream)")
+	return p, err
+}
+
+// RoundCost is what one phase of a distributed answer cost, summed over
+// the answers given: the nodes' messages to the coordinator (one a node
+// asked), the items (key, count) they carried and their bytes, and the keys
+// the coordinator asked every node about (phase 3's candidates, once a node
+// asked).
+type RoundCost struct {
+	Messages, Items, Bytes int64
+	Requested              int64
+}
+
+// ThresholdTopK is threshold-topk: S nodes of exact local counts and a
+// coordinator running TPUT. It is an exact TopK (Err 0, the true top k)
+// and a Distributed. Not safe for concurrent use.
+type ThresholdTopK struct {
+	nodes  splitNodes
+	rounds [3]RoundCost // summed over the answers given
+}
+
+// NewThresholdTopK returns threshold-topk of p.Nodes ≥ 1 nodes, each node's
+// table sized for about nodeKeys keys (it grows past that); seed seeds the
+// tables' hash (answers do not depend on it).
+func NewThresholdTopK(p ThresholdTopKParams, nodeKeys, seed uint64) (*ThresholdTopK, error) {
+	if err := p.Validate(); err != nil {
+		return nil, strategies.WithType("threshold-topk", err)
+	}
+	if p.Nodes == 0 {
+		return nil, strategies.WithType("threshold-topk", strategies.ParamErrorf("nodes", "0 not in 1..%d", splitMaxNodes))
+	}
+	return &ThresholdTopK{nodes: newSplitNodes(p.Nodes, nodeKeys, seed)}, nil
+}
+
+// Nodes returns S.
+func (s *ThresholdTopK) Nodes() int { return len(s.nodes.tables) }
+
+// Observe counts every write event's positive Delta on the node of its
+// Actor; other events are ignored. No allocation unless a node's table
+// doubles.
+func (s *ThresholdTopK) Observe(batch []workload.Event) { s.nodes.observe(batch) }
+
+// Bytes returns the memory of every node's table (the coordinator keeps
+// nothing between answers but its tallies).
+func (s *ThresholdTopK) Bytes() int64 { return s.nodes.bytes() }
+
+// NodeBytes returns the memory of the largest node's table.
+func (s *ThresholdTopK) NodeBytes() int64 { return s.nodes.nodeBytes() }
+
+// Coordination returns what the nodes sent over every Top answered so far
+// (each call runs the protocol again on the counts of the moment and adds
+// to these), the three phases summed.
+func (s *ThresholdTopK) Coordination() (messages, items, bytes int64) {
+	for _, r := range s.rounds {
+		messages += r.Messages
+		items += r.Items
+		bytes += r.Bytes
+	}
+	return messages, items, bytes
+}
+
+// Rounds returns the cost of each phase, summed over every Top answered so
+// far.
+func (s *ThresholdTopK) Rounds() [3]RoundCost { return s.rounds }
+
+// tputCand is a key the coordinator has heard of: its partial sum and how
+// many of the nodes asked in phase 2 have sent it.
+type tputCand struct {
+	key  uint64
+	sum  uint64
+	sent int32
+}
+
+// Top runs TPUT and returns the exact k heaviest keys, count descending then
+// key ascending, Err 0.
+func (s *ThresholdTopK) Top(k int) []strategies.Item {
+	if k <= 0 {
+		return []strategies.Item{}
+	}
+	S := len(s.nodes.tables)
+	index := map[uint64]int{}
+	var cands []tputCand
+	heard := func(key, count uint64) *tputCand {
+		j, ok := index[key]
+		if !ok {
+			j = len(cands)
+			index[key] = j
+			cands = append(cands, tputCand{key: key})
+		}
+		c := &cands[j]
+		c.sum += count
+		return c
+	}
+
+	// Phase 1: every node's local top k. A node that holds more keys than
+	// it sent (open) is asked again; the others sent all they hold.
+	lasts := make([]strategies.Item, S) // an open node's k-th item: the keys it sent are those not worse
+	open := make([]int, 0, S)
+	for i := range S {
+		list := s.nodes.localTop(i, k)
+		s.rounds[0].add(1, len(list))
+		isOpen := s.nodes.tables[i].Len() > len(list)
+		if isOpen {
+			open = append(open, i)
+			lasts[i] = list[len(list)-1]
+		}
+		for _, it := range list {
+			c := heard(it.Key, it.Count)
+			if isOpen {
+				c.sent++
+			}
+		}
+	}
+	if len(open) == 0 {
+		return tputAnswer(cands, k) // every node sent all it holds: the sums are exact
+	}
+	tau1 := tputKth(cands, k)
+
+	// Phase 2: every open node sends the keys of local count ≥ t it has not
+	// sent.
+	t := max(1, (tau1+uint64(S)-1)/uint64(S))
+	for _, i := range open {
+		last, n := &lasts[i], 0
+		for key, c := range s.nodes.tables[i].All() {
+			if c >= t && ds.Worse(&strategies.Item{Key: key, Count: c}, last) {
+				heard(key, c).sent++
+				n++
+			}
+		}
+		s.rounds[1].add(1, n)
+	}
+	tau2 := tputKth(cands, k)
+
+	// Prune by the upper bound U(x) = ψ(x) + misses·(t−1); a key whose
+	// misses are 0, or t = 1, has its exact sum already.
+	kept, pending := cands[:0], 0
+	for _, c := range cands {
+		misses := uint64(len(open)) - uint64(c.sent)
+		if c.sum+misses*(t-1) < tau2 {
+			continue
+		}
+		if misses > 0 && t > 1 {
+			pending++
+		}
+		kept = append(kept, c)
+	}
+	cands = kept
+
+	// Phase 3: every open node sends its counts of the pending candidates it
+	// holds and has not sent.
+	if pending > 0 {
+		for _, i := range open {
+			last, n := &lasts[i], 0
+			for j := range cands {
+				c := &cands[j]
+				if uint64(c.sent) == uint64(len(open)) || t == 1 {
+					continue
+				}
+				v := s.nodes.count(i, c.key)
+				if v == 0 || v >= t || !ds.Worse(&strategies.Item{Key: c.key, Count: v}, last) {
+					continue // not held, or sent in phase 1 or 2
+				}
+				c.sum += v
+				n++
+			}
+			s.rounds[2].add(1, n)
+			s.rounds[2].Requested += int64(pending)
+		}
+	}
+	return tputAnswer(cands, k)
+}
+
+// add counts one message carrying n items.
+func (r *RoundCost) add(messages, n int) {
+	r.Messages += int64(messages)
+	r.Items += int64(n)
+	r.Bytes += int64(n) * splitNodeBytes
+}
+
+// tputKth returns the k-th largest partial sum, 0 with fewer than k keys.
+func tputKth(cands []tputCand, k int) uint64 {
+	if len(cands) < k {
+		return 0
+	}
+	sums := make([]uint64, len(cands))
+	for j, c := range cands {
+		sums[j] = c.sum
+	}
+	slices.Sort(sums)
+	return sums[len(sums)-k]
+}
+
+// tputAnswer sorts candidates of exact sums and returns the k first.
+func tputAnswer(cands []tputCand, k int) []strategies.Item {
+	items := make([]strategies.Item, len(cands))
+	for j, c := range cands {
+		items[j] = strategies.Item{Key: c.key, Count: c.sum}
+	}
+	ds.SortItems(items)
+	return items[:min(k, len(items))]
+}
+
+// check validates the nodes' tables and their sum.
+func (s *ThresholdTopK) check() error {
+	if err := s.nodes.check(); err != nil {
+		return fmt.Errorf("threshold-topk: %w", err)
+	}
+	return nil
+}
+
+func init() {
+	strategies.Define("threshold-topk", "exact top-K of a stream split over nodes by actor: TPUT (Cao & Wang), three rounds with a threshold τ/S that proves no key left out can win",
+		func() *ThresholdTopKParams { return &ThresholdTopKParams{} },
+		func(p *ThresholdTopKParams, env strategies.Env) (strategies.Strategy, error) {
+			r, err := p.resolve(env)
+			if err != nil {
+				return nil, strategies.WithType("threshold-topk", err)
+			}
+			return NewThresholdTopK(r, splitNodeKeys(env.Keys, env.Events, r.Nodes), env.Seed)
+		},
+		thresholdTopKPlan, strategies.Answers(strategies.FamilyTopK), strategies.Promises(strategies.PromiseAll),
+		strategies.CheckedBy(func(p *ThresholdTopKParams, env strategies.Env) error {
+			_, err := p.resolve(env)
+			return err
+		}))
+}
+
+// thresholdTopKPlan: the nodes, and the closed-form part of an answer's
+// cost: at most three rounds of S messages, and phase 1's S·K candidates.
+// What phases 2 and 3 carry depends on the data (Rounds measures it).
+func thresholdTopKPlan(p *ThresholdTopKParams, env strategies.Env) []strategies.PlanLine {
+	r, err := p.resolve(env)
+	if err != nil {
+		return nil
+	}
+	s := float64(r.Nodes)
+	lines := []strategies.PlanLine{
+		{Metric: metrics.Nodes, Value: s, Unit: "nodes", Note: "S"},
+		{Metric: metrics.Messages, Value: 3 * s, Unit: "messages", Note: "3S at most: three rounds of one a node; fewer when every node sent all it holds, or no candidate is left to complete"},
+	}
+	if env.Top > 0 {
+		lines = append(lines, strategies.PlanLine{Metric: metrics.MergeCandidates, Value: s * float64(env.Top), Unit: "keys",
+			Note: "S × K in phase 1, at most; phase 2 adds every key of local count ≥ τ1/S"})
+	}
+	return lines
+}

@@ -1,0 +1,235 @@
+package hot
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"countsim/metrics"
+	"countsim/strategies"
+	"countsim/workload"
+)
+
+// A striped counter's K predicted when its key is created, after the
+// sharded-counter seed (004): a post's counter takes its number of shards
+// from its author's followers_count — the more followers, the more likes
+// a second to expect — so that a celebrity's post starts with enough
+// stripes and a small account's with one, instead of every counter paying
+// for the largest. The event carries the followers in its Actor (the
+// posts workload), read at the key's first event. Two rules:
+//
+//   - a table, "F1:K1,F2:K2,…": an author with at least Fi followers gets
+//     Ki stripes (the largest Fi not above the followers; below F1,
+//     stripes); both columns must increase;
+//   - per_followers: N, K = ⌈followers / N⌉, for K ∝ followers.
+//
+// The seed's second predictor is the post's type: a protected post is
+// liked by its followers only, so with protected_factor c its followers
+// count as c·followers in either rule (the events mark a protected post
+// with workload.ProtectedBit in the Actor).
+//
+// The prediction is clamped to stripes..max_stripes (1024 by default). It
+// is a start, not a floor: with grow_above and shrink_below K then follows
+// the load, which rescues the small account whose post goes viral.
+
+// predictRule maps an author's followers to a counter's first K.
+type predictRule struct {
+	at        []uint64 // followers thresholds, increasing
+	k         []int    // the K from each threshold on, increasing
+	per       float64  // > 0: K = ⌈followers / per⌉ instead of the table
+	protected float64  // a protected post's followers count × this, in (0, 1]
+}
+
+// parsePredict reads a table rule, "F1:K1,F2:K2,…".
+func parsePredict(s string) (*predictRule, error) {
+	r := &predictRule{}
+	const allowed = "allowed: FOLLOWERS:K pairs separated by commas, both increasing, K in 1..65536, e.g. 0:1,10000:4,1000000:32"
+	for i, pair := range strings.Split(s, ",") {
+		f, k, ok := strings.Cut(strings.TrimSpace(pair), ":")
+		fv, ferr := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		kv, kerr := strconv.Atoi(strings.TrimSpace(k))
+		switch {
+		case !ok || ferr != nil || kerr != nil:
+			return nil, strategies.ParamErrorf("predict", "pair %d %q is not FOLLOWERS:K (%s)", i+1, pair, allowed)
+		case kv < 1 || kv > hotMaxStripes:
+			return nil, strategies.ParamErrorf("predict", "pair %d: K %d not in 1..%d (%s)", i+1, kv, hotMaxStripes, allowed)
+		case i > 0 && fv <= r.at[i-1]:
+			return nil, strategies.ParamErrorf("predict", "followers %d after %d: the rule is not increasing (%s)", fv, r.at[i-1], allowed)
+		case i > 0 && kv <= r.k[i-1]:
+			return nil, strategies.ParamErrorf("predict", "K %d after %d: the rule is not increasing (%s)", kv, r.k[i-1], allowed)
+		}
+		r.at, r.k = append(r.at, fv), append(r.k, kv)
+	}
+	return r, nil
+}
+
+// stripes is the K the rule predicts for a post of actor — its author's
+// followers, with workload.ProtectedBit when it is protected (its
+// followers then count × protected) — clamped to lo..hi.
+func (r *predictRule) stripes(actor uint64, lo, hi int) int {
+	f := float64(actor &^ workload.ProtectedBit)
+	if actor&workload.ProtectedBit != 0 && r.protected > 0 {
+		f *= r.protected
+	}
+	k := lo
+	if r.per > 0 {
+		k = int(min(math.Ceil(f/r.per), float64(hotMaxStripes)))
+	} else {
+		for i, at := range r.at {
+			if f >= float64(at) {
+				k = r.k[i]
+			}
+		}
+	}
+	return min(max(k, lo), hi)
+}
+
+// String is the rule as a note says it.
+func (r *predictRule) String() string {
+	if r.per > 0 {
+		return fmt.Sprintf("K = ⌈followers / %s⌉", strategies.Num(r.per))
+	}
+	var parts []string
+	for i := range r.at {
+		parts = append(parts, fmt.Sprintf("≥ %s followers: %d", strategies.Num(float64(r.at[i])), r.k[i]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// expected is E[K] of a counter's first K under a law of followers
+// (atLeast(f) = P(F ≥ f)) with a share protected of the posts protected,
+// clamped to lo..hi as stripes clamps it: (1 − protected)·E[K(F)] +
+// protected·E[K(c·F)], c the rule's protected factor.
+func (r *predictRule) expected(atLeast func(f uint64) float64, protected float64, lo, hi int) float64 {
+	e := r.expectedScaled(atLeast, 1, lo, hi)
+	if protected > 0 {
+		e = (1-protected)*e + protected*r.expectedScaled(atLeast, r.protectedFactor(), lo, hi)
+	}
+	return e
+}
+
+// protectedFactor is what a protected post's followers count × (1 when
+// not given).
+func (r *predictRule) protectedFactor() float64 {
+	if r.protected > 0 {
+		return r.protected
+	}
+	return 1
+}
+
+// expectedScaled is E[K(c·F)]. K is non-decreasing in F, so E[K] = lo +
+// Σ_{k=lo..hi−1} P(K > k): for a table, lo + Σ_i (K_i − K_{i−1})·P(c·F ≥
+// F_i) over its clamped steps, P(F ≥ ⌈F_i/c⌉); for per_followers N, lo +
+// Σ_k P(c·F > k·N), P(F ≥ ⌊k·N/c⌋ + 1) (F a whole number).
+func (r *predictRule) expectedScaled(atLeast func(f uint64) float64, c float64, lo, hi int) float64 {
+	e := float64(lo)
+	// P(F ≥ x) for a real x, 0 beyond any uint64.
+	from := func(x float64) float64 {
+		if x >= math.MaxUint64 {
+			return 0
+		}
+		return atLeast(uint64(max(x, 1)))
+	}
+	if r.per > 0 {
+		for k := lo; k < hi; k++ {
+			p := from(math.Floor(float64(k)*r.per/c) + 1)
+			if p == 0 {
+				break
+			}
+			e += p
+		}
+		return e
+	}
+	prev := lo
+	for i, at := range r.at {
+		k := min(max(r.k[i], lo), hi)
+		if k > prev {
+			e += float64(k-prev) * from(math.Ceil(float64(at)/c))
+			prev = k
+		}
+	}
+	return e
+}
+
+// FirstStripes is the K a key's counter starts with for a post of actor.
+func (s *Striped) FirstStripes(actor uint64) int {
+	if s.predict == nil {
+		return s.base
+	}
+	return s.predict.stripes(actor, s.base, s.max)
+}
+
+// Stripes returns the key's live K and the most it has had.
+func (s *Striped) Stripes(key uint64) (live, held int) {
+	if s.perKey {
+		if slot := s.keys.Find(key, s.keySeed); slot >= 0 {
+			return int(s.state[slot].k), int(s.state[slot].top)
+		}
+	}
+	return 0, 0
+}
+
+// StripesFor is the most stripes a key of actor and of the peak rate
+// gets.
+func (s *Striped) StripesFor(actor uint64, peak float64) int {
+	k := s.FirstStripes(actor)
+	for s.adaptive && peak/float64(k) > s.growAbove && k < s.max {
+		k = min(2*k, s.max)
+	}
+	return k
+}
+
+// StripeKey is the store key of the key's stripe j.
+func (s *Striped) StripeKey(key uint64, j int) uint64 { return stripeKey(key, j) }
+
+// Grown is Σ over the keys seen of live K − first K.
+func (s *Striped) Grown() int64 { return s.grown }
+
+var _ strategies.Sharded = (*Striped)(nil)
+
+// populationPlan: for a population of counters, the stripes they are
+// created with — E[K] under the law of followers, per post and over the
+// expected posts — where K stays as created; and, where K grows, the
+// seconds it takes a small account's viral post to reach the stripes its
+// peak needs at a key's capacity.
+func populationPlan(p *StripedParams, env strategies.Env) []strategies.PlanLine {
+	pop := env.Population
+	if pop == nil || pop.FollowersAtLeast == nil {
+		return nil
+	}
+	lo, hi := p.Stripes, p.Stripes
+	rule, _ := p.predictRule()
+	if rule != nil || p.GrowAbove > 0 {
+		hi = p.maxStripes()
+	}
+	var lines []strategies.PlanLine
+	if p.GrowAbove == 0 {
+		ek, note := float64(lo), "K for every post"
+		if rule != nil {
+			ek = rule.expected(pop.FollowersAtLeast, pop.Protected, lo, hi)
+			note = fmt.Sprintf("E[K(followers)] under the law of followers, K by %s, clamped to %d..%d", rule, lo, hi)
+		}
+		lines = append(lines,
+			strategies.PlanLine{Metric: metrics.StripesPerPost, Value: ek, Unit: "stripes", Note: note},
+			strategies.PlanLine{Metric: metrics.StripesHeld, Value: pop.Counters * ek, Unit: "stripes",
+				Note: fmt.Sprintf("posts × E[K] = %s × %.4g", strategies.Num(pop.Counters), ek)})
+	}
+	if capa := env.Sim.KeyCapacity; p.GrowAbove > 0 && pop.ViralPeak > 0 && capa > 0 {
+		need := int(strategies.CeilTidy(pop.ViralPeak / capa))
+		k0 := lo
+		if rule != nil {
+			k0 = rule.stripes(1, lo, hi)
+		}
+		d := 0
+		for k := k0; k < need && k < hi; k = min(2*k, hi) {
+			d++
+		}
+		if min(k0<<d, hi) >= need && p.GrowAbove < capa {
+			lines = append(lines, strategies.PlanLine{Metric: metrics.ViralRescue, Value: float64(d + 1), Unit: "s",
+				Note: fmt.Sprintf("⌈log2(%d / %d)⌉ = %d doublings, one a second, + 1 s for the second K looks back on: a viral peak of %s/s needs ⌈%s / %s⌉ = %d stripes, from the %d of a 1-follower account",
+					need, k0, d, strategies.Num(pop.ViralPeak), strategies.Num(pop.ViralPeak), strategies.Num(capa), need, k0)})
+		}
+	}
+	return lines
+}
