@@ -198,8 +198,8 @@ type Lossy interface {
 // Parted is implemented by a design built of parts whose sizes are planned
 // separately, such as a sketch with a top-K heap riding on it. The runner
 // reports each part's bytes under the part's metric name and the sum,
-// Bytes(), as MetricTotalBytes; a design that is not Parted has one
-// MetricBytes row.
+// Bytes(), as metrics.TotalBytes; a design that is not Parted has one
+// metrics.Bytes row.
 type Parted interface {
 	Strategy
 	Parts() []Part
@@ -207,7 +207,7 @@ type Parted interface {
 
 // Part is the memory of one part of a design.
 type Part struct {
-	Metric metrics.Metric // MetricBytes for the principal structure, MetricHeapBytes…
+	Metric metrics.Metric // metrics.Bytes for the principal structure, metrics.HeapBytes…
 	Bytes  int64
 }
 

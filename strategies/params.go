@@ -34,7 +34,7 @@ func (e *ParamError) Error() string {
 	return fmt.Sprintf("%s: parameter %s: %s", e.Type, e.Key, e.Msg)
 }
 
-// paramErr builds a *ParamError for Validate methods.
+// ParamErrorf builds a *ParamError for Validate methods.
 func ParamErrorf(key, format string, args ...any) error {
 	return &ParamError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }

@@ -12,10 +12,10 @@ import (
 // without a store: "striped needs a cluster (add cluster: to the scenario)".
 var ErrNeedsCluster = errors.New("needs a cluster (add cluster: to the scenario)")
 
-// needsCluster is the error of a design built without a store.
+// NeedsCluster is the error of a design built without a store.
 func NeedsCluster(typeName string) error { return fmt.Errorf("%s %w", typeName, ErrNeedsCluster) }
 
-// hotNum formats a plan number for a note: whole numbers with thousands
+// Num formats a plan number for a note: whole numbers with thousands
 // separators (200,000), others to one decimal from 10 up (28.6) and to
 // three significant digits below (0.625).
 func Num(x float64) string {
@@ -40,10 +40,10 @@ func Num(x float64) string {
 	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
-// hotPct formats a share as a percentage: 0.625 → "62.5%".
+// Pct formats a share as a percentage: 0.625 → "62.5%".
 func Pct(x float64) string { return Num(100*x) + "%" }
 
-// atBothScales returns the lines f works out from the figures as
+// AtBothScales returns the lines f works out from the figures as
 // simulated, then those it works out from the full-scale figures, marked
 // Full. The hot-counter plans take their rates from the figures (the peak
 // on the hot key, the reads, a key's capacity): the simulated-scale lines,
@@ -58,10 +58,10 @@ func AtBothScales(env Env, f func(a Assumptions) []PlanLine) []PlanLine {
 	return lines
 }
 
-// hotSecs formats a duration in ns as seconds for a note.
+// Secs formats a duration in ns as seconds for a note.
 func Secs(ns int64) string { return Num(float64(ns)/1e9) + " s" }
 
-// ceilTidy is ⌈x⌉, except that x within a relative 1e-12 of an integer n
+// CeilTidy is ⌈x⌉, except that x within a relative 1e-12 of an integer n
 // gives n: ln(1/e^-5) computes as 5.000000000000001, and must give depth 5.
 func CeilTidy(x float64) float64 {
 	if r := math.Round(x); math.Abs(x-r) <= 1e-12*math.Max(1, math.Abs(r)) {
@@ -70,7 +70,7 @@ func CeilTidy(x float64) float64 {
 	return math.Ceil(x)
 }
 
-// tidy rounds x to an integer when it is within a relative 1e-12 of one, so
+// Tidy rounds x to an integer when it is within a relative 1e-12 of one, so
 // that ε·N = 0.0001 · 1e7 reads 1,000, not 1,000.0000000000001.
 func Tidy(x float64) float64 {
 	if r := math.Round(x); math.Abs(x-r) <= 1e-12*math.Max(1, math.Abs(r)) {
@@ -79,5 +79,5 @@ func Tidy(x float64) float64 {
 	return x
 }
 
-// round5 rounds a probability to 5 decimals: 1 − e^-4 = 0.98168.
+// Round5 rounds a probability to 5 decimals: 1 − e^-4 = 0.98168.
 func Round5(x float64) float64 { return math.Round(x*1e5) / 1e5 }

@@ -33,7 +33,7 @@ type Rated struct {
 	Ratings int64
 }
 
-// before is the family's order: higher score first, then lower key.
+// Before is the family's order: higher score first, then lower key.
 func (a Rated) Before(b Rated) bool {
 	return a.Score > b.Score || a.Score == b.Score && a.Key < b.Key
 }

@@ -115,22 +115,22 @@ const (
 // typeOption adds to a Type what its parameters alone do not say.
 type typeOption func(*Type)
 
-// onServers marks a design that lives on a Store.
+// OnServers marks a design that lives on a Store.
 func OnServers(t *Type) { t.onServers = true }
 
-// answers declares the families a design's built values implement (a test
+// Answers declares the families a design's built values implement (a test
 // holds every registered type to it).
 func Answers(fs ...Family) typeOption { return func(t *Type) { t.families = fs } }
 
-// errs declares the direction in which the design's counts and top-K items
+// Errs declares the direction in which the design's counts and top-K items
 // err; a type that declares none is exact (the conformance suite holds
 // every design to its declaration).
 func Errs(b Bias) typeOption { return func(t *Type) { t.errs = b } }
 
-// promises declares what the design's top-K answer promises.
+// Promises declares what the design's top-K answer promises.
 func Promises(p Promise) typeOption { return func(t *Type) { t.promise = p } }
 
-// checkedBy adds rules that need the Env (values the scenario supplies,
+// CheckedBy adds rules that need the Env (values the scenario supplies,
 // such as batched's app servers) to Check.
 func CheckedBy[P Params](f func(P, Env) error) typeOption {
 	return func(t *Type) { t.check = func(p Params, e Env) error { return f(p.(P), e) } }
@@ -138,7 +138,7 @@ func CheckedBy[P Params](f func(P, Env) error) typeOption {
 
 var registry = map[string]*Type{}
 
-// define registers a design type. It panics on a duplicate name or a
+// Define registers a design type. It panics on a duplicate name or a
 // parameter struct without tags: both are programming errors caught at init.
 func Define[P Params](name, summary string, defaults func() P,
 	build func(P, Env) (Strategy, error), plan func(P, Env) []PlanLine, opts ...typeOption) *Type {

@@ -42,7 +42,7 @@ type ExactDistinct struct {
 const exactDistinctSlotBytes = 8
 
 // exactDistinctBytes is the memory of a set sized for ids ids: the table of
-// tableLen(ids) slots of 8 bytes (a power of two ≥ 4/3 of the ids).
+// TableLen(ids) slots of 8 bytes (a power of two ≥ 4/3 of the ids).
 func exactDistinctBytes(ids uint64) int64 {
 	return int64(ds.TableLen(ids)) * exactDistinctSlotBytes
 }

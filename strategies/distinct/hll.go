@@ -98,7 +98,7 @@ func hllDenseBytes(p int) int { return (1 << p) * 6 / 8 }
 type HLL struct {
 	p     uint8
 	seed  uint64
-	state uint64    // rowState of the hash seed derived from seed
+	state uint64    // RowState of the hash seed derived from seed
 	dense []uint8   // the m registers, one a byte, when dense; nil while sparse
 	sp    hllSparse // the non-zero registers while sparse
 }

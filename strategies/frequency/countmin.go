@@ -66,7 +66,7 @@ const (
 	cmDepth
 )
 
-// wrote records that a scenario gave the parameter key (decodeParams
+// Wrote records that a scenario gave the parameter key (decodeParams
 // calls it), so that `epsilon: 0` is an epsilon out of range, not an
 // epsilon left out.
 func (p *CountMinParams) Wrote(key string) {
@@ -147,7 +147,7 @@ func (p CountMinParams) Validate() error {
 	return nil
 }
 
-// shape returns the sketch's dimensions and the (ε, δ) it guarantees; p must
+// Shape returns the sketch's dimensions and the (ε, δ) it guarantees; p must
 // be valid. For the width/depth form ε = e/w and δ = e^-d.
 func (p CountMinParams) Shape() (width, depth int, eps, delta float64) {
 	if p.Width != 0 {
@@ -397,7 +397,7 @@ func (s *CountMin) Merge(other *CountMin) error {
 	return nil
 }
 
-// check validates the invariants of the counters (countRows.check) under
+// check validates the invariants of the counters (CountRows.Check) under
 // the sketch's update rule.
 func (s *CountMin) check() error { return s.rows.Check(s.conservative) }
 

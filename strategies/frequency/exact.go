@@ -15,7 +15,7 @@ import (
 // full scale that is one sorted-set entry a key, which is what the plan
 // models (keys × bytes per entry, against a server's data budget).
 //
-// Each shard is a countTable of its own (below: key and count in one slot,
+// Each shard is a CountTable of its own (below: key and count in one slot,
 // linear probing, doubling when 3/4 full), so Bytes is measured from
 // arrays, not guessed from a Go map. The table is pre-sized from the
 // expected number of keys, so Observe allocates nothing unless the stream
@@ -123,7 +123,7 @@ func (x *Exact) hash(key uint64) (*ds.CountTable, uint64) {
 }
 
 // Observe counts every write event's positive Delta; other events are
-// ignored. It is countTable.add written out over the batch, with what it
+// ignored. It is CountTable.Add written out over the batch, with what it
 // reads of x and of the shard held in locals (measured faster,
 // BenchmarkExactObserve); one shard is the table's own loop, which holds
 // its slots throughout. Hashing a group of 8 or 16 events and touching

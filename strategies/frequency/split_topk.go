@@ -49,7 +49,7 @@ const (
 
 const splitMaxOverfetch = 1_000_000
 
-// wrote records that a scenario gave key (decodeParams calls it), so that
+// Wrote records that a scenario gave key (decodeParams calls it), so that
 // `overfetch: 0` is refused rather than taken for the default.
 func (p *SplitTopKParams) Wrote(key string) {
 	switch key {

@@ -12,7 +12,7 @@ import (
 // The nodes of a split stream, shared by split-topk and threshold-topk
 // (issue 11): the events of one key are spread over S nodes by something
 // other than the key (the user, the region, the app server), and each node
-// keeps the exact counts of the events it received in a countTable of its
+// keeps the exact counts of the events it received in a CountTable of its
 // own (slottable.go). An event's node is its Actor; a design of S nodes folds
 // a stream split over more onto its own, Actor mod S. What the two designs
 // differ in is what the nodes send a coordinator to answer a top-K query.
@@ -60,7 +60,7 @@ func newSplitNodes(nodes int, nodeKeys, seed uint64) splitNodes {
 }
 
 // observe counts every write event's positive Delta on the node of its
-// Actor (mod S); other events are ignored. It is countTable.add written out
+// Actor (mod S); other events are ignored. It is CountTable.Add written out
 // over the batch, as Exact.Observe is: one hash an event, no call, no
 // allocation unless a node's table has to double.
 func (s *splitNodes) observe(batch []workload.Event) {

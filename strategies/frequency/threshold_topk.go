@@ -56,7 +56,7 @@ type ThresholdTopKParams struct {
 	written uint8 // splitNodesSet if a scenario wrote nodes
 }
 
-// wrote records that a scenario gave key, so that `nodes: 0` is refused
+// Wrote records that a scenario gave key, so that `nodes: 0` is refused
 // rather than taken for the default.
 func (p *ThresholdTopKParams) Wrote(key string) {
 	if key == "nodes" {

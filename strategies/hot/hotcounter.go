@@ -10,7 +10,7 @@ import (
 // What the hot-counter designs — single-key, striped, batched — share: the
 // names of their keys in the store, the parameters every one of them takes
 // (read path and dedup window) and the plan helpers; the table of the keys
-// they keep state for is denseKeys (dense.go). Each design has its own
+// they keep state for is DenseKeys (dense.go). Each design has its own
 // file; the read path is in readpath.go, the dedup window in dedup.go.
 
 // Limits shared by the hot-counter designs.

@@ -37,7 +37,7 @@ func ratingTallyBytes(items uint64) int64 {
 }
 
 // ratingSlots is the index of a tally for items items: the power of two ≥
-// 2·items, at least denseMin.
+// 2·items, at least DenseMin.
 func ratingSlots(items uint64) int {
 	s := ds.DenseMin
 	for uint64(s) < 2*items {

@@ -343,7 +343,7 @@ func (h trendHeap) scores(m float64, n int) []strategies.Trend {
 }
 
 // rescaleDecay multiplies every sum of t by 2^e (e < 0: a landmark move)
-// and deletes the keys whose sum underflows to 0 (slotTable.deleteAt).
+// and deletes the keys whose sum underflows to 0 (slotTable.DeleteAt).
 // O(slots); it never moves the slots array.
 func rescaleDecay(t *ds.DecayTable, e int) {
 	const gone = -1 // a sum that underflowed: still occupied until deleted

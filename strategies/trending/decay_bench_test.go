@@ -9,7 +9,7 @@ import (
 )
 
 // decayBenchEvents is the timed search stream of BenchmarkDecayObserve:
-// benchEvents events, Zipf s = 1 over 10^6 scrambled keys, spread over four
+// BenchEvents events, Zipf s = 1 over 10^6 scrambled keys, spread over four
 // simulated hours (about 73 events a second), so that every event has a
 // time of its own and pays its own 2^((At − L)/h).
 func decayBenchEvents(tb testing.TB) []workload.Event {

@@ -20,11 +20,11 @@ import (
 // tables, slot b mod W holding bucket b, for the W buckets up to the
 // newest, and one table of window totals, key → Σ of its counts over the
 // ring. An event adds its Delta to its key in its bucket's table and in the
-// totals: two O(1) expected table adds (countTable, slottable.go), one hash.
+// totals: two O(1) expected table adds (CountTable, slottable.go), one hash.
 //
 // Rotation. When an event (or a query's now) falls in a bucket past the
 // newest, each bucket that leaves the window is subtracted from the totals
-// key by key (a key whose total reaches 0 is deleted, slotTable.sub) and
+// key by key (a key whose total reaches 0 is deleted, slotTable.Sub) and
 // emptied: the cost is the expiring bucket's own
 // table, never a rescan of the keys of the window, so a rotation costs
 // what that bucket's events cost to add. A gap of W buckets or more
@@ -151,7 +151,7 @@ func (tb *TimeBuckets) Bytes() int64 {
 
 // Observe counts every write event's positive Delta in its bucket and in
 // the window totals, rotating first when the event is past the newest
-// bucket. Both adds are countTable's probe loop written out (add does not
+// bucket. Both adds are CountTable's probe loop written out (add does not
 // inline), from one hash.
 func (tb *TimeBuckets) Observe(batch []workload.Event) {
 	seed := tb.totals.Seed

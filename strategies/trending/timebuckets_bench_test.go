@@ -39,7 +39,7 @@ func trendingEvents(tb testing.TB) []workload.Event {
 	return ev
 }
 
-// benchTimedObserve is benchObserve for designs that keep time: a first
+// benchTimedObserve is BenchObserve for designs that keep time: a first
 // pass over the batches, then one batch a loop; when the stream wraps round
 // its times move on by trendingSpan (a whole number of windows and
 // buckets), with the timer stopped, so that time never runs backwards and

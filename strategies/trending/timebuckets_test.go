@@ -210,7 +210,7 @@ func TestTimeBucketsLateEvents(t *testing.T) {
 	}
 }
 
-// countTable.sub against a Go map: random adds and subtractions (down to 0,
+// CountTable.Sub against a Go map: random adds and subtractions (down to 0,
 // deleting) over few keys in a small table, so that runs are long and the
 // backward shift moves keys across the array's end; the invariants after
 // every step, and a key not held is reported absent.

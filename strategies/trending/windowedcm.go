@@ -41,7 +41,7 @@ import (
 //     confidence of one sketch (not 1 − W·δ, which a union over the buckets
 //     would give).
 //
-// Candidates. A min-heap of `top` keys by A's estimate (topHeap, as
+// Candidates. A min-heap of `top` keys by A's estimate (TopHeap, as
 // count-min + heap) answers the query: an event whose new A-estimate
 // reaches the heap's least enters (or raises its key), as in CountMinTopK.
 // A rotation refreshes the held keys' A-estimates and re-heapifies, O(top ·
@@ -54,7 +54,7 @@ import (
 // collisions can hold a place a true one lacks (top defaults to 4 × K for
 // that margin).
 //
-// Memory: (W + 1) sketches of 4·d·w bytes, and the heap (topHeapBytes).
+// Memory: (W + 1) sketches of 4·d·w bytes, and the heap (TopHeapBytes).
 
 // WindowedCountMinParams are the parameters of windowed-count-min.
 type WindowedCountMinParams struct {
@@ -69,7 +69,7 @@ type WindowedCountMinParams struct {
 	written uint8 // which of epsilon, delta, width, depth a scenario wrote (cmEpsilon…)
 }
 
-// wrote records a key given (decodeParams calls it), as CountMinParams.
+// Wrote records a key given (decodeParams calls it), as CountMinParams.
 func (p *WindowedCountMinParams) Wrote(key string) {
 	cm := frequency.CountMinParams{Written: p.written}
 	cm.Wrote(key)

@@ -20,7 +20,7 @@ var (
 	benchStreams  = map[uint64][]workload.Event{}
 )
 
-// searchEvents returns benchEvents events of the search stream over keys
+// SearchEvents returns BenchEvents events of the search stream over keys
 // keys (cached: the benchmarks of one run share them).
 func SearchEvents(tb testing.TB, keys uint64) []workload.Event {
 	tb.Helper()
@@ -44,7 +44,7 @@ func SearchEvents(tb testing.TB, keys uint64) []workload.Event {
 	return ev
 }
 
-// benchObserve measures observe on the batches of ev, one batch a loop, after
+// BenchObserve measures observe on the batches of ev, one batch a loop, after
 // a first pass over all of them; it reports ns/event.
 func BenchObserve(b *testing.B, ev []workload.Event, observe func([]workload.Event)) {
 	for lo := 0; lo < len(ev); lo += BenchBatch {

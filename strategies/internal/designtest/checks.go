@@ -82,14 +82,14 @@ func ContainsAll(s string, parts ...string) bool {
 	return true
 }
 
-// pointSketch is what the bound checks read: a sketch fed a stream, then
+// PointSketch is what the bound checks read: a sketch fed a stream, then
 // asked for a key's estimate.
 type PointSketch interface {
 	Observe([]workload.Event)
 	Count(key uint64) uint64
 }
 
-// boundTrials builds a sketch per trial, feeds it the stream and counts the
+// BoundTrials builds a sketch per trial, feeds it the stream and counts the
 // trials whose largest overestimate over keys exceeds bound, and for each
 // key the trials where its own overestimate exceeds it.
 func BoundTrials(ev []workload.Event, keys []uint64, bound float64, trials int, build func(trial int) PointSketch) (maxFails int, keyFails []int) {
@@ -112,10 +112,10 @@ func BoundTrials(ev []workload.Event, keys []uint64, bound float64, trials int, 
 	return maxFails, keyFails
 }
 
-// boundCheck is how a bound test reads the trials.
+// BoundCheck is how a bound test reads the trials.
 type BoundCheck int
 
-// boundFailure runs the check on the trials' counts and returns a
+// BoundFailure runs the check on the trials' counts and returns a
 // description of the failure, or "" if the check passes; log gets the
 // numbers either way.
 func BoundFailure(check BoundCheck, delta, alpha float64, trials, keys, maxFails int, keyFails []int) (failure, log string) {
@@ -154,7 +154,7 @@ func BoundFailure(check BoundCheck, delta, alpha float64, trials, keys, maxFails
 	return "", log
 }
 
-// universe lists every key a stream may hold, seen or not.
+// Universe lists every key a stream may hold, seen or not.
 func Universe(sp StreamSpec) []uint64 {
 	keys := make([]uint64, sp.Keys)
 	for i := range keys {
@@ -166,7 +166,7 @@ func Universe(sp StreamSpec) []uint64 {
 	return keys
 }
 
-// checkPlan finds each wanted line (by Metric and Full) and compares values.
+// CheckPlan finds each wanted line (by Metric and Full) and compares values.
 func CheckPlan(t *testing.T, got, want []strategies.PlanLine) {
 	t.Helper()
 	for _, w := range want {
@@ -188,7 +188,7 @@ func CheckPlan(t *testing.T, got, want []strategies.PlanLine) {
 	}
 }
 
-// checkPlannedBytes: the sim-scale "total_bytes" plan line (or "bytes" for a
+// CheckPlannedBytes: the sim-scale "total_bytes" plan line (or "bytes" for a
 // design of one part) is what Bytes measures on the built design — sim uses
 // it to refuse runs that would not fit — and each Part is planned too.
 func CheckPlannedBytes(t *testing.T, plan []strategies.PlanLine, s strategies.Strategy) {
@@ -225,7 +225,7 @@ func CheckPlannedBytes(t *testing.T, plan []strategies.PlanLine, s strategies.St
 	}
 }
 
-// decayStream is a seeded stream of n events over keys Zipf(s) ranks
+// DecayStream is a seeded stream of n events over keys Zipf(s) ranks
 // (scrambled), with exponential gaps of mean gap ns, one in four events
 // sharing the previous one's time; a few reads and zero deltas are mixed
 // in (ignored), and one write in ten has a Delta of 1..5.
@@ -286,18 +286,18 @@ func binomialQuantile(n int, p, alpha float64) int {
 }
 
 const (
-	// checkMax: the largest overestimate over every key of the universe
+	// CheckMax: the largest overestimate over every key of the universe
 	// stays within εN in at least 1 − δ of the trials; failures are compared
 	// with the Binomial(T, δ) quantile at 1 − α.
 	CheckMax BoundCheck = iota
-	// checkFraction: of the T·K (trial, key) pairs, the share whose
+	// CheckFraction: of the T·K (trial, key) pairs, the share whose
 	// overestimate passes εN is at most δ; failures are compared with the
 	// Binomial(T·K, δ) quantile at 1 − α. Keys of one sketch share its hash,
 	// so their failures are not independent and the binomial tolerance is a
 	// heuristic; the failures measured are far below it (under 10^-3 of the
 	// pairs against δ = 10^-2), so a correct sketch does not come near it.
 	CheckFraction
-	// checkPerKey: for each key, the trials where it passes εN are at most
+	// CheckPerKey: for each key, the trials where it passes εN are at most
 	// the Binomial(T, δ) quantile at 1 − α/K (a union bound over the keys):
 	// the theorem itself, trial by trial (trials are independent).
 	CheckPerKey

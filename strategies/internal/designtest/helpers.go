@@ -24,7 +24,7 @@ var (
 	zipfCache = map[[2]float64]*zipfTable{}
 )
 
-// zipf returns the (cached) table for n ranks and exponent s.
+// Zipf returns the (cached) table for n ranks and exponent s.
 func Zipf(n int, s float64) *zipfTable {
 	zipfMu.Lock()
 	defer zipfMu.Unlock()
@@ -77,7 +77,7 @@ func (z *zipfTable) Draw(r *rand.Rand) int {
 	return int(z.alias[i])
 }
 
-// streamSpec describes a seeded test stream of unit writes.
+// StreamSpec describes a seeded test stream of unit writes.
 type StreamSpec struct {
 	Seed     uint64
 	Keys     int     // ranks 0..keys-1
@@ -101,7 +101,7 @@ func (sp StreamSpec) Gen() []workload.Event {
 	return ev
 }
 
-// exactCounts is the ground truth of a stream, in a Go map.
+// ExactCounts is the ground truth of a stream, in a Go map.
 func ExactCounts(ev []workload.Event) (map[uint64]uint64, uint64) {
 	m := map[uint64]uint64{}
 	var n uint64

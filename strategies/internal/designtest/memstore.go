@@ -11,12 +11,12 @@ import (
 	"countsim/workload"
 )
 
-// Stores for the hot-counter tests: memStore applies every operation at
+// Stores for the hot-counter tests: MemStore applies every operation at
 // once, and queueStore serves each key's increments at a fixed capacity so
 // that writes queue (the benchmarks count ops with countStore). None shares
 // code with package sim's cluster.
 
-// memStore applies each op when it is sent: a Get sees every IncrBy sent
+// MemStore applies each op when it is sent: a Get sees every IncrBy sent
 // before it. It checks that op times never decrease and counts the ops per
 // store key and second.
 type MemStore struct {
@@ -74,7 +74,7 @@ func (m *MemStore) Do(ops []strategies.StoreOp, vals []int64) {
 
 func (m *MemStore) Final(key uint64) int64 { return m.vals[key] }
 
-// busiest returns the most IncrBy ops one of the store keys took in one
+// Busiest returns the most IncrBy ops one of the store keys took in one
 // second, over the given keys.
 func (m *MemStore) Busiest(keys []uint64) int64 {
 	in := map[uint64]bool{}
@@ -156,7 +156,7 @@ func (q *queueStore) Final(key uint64) int64 {
 	return qk.sums[len(qk.sums)-1]
 }
 
-// hotSpec describes a seeded timed test stream.
+// HotSpec describes a seeded timed test stream.
 type HotSpec struct {
 	Seed     uint64
 	PerSec   []int   // writes in each simulated second, evenly spaced in it
@@ -167,7 +167,7 @@ type HotSpec struct {
 	Delay    int64   // ns between a write and its resend
 }
 
-// gen returns the stream in time order (writes before reads and resends at
+// Gen returns the stream in time order (writes before reads and resends at
 // the same time), IDs 1, 2, … in write order.
 func (sp HotSpec) Gen() []workload.Event {
 	r := rand.New(rand.NewPCG(sp.Seed, 0x686f7473747265)) // "hotstre"
@@ -200,7 +200,7 @@ func (sp HotSpec) Gen() []workload.Event {
 	return ev
 }
 
-// hotTruth is the logical count of every key (resends counted once), and
+// HotTruth is the logical count of every key (resends counted once), and
 // the number of resent writes.
 func HotTruth(ev []workload.Event) (map[uint64]int64, int64) {
 	counts := map[uint64]int64{}

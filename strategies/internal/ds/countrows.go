@@ -8,7 +8,7 @@ import (
 	"countsim/workload"
 )
 
-// countRows is the counter array of a count-min sketch (countmin.go cites
+// CountRows is the counter array of a count-min sketch (countmin.go cites
 // the algorithm, its hashing and its bounds): d rows of w uint32 counters
 // in one flat array, the three seeds of the row hashes, and N, the sum of
 // the counts added. Counters saturate at 2^32−1 rather than wrap, so an
@@ -22,13 +22,13 @@ type CountRows struct {
 	N            uint64   // sum of the counts added
 }
 
-// countRowsMaxDepth is the most rows a sketch has.
+// MaxDepth is the most rows a sketch has.
 const MaxDepth = 32
 
-// countRowsCounterBytes is the size of one counter: a uint32.
+// CounterBytes is the size of one counter: a uint32.
 const CounterBytes = 4
 
-// newCountRows returns d rows of w counters at 0 hashing with seed: s1, s2
+// NewCountRows returns d rows of w counters at 0 hashing with seed: s1, s2
 // and s3 are the first three outputs of workload.SplitMix(seed), so
 // sketches of one seed take a key to the same counters.
 func NewCountRows(w, d int, seed uint64) CountRows {
@@ -36,13 +36,13 @@ func NewCountRows(w, d int, seed uint64) CountRows {
 	return CountRows{Width: w, Depth: d, S1: st.Uint64(), S2: st.Uint64(), S3: st.Uint64(), Cells: make([]uint32, w*d)}
 }
 
-// hashes returns the key's h1, h2 and h3: row i's counter is reduce(h1 +
+// Hashes returns the key's h1, h2 and h3: row i's counter is reduce(h1 +
 // i·h2 + C(i,2)·h3, w) in row i.
 func (s *CountRows) Hashes(key uint64) (h1, h2, h3 uint64) {
 	return workload.Mix64(key ^ s.S1), workload.Mix64(key ^ s.S2), workload.Mix64(key ^ s.S3)
 }
 
-// add adds delta to key, saturating, and returns the key's estimate
+// Add adds delta to key, saturating, and returns the key's estimate
 // afterwards. O(d).
 func (s *CountRows) Add(key, delta uint64) uint64 {
 	s.N += delta
@@ -61,12 +61,12 @@ func (s *CountRows) Add(key, delta uint64) uint64 {
 	return uint64(est)
 }
 
-// satAdd returns c + delta, or 2^32−1 if that does not fit.
+// SatAdd returns c + delta, or 2^32−1 if that does not fit.
 func SatAdd(c uint32, delta uint64) uint32 {
 	return uint32(min(uint64(c)+min(delta, math.MaxUint32), math.MaxUint32))
 }
 
-// count returns the estimate of key: the least of its d counters. O(d).
+// Count returns the estimate of key: the least of its d counters. O(d).
 func (s *CountRows) Count(key uint64) uint64 {
 	g, step, accel := s.Hashes(key)
 	w, cells := uint64(s.Width), s.Cells
@@ -80,10 +80,10 @@ func (s *CountRows) Count(key uint64) uint64 {
 	return uint64(est)
 }
 
-// bytes is the memory of the counters: 4·d·w.
+// Bytes is the memory of the counters: 4·d·w.
 func (s *CountRows) Bytes() int64 { return int64(len(s.Cells)) * CounterBytes }
 
-// check validates the invariants: the array is d·w counters; no counter
+// Check validates the invariants: the array is d·w counters; no counter
 // exceeds N; with the plain update and no saturated counter every row sums
 // to N; with the conservative update every row sums to at most N.
 func (s *CountRows) Check(conservative bool) error {

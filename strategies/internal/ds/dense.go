@@ -7,7 +7,7 @@ import (
 	"countsim/workload"
 )
 
-// dense numbers keys 0, 1, 2… in order of first sight and keeps a value of
+// Dense numbers keys 0, 1, 2… in order of first sight and keeps a value of
 // type V for each: an open-addressing index (tab holds a key's number + 1;
 // linear probing from workload.Mix64(key ^ seed); load ≤ 1/2; doubling) over dense
 // arrays of the keys and their values. Per-key state then lives in plain
@@ -15,7 +15,7 @@ import (
 // they came. It is the package's second table shape, beside table[V]
 // (table.go), whose keys sit in the probe array itself.
 //
-// It serves the hot-counter designs: as denseKeys (V empty, 0 B a key), the
+// It serves the hot-counter designs: as DenseKeys (V empty, 0 B a key), the
 // keys a striped or a batched counter keeps state or a cached total for
 // (striped.go, batched.go); as dense[int64], each batching app server's sums
 // between two flushes (batched.go), which go out in the order their keys
@@ -35,16 +35,16 @@ type Dense[V any] struct {
 	Vals []V      // vals[n] is its value
 }
 
-// denseKeys is a dense table of keys alone.
+// DenseKeys is a dense table of keys alone.
 type DenseKeys = Dense[struct{}]
 
-// denseMin is the slots a table starts with when none are given.
+// DenseMin is the slots a table starts with when none are given.
 const DenseMin = 8
 
-// newDense returns an empty table of slots slots, a power of two ≥ 8.
+// NewDense returns an empty table of slots slots, a power of two ≥ 8.
 func NewDense[V any](slots int) Dense[V] { return Dense[V]{tab: make([]int32, slots)} }
 
-// find returns key's number, or -1.
+// Find returns key's number, or -1.
 func (h *Dense[V]) Find(key, seed uint64) int32 {
 	if h.tab == nil {
 		return -1
@@ -61,7 +61,7 @@ func (h *Dense[V]) Find(key, seed uint64) int32 {
 	}
 }
 
-// slot returns key's number, giving it the next one, with the zero V, if
+// Slot returns key's number, giving it the next one, with the zero V, if
 // it has none (added).
 func (h *Dense[V]) Slot(key, seed uint64) (n int32, added bool) {
 	if h.tab == nil {
@@ -94,7 +94,7 @@ func (h *Dense[V]) add(key, seed, i uint64) (int32, bool) {
 	return int32(len(h.Keys) - 1), true
 }
 
-// ref returns the value of key, which it adds with the zero V if absent.
+// Ref returns the value of key, which it adds with the zero V if absent.
 // The pointer holds until the next key is added.
 func (h *Dense[V]) Ref(key, seed uint64) *V {
 	n, _ := h.Slot(key, seed)
@@ -114,7 +114,7 @@ func (h *Dense[V]) grow(seed uint64) {
 	}
 }
 
-// reset forgets every key, keeping the arrays for the next ones.
+// Reset forgets every key, keeping the arrays for the next ones.
 func (h *Dense[V]) Reset() {
 	clear(h.tab)
 	h.Keys, h.Vals = h.Keys[:0], h.Vals[:0]
@@ -122,7 +122,7 @@ func (h *Dense[V]) Reset() {
 
 func (h *Dense[V]) Len() int { return len(h.Keys) }
 
-// bytes is the memory of the arrays: 4 B an index slot, 8 B a key and the
+// Bytes is the memory of the arrays: 4 B an index slot, 8 B a key and the
 // size of V a value.
 func (h *Dense[V]) Bytes() int64 {
 	var v V

@@ -11,7 +11,7 @@ import "math/bits"
 // three Mix64 of it, and derives its rows from them (CountMin); the seeded
 // XXH64 below serves HLL and the hot counters' stripes.
 
-// reduce maps a uniform 64-bit hash to [0, n) by Lemire's fast range
+// Reduce maps a uniform 64-bit hash to [0, n) by Lemire's fast range
 // reduction: the high word of h·n. It uses the hash's high bits, with a
 // bias below n/2^64.
 func Reduce(h, n uint64) uint64 {
@@ -34,17 +34,17 @@ const (
 // computed in three steps so that nothing is recomputed per event that does
 // not depend on the event:
 //
-//	rowState(rowSeed)  once per seed, when the design is built
-//	keyLane(key)       once per event
-//	rowHash(st, lane)  once per seed and event
+//	RowState(rowSeed)  once per seed, when the design is built
+//	KeyLane(key)       once per event
+//	RowHash(st, lane)  once per seed and event
 //
-// rowHash(rowState(s), keyLane(k)) == xxhash.Sum64(le(s)‖le(k)) exactly; a
+// RowHash(RowState(s), KeyLane(k)) == xxhash.Sum64(le(s)‖le(k)) exactly; a
 // test pins it against github.com/cespare/xxhash/v2.
 
 // xxRound0 is XXH64's round(0, v).
 func xxRound0(v uint64) uint64 { return bits.RotateLeft64(v*xxPrime2, 31) * xxPrime1 }
 
-// rowState is XXH64's state after the first 8-byte lane, rowSeed, of a
+// RowState is XXH64's state after the first 8-byte lane, rowSeed, of a
 // 16-byte input.
 func RowState(rowSeed uint64) uint64 {
 	h := xxPrime5 + 16
@@ -52,10 +52,10 @@ func RowState(rowSeed uint64) uint64 {
 	return bits.RotateLeft64(h, 27)*xxPrime1 + xxPrime4
 }
 
-// keyLane is XXH64's processing of the second lane, the key.
+// KeyLane is XXH64's processing of the second lane, the key.
 func KeyLane(key uint64) uint64 { return xxRound0(key) }
 
-// rowHash finishes XXH64: the second lane, then the avalanche.
+// RowHash finishes XXH64: the second lane, then the avalanche.
 func RowHash(state, lane uint64) uint64 {
 	h := state ^ lane
 	h = bits.RotateLeft64(h, 27)*xxPrime1 + xxPrime4
@@ -67,7 +67,7 @@ func RowHash(state, lane uint64) uint64 {
 	return h
 }
 
-// nextPow2 returns the least power of two ≥ n (1 for n ≤ 1).
+// NextPow2 returns the least power of two ≥ n (1 for n ≤ 1).
 func NextPow2(n uint64) uint64 {
 	if n <= 1 {
 		return 1

@@ -18,10 +18,10 @@ import (
 // R, for linear probing): no tombstones, so probes stay as short as if it
 // had never been added.
 //
-// Two instances: countTable (uint64 counts) is one shard of exact counting
+// Two instances: CountTable (uint64 counts) is one shard of exact counting
 // (exact.go), a node's counts (split_topk_nodes.go, nodelocal_topk.go), a
 // region's (regional.go) and the window totals of time-buckets, which
-// delete a key whose total falls to 0 (sub); decayTable (float64 sums) is
+// delete a key whose total falls to 0 (sub); DecayTable (float64 sums) is
 // the forward-decayed sums of exact decay (decay.go), which drops the keys
 // whose sum underflows at a landmark move (rescaleDecay). Each instance is
 // compiled for its own count type (Go stencils uint64 and float64
@@ -54,17 +54,17 @@ type slot[V uint64 | float64] struct {
 	Count V
 }
 
-// countTable holds whole counts; decayTable forward-decayed sums.
+// CountTable holds whole counts; DecayTable forward-decayed sums.
 type (
 	CountTable = slotTable[uint64]
 	DecayTable = slotTable[float64]
 	CountSlot  = slot[uint64]
 )
 
-// exactSlotBytes is one slot: a key and a count (or a sum), 16 B.
+// ExactSlotBytes is one slot: a key and a count (or a sum), 16 B.
 const ExactSlotBytes = int64(unsafe.Sizeof(CountSlot{}))
 
-// init empties the table into size slots, a power of two ≥ 8, hashing with
+// Init empties the table into size slots, a power of two ≥ 8, hashing with
 // seed.
 func (t *slotTable[V]) Init(size, seed uint64) {
 	if size < 8 || size&(size-1) != 0 {
@@ -77,19 +77,19 @@ func (t *slotTable[V]) Init(size, seed uint64) {
 	t.Room = int(size / 4 * 3)
 }
 
-// len returns the number of keys held.
+// Len returns the number of keys held.
 func (t *slotTable[V]) Len() int { return t.N }
 
-// reset empties the table, keeping its slots.
+// Reset empties the table, keeping its slots.
 func (t *slotTable[V]) Reset() {
 	clear(t.Slots)
 	t.N = 0
 }
 
-// bytes is the memory of the slots: 16 B each.
+// Bytes is the memory of the slots: 16 B each.
 func (t *slotTable[V]) Bytes() int64 { return int64(len(t.Slots)) * ExactSlotBytes }
 
-// find returns the slot of key, whose hash is h = workload.Mix64(key ^
+// Find returns the slot of key, whose hash is h = workload.Mix64(key ^
 // seed): the slot that holds it, or the empty slot where its probe ends if
 // it is not held.
 func (t *slotTable[V]) Find(h, key uint64) *slot[V] {
@@ -100,7 +100,7 @@ func (t *slotTable[V]) Find(h, key uint64) *slot[V] {
 	}
 }
 
-// add adds delta (> 0) to the count of key, whose hash is h, adding the key
+// Add adds delta (> 0) to the count of key, whose hash is h, adding the key
 // if it is not held. (The hot loops write it out: it does not inline.)
 func (t *slotTable[V]) Add(h, key uint64, delta V) {
 	if s := t.Find(h, key); s.Count != 0 {
@@ -110,7 +110,7 @@ func (t *slotTable[V]) Add(h, key uint64, delta V) {
 	}
 }
 
-// insert adds key, not held, with the count delta (> 0) into s, the empty
+// Insert adds key, not held, with the count delta (> 0) into s, the empty
 // slot where its probe from its hash h ended; if the table is full it
 // doubles first, and the key goes where its probe ends in the new slots.
 func (t *slotTable[V]) Insert(s *slot[V], h, key uint64, delta V) {
@@ -122,7 +122,7 @@ func (t *slotTable[V]) Insert(s *slot[V], h, key uint64, delta V) {
 	t.N++
 }
 
-// observe counts every write event's positive Delta of the batch into the
+// Observe counts every write event's positive Delta of the batch into the
 // table, when it is the only shard, and returns their sum: add over the
 // batch with the slots and the mask held in registers.
 func (t *slotTable[V]) Observe(batch []workload.Event) uint64 {
@@ -152,10 +152,10 @@ func (t *slotTable[V]) Observe(batch []workload.Event) uint64 {
 	return n
 }
 
-// getAt returns the count of key, whose hash is h, or 0 if it is not held.
+// GetAt returns the count of key, whose hash is h, or 0 if it is not held.
 func (t *slotTable[V]) GetAt(h, key uint64) V { return t.Find(h, key).Count }
 
-// sub subtracts delta from the count of key, whose hash is h, and reports
+// Sub subtracts delta from the count of key, whose hash is h, and reports
 // whether the key was held; a key whose count reaches 0 (delta ≥ its
 // count) is deleted. O(1) expected, as add.
 func (t *slotTable[V]) Sub(h, key uint64, delta V) bool {
@@ -175,7 +175,7 @@ func (t *slotTable[V]) Sub(h, key uint64, delta V) bool {
 	}
 }
 
-// deleteAt empties slot i, which holds a key, by backward shift: each key
+// DeleteAt empties slot i, which holds a key, by backward shift: each key
 // of the run after i that may sit at the hole (its home is not cyclically
 // within (hole, its slot]) moves back into it, and its slot becomes the
 // hole, until the run ends at an empty slot.
@@ -213,7 +213,7 @@ func (t *slotTable[V]) grow() {
 	}
 }
 
-// all yields every key held with its count, in slot order (an order that
+// All yields every key held with its count, in slot order (an order that
 // depends on the seed and the size). The table must not change during the
 // loop.
 func (t *slotTable[V]) All() iter.Seq2[uint64, V] {
@@ -226,7 +226,7 @@ func (t *slotTable[V]) All() iter.Seq2[uint64, V] {
 	}
 }
 
-// check validates the invariants: the slots are a power of two ≥ 8 with the
+// Check validates the invariants: the slots are a power of two ≥ 8 with the
 // mask to match and room for 3/4 of them; n counts the keys held and is
 // within the room; every count is finite and positive; every key is
 // reachable from its home with no empty slot on the way, and appears once;

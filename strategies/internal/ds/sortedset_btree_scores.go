@@ -8,12 +8,12 @@ package ds
 // neighbour of the same score), so an update that keeps both scores held
 // does not touch this tree.
 
-// distinctAbove returns the number of distinct scores strictly higher than
+// DistinctAbove returns the number of distinct scores strictly higher than
 // s: the keys before (s, 0, 0). Unlike countAbove it does not sum over a
 // board's shards (see zset.distinctAbove). O(log d).
 func (z *BTSet) DistinctAbove(s int64) int { return z.d.countBefore(btkey{score: s}) }
 
-// distinctScoresAbove appends to buf the distinct scores strictly higher
+// DistinctScoresAbove appends to buf the distinct scores strictly higher
 // than s, highest first, and returns it (see zset.distinctScoresAbove).
 // O(r) for r of them.
 func (z *BTSet) DistinctScoresAbove(s int64, buf []int64) []int64 {

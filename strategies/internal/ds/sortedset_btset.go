@@ -50,7 +50,7 @@ type BTSet struct {
 	ids btids  // id → (score, stamp)
 }
 
-// newBtset returns an empty set. The seed is unused (a B-tree draws no
+// NewBTSet returns an empty set. The seed is unused (a B-tree draws no
 // random levels); it is there so the set is built as a zset is.
 func NewBTSet(seed uint64) *BTSet {
 	z := &BTSet{}
@@ -60,7 +60,7 @@ func NewBTSet(seed uint64) *BTSet {
 	return z
 }
 
-// len returns the number of players.
+// Len returns the number of players.
 func (z *BTSet) Len() int { return z.t.length }
 
 // score returns a player's score, and whether it is in the set. O(1).
@@ -69,7 +69,7 @@ func (z *BTSet) score(id uint64) (int64, bool) {
 	return p.score, p.stamp != 0
 }
 
-// place returns a player's score and stamp (its key in the order), and
+// Place returns a player's score and stamp (its key in the order), and
 // whether it is in the set. O(1).
 func (z *BTSet) Place(id uint64) (score int64, stamp uint64, ok bool) {
 	p := z.ids.find(id)
@@ -84,7 +84,7 @@ func (z *BTSet) add(id uint64, delta int64) { z.AddAt(id, delta, z.seq+1) }
 // counter.
 func (z *BTSet) set(id uint64, s int64) { z.SetAt(id, s, z.seq+1) }
 
-// addAt adds delta to a player's score (a new player starts at 0) as the
+// AddAt adds delta to a player's score (a new player starts at 0) as the
 // update stamped stamp, which must be above every stamp given before (see
 // zset.addAt).
 func (z *BTSet) AddAt(id uint64, delta int64, stamp uint64) {
@@ -96,7 +96,7 @@ func (z *BTSet) AddAt(id uint64, delta int64, stamp uint64) {
 	z.join(id, delta)
 }
 
-// setAt sets a player's score as the update stamped stamp (above every
+// SetAt sets a player's score as the update stamped stamp (above every
 // stamp given before). A new player, or a change of score, is stamped with
 // it; an unchanged score keeps its stamp and place. O(log n).
 func (z *BTSet) SetAt(id uint64, s int64, stamp uint64) {
@@ -165,18 +165,18 @@ func (z *BTSet) rankDense(id uint64) int {
 	return 1 + z.DistinctAbove(p.score)
 }
 
-// countAbove returns the number of players with a score strictly higher
+// CountAbove returns the number of players with a score strictly higher
 // than s: those before (s, 0, 0), the lowest place of score s. It sums over
 // a board's shards. O(log n).
 func (z *BTSet) CountAbove(s int64) int { return z.t.countBefore(btkey{score: s}) }
 
-// countBefore returns the number of players ahead of the place (score,
+// CountBefore returns the number of players ahead of the place (score,
 // stamp, id) in the set's order (see zset.countBefore). O(log n).
 func (z *BTSet) CountBefore(score int64, stamp, id uint64) int {
 	return z.t.countBefore(btkey{score, stamp, id})
 }
 
-// top returns the k best players in order (all of them if fewer). O(k).
+// Top returns the k best players in order (all of them if fewer). O(k).
 func (z *BTSet) Top(k int) []zitem {
 	k = max(0, min(k, z.t.length))
 	out := make([]zitem, 0, k)
@@ -188,7 +188,7 @@ func (z *BTSet) Top(k int) []zitem {
 	return out
 }
 
-// bytes returns the memory of the set counted from its nodes:
+// Bytes returns the memory of the set counted from its nodes:
 //
 //	(leaves of both trees)      · Sizeof(btleaf)   (1536 B on 64-bit)
 //	+ (inner nodes of both)     · Sizeof(btinner)  (2544 B)

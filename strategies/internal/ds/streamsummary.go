@@ -10,7 +10,7 @@ package ds
 // Indexes are int32: counters and buckets are at most 2^24 (the designs'
 // largest size), each bucket holding at least one counter.
 
-// streamSummary is the counters and their buckets. The zero value is not
+// StreamSummary is the counters and their buckets. The zero value is not
 // usable: head and free start at -1.
 type StreamSummary struct {
 	Counters []SSCounter
@@ -19,7 +19,7 @@ type StreamSummary struct {
 	Free     int32      // first free bucket (linked through next), or -1
 }
 
-// ssCounter is one counter's key; prev and next link the ring of its
+// SSCounter is one counter's key; prev and next link the ring of its
 // bucket (Misra-Gries links its free counters through next). err is
 // Space-Saving's overestimate bound; Misra-Gries leaves it 0.
 type SSCounter struct {
@@ -30,7 +30,7 @@ type SSCounter struct {
 	Prev, Next int32
 }
 
-// ssBucket holds the counters of one count; prev and next link the buckets
+// SSBucket holds the counters of one count; prev and next link the buckets
 // in increasing count order (-1 at the ends).
 type SSBucket struct {
 	Count      uint64
@@ -38,7 +38,7 @@ type SSBucket struct {
 	Prev, Next int32
 }
 
-// raise adds delta to counter c's count, moving it to the bucket of its new
+// Raise adds delta to counter c's count, moving it to the bucket of its new
 // count.
 func (s *StreamSummary) Raise(c int32, delta uint64) {
 	b := s.Counters[c].Bucket
@@ -72,7 +72,7 @@ func (s *StreamSummary) unlink(c int32) (empty bool) {
 	return false
 }
 
-// freeBucket takes empty bucket b out of the list and onto the free list.
+// FreeBucket takes empty bucket b out of the list and onto the free list.
 func (s *StreamSummary) FreeBucket(b int32) {
 	bk := &s.Buckets[b]
 	if bk.Prev >= 0 {
@@ -87,7 +87,7 @@ func (s *StreamSummary) FreeBucket(b int32) {
 	s.Free = b
 }
 
-// link puts counter c (in no bucket) with count v into the list: into the
+// Link puts counter c (in no bucket) with count v into the list: into the
 // bucket of count v, or a new one, searching forward from bucket at, where
 // after is the bucket before at (-1 for none) and every bucket up to after
 // has a count below v.

@@ -8,7 +8,7 @@ import (
 	"countsim/workload"
 )
 
-// table is the package's fixed-capacity open-addressing hash table from
+// Table is the package's fixed-capacity open-addressing hash table from
 // uint64 keys to non-zero values of type V: linear probing from
 // workload.Mix64(key ^ seed) over a power-of-two array of keys with the
 // values beside them (keys []uint64, vals []V), and deletion by backward
@@ -54,14 +54,14 @@ import (
 //     slot against at least 9 B here, and only at 4 B a slot is the sparse
 //     form smaller than the dense array.
 //
-// Sizes. A table (newFixedTable) has at least twice its capacity in slots,
+// Sizes. A table (NewFixedTable) has at least twice its capacity in slots,
 // so its load stays ≤ 1/2, and adding a key beyond the capacity is a
 // programming error that panics. bytes is 8 B of key and the size of V a
 // slot.
 //
 // Cost. get, getAt, find, refAt and del take O(1) expected probes (at most
 // about 1.5 for a key held and 2.5 for one absent at load 1/2, Knuth's
-// estimates for linear probing); nothing is allocated after newFixedTable.
+// estimates for linear probing); nothing is allocated after NewFixedTable.
 // The per-event operations are plain code over concrete slices, with no
 // call through V: get, getAt and find inline, refAt and del are one direct
 // call, as in the hand-written tables they replace (check with go build
@@ -69,7 +69,7 @@ import (
 // for that reason — a wrapper that hashed and called it would be two calls —
 // and so that a caller that needs the hash twice computes it once.
 //
-// The zero table is unusable; build one with newFixedTable. Not safe for
+// The zero table is unusable; build one with NewFixedTable. Not safe for
 // concurrent use.
 type Table[V comparable] struct {
 	keys []uint64 // key held in each slot; 0 in an empty slot
@@ -80,34 +80,34 @@ type Table[V comparable] struct {
 	Room int // the capacity: a new key beyond it panics
 }
 
-// tableLen is the slots of a growing open-addressing table sized for keys
-// keys (exact counting's countTable, exact distinct counting's set): a power
+// TableLen is the slots of a growing open-addressing table sized for keys
+// keys (exact counting's CountTable, exact distinct counting's set): a power
 // of two at least 4/3 of keys (and more than keys + keys/3), so that it
 // holds them at a load ≤ 3/4 without doubling, and at least 8.
 func TableLen(keys uint64) uint64 { return max(8, NextPow2(keys+keys/3+1)) }
 
-// fixedTableLen is the slots of a fixed table of the capacity: a power of two
+// FixedTableLen is the slots of a fixed table of the capacity: a power of two
 // ≥ 2·capacity, at least 8.
 func FixedTableLen(capacity int) int { return int(max(8, NextPow2(2*uint64(capacity)))) }
 
-// tableSlotBytes is the memory of one slot of a table[V]: the key and the value.
+// TableSlotBytes is the memory of one slot of a table[V]: the key and the value.
 func TableSlotBytes[V any]() int64 {
 	var v V
 	return 8 + int64(unsafe.Sizeof(v))
 }
 
-// newFixedTable returns an empty table that holds at most capacity keys,
+// NewFixedTable returns an empty table that holds at most capacity keys,
 // hashing with seed.
 func NewFixedTable[V comparable](capacity int, seed uint64) Table[V] {
 	size := FixedTableLen(capacity)
 	return Table[V]{keys: make([]uint64, size), vals: make([]V, size), mask: uint64(size - 1), seed: seed, Room: capacity}
 }
 
-// hash is the hash of key that the table probes from; refAt and getAt take
+// Hash is the hash of key that the table probes from; refAt and getAt take
 // it, so that a caller that needs it for something else too computes it once.
 func (t *Table[V]) Hash(key uint64) uint64 { return workload.Mix64(key ^ t.seed) }
 
-// len returns the number of keys held.
+// Len returns the number of keys held.
 func (t *Table[V]) Len() int { return t.n }
 
 // reset empties the table, keeping its arrays.
@@ -120,10 +120,10 @@ func (t *Table[V]) reset() {
 // slots returns the length of the arrays.
 func (t *Table[V]) slots() int { return len(t.keys) }
 
-// bytes is the memory of the arrays: 8 B of key and the size of V a slot.
+// Bytes is the memory of the arrays: 8 B of key and the size of V a slot.
 func (t *Table[V]) Bytes() int64 { return int64(len(t.keys)) * TableSlotBytes[V]() }
 
-// get returns the value of key, or the zero V if key is not held. (It is
+// Get returns the value of key, or the zero V if key is not held. (It is
 // getAt with the hash written out, so that it inlines.)
 func (t *Table[V]) Get(key uint64) V {
 	var zero V
@@ -135,13 +135,13 @@ func (t *Table[V]) Get(key uint64) V {
 	}
 }
 
-// getAt is get for a key whose hash is h = t.hash(key).
+// GetAt is get for a key whose hash is h = t.hash(key).
 func (t *Table[V]) GetAt(h, key uint64) V {
 	_, v := t.Find(h, key)
 	return v
 }
 
-// find returns the slot of key, whose hash is h = t.hash(key), and its
+// Find returns the slot of key, whose hash is h = t.hash(key), and its
 // value: the slot that holds it, or if it is not held the empty slot where
 // it would be added, with the zero V.
 func (t *Table[V]) Find(h, key uint64) (uint64, V) {
@@ -155,7 +155,7 @@ func (t *Table[V]) Find(h, key uint64) (uint64, V) {
 	}
 }
 
-// replace puts key with the value v (not the zero V) into the empty slot i
+// Replace puts key with the value v (not the zero V) into the empty slot i
 // that find gave for it, and deletes old, whose hash is hOld, in its place:
 // the table holds as many keys as before. key must not be held and old must
 // be; no other call may come between find and replace.
@@ -167,7 +167,7 @@ func (t *Table[V]) Replace(i, key uint64, v V, hOld, old uint64) {
 	}
 }
 
-// refAt returns a pointer to the value of key, whose hash is h = t.hash(key),
+// RefAt returns a pointer to the value of key, whose hash is h = t.hash(key),
 // adding key if it is not held. A key added has the zero value, which marks
 // its slot empty: the caller must store a non-zero value through the pointer
 // before any other call on the table (the indexes store a slot + 1). The
@@ -190,12 +190,12 @@ func (t *Table[V]) RefAt(h, key uint64) *V {
 	}
 }
 
-// del removes key and reports whether it was held (Algorithm R): the keys
+// Del removes key and reports whether it was held (Algorithm R): the keys
 // after it in its run of occupied slots move back into the hole when it lies
 // on their probe path, so that every key stays reachable from its home.
 func (t *Table[V]) Del(key uint64) bool { return t.DelAt(t.Hash(key), key) }
 
-// delAt is del for a key whose hash is h = t.hash(key). Only h & mask
+// DelAt is del for a key whose hash is h = t.hash(key). Only h & mask
 // matters: a caller that keeps the low 32 bits of h may pass those for a
 // table of at most 2^32 slots.
 func (t *Table[V]) DelAt(h, key uint64) bool {
@@ -236,7 +236,7 @@ func (t *Table[V]) DelAt(h, key uint64) bool {
 	return true
 }
 
-// all yields every key held with its value, in slot order (an order that
+// All yields every key held with its value, in slot order (an order that
 // depends on the seed and the size). The table must not change during the
 // loop.
 func (t *Table[V]) All() iter.Seq2[uint64, V] {
@@ -250,7 +250,7 @@ func (t *Table[V]) All() iter.Seq2[uint64, V] {
 	}
 }
 
-// check validates the invariants: the arrays are a power of two ≥ 8 long
+// Check validates the invariants: the arrays are a power of two ≥ 8 long
 // with the mask to match; the capacity is at most half the slots and the
 // keys held at most the capacity; n counts the keys held; every key is
 // reachable from its home with no empty slot on the way, and appears once;

@@ -21,14 +21,14 @@ func heldKey[V any](r *rand.Rand, want map[uint64]V) uint64 {
 	return keys[r.IntN(len(keys))]
 }
 
-// heldTable is what checkHeld reads of a table: table[V] and countTable.
+// heldTable is what CheckHeld reads of a table: table[V] and CountTable.
 type heldTable[V comparable] interface {
 	Check() error
 	Len() int
 	All() iter.Seq2[uint64, V]
 }
 
-// checkHeld fails the test if the table's invariants do not hold, or its
+// CheckHeld fails the test if the table's invariants do not hold, or its
 // length or what all yields is not exactly want.
 func checkHeld[V comparable](t *testing.T, x heldTable[V], want map[uint64]V) {
 	t.Helper()

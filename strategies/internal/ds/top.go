@@ -4,8 +4,8 @@ import (
 	"countsim/strategies"
 )
 
-// exactTop returns the shard's k heaviest keys, unordered: a bounded min-heap
-// (keepBest) whose root is the worst item kept.
+// ExactTop returns the shard's k heaviest keys, unordered: a bounded min-heap
+// (KeepBest) whose root is the worst item kept.
 func ExactTop(sh *CountTable, k int) []strategies.Item {
 	h := make([]strategies.Item, 0, min(k, sh.Len()))
 	for key, c := range sh.All() {
@@ -14,10 +14,10 @@ func ExactTop(sh *CountTable, k int) []strategies.Item {
 	return h
 }
 
-// keepBest offers x to h, a min-heap of at most k values by worse (its
+// KeepBest offers x to h, a min-heap of at most k values by worse (its
 // root the worst kept), and returns it: x goes in while h has room, or in
 // the root's place when the root is worse than x. O(log k). Answers are
-// selected with it (exactTop, the decayed designs' top K), not events
+// selected with it (ExactTop, the decayed designs' top K), not events
 // counted: the comparison is a function value.
 func KeepBest[T any](h []T, k int, x T, worse func(a, b *T) bool) []T {
 	switch {

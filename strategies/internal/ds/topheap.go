@@ -9,7 +9,7 @@ import (
 	"countsim/strategies"
 )
 
-// topHeap holds at most limit items in a binary min-heap (the layout of
+// TopHeap holds at most limit items in a binary min-heap (the layout of
 // container/heap, without its interface calls). The root is the worst item
 // in answer order: the lowest count, and among equal counts the largest key.
 // It is the monitored set of count-min + heap.
@@ -46,7 +46,7 @@ func NewTopHeap(limit int, seed uint64) TopHeap {
 	}
 }
 
-// topHeapBytes is the memory of a topHeap of the limit: 32 B a heap entry
+// TopHeapBytes is the memory of a TopHeap of the limit: 32 B a heap entry
 // (key, count, error, slot and padding), 4 B of position a slot, and the key
 // index.
 func TopHeapBytes(limit int) int64 {
@@ -54,7 +54,7 @@ func TopHeapBytes(limit int) int64 {
 		int64(FixedTableLen(limit))*TableSlotBytes[int32]()
 }
 
-// worse reports whether a ranks below b in answer order (count descending,
+// Worse reports whether a ranks below b in answer order (count descending,
 // key ascending).
 func Worse(a, b *strategies.Item) bool {
 	return a.Count < b.Count || (a.Count == b.Count && a.Key > b.Key)
@@ -63,13 +63,13 @@ func Worse(a, b *strategies.Item) bool {
 func (h *TopHeap) Len() int   { return len(h.Heap) }
 func (h *TopHeap) Full() bool { return len(h.Heap) >= h.Limit }
 
-// min returns the root, the worst item held; the heap must not be empty.
+// Min returns the root, the worst item held; the heap must not be empty.
 func (h *TopHeap) Min() *strategies.Item { return &h.Heap[0].Item }
 
-// at returns the item at heap position i.
+// At returns the item at heap position i.
 func (h *TopHeap) At(i int) *strategies.Item { return &h.Heap[i].Item }
 
-// findAt returns the heap position of key, whose index hash
+// FindAt returns the heap position of key, whose index hash
 // h.index.hash(key) the caller already has (count-min's h1: the index
 // hashes with the sketch's s1).
 func (h *TopHeap) FindAt(hash, key uint64) (int, bool) {
@@ -80,13 +80,13 @@ func (h *TopHeap) FindAt(hash, key uint64) (int, bool) {
 	return int(h.pos[s-1]), true
 }
 
-// reset empties the heap and its index, keeping their arrays.
+// Reset empties the heap and its index, keeping their arrays.
 func (h *TopHeap) Reset() {
 	h.Heap = h.Heap[:0]
 	h.Index.reset()
 }
 
-// push adds an item whose key is not held; the heap must not be full.
+// Push adds an item whose key is not held; the heap must not be full.
 func (h *TopHeap) Push(it strategies.Item) {
 	s := int32(len(h.Heap))
 	*h.Index.RefAt(h.Index.Hash(it.Key), it.Key) = s + 1
@@ -94,7 +94,7 @@ func (h *TopHeap) Push(it strategies.Item) {
 	h.up(len(h.Heap) - 1)
 }
 
-// replaceMin replaces the root with it (a key not held), which takes over
+// ReplaceMin replaces the root with it (a key not held), which takes over
 // the root's slot, and returns the item it evicted.
 func (h *TopHeap) ReplaceMin(it strategies.Item) strategies.Item {
 	old := h.Heap[0]
@@ -105,7 +105,7 @@ func (h *TopHeap) ReplaceMin(it strategies.Item) strategies.Item {
 	return old.Item
 }
 
-// offer gives the heap key's estimate est (h1 its index hash, as findAt)
+// Offer gives the heap key's estimate est (h1 its index hash, as findAt)
 // and returns the floor, the count a key must reach to be offered: the
 // minimum's count once the heap is full, 0 before. A key held gets est if
 // it is higher; a key not held fills the heap while it is not full, and
@@ -128,7 +128,7 @@ func (h *TopHeap) Offer(h1, key, est uint64) (floor uint64) {
 	return 0
 }
 
-// raise sets the count of the item at position i to count, which must not be
+// Raise sets the count of the item at position i to count, which must not be
 // lower than its count now, and restores the heap order. A leaf (half the
 // items, and where the largest counts sit) has nothing to move past.
 func (h *TopHeap) Raise(i int, count uint64) {
@@ -155,7 +155,7 @@ func (h *TopHeap) up(i int) {
 	h.pos[e.Slot] = int32(i)
 }
 
-// down moves the entry at i away from the root while a child is worse.
+// Down moves the entry at i away from the root while a child is worse.
 func (h *TopHeap) Down(i int) {
 	n := len(h.Heap)
 	e := h.Heap[i]
@@ -178,7 +178,7 @@ func (h *TopHeap) Down(i int) {
 	h.pos[e.Slot] = int32(i)
 }
 
-// sortItems sorts items in answer order: count descending, key ascending.
+// SortItems sorts items in answer order: count descending, key ascending.
 func SortItems(items []strategies.Item) {
 	slices.SortFunc(items, func(a, b strategies.Item) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
@@ -192,7 +192,7 @@ func (h *TopHeap) Bytes() int64 {
 	return int64(cap(h.Heap))*int64(unsafe.Sizeof(heapEntry{})) + int64(len(h.pos))*4 + h.Index.Bytes()
 }
 
-// check validates the heap order, the limit, the slots and the index.
+// Check validates the heap order, the limit, the slots and the index.
 func (h *TopHeap) Check() error {
 	if len(h.Heap) > h.Limit {
 		return fmt.Errorf("heap: %d items over the limit %d", len(h.Heap), h.Limit)

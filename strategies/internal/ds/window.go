@@ -13,7 +13,7 @@ const (
 	windowMaxBucket  = 24 * time.Hour // a bucket's width
 )
 
-// validateWindow checks a bucket width in (0, 24h] and a window that is a
+// ValidateWindow checks a bucket width in (0, 24h] and a window that is a
 // whole number of buckets, 1..2^16 of them.
 func ValidateWindow(bucket, window time.Duration) error {
 	switch {
@@ -29,7 +29,7 @@ func ValidateWindow(bucket, window time.Duration) error {
 	return nil
 }
 
-// bucketClock tracks the newest bucket of a window design: events before
+// BucketClock tracks the newest bucket of a window design: events before
 // start are late, events from next on rotate.
 type BucketClock struct {
 	Width  int64 // ns a bucket
@@ -45,7 +45,7 @@ func NewBucketClock(bucket, window time.Duration) BucketClock {
 	return c
 }
 
-// of returns the bucket of time at, ⌊at/width⌋ (flooring negative times).
+// Of returns the bucket of time at, ⌊at/width⌋ (flooring negative times).
 func (c *BucketClock) Of(at int64) int64 {
 	b := at / c.Width
 	if at < 0 && b*c.Width != at {
@@ -54,7 +54,7 @@ func (c *BucketClock) Of(at int64) int64 {
 	return b
 }
 
-// slot returns the ring slot of bucket b, b mod W in 0..W−1.
+// Slot returns the ring slot of bucket b, b mod W in 0..W−1.
 func (c *BucketClock) Slot(b int64) int {
 	s := b % c.W
 	if s < 0 {
@@ -63,7 +63,7 @@ func (c *BucketClock) Slot(b int64) int {
 	return int(s)
 }
 
-// set makes b the newest bucket.
+// Set makes b the newest bucket.
 func (c *BucketClock) Set(b int64) {
 	c.Newest = b
 	c.Start = b * c.Width
@@ -73,10 +73,10 @@ func (c *BucketClock) Set(b int64) {
 	}
 }
 
-// inWindow reports whether bucket b is one of the W up to the newest.
+// InWindow reports whether bucket b is one of the W up to the newest.
 func (c *BucketClock) InWindow(b int64) bool { return b <= c.Newest && b > c.Newest-c.W }
 
-// law is the TrendLaw of the window.
+// Law is the TrendLaw of the window.
 func (c *BucketClock) Law() strategies.TrendLaw {
 	return strategies.TrendLaw{Window: c.W * c.Width, Bucket: c.Width}
 }
