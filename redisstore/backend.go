@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
-	"countsim/sim"
+	"countsim/strategies"
 )
 
 // Paces: how a store sends a timed stream's ops.
@@ -253,11 +253,11 @@ func (b *Backend) nodeOf(name string) int {
 }
 
 // Open returns the store of one twin design ([sim.Backend]).
-func (b *Backend) Open(ctx context.Context, design string, paced bool, fail func(error)) (sim.RealStore, error) {
+func (b *Backend) Open(ctx context.Context, design string, paced bool, fail func(error)) (strategies.RealStore, error) {
 	return newStore(ctx, b, design, paced && b.cfg.Pace != PaceMax, fail), nil
 }
 
 // Close closes the connections.
 func (b *Backend) Close() error { return b.client.Close() }
 
-var _ sim.Backend = (*Backend)(nil)
+var _ strategies.Backend = (*Backend)(nil)

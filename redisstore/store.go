@@ -10,7 +10,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"countsim/sim"
 	"countsim/strategies"
 )
 
@@ -58,7 +57,7 @@ type store struct {
 	sent  []bool        // the nodes the pipeline goes to: one round trip each
 
 	mu      sync.Mutex // guards stats: Stats may be called from another goroutine
-	stats   sim.RealStats
+	stats   strategies.RealStats
 	nodeOps []int64
 	settled bool
 }
@@ -362,10 +361,10 @@ func (s *store) Ranks(players []uint64) (scores, ranks []int64, found []bool, er
 	return scores, ranks, found, nil
 }
 
-var _ sim.RankReader = (*store)(nil)
+var _ strategies.RankReader = (*store)(nil)
 
 // Stats is what the store measured so far.
-func (s *store) Stats() sim.RealStats {
+func (s *store) Stats() strategies.RealStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
@@ -378,7 +377,7 @@ func (s *store) Stats() sim.RealStats {
 		st.Behind = max(0, s.last.Sub(s.lastDue))
 	}
 	for i, a := range s.b.nodes {
-		st.Nodes = append(st.Nodes, sim.RealNode{Addr: a, Ops: s.nodeOps[i]})
+		st.Nodes = append(st.Nodes, strategies.RealNode{Addr: a, Ops: s.nodeOps[i]})
 	}
 	return st
 }

@@ -366,8 +366,8 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 // realRanks asks a twin's real store the checked players' scores and
 // competition ranks from its own sorted sets (ZSCORE, then 1 + Σ ZCOUNT over
 // the design's keys), against the truth.
-func (k *boardKind) realRanks(s *scorer, rs RealStore, checks []standing) {
-	rd, ok := rs.(RankReader)
+func (k *boardKind) realRanks(s *scorer, rs strategies.RealStore, checks []standing) {
+	rd, ok := rs.(strategies.RankReader)
 	if !ok || len(checks) == 0 {
 		return
 	}

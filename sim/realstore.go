@@ -28,77 +28,6 @@ import (
 // gone mid-run) stops the run: the report is partial and the run's error
 // names the failure.
 
-// Backend opens real stores: one for each twin design of a run.
-type Backend interface {
-	// Name is the twins' suffix: "redis" names striped-32@redis.
-	Name() string
-	// Open returns the store of one twin, its keys apart from every other
-	// store's (a prefix with the run and the design). ctx bounds its waits;
-	// fail is called once, from any goroutine, with the first error the
-	// store meets inside Do (which cannot return one): the run then stops.
-	// paced: the ops' times are a timed stream's, to be replayed at their
-	// pace (else they are sent as fast as the store answers).
-	Open(ctx context.Context, design string, paced bool, fail func(error)) (RealStore, error)
-}
-
-// RealStore is a store outside the simulation.
-type RealStore interface {
-	strategies.Store
-	// Settle is called once the design has sent everything: it notes the
-	// end of the replay and reads back every key's final value.
-	Settle()
-	// Stats is what the store measured.
-	Stats() RealStats
-	// Close deletes the keys the store wrote (unless the backend keeps
-	// them) and closes its connections.
-	Close() error
-}
-
-// RankReader is a real store that answers competition ranks from its own
-// sorted sets, for a board's twin: each player's score there, and 1 + the
-// members above it over every sorted set the design wrote (found false:
-// the player is on none).
-type RankReader interface {
-	Ranks(players []uint64) (scores, ranks []int64, found []bool, err error)
-}
-
-// RealStats is what a real store measured of one design's replay.
-type RealStats struct {
-	Ops, Writes, Reads int64
-	RoundTrips         int64 // pipelines sent: one per node a flush
-	Keys               int   // keys written or read
-	Paced              bool  // ops were sent at their due times (else as fast as possible)
-	// Wall is from the first send to the last reply.
-	Wall time.Duration
-	// Latency holds, for every op, ns from its due time (paced; else from
-	// its send) to its reply.
-	Latency metrics.Hist
-	// Behind is how late the last reply came after the last op was due.
-	Behind time.Duration
-	// Nodes is the ops each node took, by address.
-	Nodes []RealNode
-	// Mismatch counts the counter keys whose value read back differs from
-	// the sum of the increments sent to them.
-	Mismatch int64
-}
-
-// RealNode is one node of a real store and the ops it took.
-type RealNode struct {
-	Addr string
-	Ops  int64
-}
-
-// keptUpWithin is the latency under which every op of a paced replay must
-// be answered for the replay to count as the scenario's: an op served more
-// than a second late was served by a server that could not keep up.
-const keptUpWithin = time.Second
-
-// KeptUp reports whether a paced replay answered every op within a second
-// of its due time.
-func (s RealStats) KeptUp() bool {
-	return s.Paced && s.Latency.Max() <= int64(keptUpWithin)
-}
-
 // twinDesigns adds, after each design that lives on servers, its twin on
 // the backend's stores.
 func (st *Setup) twinDesigns() {
@@ -117,7 +46,7 @@ func (st *Setup) twinDesigns() {
 
 // realRun is a run's real stores: one for each twin, nil for the others.
 type realRun struct {
-	stores []RealStore
+	stores []strategies.RealStore
 	fail   func(error)
 }
 
@@ -161,7 +90,7 @@ func (rr *realRun) close() error {
 // realRun whose fail does it; cause gives the error to return.
 func withFailure(ctx context.Context, n int) (context.Context, *realRun, func(error) error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	rr := &realRun{stores: make([]RealStore, n), fail: func(err error) { cancel(err) }}
+	rr := &realRun{stores: make([]strategies.RealStore, n), fail: func(err error) { cancel(err) }}
 	cause := func(err error) error {
 		if err != nil {
 			if c := context.Cause(ctx); c != nil && c != context.Canceled {
@@ -175,7 +104,7 @@ func withFailure(ctx context.Context, n int) (context.Context, *realRun, func(er
 
 // real scores what a real store measured of design i's replay over a
 // stream of duration ns (0: untimed), and notes a replay that fell behind.
-func (st *Setup) real(s *scorer, rs RealStats, duration int64) {
+func (st *Setup) real(s *scorer, rs strategies.RealStats, duration int64) {
 	s.add(metrics.StoreOps, float64(rs.Ops), "ops", nil, fmt.Sprintf("%s writes and %s reads sent to the real store",
 		metrics.Format(float64(rs.Writes)), metrics.Format(float64(rs.Reads))))
 	s.add(metrics.RoundTrips, float64(rs.RoundTrips), "pipelines", nil, "one round trip to one node each")
@@ -205,7 +134,7 @@ func (st *Setup) real(s *scorer, rs RealStats, duration int64) {
 		if rs.KeptUp() {
 			kept = 1
 		}
-		s.add(metrics.KeptUp, kept, "flag", nil, fmt.Sprintf("1: every op answered within %s of its due time", keptUpWithin))
+		s.add(metrics.KeptUp, kept, "flag", nil, fmt.Sprintf("1: every op answered within %s of its due time", strategies.KeptUpWithin))
 		if kept == 0 {
 			st.Notes = append(st.Notes, fmt.Sprintf("%s did not keep the scenario's pace: ops were answered up to %s late; its latency and what its readers were shown are the replay's backlog (the server's, or this machine's, which runs the simulation beside it), not the scenario's.",
 				s.d.name(), time.Duration(rs.Latency.Max()).Round(time.Millisecond)))

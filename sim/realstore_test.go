@@ -24,7 +24,7 @@ type fakeBackend struct {
 
 func (b *fakeBackend) Name() string { return "fake" }
 
-func (b *fakeBackend) Open(_ context.Context, design string, paced bool, fail func(error)) (RealStore, error) {
+func (b *fakeBackend) Open(_ context.Context, design string, paced bool, fail func(error)) (strategies.RealStore, error) {
 	c, err := NewCluster(ClusterConfig{Nodes: 2, KeyCapacity: 1e9})
 	if err != nil {
 		return nil, err
@@ -63,10 +63,10 @@ func (s *fakeStore) Do(ops []strategies.StoreOp, vals []int64) {
 
 func (s *fakeStore) Settle() { s.settled = true }
 
-func (s *fakeStore) Stats() RealStats {
-	st := RealStats{Ops: s.ops, Writes: s.writes, Reads: s.reads, RoundTrips: 1, Keys: len(s.keys), Paced: s.paced, Wall: 1e9}
+func (s *fakeStore) Stats() strategies.RealStats {
+	st := strategies.RealStats{Ops: s.ops, Writes: s.writes, Reads: s.reads, RoundTrips: 1, Keys: len(s.keys), Paced: s.paced, Wall: 1e9}
 	st.Latency.Add(1000 + s.late)
-	st.Nodes = []RealNode{{Addr: "a", Ops: s.ops}, {Addr: "b"}}
+	st.Nodes = []strategies.RealNode{{Addr: "a", Ops: s.ops}, {Addr: "b"}}
 	return st
 }
 

@@ -13,9 +13,11 @@ import (
 	"countsim/metrics"
 	"countsim/scenarios"
 	"countsim/strategies"
-	_ "countsim/strategies/all" // every design type, registered by name
+	_ "countsim/strategies/all"
 	"countsim/workload"
 )
+
+// every design type, registered by name
 
 // DefaultMemoryLimit is the memory a run may plan to use unless Options say
 // otherwise: well inside the 24 GiB of the machines this project runs on.
@@ -40,7 +42,7 @@ type Options struct {
 	// kinds whose designs' stores can be real take it: the timed stream
 	// and the audience; the others run on the simulation alone and say so
 	// in Setup.Notes.
-	Store Backend
+	Store strategies.Backend
 }
 
 // design is one strategy entry of the scenario, decoded and planned.

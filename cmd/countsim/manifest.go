@@ -1,8 +1,5 @@
 package main
 
-// manifest.json: what ran, from which build and command line, where, how
-// long and in how much memory.
-
 import (
 	"math"
 	"os"
@@ -13,6 +10,9 @@ import (
 
 	"countsim/sim"
 )
+
+// manifest.json: what ran, from which build and command line, where, how
+// long and in how much memory.
 
 // peaks holds the process's peak resident memory once each step of a run
 // was done, for manifest: writeReport (report.go) passes it the steps'

@@ -1,8 +1,5 @@
 package main
 
-// The report folder's files: report.md, the tables and charts, results.csv
-// and .json, manifest.json (manifest.go).
-
 import (
 	"encoding/json"
 	"fmt"
@@ -18,6 +15,9 @@ import (
 	"countsim/report"
 	"countsim/sim"
 )
+
+// The report folder's files: report.md, the tables and charts, results.csv
+// and .json, manifest.json (manifest.go).
 
 // writeReport writes every file of the report folder, each atomically, and
 // returns what the report shows, for the summary on stdout.

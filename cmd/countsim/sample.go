@@ -1,8 +1,5 @@
 package main
 
-// countsim sample: a small recorded log to try replaying one's own traffic
-// (workload: {file: …}) without outside data, and for the tests.
-
 import (
 	"bytes"
 	"compress/gzip"
@@ -19,6 +16,9 @@ import (
 	"countsim/sim"
 	"countsim/workload"
 )
+
+// countsim sample: a small recorded log to try replaying one's own traffic
+// (workload: {file: …}) without outside data, and for the tests.
 
 // sampleFlags are sample's flags.
 type sampleFlags struct {

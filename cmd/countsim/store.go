@@ -1,12 +1,5 @@
 package main
 
-// The real store of `countsim run -store URL` (or a scenario's store:
-// block): the designs that live on servers run a second time on Redis.
-// Every scenario is prepared against a backend not yet connected, so that
-// bad input is refused (exit 2) before any connection; the backends are
-// connected once everything is checked, and a store that cannot be reached
-// fails the run (exit 1) before anything is written.
-
 import (
 	"cmp"
 	"context"
@@ -16,8 +9,15 @@ import (
 
 	"countsim/redisstore"
 	"countsim/scenarios"
-	"countsim/sim"
+	"countsim/strategies"
 )
+
+// The real store of `countsim run -store URL` (or a scenario's store:
+// block): the designs that live on servers run a second time on Redis.
+// Every scenario is prepared against a backend not yet connected, so that
+// bad input is refused (exit 2) before any connection; the backends are
+// connected once everything is checked, and a store that cannot be reached
+// fails the run (exit 1) before anything is written.
 
 // storeFlags are run's flags of the real store.
 func storeFlags(fs *flag.FlagSet, env *cmdEnv) {
@@ -46,7 +46,7 @@ type lazyStore struct {
 
 func (l *lazyStore) Name() string { return "redis" }
 
-func (l *lazyStore) Open(ctx context.Context, design string, paced bool, fail func(error)) (sim.RealStore, error) {
+func (l *lazyStore) Open(ctx context.Context, design string, paced bool, fail func(error)) (strategies.RealStore, error) {
 	if l.b == nil {
 		return nil, errors.New("the real store is not connected")
 	}
@@ -55,7 +55,7 @@ func (l *lazyStore) Open(ctx context.Context, design string, paced bool, fail fu
 
 // storeFor is the backend of scenario scn in a run: -store's, else its
 // store: block's, else none. Backends of one configuration are shared.
-func (env *cmdEnv) storeFor(scn *scenarios.Scenario) sim.Backend {
+func (env *cmdEnv) storeFor(scn *scenarios.Scenario) strategies.Backend {
 	if !env.realStores {
 		return nil // plan, validate and check never reach a real store
 	}

@@ -1,0 +1,79 @@
+package strategies
+
+import (
+	"context"
+	"time"
+
+	"countsim/metrics"
+)
+
+// Backend opens real stores: one for each twin design of a run.
+type Backend interface {
+	// Name is the twins' suffix: "redis" names striped-32@redis.
+	Name() string
+	// Open returns the store of one twin, its keys apart from every other
+	// store's (a prefix with the run and the design). ctx bounds its waits;
+	// fail is called once, from any goroutine, with the first error the
+	// store meets inside Do (which cannot return one): the run then stops.
+	// paced: the ops' times are a timed stream's, to be replayed at their
+	// pace (else they are sent as fast as the store answers).
+	Open(ctx context.Context, design string, paced bool, fail func(error)) (RealStore, error)
+}
+
+// RealStore is a store outside the simulation.
+type RealStore interface {
+	Store
+	// Settle is called once the design has sent everything: it notes the
+	// end of the replay and reads back every key's final value.
+	Settle()
+	// Stats is what the store measured.
+	Stats() RealStats
+	// Close deletes the keys the store wrote (unless the backend keeps
+	// them) and closes its connections.
+	Close() error
+}
+
+// RankReader is a real store that answers competition ranks from its own
+// sorted sets, for a board's twin: each player's score there, and 1 + the
+// members above it over every sorted set the design wrote (found false:
+// the player is on none).
+type RankReader interface {
+	Ranks(players []uint64) (scores, ranks []int64, found []bool, err error)
+}
+
+// RealStats is what a real store measured of one design's replay.
+type RealStats struct {
+	Ops, Writes, Reads int64
+	RoundTrips         int64 // pipelines sent: one per node a flush
+	Keys               int   // keys written or read
+	Paced              bool  // ops were sent at their due times (else as fast as possible)
+	// Wall is from the first send to the last reply.
+	Wall time.Duration
+	// Latency holds, for every op, ns from its due time (paced; else from
+	// its send) to its reply.
+	Latency metrics.Hist
+	// Behind is how late the last reply came after the last op was due.
+	Behind time.Duration
+	// Nodes is the ops each node took, by address.
+	Nodes []RealNode
+	// Mismatch counts the counter keys whose value read back differs from
+	// the sum of the increments sent to them.
+	Mismatch int64
+}
+
+// RealNode is one node of a real store and the ops it took.
+type RealNode struct {
+	Addr string
+	Ops  int64
+}
+
+// keptUpWithin is the latency under which every op of a paced replay must
+// be answered for the replay to count as the scenario's: an op served more
+// than a second late was served by a server that could not keep up.
+const KeptUpWithin = time.Second
+
+// KeptUp reports whether a paced replay answered every op within a second
+// of its due time.
+func (s RealStats) KeptUp() bool {
+	return s.Paced && s.Latency.Max() <= int64(KeptUpWithin)
+}
