@@ -18,7 +18,7 @@ import (
 	"countsim/scenarios"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from this build's results")
+var update = flag.Bool("update", false, "rewrite the golden files (testdata/*.golden.json, testdata/golden/*) from this build's output")
 
 // cli runs the CLI in-process and returns stdout, stderr and the exit code.
 func cli(t *testing.T, args ...string) (string, string, int) {
