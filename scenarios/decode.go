@@ -6,6 +6,7 @@ package scenarios
 // key's path ("workload.phases[1].rate") and ends with what is allowed.
 
 import (
+	"encoding"
 	"fmt"
 	"math"
 	"reflect"
@@ -49,7 +50,9 @@ func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) error {
 	if path != "" {
 		msg = path + ": " + msg
 	}
-	return Errorf(d.pos(n), "%s", msg)
+	e := Errorf(d.pos(n), "%s", msg)
+	e.Path = path
+	return e
 }
 
 func join(path, key string) string {
@@ -119,7 +122,7 @@ func (r *rule) failHere(format string, args ...any) error {
 // order. k is where a missing required key is reported (the mapping's own
 // key, or the mapping itself); a null v is an empty mapping. Defaults are
 // set first; the struct's check, if it has one, runs last.
-func (d *decoder) object(k, v *yaml.Node, path string, sc *schema, dst reflect.Value, o objectOpts) (given, error) {
+func (d *decoder) object(k, v *yaml.Node, path string, sc *mapping, dst reflect.Value, o objectOpts) (given, error) {
 	g := given{keys: map[string]*yaml.Node{}, vals: map[string]*yaml.Node{}}
 	allowed := o.allowed
 	if allowed == nil {
@@ -133,7 +136,7 @@ func (d *decoder) object(k, v *yaml.Node, path string, sc *schema, dst reflect.V
 	}
 	for _, f := range sc.fields {
 		if f.def != nil {
-			if err := d.value(f, f.def, f.def, "default of "+f.key, dst.FieldByIndex(f.index)); err != nil {
+			if err := d.value(f, f.def, f.def, "default of "+f.Key, dst.FieldByIndex(f.Index)); err != nil {
 				panic(err) // a bad default tag: a programming error
 			}
 		}
@@ -173,13 +176,13 @@ func (d *decoder) object(k, v *yaml.Node, path string, sc *schema, dst reflect.V
 		kpath := join(path, key)
 		d.keys[kpath], d.nodes[kpath] = d.pos(kn), vn
 		g.add(key, kn, vn)
-		if err := d.value(f, kn, vn, kpath, dst.FieldByIndex(f.index)); err != nil {
+		if err := d.value(f, kn, vn, kpath, dst.FieldByIndex(f.Index)); err != nil {
 			return g, err
 		}
 	}
 	for _, f := range sc.fields {
-		if f.required && seen[f.key] == nil && !slices.Contains(o.optional, f.key) {
-			return g, d.fail(k, path, "missing required key %q", f.key)
+		if f.Required && seen[f.Key] == nil && !slices.Contains(o.optional, f.Key) {
+			return g, d.fail(k, path, "missing required key %q", f.Key)
 		}
 	}
 	if c, ok := dst.Addr().Interface().(checker); ok {
@@ -196,7 +199,7 @@ func (g *given) add(key string, kn, vn *yaml.Node) {
 }
 
 // runField returns the schema's Run field, or nil.
-func (s *schema) runField() *field {
+func (s *mapping) runField() *field {
 	for _, f := range s.fields {
 		if f.form == formRun {
 			return f
@@ -242,6 +245,17 @@ func (d *decoder) value(f *field, kn, vn *yaml.Node, path string, dst reflect.Va
 			return err
 		}
 		dst.SetString(s)
+	case formText:
+		s, err := d.str(vn, path, f.Allowed)
+		if err != nil {
+			return err
+		}
+		if err := dst.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+			if f.Names != nil {
+				return d.fail(vn, path, "%s is not allowed (allowed: %s)", describe(vn), f.Allowed)
+			}
+			return d.fail(vn, path, "%s: %v (allowed: %s)", describe(vn), err, f.Allowed)
+		}
 	case formStruct:
 		_, err := d.object(kn, vn, path, f.elem, dst, objectOpts{})
 		return err
@@ -286,13 +300,13 @@ func (d *decoder) list(f *field, kn, vn *yaml.Node, path string, dst reflect.Val
 	if !isNull(vn) && vn.Kind != yaml.SequenceNode {
 		return d.fail(vn, path, "%s is not a list (allowed: %s)", describe(vn), f.listRule(false))
 	}
-	if float64(len(vn.Content)) < f.lo {
-		return d.fail(kn, path, "at least one %s is required (allowed: %s)", f.entry, f.listRule(true))
+	if float64(len(vn.Content)) < f.Lo {
+		return d.fail(kn, path, "at least one %s is required (allowed: %s)", f.Entry, f.listRule(true))
 	}
 	out := reflect.MakeSlice(dst.Type(), 0, len(vn.Content))
 	for i, item := range vn.Content {
-		if float64(i) >= f.hi {
-			return d.fail(item, path, "more than %v %ss (allowed: %v..%v %ss)", f.hi, f.entry, f.lo, f.hi, f.entry)
+		if float64(i) >= f.Hi {
+			return d.fail(item, path, "more than %v %ss (allowed: %v..%v %ss)", f.Hi, f.Entry, f.Lo, f.Hi, f.Entry)
 		}
 		ipath := fmt.Sprintf("%s[%d]", path, i)
 		if err := d.plain(item, ipath); err != nil {

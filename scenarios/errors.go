@@ -5,9 +5,10 @@ import "fmt"
 // Error is a scenario the loader (or a later check) refuses. Its message
 // names the file, the line and what is allowed.
 type Error struct {
-	Pos Pos
-	Msg string
-	Err error // the underlying error (a file system error from Load), or nil
+	Pos  Pos
+	Path string // the key at fault, "workload.phases[1].rate" or "params.epsilon", where the decoder knows it
+	Msg  string
+	Err  error // the underlying error (a file system error from Load), or nil
 }
 
 func (e *Error) Error() string {

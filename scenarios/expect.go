@@ -119,6 +119,12 @@ type Sweep struct {
 	At     []Pos  // each value's position
 }
 
+// Param is the parameter of the sweep's value j, for a design's params in
+// place of the one the entry gives.
+func (s *Sweep) Param(j int) Param {
+	return Param{Key: s.Key, Value: s.Values[j], Pos: s.At[j]}
+}
+
 const sweepRule = "a mapping of one parameter to a list of 2 to 50 of its values, such as {width: [500, 1000, 2000]}"
 
 // sweep decodes a `sweep:` mapping.

@@ -56,7 +56,7 @@ func assumption(a *Assumptions, key string) reflect.Value {
 	if f == nil {
 		return reflect.Value{}
 	}
-	return reflect.ValueOf(a).Elem().FieldByIndex(f.index)
+	return reflect.ValueOf(a).Elem().FieldByIndex(f.Index)
 }
 
 // link resolves the linked figures of s, read from the file at path (""

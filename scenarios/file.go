@@ -146,9 +146,9 @@ func (d *decoder) finish(s *Scenario, b *body, path string) error {
 func (d *decoder) over(file, step Assumptions, path string) Assumptions {
 	a := file
 	for _, f := range schemaOf(reflect.TypeFor[Assumptions]()).fields {
-		if _, ok := d.keys[path+".assumptions."+f.key]; ok {
-			v := reflect.ValueOf(step).FieldByIndex(f.index)
-			reflect.ValueOf(&a).Elem().FieldByIndex(f.index).Set(v)
+		if _, ok := d.keys[path+".assumptions."+f.Key]; ok {
+			v := reflect.ValueOf(step).FieldByIndex(f.Index)
+			reflect.ValueOf(&a).Elem().FieldByIndex(f.Index).Set(v)
 		}
 	}
 	return a

@@ -103,7 +103,7 @@ func kindsOf(key string) []*kindDef {
 }
 
 // schema returns the schema of the kind's type.
-func (k *kindDef) schema() *schema { return schemaOf(reflect.TypeOf(k.new()).Elem()) }
+func (k *kindDef) schema() *mapping { return schemaOf(reflect.TypeOf(k.new()).Elem()) }
 
 // unionKeys lists the keys of the kinds, in order, each once.
 func unionKeys(ks []*kindDef) []string {
@@ -223,7 +223,7 @@ func (d *decoder) pickKind(kn, vn *yaml.Node, path string, cands []*kindDef) (*k
 	for _, c := range cands {
 		f := c.schema().field(c.marker)
 		needs = append(needs, fmt.Sprintf("%s (%s)", c.marker, c.what))
-		rule := f.allowed
+		rule := f.Allowed
 		switch f.form {
 		case formList:
 			rule = f.listRule(true)

@@ -1561,11 +1561,11 @@ func FuzzParse(f *testing.F) {
 			// A step's figures are the file's, but those it states itself
 			// and linked ones the file leaves to the simulation.
 			for _, f := range schemaOf(reflect.TypeFor[Assumptions]()).fields {
-				got := reflect.ValueOf(st.Assumptions).FieldByIndex(f.index).Float()
-				file := reflect.ValueOf(s.Assumptions).FieldByIndex(f.index).Float()
-				_, own := st.keys[st.stepPath+".assumptions."+f.key]
+				got := reflect.ValueOf(st.Assumptions).FieldByIndex(f.Index).Float()
+				file := reflect.ValueOf(s.Assumptions).FieldByIndex(f.Index).Float()
+				_, own := st.keys[st.stepPath+".assumptions."+f.Key]
 				if got != file && !own && file != 0 {
-					t.Fatalf("step %s: assumption %s is %v, the file's %v", st.Step, f.key, got, file)
+					t.Fatalf("step %s: assumption %s is %v, the file's %v", st.Step, f.Key, got, file)
 				}
 			}
 			if st.File != s.File || st.Name != s.Name || st.Title != s.Title || st.Seed != s.Seed ||

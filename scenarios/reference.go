@@ -28,18 +28,18 @@ func Reference() []KeyDoc {
 	return out
 }
 
-func refSchema(out *[]KeyDoc, sc *schema, prefix, kinds string) {
+func refSchema(out *[]KeyDoc, sc *mapping, prefix, kinds string) {
 	for _, f := range sc.fields {
 		if f.form == formRun {
 			refRuns(out, prefix)
 			continue
 		}
-		path := prefix + f.key
-		if f.key == "steps" {
+		path := prefix + f.Key
+		if f.Key == "steps" {
 			*out = append(*out, refKey(f, path, kinds))
 			st := schemaOf(reflect.TypeFor[stepSpec]())
 			for _, sf := range st.fields[:4] { // name, title, description, assumptions; then the sections, as at the top
-				*out = append(*out, refKey(sf, path+"[]."+sf.key, ""))
+				*out = append(*out, refKey(sf, path+"[]."+sf.Key, ""))
 			}
 			*out = append(*out, KeyDoc{Path: path + "[]." + strings.Join(schemaOf(bodyType).keys(), "|"), Type: "sections",
 				Doc: "the sections of the step's run, as at the top level"})
@@ -60,30 +60,30 @@ func refRuns(out *[]KeyDoc, prefix string) {
 	for _, key := range runKeys() {
 		ks := kindsOf(key)
 		*out = append(*out, KeyDoc{Path: prefix + key, Type: "mapping", Doc: ks[0].doc})
-		sc := &schema{}
+		sc := &mapping{}
 		owners := map[string][]string{}
 		for _, k := range ks {
 			for _, f := range k.schema().fields {
-				if owners[f.key] == nil {
+				if owners[f.Key] == nil {
 					sc.fields = append(sc.fields, f)
 				}
-				owners[f.key] = append(owners[f.key], k.what)
+				owners[f.Key] = append(owners[f.Key], k.what)
 			}
 		}
 		for _, f := range sc.fields {
-			kinds := strings.Join(owners[f.key], ", ")
-			if len(ks) == 1 || len(owners[f.key]) == len(ks) {
+			kinds := strings.Join(owners[f.Key], ", ")
+			if len(ks) == 1 || len(owners[f.Key]) == len(ks) {
 				kinds = ""
 			}
-			single := &schema{fields: []*field{f}}
+			single := &mapping{fields: []*field{f}}
 			refSchema(out, single, prefix+key+".", kinds)
 		}
 	}
 }
 
 func refKey(f *field, path, kinds string) KeyDoc {
-	d := KeyDoc{Path: path, Kinds: kinds, Allowed: f.allowed, Doc: f.doc, Default: f.defText}
-	if f.required {
+	d := KeyDoc{Path: path, Kinds: kinds, Allowed: f.Allowed, Doc: f.Doc, Default: f.DefaultDoc}
+	if f.Required {
 		d.Default = "required"
 	}
 	switch f.form {
@@ -99,19 +99,19 @@ func refKey(f *field, path, kinds string) KeyDoc {
 		d.Type = "bool"
 	case formString:
 		d.Type = "string"
-		if f.str != "" {
-			d.Type = f.str
+		if f.Str != "" {
+			d.Type = f.Str
 		}
 	case formStruct, formOptional:
 		d.Type = "mapping"
 	case formList:
 		d.Type = "list"
-		if !math.IsInf(f.hi, 1) {
+		if !math.IsInf(f.Hi, 1) {
 			d.Allowed = f.listRule(true)[len("a list of "):]
 		} else {
 			d.Allowed = "mappings with keys " + joinKeys(f.elem.keys())
 		}
-		if f.lo >= 1 {
+		if f.Lo >= 1 {
 			d.Allowed = "at least one: " + d.Allowed
 		}
 	case formParams:

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"countsim/internal/schema"
 )
 
 var octalLooking = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
@@ -45,12 +47,12 @@ func (d *decoder) scalar(n *yaml.Node, path string) (any, error) {
 // float64 (integers beyond 2^53 rounded) or, when it is one, a uint64: a
 // missing value, a non-scalar or another tag is an error of type.
 func (d *decoder) numeric(n *yaml.Node, path string, f *field) (x float64, u uint64, isUint bool, err error) {
-	wrongType := func() error { return d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), f.noun, f.allowed) }
+	wrongType := func() error { return d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), f.Noun, f.Allowed) }
 	if err := d.plain(n, path); err != nil {
 		return 0, 0, false, err
 	}
 	if isNull(n) {
-		return 0, 0, false, d.fail(n, path, "missing value (allowed: %s)", f.allowed)
+		return 0, 0, false, d.fail(n, path, "missing value (allowed: %s)", f.Allowed)
 	}
 	if n.Kind != yaml.ScalarNode {
 		return 0, 0, false, wrongType()
@@ -77,8 +79,8 @@ func (d *decoder) numeric(n *yaml.Node, path string, f *field) (x float64, u uin
 
 // unsigned decodes an integer field in the field's range lo..hi (≥ 0).
 func (d *decoder) unsigned(n *yaml.Node, path string, f *field) (uint64, error) {
-	wrongType := func() error { return d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), f.noun, f.allowed) }
-	outOfRange := func() error { return d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), f.allowed) }
+	wrongType := func() error { return d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), f.Noun, f.Allowed) }
+	outOfRange := func() error { return d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), f.Allowed) }
 	x, u, isUint, err := d.numeric(n, path, f)
 	if err != nil {
 		return 0, err
@@ -93,7 +95,7 @@ func (d *decoder) unsigned(n *yaml.Node, path string, f *field) (uint64, error) 
 		u = uint64(x)
 	}
 	// The bounds are whole numbers; hi ≥ 2^64 means no upper bound.
-	if float64(u) < f.lo || f.hi < 1<<64 && u > uint64(f.hi) {
+	if float64(u) < f.Lo || f.Hi < 1<<64 && u > uint64(f.Hi) {
 		return 0, outOfRange()
 	}
 	return u, nil
@@ -107,10 +109,10 @@ func (d *decoder) number(n *yaml.Node, path string, f *field) (float64, error) {
 		return 0, err
 	}
 	if f.form == formWhole && !math.IsInf(x, 0) && x != math.Trunc(x) {
-		return 0, d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), f.noun, f.allowed)
+		return 0, d.fail(n, path, "%s is not %s (allowed: %s)", describe(n), f.Noun, f.Allowed)
 	}
-	if math.IsInf(x, 0) || !f.inRange(x) {
-		return 0, d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), f.allowed)
+	if math.IsInf(x, 0) || !f.InRange(x) {
+		return 0, d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), f.Allowed)
 	}
 	return x, nil
 }
@@ -123,10 +125,10 @@ func (d *decoder) duration(n *yaml.Node, path string, f *field) (int64, error) {
 		return 0, err
 	}
 	if isNull(n) {
-		return 0, d.fail(n, path, "missing value (allowed: %s)", f.allowed)
+		return 0, d.fail(n, path, "missing value (allowed: %s)", f.Allowed)
 	}
-	wrongType := func() error { return d.fail(n, path, "%s is not a duration (allowed: %s)", describe(n), f.allowed) }
-	outOfRange := func() error { return d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), f.allowed) }
+	wrongType := func() error { return d.fail(n, path, "%s is not a duration (allowed: %s)", describe(n), f.Allowed) }
+	outOfRange := func() error { return d.fail(n, path, "%s is out of range (allowed: %s)", describe(n), f.Allowed) }
 	if n.Kind != yaml.ScalarNode {
 		return 0, wrongType()
 	}
@@ -143,14 +145,14 @@ func (d *decoder) duration(n *yaml.Node, path string, f *field) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if math.IsNaN(sec) || sec < 0 || sec > float64(maxDuration)/1e9 {
+		if math.IsNaN(sec) || sec < 0 || sec > f.Hi/1e9 {
 			return 0, outOfRange()
 		}
 		ns = int64(math.Round(sec * 1e9))
 	default:
 		return 0, wrongType()
 	}
-	if !f.inRange(float64(ns)) {
+	if !f.InRange(float64(ns)) {
 		return 0, outOfRange()
 	}
 	return ns, nil
@@ -194,12 +196,12 @@ func (d *decoder) str(n *yaml.Node, path, allowed string) (string, error) {
 // text decodes a string field by its form: a name, one line, a label,
 // text, one of a set, or any string.
 func (d *decoder) text(n *yaml.Node, path string, f *field) (string, error) {
-	s, err := d.str(n, path, f.allowed)
+	s, err := d.str(n, path, f.Allowed)
 	if err != nil {
 		return "", err
 	}
-	notAllowed := func() error { return d.fail(n, path, "%s is not allowed (allowed: %s)", describe(n), f.allowed) }
-	switch f.str {
+	notAllowed := func() error { return d.fail(n, path, "%s is not allowed (allowed: %s)", describe(n), f.Allowed) }
+	switch f.Str {
 	case "name":
 		if !validName(s) {
 			return "", notAllowed()
@@ -211,20 +213,20 @@ func (d *decoder) text(n *yaml.Node, path string, f *field) (string, error) {
 		}
 	case "label":
 		s = strings.TrimSpace(s)
-		if s == "" || strings.ContainsAny(s, "\r\n") || utf8.RuneCountInString(s) > maxLabel {
+		if s == "" || strings.ContainsAny(s, "\r\n") || utf8.RuneCountInString(s) > schema.MaxLabel {
 			return "", notAllowed()
 		}
 	case "text":
 		s = strings.TrimSpace(s)
 	}
-	if f.oneof != nil && !slices.Contains(f.oneof, s) {
-		return "", d.fail(n, path, "%q is not allowed (allowed: %s)", s, f.allowed)
+	if f.Oneof != nil && !slices.Contains(f.Oneof, s) {
+		return "", d.fail(n, path, "%q is not allowed (allowed: %s)", s, f.Allowed)
 	}
 	return s, nil
 }
 
 func validName(s string) bool {
-	if s == "" || len(s) > maxNameLen || s[0] == '-' {
+	if s == "" || len(s) > schema.MaxNameLen || s[0] == '-' {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -11,30 +11,21 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strconv"
-	"strings"
 	"sync"
-	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"countsim/internal/schema"
 )
+
+// The tag language, the scalar forms and their ranges are package
+// schema's (internal/schema), which the designs' parameters share; this
+// file adds the forms of a scenario's own: nested mappings, lists, the
+// design parameters, expectations, sweeps and the kind of run.
 
 // maxDuration is the longest duration any key takes, and the longest a
 // timed stream may last.
-const maxDuration = int64(24 * time.Hour)
-
-// durationRule names the forms of a duration, for messages.
-const durationRule = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25`
-
-// Rules of the string forms.
-const (
-	nameRule   = "lower-case letters, digits and '-', starting with a letter or digit, at most 64 characters"
-	lineRule   = "one line of text"
-	labelRule  = "one line of text, at most 64 characters"
-	textRule   = "text"
-	maxNameLen = 64
-	maxLabel   = 64
-)
+const maxDuration = schema.MaxDuration
 
 // form is how a field's value is written and decoded.
 type form int
@@ -47,6 +38,7 @@ const (
 	formDuration             // int64 ns: a Go duration or seconds, up to 24h
 	formBool                 // bool
 	formString               // string: a name, line, label, text, one of a set, or plain
+	formText                 // a type with UnmarshalText (a tie policy, a read path)
 	formStruct               // a struct: a mapping with the struct's keys
 	formOptional             // *struct: a mapping, nil when the key is absent
 	formList                 // []struct: a list of mappings
@@ -56,29 +48,25 @@ const (
 	formRun                  // Run: the kind of run, given by one of the kinds' keys
 )
 
-// field is one key of a mapping.
-type field struct {
-	key      string
-	index    []int // of the Go field, for reflect.Value.FieldByIndex
-	form     form
-	str      string   // formString: "name", "line", "label", "text" or ""
-	oneof    []string // formString: the values allowed
-	required bool
-	def      *yaml.Node // the default, parsed from the tag; nil: the zero value
-	defText  string     // the default as the reference shows it
-	lo, hi   float64    // the range; for lists, of the entries
-	loOpen   bool       // lo itself is excluded
-	hiOpen   bool
-	allowed  string // what is allowed, for messages and the reference
-	noun     string // what a value of the wrong type is not: "an integer"
-	doc      string
-	entry    string  // formList: the noun of one entry ("phase")
-	elem     *schema // formStruct, formOptional, formList
+// scalarForms are the forms of package schema's scalar fields.
+var scalarForms = map[schema.Form]form{
+	schema.FormInt: formInt, schema.FormUint: formUint, schema.FormWhole: formWhole,
+	schema.FormNumber: formNumber, schema.FormDuration: formDuration, schema.FormBool: formBool,
+	schema.FormString: formString, schema.FormText: formText,
 }
 
-// schema is the keys of one struct type, in declaration order (the fields
+// field is one key of a mapping: its tags as package schema reads them,
+// and how this decoder decodes it.
+type field struct {
+	*schema.Field
+	form form
+	def  *yaml.Node // the default, parsed from the tag; nil: the zero value
+	elem *mapping   // formStruct, formOptional, formList
+}
+
+// mapping is the keys of one struct type, in declaration order (the fields
 // of an embedded struct where it is embedded).
-type schema struct {
+type mapping struct {
 	typ    reflect.Type
 	fields []*field
 	pos    []int // the index of its Pos field, nil without one
@@ -86,22 +74,22 @@ type schema struct {
 
 // keys lists the schema's keys in order; a Run field stands for the keys
 // of the kinds of run.
-func (s *schema) keys() []string {
+func (s *mapping) keys() []string {
 	var ks []string
 	for _, f := range s.fields {
 		if f.form == formRun {
 			ks = append(ks, runKeys()...)
 			continue
 		}
-		ks = append(ks, f.key)
+		ks = append(ks, f.Key)
 	}
 	return ks
 }
 
 // field returns the field of key, or nil.
-func (s *schema) field(key string) *field {
+func (s *mapping) field(key string) *field {
 	for _, f := range s.fields {
-		if f.key == key {
+		if f.Key == key {
 			return f
 		}
 	}
@@ -120,17 +108,17 @@ var (
 // schemaOf returns the schema of struct type t, building it on first use.
 // A malformed tag is a programming error: it panics, and the tests that
 // load every built-in scenario and print the reference catch it.
-func schemaOf(t reflect.Type) *schema {
+func schemaOf(t reflect.Type) *mapping {
 	if s, ok := schemas.Load(t); ok {
-		return s.(*schema)
+		return s.(*mapping)
 	}
-	s := &schema{typ: t}
+	s := &mapping{typ: t}
 	addFields(s, t, nil)
 	v, _ := schemas.LoadOrStore(t, s)
-	return v.(*schema)
+	return v.(*mapping)
 }
 
-func addFields(s *schema, t reflect.Type, index []int) {
+func addFields(s *mapping, t reflect.Type, index []int) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		idx := append(append([]int(nil), index...), i)
@@ -140,7 +128,7 @@ func addFields(s *schema, t reflect.Type, index []int) {
 		case sf.Type == posType && sf.Name == "Pos" && len(index) == 0:
 			s.pos = idx
 		case sf.Type == runType:
-			s.fields = append(s.fields, &field{index: idx, form: formRun, doc: sf.Tag.Get("doc")})
+			s.fields = append(s.fields, &field{Field: &schema.Field{Index: idx, Doc: sf.Tag.Get("doc")}, form: formRun})
 		case sf.Tag.Get("key") != "":
 			s.fields = append(s.fields, newField(t, sf, idx))
 		}
@@ -148,176 +136,57 @@ func addFields(s *schema, t reflect.Type, index []int) {
 }
 
 func newField(owner reflect.Type, sf reflect.StructField, index []int) *field {
-	tag := sf.Tag
-	f := &field{
-		key:      tag.Get("key"),
-		index:    index,
-		required: tag.Get("required") == "true",
-		doc:      tag.Get("doc"),
-		entry:    tag.Get("entry"),
-		str:      tag.Get("type"),
-	}
+	f := &field{Field: schema.NewField(owner, sf, index)}
 	bad := func(format string, args ...any) {
 		panic(fmt.Sprintf("scenarios: %s.%s: %s", owner.Name(), sf.Name, fmt.Sprintf(format, args...)))
 	}
-	if f.doc == "" {
-		bad("no doc tag")
-	}
-	rng := tag.Get("range")
 	switch t := sf.Type; {
+	case f.Field.Form != schema.FormOther:
+		f.form = scalarForms[f.Field.Form]
 	case t == paramType:
 		f.form = formParams
-		f.allowed = "key: value pairs whose values are numbers, bools or strings"
+		f.Allowed = "key: value pairs whose values are numbers, bools or strings"
 	case t == expectType:
 		f.form = formExpect
-		f.allowed = expectRule
+		f.Allowed = expectRule
 	case t == sweepType:
 		f.form = formSweep
-		f.allowed = sweepRule
-	case f.str == "duration" && t.Kind() == reflect.Int64:
-		f.form, f.str, f.noun = formDuration, "", "a duration"
-		f.parseRange(rng, bad)
-		f.hi = float64(maxDuration)
-		if f.lo > 0 || f.loOpen {
-			f.allowed = "a duration above 0 and at most 24h, " + durationRule
-		} else {
-			f.allowed = "a duration from 0 to 24h, " + durationRule
-		}
-	case f.str == "whole" && t.Kind() == reflect.Float64:
-		f.form, f.str, f.noun = formWhole, "", "a whole number"
-		f.parseRange(rng, bad)
-		f.allowed = "a whole number, " + rng
-	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
-		f.form, f.noun, f.allowed = formInt, "an integer", rng
-		f.parseRange(rng, bad)
-	case t.Kind() == reflect.Uint64:
-		f.form, f.noun, f.allowed = formUint, "a non-negative integer", rng
-		f.parseRange(rng, bad)
-	case t.Kind() == reflect.Float64:
-		f.form, f.noun = formNumber, "a number"
-		f.parseRange(rng, bad)
-		f.allowed = numberRule(rng)
-	case t.Kind() == reflect.Bool:
-		f.form, f.noun, f.allowed = formBool, "a bool", "true, false"
-	case t.Kind() == reflect.String:
-		f.form, f.noun = formString, "a string"
-		if o := tag.Get("oneof"); o != "" {
-			f.oneof = strings.Split(o, ",")
-			f.allowed = joinKeys(f.oneof)
-		}
-		switch f.str {
-		case "name":
-			f.allowed = nameRule
-		case "line":
-			f.allowed = lineRule
-		case "label":
-			f.allowed = labelRule
-		case "text":
-			f.allowed = textRule
-		case "":
-		default:
-			bad("unknown type %q", f.str)
-		}
+		f.Allowed = sweepRule
 	case t.Kind() == reflect.Struct:
 		f.form, f.elem = formStruct, schemaOf(t)
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
 		f.form, f.elem = formOptional, schemaOf(t.Elem())
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		f.form, f.elem = formList, schemaOf(t.Elem())
-		f.lo, f.hi = 0, math.Inf(1)
-		if rng != "" {
-			f.parseRange(rng, bad)
-		}
-		if f.entry == "" {
+		if f.Entry == "" {
 			bad("a list needs an entry tag")
 		}
 	default:
 		bad("type %v cannot be decoded", t)
 	}
-	if a := tag.Get("allowed"); a != "" {
-		f.allowed = a
+	if a := sf.Tag.Get("allowed"); a != "" {
+		f.Allowed = a
 	}
-	if f.allowed == "" && f.elem == nil {
+	if f.Allowed == "" && f.elem == nil {
 		bad("nothing says what is allowed")
 	}
-	if d, ok := tag.Lookup("default"); ok {
+	if f.HasDefault {
 		var doc yaml.Node
-		if err := yaml.Unmarshal([]byte(d), &doc); err != nil || len(doc.Content) != 1 {
-			bad("default %q is not one YAML value", d)
+		if err := yaml.Unmarshal([]byte(f.Default), &doc); err != nil || len(doc.Content) != 1 {
+			bad("default %q is not one YAML value", f.Default)
 		}
-		f.def, f.defText = doc.Content[0], d
-	}
-	if d := tag.Get("defaultdoc"); d != "" {
-		f.defText = d
+		f.def = doc.Content[0]
 	}
 	return f
 }
 
-// parseRange reads lo..hi, >x, >=x, (lo,hi], [lo,hi), (lo,hi) or [lo,hi].
-// lo.. has no upper end.
-func (f *field) parseRange(r string, bad func(string, ...any)) {
-	num := func(s string) float64 {
-		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			bad("range %q: %v", r, err)
-		}
-		return x
-	}
-	f.lo, f.hi = math.Inf(-1), math.Inf(1)
-	switch {
-	case r == "":
-	case strings.HasPrefix(r, ">="):
-		f.lo = num(r[2:])
-	case strings.HasPrefix(r, ">"):
-		f.lo, f.loOpen = num(r[1:]), true
-	case strings.Contains(r, ".."):
-		lo, hi, _ := strings.Cut(r, "..")
-		f.lo = num(lo)
-		if hi != "" {
-			f.hi = num(hi)
-		}
-	case len(r) > 2 && strings.ContainsRune("([", rune(r[0])) && strings.ContainsRune(")]", rune(r[len(r)-1])):
-		lo, hi, ok := strings.Cut(r[1:len(r)-1], ",")
-		if !ok {
-			bad("range %q", r)
-		}
-		f.lo, f.hi, f.loOpen, f.hiOpen = num(lo), num(hi), r[0] == '(', r[len(r)-1] == ')'
-	default:
-		bad("range %q", r)
-	}
-}
-
-// numberRule says in words what a number range allows.
-func numberRule(r string) string {
-	switch {
-	case strings.HasPrefix(r, ">="):
-		return "a number >= " + r[2:]
-	case strings.HasPrefix(r, ">"):
-		return "a number > " + r[1:]
-	case strings.Contains(r, ".."):
-		lo, hi, _ := strings.Cut(r, "..")
-		return "a number from " + lo + " to " + hi
-	case r == "":
-		return "a finite number"
-	}
-	return "a number in " + r
-}
-
-// inRange reports whether x lies in the field's range.
-func (f *field) inRange(x float64) bool {
-	if x < f.lo || x > f.hi || f.loOpen && x == f.lo || f.hiOpen && x == f.hi {
-		return false
-	}
-	return !math.IsNaN(x)
-}
-
 // mappingRule says what a mapping of the schema allows.
-func (s *schema) mappingRule() string { return "a mapping with keys " + joinKeys(s.keys()) }
+func (s *mapping) mappingRule() string { return "a mapping with keys " + joinKeys(s.keys()) }
 
 // listRule says what a list field allows, with its count of entries.
 func (f *field) listRule(withCount bool) string {
-	if withCount && !math.IsInf(f.hi, 1) {
-		return fmt.Sprintf("a list of %v..%v mappings with keys %s", f.lo, f.hi, joinKeys(f.elem.keys()))
+	if withCount && !math.IsInf(f.Hi, 1) {
+		return fmt.Sprintf("a list of %v..%v mappings with keys %s", f.Lo, f.Hi, joinKeys(f.elem.keys()))
 	}
 	return "a list of mappings with keys " + joinKeys(f.elem.keys())
 }

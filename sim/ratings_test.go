@@ -169,7 +169,7 @@ func TestRatingsRefusesOtherDesigns(t *testing.T) {
 	for _, c := range []struct{ old, new, want string }{
 		{"type: wilson", "type: hll", "a hll does not rank rated items (allowed with ratings: bayesian-average, naive-average, wilson)"},
 		{"type: wilson", "type: wilson\n    expect: [\"topk_recall >= 1\"]", "this run never measures topk_recall for wilson"},
-		{"    type: bayesian-average", "    type: bayesian-average\n    params: {prior_mean: 7}", "bayesian-average: parameter prior_mean: 7 not in 1..5"},
+		{"    type: bayesian-average", "    type: bayesian-average\n    params: {prior_mean: 7}", "strategies[1].params.prior_mean: 7 is out of range (allowed: a number from 1 to 5)"},
 	} {
 		scn, err := scenarios.Parse("r.yaml", []byte(strings.Replace(ratingsSmallYAML, c.old, c.new, 1)))
 		if err != nil {

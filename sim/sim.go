@@ -174,13 +174,17 @@ func (st *Setup) prepareDesign(scn *scenarios.Scenario, k kind, i int, spec scen
 	d := design{spec: spec, index: i}
 	var err error
 	if d.typ, err = strategies.Lookup(spec.Type); err != nil {
-		return d, d.errorf("%v", err)
+		pos := spec.Pos
+		if p, ok := scn.KeyPos(fmt.Sprintf("strategies[%d].type", i)); ok {
+			pos = p
+		}
+		return d, scenarios.Errorf(pos, "strategies[%d] %s: %v", i, spec.Name, err)
 	}
-	raw := make([]strategies.Param, len(spec.Params))
-	for j, p := range spec.Params {
-		raw[j] = strategies.Param{Key: p.Key, Value: p.Value, Line: p.Pos.Line}
+	d.params = d.typ.New()
+	if err := scn.DecodeParams(i, spec.Params, d.params); err != nil {
+		return d, err // at the parameter's line, by the decoder of every key
 	}
-	if d.params, err = d.typ.Decode(raw); err == nil {
+	if err = d.typ.Validate(d.params); err == nil {
 		store := scn.Cluster != nil
 		if gs, ok := k.(interface{ givesStores() bool }); ok && gs.givesStores() {
 			store = true

@@ -142,7 +142,7 @@ func TestPrepareErrors(t *testing.T) {
 		name, old, new, want string
 	}{
 		{"param line", "epsilon: 0.001", "epsilon: 1.5", "small.yaml:15:"},
-		{"unknown type", "type: space-saving", "type: nope", "small.yaml:16:"},
+		{"unknown type", "type: space-saving", "type: nope", "small.yaml:17:"}, // at the type
 		{"unknown param", "counters: 100", "counterz: 100", "small.yaml:18:"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

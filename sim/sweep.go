@@ -59,7 +59,7 @@ func sweepMembers(spec scenarios.Strategy) []sweepMember {
 				m.Params = append(m.Params, p)
 			}
 		}
-		m.Params = append(m.Params, scenarios.Param{Key: sw.Key, Value: v, Pos: sw.At[j]})
+		m.Params = append(m.Params, sw.Param(j))
 		x, seconds := math.NaN(), false
 		switch n := v.(type) {
 		case int64:

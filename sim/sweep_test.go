@@ -61,7 +61,7 @@ func TestSweep(t *testing.T) {
 // sweep that is not one parameter and a list, a name already taken.
 func TestSweepErrors(t *testing.T) {
 	for _, c := range []struct{ old, new, want string }{
-		{"[100, 200, 400, 800, 1600, 3200]", "[100, 0]", "sw.yaml:8: strategies[0] cm-width-0: count-min: parameter width: 0 not in"},
+		{"[100, 200, 400, 800, 1600, 3200]", "[100, 0]", "sw.yaml:8: strategies[0].params.width: 0 is out of range (allowed: 1..268435456)"},
 		{"{width: [100, 200, 400, 800, 1600, 3200]}", "{width: 100}", "sw.yaml:8: strategies[0].sweep.width: 100 is not a list of 2 to 50 values"},
 		{"{width: [100, 200, 400, 800, 1600, 3200]}", "{width: [1], depth: [2]}", "is not a sweep (allowed: a mapping of one parameter"},
 	} {

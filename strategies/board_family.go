@@ -1,10 +1,9 @@
 package strategies
 
 import (
-	"countsim/workload"
-	"fmt"
 	"slices"
-	"strings"
+
+	"countsim/workload"
 )
 
 // The leaderboard families (issue 10): a board takes a stream of score
@@ -36,19 +35,17 @@ var AllTies = []Ties{TiesCompetition, TiesOrdinal, TiesDense}
 var tiesNames = []string{"competition", "ordinal", "dense"}
 
 // String returns "competition", "ordinal" or "dense".
-func (t Ties) String() string {
-	if int(t) < len(tiesNames) {
-		return tiesNames[t]
-	}
-	return fmt.Sprintf("ties(%d)", t)
-}
+func (t Ties) String() string { return EnumString(t, "ties", tiesNames) }
 
-// ParseTies reads a tie policy by name.
-func ParseTies(s string) (Ties, error) {
-	if i := slices.Index(tiesNames, s); i >= 0 {
-		return Ties(i), nil
-	}
-	return 0, fmt.Errorf("unknown tie policy %q (allowed: %s)", s, strings.Join(tiesNames, ", "))
+// Names lists the tie policies' names, in order.
+func (Ties) Names() []string { return slices.Clone(tiesNames) }
+
+// MarshalText returns the policy's name.
+func (t Ties) MarshalText() ([]byte, error) { return MarshalEnum(t, "ties", tiesNames) }
+
+// UnmarshalText reads a tie policy by name.
+func (t *Ties) UnmarshalText(text []byte) error {
+	return UnmarshalEnum(t, "tie policy", tiesNames, text)
 }
 
 // Ranker answers a player's rank on a board, exactly or as an estimate.

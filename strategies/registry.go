@@ -7,16 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"countsim/internal/schema"
 	"countsim/metrics"
 )
-
-// Params is a design's parameter struct. Its exported fields carry a
-// `param:"name"` tag (the YAML key) and a `doc:"..."` tag (meaning and
-// allowed values). Validate checks the values together and returns an error
-// naming the key and what is allowed.
-type Params interface {
-	Validate() error
-}
 
 // Assumptions are the real-world figures a scenario states, at full scale.
 // Plans use them; the simulated stream is usually smaller. Zero means unknown.
@@ -87,7 +80,7 @@ type Type struct {
 	Name    string // the YAML `type`
 	Summary string // one line for `countsim list`
 
-	defaults  func() Params
+	params    reflect.Type // the parameter struct
 	build     func(Params, Env) (Strategy, error)
 	plan      func(Params, Env) []PlanLine
 	check     func(Params, Env) error // optional: Check's rules beyond Validate
@@ -138,28 +131,25 @@ func CheckedBy[P Params](f func(P, Env) error) typeOption {
 
 var registry = map[string]*Type{}
 
-// Define registers a design type. It panics on a duplicate name or a
-// parameter struct without tags: both are programming errors caught at init.
-func Define[P Params](name, summary string, defaults func() P,
-	build func(P, Env) (Strategy, error), plan func(P, Env) []PlanLine, opts ...typeOption) *Type {
+// Define registers a design type: its name, a line for `countsim list`,
+// how to build it from its parameters (a *P, whose fields carry package
+// schema's tags) and its plan. It panics on a duplicate name or a
+// malformed tag: both are programming errors caught at init.
+func Define[P any, PT interface {
+	*P
+	Params
+}](name, summary string, build func(PT, Env) (Strategy, error), plan func(PT, Env) []PlanLine, opts ...typeOption) *Type {
 	if _, dup := registry[name]; dup {
 		panic("strategies: type " + name + " defined twice")
 	}
-	if reflect.TypeOf(defaults()).Kind() != reflect.Pointer {
-		panic("strategies: " + name + ": defaults must return a pointer to a struct")
-	}
 	t := &Type{
-		Name:     name,
-		Summary:  summary,
-		defaults: func() Params { return defaults() },
-		build:    func(p Params, e Env) (Strategy, error) { return build(p.(P), e) },
-		plan:     func(p Params, e Env) []PlanLine { return plan(p.(P), e) },
+		Name:    name,
+		Summary: summary,
+		params:  reflect.TypeFor[P](),
+		build:   func(p Params, e Env) (Strategy, error) { return build(p.(PT), e) },
+		plan:    func(p Params, e Env) []PlanLine { return plan(p.(PT), e) },
 	}
-	for _, f := range paramFields(reflect.TypeOf(defaults()).Elem()) {
-		if f.doc == "" {
-			panic("strategies: " + name + "." + f.key + " has no doc tag")
-		}
-	}
+	schema.Of(t.params) // every tag read now: a malformed one panics at init
 	for _, o := range opts {
 		o(t)
 	}
@@ -197,33 +187,14 @@ func Types() []*Type {
 	return ts
 }
 
-// Defaults returns a fresh parameter struct holding the type's defaults.
-func (t *Type) Defaults() Params { return t.defaults() }
+// New returns a fresh parameter struct of the type at its zero value, to
+// be filled by the scenario decoder (scenarios.DecodeParams), which sets
+// each field's default first, or in Go.
+func (t *Type) New() Params { return reflect.New(t.params).Interface().(Params) }
 
-// Decode decodes raw parameters strictly over the defaults and validates
-// them. Errors are *ParamError.
-func (t *Type) Decode(raw []Param) (Params, error) {
-	p := t.defaults()
-	if err := decodeParams(t.Name, p, raw); err != nil {
-		return nil, err
-	}
-	if err := p.Validate(); err != nil {
-		var pe *ParamError
-		if errors.As(err, &pe) {
-			if pe.Type == "" {
-				pe.Type = t.Name
-			}
-			for _, r := range raw {
-				if r.Key == pe.Key {
-					pe.Line = r.Line
-				}
-			}
-			return nil, pe
-		}
-		return nil, &ParamError{Type: t.Name, Msg: err.Error()}
-	}
-	return p, nil
-}
+// Validate holds decoded parameters to their tags and their rules across
+// fields (CheckParams), the type named in the error.
+func (t *Type) Validate(p Params) error { return WithType(t.Name, CheckParams(p)) }
 
 // Check is what Build would refuse, found without building: a design on
 // servers in a scenario without a cluster (store false), or parameters that
@@ -262,17 +233,54 @@ func (t *Type) Build(p Params, env Env) (Strategy, error) { return t.build(p, en
 // Plan returns the design's closed-form numbers.
 func (t *Type) Plan(p Params, env Env) []PlanLine { return t.plan(p, env) }
 
-// ParamDocs describes the type's parameters for `countsim list`.
+// ParamDocs describes the type's parameters for `countsim list`, from
+// their tags.
 func (t *Type) ParamDocs() []ParamDoc {
-	p := reflect.ValueOf(t.defaults()).Elem()
 	var docs []ParamDoc
-	for _, f := range paramFields(p.Type()) {
-		docs = append(docs, ParamDoc{Key: f.key, Kind: KindName(f.typ), Default: fmt.Sprint(p.FieldByIndex(f.index).Interface()), Doc: f.doc})
+	for _, f := range schema.Of(t.params) {
+		d := ParamDoc{Key: f.Key, Kind: kindName(f), Default: f.DefaultDoc, Allowed: f.Allowed, Range: f.Range, Doc: f.Doc}
+		switch {
+		case f.Form == schema.FormDuration:
+			d.Range = fmt.Sprintf("%c%s,%s%c", "[("[b2i(f.LoOpen)], schema.FormatDuration(f.Lo), schema.FormatDuration(f.Hi), "])"[b2i(f.HiOpen)])
+		case d.Range == "":
+			d.Range = f.Allowed
+		}
+		if f.Required {
+			d.Default = "required"
+		}
+		docs = append(docs, d)
 	}
 	return docs
 }
 
-// ParamDoc describes one parameter.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// kindName is what a parameter's value is, in a word.
+func kindName(f *schema.Field) string {
+	switch f.Form {
+	case schema.FormInt, schema.FormUint:
+		return "integer"
+	case schema.FormWhole:
+		return "whole number"
+	case schema.FormNumber:
+		return "number"
+	case schema.FormDuration:
+		return "duration"
+	case schema.FormBool:
+		return "bool"
+	}
+	return "string"
+}
+
+// ParamDoc describes one parameter: its key, what its value is, its
+// default as written ("required", or "" for none), what is allowed (in
+// words, and as its range is written: 1..32, (0,1), or the values) and
+// what it means.
 type ParamDoc struct {
-	Key, Kind, Default, Doc string
+	Key, Kind, Default, Allowed, Range, Doc string
 }

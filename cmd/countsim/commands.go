@@ -184,7 +184,13 @@ design type with its parameters, their defaults and allowed values.`,
 			fmt.Fprintf(w, "  %s — %s\n", t.Name, t.Summary)
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			for _, p := range t.ParamDocs() {
-				fmt.Fprintf(tw, "      %s\t%s\tdefault %s\t%s\n", p.Key, p.Kind, p.Default, p.Doc)
+				def := p.Default
+				switch def {
+				case "", "required":
+				default:
+					def = "default " + def
+				}
+				fmt.Fprintf(tw, "      %s\t%s\t%s\t%s\t%s\n", p.Key, p.Kind, p.Range, def, p.Doc)
 			}
 			if err := tw.Flush(); err != nil {
 				return err

@@ -98,9 +98,9 @@ func TestBadInputExits2AndWritesNothing(t *testing.T) {
 	}{
 		{"unknown top-level key", "seed: 1", "seed: 1\nsede: 8", "bad.yaml:18: unknown key \"sede\""},
 		{"unknown workload key", "  batch: 4096", "  batch: 4096\n  bacth: 1", "bad.yaml:41: workload: unknown key \"bacth\""},
-		{"unknown param", "      shards: 4", "      shards: 4\n      shrads: 2", "bad.yaml:57: strategies[0] exact: exact: parameter shrads: unknown parameter"},
-		{"epsilon out of range", "epsilon: 0.0001", "epsilon: 1.5", "bad.yaml:66: strategies[1] count-min: count-min: parameter epsilon: 1.5 not in (0,1)"},
-		{"float for integer", "counters: 1000", "counters: 2.5", "bad.yaml:77: strategies[2] space-saving: space-saving: parameter counters: 2.5 is not an integer"},
+		{"unknown param", "      shards: 4", "      shards: 4\n      shrads: 2", `bad.yaml:57: strategies[0].params: unknown key "shrads" (allowed: shards)`},
+		{"epsilon out of range", "epsilon: 0.0001", "epsilon: 1.5", "bad.yaml:66: strategies[1].params.epsilon: 1.5 is out of range (allowed: a number in (0,1))"},
+		{"float for integer", "counters: 1000", "counters: 2.5", "bad.yaml:77: strategies[2].params.counters: 2.5 is not an integer (allowed: 1..10000000)"},
 		{"unknown type", "type: space-saving", "type: space-savings", "space-savings"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -613,9 +613,9 @@ func TestBoardBadInput(t *testing.T) {
 	for _, c := range []struct {
 		name, old, new, want string
 	}{
-		{"tie policy", "ties: ordinal", "ties: olympic", `bad.yaml:27: strategies[0] sharded: sharded-board: parameter ties: unknown tie policy "olympic" (allowed: competition, ordinal, dense)`},
-		{"width 0", "width: 5", "width: 0", "bad.yaml:31: strategies[1] histogram: score-histogram: parameter width: width 0 not in 1..2^40"},
-		{"width negative", "width: 5", "width: -3", "bad.yaml:31: strategies[1] histogram: score-histogram: parameter width: width -3 not in 1..2^40"},
+		{"tie policy", "ties: ordinal", "ties: olympic", `bad.yaml:27: strategies[0].params.ties: "olympic" is not allowed (allowed: competition, ordinal, dense)`},
+		{"width 0", "width: 5", "width: 0", "bad.yaml:31: strategies[1].params.width: 0 is out of range (allowed: 1..1099511627776)"},
+		{"width negative", "width: 5", "width: -3", "bad.yaml:31: strategies[1].params.width: -3 is out of range"},
 		{"crossed deltas", "delta_min: 1", "delta_min: 20", "bad.yaml:16: workload.scores.delta_min: 20 is above delta_max 10 (allowed: 1..delta_max)"},
 		{"resend", "  reads: 100", "  reads: 100\n  resend: 0.1", "workload.resend: a board's score changes are not resent (allowed: remove resend)"},
 		{"not a board design", "type: score-histogram\n    params:\n      width: 5", "type: hll", "hll does not rank players (allowed with a leaderboard: score-histogram, sharded-board, sorted-set)"},

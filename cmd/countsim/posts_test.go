@@ -12,8 +12,8 @@ func TestPostsBadInput(t *testing.T) {
 		name, old, new, want string
 	}{
 		{"followers not increasing", rule, `predict: "0:1, 700000:2, 600000:4"`,
-			"strategies[2] predicted: striped: parameter predict: followers 600000 after 700000: the rule is not increasing (allowed: FOLLOWERS:K pairs separated by commas, both increasing"},
-		{"K not increasing", rule, `predict: "0:1, 700000:4, 1400000:2"`, "parameter predict: K 2 after 4: the rule is not increasing"},
+			`strategies[2].params.predict: "0:1, 700000:2, 600000:4": followers 600000 after 700000: the rule is not increasing (allowed: FOLLOWERS:K pairs separated by commas, both increasing`},
+		{"K not increasing", rule, `predict: "0:1, 700000:4, 1400000:2"`, "params.predict: \"0:1, 700000:4, 1400000:2\": K 2 after 4: the rule is not increasing"},
 		{"negative viral share", "share: 0.001", "share: -0.001", "workload.posts.viral.share: -0.001 is out of range (allowed: a number in [0,1])"},
 		{"negative protected share", "noise: 0.5", "noise: 0.5\n    protected: -0.2", "workload.posts.protected: -0.2 is out of range (allowed: a number in [0,1])"},
 		{"s with lognormal", "sigma: 2.5,", "sigma: 2.5, s: 1,", "workload.posts.followers.s: belongs to law zipf, not lognormal"},

@@ -33,11 +33,11 @@ func badRatings(t *testing.T, old, new string) string {
 // written.
 func TestRatingsBadInputExits2(t *testing.T) {
 	for _, c := range []struct{ name, old, new, want string }{
-		{"prior_mean 7", "prior_mean: 4.0", "prior_mean: 7", "bad.yaml:50: strategies[1] bayesian: bayesian-average: parameter prior_mean: 7 not in 1..5 (allowed: a mean on the 1..5 star scale"},
+		{"prior_mean 7", "prior_mean: 4.0", "prior_mean: 7", "bad.yaml:50: strategies[1].params.prior_mean: 7 is out of range (allowed: a number from 1 to 5)"},
 		{"quality 7", "quality: {min: 2.0, max: 4.8}", "quality: {min: 2.0, max: 7}", "bad.yaml:28: workload.ratings.quality.max: 7 is out of range (allowed: a number from 1 to 5)"},
 		{"scale 0..5", "scale: {min: 1, max: 5}", "scale: {min: 0, max: 5}", "bad.yaml:27: workload.ratings.scale.min: 0 is out of range (allowed: 1..5)"},
 		{"quality off a 1..4 scale", "scale: {min: 1, max: 5}", "scale: {min: 1, max: 4}", "bad.yaml:28: workload.ratings.quality.max: 4.8 is outside the scale 1..4 (allowed: 1..4, the scale's stars)"},
-		{"wilson up 6", "up: 4", "up: 6", "bad.yaml:62: strategies[2] wilson: wilson: parameter up: 6 not in 2..5"},
+		{"wilson up 6", "up: 4", "up: 6", "bad.yaml:62: strategies[2].params.up: 6 is out of range (allowed: 2..5)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := badRatings(t, c.old, c.new)

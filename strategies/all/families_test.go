@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 )
@@ -13,7 +14,7 @@ import (
 // a type says it counts distinct ids exactly when it does: the runner
 // refuses designs by family before building any.
 func TestDeclaredFamilies(t *testing.T) {
-	raw := map[string][]strategies.Param{
+	raw := map[string][]scenarios.Param{
 		"count-min":       {{Key: "epsilon", Value: 0.01}, {Key: "delta", Value: 0.1}},
 		"space-saving":    {{Key: "counters", Value: int64(10)}},
 		"misra-gries":     {{Key: "counters", Value: int64(10)}},
@@ -38,7 +39,7 @@ func TestDeclaredFamilies(t *testing.T) {
 		strategies.FamilyWindowDistinct: func(s strategies.Strategy) bool { _, ok := s.(strategies.WindowDistinct); return ok },
 	}
 	for _, typ := range strategies.Types() {
-		p, err := typ.Decode(raw[typ.Name])
+		p, err := designtest.DecodeParams(typ, raw[typ.Name])
 		if err != nil {
 			t.Fatalf("%s: %v", typ.Name, err)
 		}
@@ -78,7 +79,7 @@ func TestDeclaredFamilies(t *testing.T) {
 	}
 	// batched without servers needs the assumptions' app_servers.
 	typ, _ := strategies.Lookup("batched")
-	p, _ := typ.Decode(nil)
+	p, _ := designtest.DecodeParams(typ, nil)
 	var pe *strategies.ParamError
 	if err := typ.Check(p, strategies.Env{}, true); !errors.As(err, &pe) || pe.Key != "servers" {
 		t.Errorf("batched without servers: got %v, want a servers error", err)

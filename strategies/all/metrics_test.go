@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
+	"countsim/strategies/internal/designtest"
 )
 
 // Every plan line of every design names its metric by one of the declared
@@ -14,7 +16,7 @@ func TestPlansUseDeclaredMetrics(t *testing.T) {
 	figures := strategies.Assumptions{Events: 2e9, Keys: 4e8, EntryBytes: 100, ServerBytes: 64e9, DataFraction: 0.5, CounterBytes: 4,
 		KthCount: 1.4e7, PeakRate: 200000, ReadRate: 5000, KeyCapacity: 10000, Headroom: 0.7, AppServers: 200}
 	env := strategies.Env{Seed: 1, Keys: 1000, Events: 1e6, Top: 10, Full: figures, Sim: figures, Nodes: 4, Duration: 3600e9}
-	params := map[string][]strategies.Param{
+	params := map[string][]scenarios.Param{
 		"count-min":       {{Key: "epsilon", Value: 0.001}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}},
 		"space-saving":    {{Key: "counters", Value: int64(100)}},
 		"misra-gries":     {{Key: "counters", Value: int64(100)}},
@@ -28,7 +30,7 @@ func TestPlansUseDeclaredMetrics(t *testing.T) {
 		"cms-verify":      {{Key: "epsilon", Value: 0.0001}, {Key: "delta", Value: 0.01}},
 	}
 	for _, typ := range strategies.Types() {
-		p, err := typ.Decode(params[typ.Name])
+		p, err := designtest.DecodeParams(typ, params[typ.Name])
 		if err != nil {
 			t.Fatalf("%s: %v", typ.Name, err)
 		}

@@ -1,9 +1,7 @@
 package boards
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"countsim/strategies"
 	"countsim/strategies/internal/ds"
@@ -21,25 +19,34 @@ type boardSet = ds.BTSet
 
 func newBoardSet(seed uint64) *boardSet { return ds.NewBTSet(seed) }
 
-// denseMethod is how a board sharded by player finds a dense rank.
-type denseMethod uint8
+// DenseMethod is how a board sharded by player finds a dense rank.
+type DenseMethod uint8
 
 const (
-	// denseMerge unites the shards' distinct scores above the player's
+	// DenseMerge unites the shards' distinct scores above the player's
 	// score and counts them: exact, at the cost of sending those scores.
-	denseMerge denseMethod = iota
-	// denseSum adds the shards' counts of distinct scores above: cheap and
+	DenseMerge DenseMethod = iota
+	// DenseSum adds the shards' counts of distinct scores above: cheap and
 	// wrong wherever two shards hold the same score (the trap).
-	denseSum
+	DenseSum
 )
 
 var denseNames = []string{"merge", "sum"}
 
-func parseDense(s string) (denseMethod, error) {
-	if i := slices.Index(denseNames, s); i >= 0 {
-		return denseMethod(i), nil
-	}
-	return 0, fmt.Errorf("unknown dense method %q (allowed: %s)", s, strings.Join(denseNames, ", "))
+// String returns "merge" or "sum".
+func (d DenseMethod) String() string { return strategies.EnumString(d, "dense", denseNames) }
+
+// Names lists the methods' names.
+func (DenseMethod) Names() []string { return slices.Clone(denseNames) }
+
+// MarshalText returns the method's name.
+func (d DenseMethod) MarshalText() ([]byte, error) {
+	return strategies.MarshalEnum(d, "dense method", denseNames)
+}
+
+// UnmarshalText reads a method by name.
+func (d *DenseMethod) UnmarshalText(text []byte) error {
+	return strategies.UnmarshalEnum(d, "dense method", denseNames, text)
 }
 
 // shardedSets is the engine of the boards on the store (sorted-set,
@@ -55,14 +62,14 @@ type shardedSets struct {
 	ops     []strategies.StoreOp
 	stamp   uint64          // the last stamp given
 	queries strategies.Ties // the policy the stream's rank queries ask
-	dense   denseMethod     // how a dense rank is found over several shards
+	dense   DenseMethod     // how a dense rank is found over several shards
 	scratch []int64         // the distinct scores a dense merge unites
 	sink    int64           // the ranks of the stream's queries, so that computing them is not optimised away
 
 	denseQueries, denseScores, denseMost int64
 }
 
-func newShardedSets(shards int, seed uint64, store strategies.Store, queries strategies.Ties, dense denseMethod) *shardedSets {
+func newShardedSets(shards int, seed uint64, store strategies.Store, queries strategies.Ties, dense DenseMethod) *shardedSets {
 	b := &shardedSets{seed: workload.SplitMix64(seed ^ 0x626f617264), store: store, queries: queries, dense: dense}
 	for i := range shards {
 		b.shards = append(b.shards, newBoardSet(workload.SplitMix64(seed+uint64(i)+1)))
@@ -157,7 +164,7 @@ func (b *shardedSets) distinctAbove(s int64) int64 {
 	switch {
 	case len(b.shards) == 1: // one set knows its distinct scores
 		n = int64(b.shards[0].DistinctAbove(s))
-	case b.dense == denseSum:
+	case b.dense == DenseSum:
 		for _, z := range b.shards { // each shard sends a count, no scores
 			n += int64(z.DistinctAbove(s))
 		}

@@ -32,8 +32,8 @@ import (
 
 // ScoreHistogramParams are the parameters of the score histogram.
 type ScoreHistogramParams struct {
-	Width int64 `param:"width" doc:"points a bucket spans, 1..2^40 (required): wider buckets take less memory and give rougher ranks"`
-	Min   int64 `param:"min" doc:"the lowest score of the first bucket (default 0); lower scores count in the first bucket"`
+	Width int64 `key:"width" range:"1..1099511627776" required:"true" doc:"points a bucket spans (at most 2^40): wider buckets take less memory and give rougher ranks"`
+	Min   int64 `key:"min" allowed:"an integer" default:"0" doc:"the lowest score of the first bucket; lower scores count in the first bucket"`
 }
 
 // maxBucketWidth bounds Width so that bucket arithmetic stays far from
@@ -42,14 +42,6 @@ const maxBucketWidth = 1 << 40
 
 // maxHistBuckets is the most buckets a histogram grows to (8 GiB of counts).
 const maxHistBuckets = 1 << 30
-
-// Validate checks the width.
-func (p ScoreHistogramParams) Validate() error {
-	if p.Width < 1 || p.Width > maxBucketWidth {
-		return &strategies.ParamError{Key: "width", Msg: fmt.Sprintf("width %d not in 1..2^40 (required: points a bucket spans, > 0)", p.Width)}
-	}
-	return nil
-}
 
 // ScoreHistogram is a Ranker that estimates competition ranks from bucket
 // counts. Not safe for concurrent use.
@@ -71,15 +63,14 @@ var (
 // NewScoreHistogram returns an empty histogram sized for about players
 // players.
 func NewScoreHistogram(p ScoreHistogramParams, players uint64) (*ScoreHistogram, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("score-histogram", err)
+	if err := strategies.ValidateWith("score-histogram", &p); err != nil {
+		return nil, err
 	}
 	return &ScoreHistogram{width: p.Width, min: p.Min, scores: make(map[uint64]int64, min(players, 1<<24)), tree: make([]int64, 1+64)}, nil
 }
 
 func init() {
 	strategies.Define("score-histogram", "player counts per score bucket of a stated width: a player's competition rank estimated from the buckets above (percentile feedback)",
-		func() *ScoreHistogramParams { return &ScoreHistogramParams{} },
 		func(p *ScoreHistogramParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewScoreHistogram(*p, env.Keys)
 		},

@@ -26,23 +26,9 @@ import (
 
 // ShardedBoardParams are the parameters of the sharded leaderboard.
 type ShardedBoardParams struct {
-	Shards int    `param:"shards" doc:"shards S, 1..4096 (required): sorted sets, one store key each, a player on one by hash"`
-	Ties   string `param:"ties" doc:"the tie policy of the stream's rank queries: competition (default), ordinal or dense; the run checks every policy"`
-	Dense  string `param:"dense" doc:"how a dense rank is found over the shards: merge (default: unite the shards' distinct scores above, exact) or sum (add the shards' distinct counts: the trap, wrong where shards share a score)"`
-}
-
-// Validate checks the shards, the tie policy and the dense method.
-func (p ShardedBoardParams) Validate() error {
-	if p.Shards < 1 || p.Shards > 4096 {
-		return &strategies.ParamError{Key: "shards", Msg: fmt.Sprintf("shards %d not in 1..4096 (required)", p.Shards)}
-	}
-	if _, err := strategies.ParseTies(p.Ties); err != nil {
-		return &strategies.ParamError{Key: "ties", Msg: err.Error()}
-	}
-	if _, err := parseDense(p.Dense); err != nil {
-		return &strategies.ParamError{Key: "dense", Msg: err.Error()}
-	}
-	return nil
+	Shards int             `key:"shards" range:"1..4096" required:"true" doc:"shards S: sorted sets, one store key each, a player on one by hash"`
+	Ties   strategies.Ties `key:"ties" default:"competition" doc:"the tie policy of the stream's rank queries; the run checks every policy"`
+	Dense  DenseMethod     `key:"dense" default:"merge" doc:"how a dense rank is found over the shards: merge (unite the shards' distinct scores above, exact) or sum (add the shards' distinct counts: the trap, wrong where shards share a score)"`
 }
 
 // ShardedBoard is S sorted sets by player hash: a Board and a RankCoster.
@@ -59,17 +45,14 @@ var (
 // no store load is accounted), placing players and drawing skip-list
 // levels from seed.
 func NewShardedBoard(p ShardedBoardParams, store strategies.Store, seed uint64) (*ShardedBoard, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("sharded-board", err)
+	if err := strategies.ValidateWith("sharded-board", &p); err != nil {
+		return nil, err
 	}
-	t, _ := strategies.ParseTies(p.Ties)
-	d, _ := parseDense(p.Dense)
-	return &ShardedBoard{newShardedSets(p.Shards, seed, store, t, d)}, nil
+	return &ShardedBoard{newShardedSets(p.Shards, seed, store, p.Ties, p.Dense)}, nil
 }
 
 func init() {
 	strategies.Define("sharded-board", "S sorted sets by player hash: exact top by merging S × K, exact rank by counting above on every shard (S reads); dense rank unites the shards' scores",
-		func() *ShardedBoardParams { return &ShardedBoardParams{Ties: "competition", Dense: "merge"} },
 		func(p *ShardedBoardParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewShardedBoard(*p, env.Store, env.Seed)
 		},

@@ -22,15 +22,7 @@ import (
 
 // SortedSetParams are the parameters of the single sorted set.
 type SortedSetParams struct {
-	Ties string `param:"ties" doc:"the tie policy of the stream's rank queries: competition (default: 1 + players above), ordinal (first to reach the score, then id) or dense (1 + distinct scores above); the run checks every policy"`
-}
-
-// Validate checks the tie policy.
-func (p SortedSetParams) Validate() error {
-	if _, err := strategies.ParseTies(p.Ties); err != nil {
-		return &strategies.ParamError{Key: "ties", Msg: err.Error()}
-	}
-	return nil
+	Ties strategies.Ties `key:"ties" default:"competition" doc:"the tie policy of the stream's rank queries: competition (1 + players above), ordinal (first to reach the score, then id) or dense (1 + distinct scores above); the run checks every policy"`
 }
 
 // SortedSet is one sorted set on one store key: a Board. Not safe for
@@ -45,16 +37,14 @@ var (
 // NewSortedSet returns an empty board on store (nil: no store load is
 // accounted), its skip-list levels drawn from seed.
 func NewSortedSet(p SortedSetParams, store strategies.Store, seed uint64) (*SortedSet, error) {
-	t, err := strategies.ParseTies(p.Ties)
-	if err != nil {
-		return nil, strategies.WithType("sorted-set", err)
+	if err := strategies.ValidateWith("sorted-set", &p); err != nil {
+		return nil, err
 	}
-	return &SortedSet{newShardedSets(1, seed, store, t, denseMerge)}, nil
+	return &SortedSet{newShardedSets(1, seed, store, p.Ties, DenseMerge)}, nil
 }
 
 func init() {
 	strategies.Define("sorted-set", "one sorted set on one store key (Redis ZSET): exact top, rank and count above in O(log n); every update hits the one key",
-		func() *SortedSetParams { return &SortedSetParams{Ties: "competition"} },
 		func(p *SortedSetParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewSortedSet(*p, env.Store, env.Seed)
 		},

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -122,13 +123,13 @@ func TestBoardsMatchBruteForce(t *testing.T) {
 			ref := newBoardRef()
 			boards := map[string]strategies.Board{}
 			for _, s := range []int{1, 2, 3, 7} {
-				b, err := NewShardedBoard(ShardedBoardParams{Shards: s, Ties: "ordinal", Dense: "merge"}, designtest.NewMemStore(t), seed)
+				b, err := NewShardedBoard(ShardedBoardParams{Shards: s, Ties: strategies.TiesOrdinal, Dense: DenseMerge}, designtest.NewMemStore(t), seed)
 				if err != nil {
 					t.Fatal(err)
 				}
 				boards["sharded-"+string(rune('0'+s))] = b
 			}
-			ss, _ := NewSortedSet(SortedSetParams{Ties: "dense"}, designtest.NewMemStore(t), seed)
+			ss, _ := NewSortedSet(SortedSetParams{Ties: strategies.TiesDense}, designtest.NewMemStore(t), seed)
 			boards["sorted-set"] = ss
 			hist1, _ := NewScoreHistogram(ScoreHistogramParams{Width: 1}, 0)
 			hist4, _ := NewScoreHistogram(ScoreHistogramParams{Width: 4}, 0)
@@ -212,7 +213,7 @@ func TestBoardTieOrder(t *testing.T) {
 		d: {1, 1, 1}, b: {2, 2, 2}, a: {2, 3, 2}, c: {2, 4, 2},
 	}
 	for _, s := range []int{1, 2, 4} {
-		bd, _ := NewShardedBoard(ShardedBoardParams{Shards: s, Ties: "competition", Dense: "merge"}, nil, 5)
+		bd, _ := NewShardedBoard(ShardedBoardParams{Shards: s, Ties: strategies.TiesCompetition, Dense: DenseMerge}, nil, 5)
 		bd.Observe(ev)
 		for p, w := range want {
 			for i, tie := range strategies.AllTies {
@@ -227,8 +228,8 @@ func TestBoardTieOrder(t *testing.T) {
 // TestShardedDenseSumTrap: when two shards hold the same score, adding
 // their distinct counts counts that score twice; uniting them does not.
 func TestShardedDenseSumTrap(t *testing.T) {
-	merge, _ := NewShardedBoard(ShardedBoardParams{Shards: 4, Ties: "dense", Dense: "merge"}, nil, 2)
-	sum, _ := NewShardedBoard(ShardedBoardParams{Shards: 4, Ties: "dense", Dense: "sum"}, nil, 2)
+	merge, _ := NewShardedBoard(ShardedBoardParams{Shards: 4, Ties: strategies.TiesDense, Dense: DenseMerge}, nil, 2)
+	sum, _ := NewShardedBoard(ShardedBoardParams{Shards: 4, Ties: strategies.TiesDense, Dense: DenseSum}, nil, 2)
 	var ev []workload.Event
 	for p := range uint64(200) {
 		ev = append(ev, workload.Event{Op: workload.Set, Key: p, Delta: int64(p % 10)}) // 10 scores, every shard holds most
@@ -264,7 +265,7 @@ func TestShardedDenseSumTrap(t *testing.T) {
 // and a rank query reads every shard's key.
 func TestBoardStoreOps(t *testing.T) {
 	st := designtest.NewMemStore(t)
-	b, _ := NewShardedBoard(ShardedBoardParams{Shards: 8, Ties: "competition", Dense: "merge"}, st, 1)
+	b, _ := NewShardedBoard(ShardedBoardParams{Shards: 8, Ties: strategies.TiesCompetition, Dense: DenseMerge}, st, 1)
 	ev := boardStream(3, 1000, 50, 3, 10)
 	b.Observe(ev)
 	var writes, reads int64
@@ -286,7 +287,7 @@ func TestBoardStoreOps(t *testing.T) {
 // TestBoardObserveAllocs: updates of players already on the board, and rank
 // queries, allocate nothing.
 func TestBoardObserveAllocs(t *testing.T) {
-	b, _ := NewShardedBoard(ShardedBoardParams{Shards: 4, Ties: "ordinal", Dense: "merge"}, nil, 1)
+	b, _ := NewShardedBoard(ShardedBoardParams{Shards: 4, Ties: strategies.TiesOrdinal, Dense: DenseMerge}, nil, 1)
 	h, _ := NewScoreHistogram(ScoreHistogramParams{Width: 1 << 20}, 100)
 	ev := boardStream(4, 4096, 100, 1, 1<<20)
 	b.Observe(ev) // every player joins, the buffers grow
@@ -315,16 +316,16 @@ func TestBoardParams(t *testing.T) {
 		{"sorted-set", "ties", "fair", "allowed: competition, ordinal, dense"},
 		{"sharded-board", "ties", "olympic", "allowed: competition, ordinal, dense"},
 		{"sharded-board", "dense", "add", "allowed: merge, sum"},
-		{"sharded-board", "shards", int64(0), "not in 1..4096"},
-		{"score-histogram", "width", int64(0), "not in 1..2^40"},
-		{"score-histogram", "width", int64(-5), "not in 1..2^40"},
+		{"sharded-board", "shards", int64(0), "0 is out of range (allowed: 1..4096)"},
+		{"score-histogram", "width", int64(0), "0 is out of range (allowed: 1..1099511627776)"},
+		{"score-histogram", "width", int64(-5), "-5 is out of range"},
 	} {
 		typ, _ := strategies.Lookup(c.typ)
-		raw := []strategies.Param{{Key: c.key, Value: c.val, Line: 7}}
+		raw := []scenarios.Param{{Key: c.key, Value: c.val, Pos: scenarios.Pos{Line: 7}}}
 		if c.typ == "sharded-board" && c.key != "shards" {
-			raw = append(raw, strategies.Param{Key: "shards", Value: int64(2)})
+			raw = append(raw, scenarios.Param{Key: "shards", Value: int64(2)})
 		}
-		_, err := typ.Decode(raw)
+		_, err := designtest.DecodeParams(typ, raw)
 		if err == nil || !designtest.ContainsAll(err.Error(), c.want, c.key) {
 			t.Errorf("%s %s: %v: got %v, want an error with %q", c.typ, c.key, c.val, err, c.want)
 		}
@@ -371,7 +372,7 @@ func TestBoardLoad(t *testing.T) {
 	ev := boardStream(11, 3000, 400, 4, 40)
 	for _, s := range []int{1, 5} {
 		st := designtest.NewMemStore(t)
-		b, _ := NewShardedBoard(ShardedBoardParams{Shards: s, Ties: "ordinal", Dense: "merge"}, st, 9)
+		b, _ := NewShardedBoard(ShardedBoardParams{Shards: s, Ties: strategies.TiesOrdinal, Dense: DenseMerge}, st, 9)
 		h, _ := NewScoreHistogram(ScoreHistogramParams{Width: 1}, 0)
 		ref := newBoardRef()
 		b.Load(standings)

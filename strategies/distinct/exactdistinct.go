@@ -24,9 +24,6 @@ import (
 // ExactDistinctParams are the parameters of the exact set: none.
 type ExactDistinctParams struct{}
 
-// Validate accepts the empty parameters.
-func (ExactDistinctParams) Validate() error { return nil }
-
 // ExactDistinct is the exact set of the ids observed. Insert and Contains
 // take O(1) expected probes. Not safe for concurrent use.
 type ExactDistinct struct {
@@ -198,7 +195,6 @@ var _ strategies.Distinct = (*ExactDistinct)(nil)
 
 func init() {
 	strategies.Define("exact-distinct", "exact set of the actors seen: distinct count without error, 8 B an id",
-		func() *ExactDistinctParams { return &ExactDistinctParams{} },
 		func(_ *ExactDistinctParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewExactDistinct(env.Keys, env.Seed), nil
 		},

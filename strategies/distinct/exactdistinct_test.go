@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -103,11 +104,11 @@ func TestExactDistinctPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := typ.Decode(nil)
+	p, err := designtest.DecodeParams(typ, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := typ.Decode([]strategies.Param{{Key: "p", Value: int64(14)}}); err == nil || err.Error() != "exact-distinct: parameter p: unknown parameter (allowed: none)" {
+	if _, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "p", Value: int64(14)}}); err == nil || err.Error() != `: params: unknown key "p" (allowed: none: the design takes no parameters)` {
 		t.Errorf("Decode(p): got %v", err)
 	}
 	for _, keys := range []uint64{0, 1000, 100000} {

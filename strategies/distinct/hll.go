@@ -55,10 +55,10 @@ import (
 type HLLParams struct {
 	// Precision is p, 4..18: m = 2^p registers of 6 bits, m·6/8 bytes when
 	// packed, a relative standard error of 1.04/√m.
-	Precision int `param:"p" doc:"precision p, 4..18 (default 14): m = 2^p registers of 6 bits, m·6/8 bytes (12,288 at p = 14), standard error 1.04/√m (0.81% at p = 14)"`
+	Precision int `key:"p" range:"4..18" default:"14" doc:"precision p: m = 2^p registers of 6 bits, m·6/8 bytes (12,288 at p = 14), standard error 1.04/√m (0.81% at p = 14)"`
 	// Dense skips the sparse form: the sketch holds its m registers from
 	// the start. The registers, and so the estimates, are the same either way.
-	Dense bool `param:"dense" doc:"start with the dense registers instead of the sparse list of non-zero registers (same estimates); true or false (default false)"`
+	Dense bool `key:"dense" default:"false" doc:"start with the dense registers instead of the sparse list of non-zero registers (same estimates)"`
 }
 
 const (
@@ -67,14 +67,6 @@ const (
 	// hllAlphaInf is α∞ = 1/(2 ln 2), the constant of Ertl's estimator.
 	hllAlphaInf = 0.72134752044448170368
 )
-
-// Validate checks 4 ≤ p ≤ 18.
-func (p HLLParams) Validate() error {
-	if p.Precision < hllMinP || p.Precision > hllMaxP {
-		return strategies.ParamErrorf("p", "%d not in %d..%d", p.Precision, hllMinP, hllMaxP)
-	}
-	return nil
-}
 
 // hllDenseBytes is the size of the dense registers at precision p packed
 // at 6 bits, four registers in three bytes: m·6/8.
@@ -108,8 +100,8 @@ type HLL struct {
 // little-endian) where s is derived from seed by SplitMix64. Sketches merge
 // only when built with the same precision and seed.
 func NewHLL(p HLLParams, seed uint64) (*HLL, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("hll", err)
+	if err := strategies.ValidateWith("hll", &p); err != nil {
+		return nil, err
 	}
 	s := newHLL(uint8(p.Precision), seed)
 	if p.Dense || !hllSparseAllowed(s.p) {
@@ -397,7 +389,6 @@ var _ strategies.Distinct = (*HLL)(nil)
 
 func init() {
 	strategies.Define("hll", "HyperLogLog (Flajolet et al.) with Ertl's estimator: distinct actors within 1.04/√m in m·6/8 bytes; merge = union",
-		func() *HLLParams { return &HLLParams{Precision: 14} },
 		func(p *HLLParams, env strategies.Env) (strategies.Strategy, error) {
 			s, err := NewHLL(*p, env.Seed)
 			if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/strategies/internal/ds"
@@ -60,8 +61,8 @@ func TestHLLParams(t *testing.T) {
 		sparse  bool
 		wantErr string
 	}{
-		{p: 3, wantErr: "hll: parameter p: 3 not in 4..18"},
-		{p: 19, wantErr: "hll: parameter p: 19 not in 4..18"},
+		{p: 3, wantErr: "hll: parameter p: 3 is out of range (allowed: 4..18)"},
+		{p: 19, wantErr: "hll: parameter p: 19 is out of range (allowed: 4..18)"},
 		{p: 4, bytes: 12},
 		{p: 5, bytes: 24},
 		{p: 6, bytes: 32, sparse: true}, // 8 slots of 4 B, under the 48 B dense
@@ -101,14 +102,14 @@ func TestHLLParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		raw  []strategies.Param
+		raw  []scenarios.Param
 		want string
 	}{
-		{[]strategies.Param{{Key: "p", Value: int64(3), Line: 4}}, "hll: parameter p: 3 not in 4..18"},
-		{[]strategies.Param{{Key: "p", Value: 14.5}}, "hll: parameter p: 14.5 is not an integer"},
-		{[]strategies.Param{{Key: "precision", Value: int64(14)}}, "hll: parameter precision: unknown parameter (allowed: p, dense)"},
+		{[]scenarios.Param{{Key: "p", Value: int64(3), Pos: scenarios.Pos{Line: 4}}}, ":4: params.p: 3 is out of range (allowed: 4..18)"},
+		{[]scenarios.Param{{Key: "p", Value: 14.5}}, ": params.p: 14.5 is not an integer (allowed: 4..18)"},
+		{[]scenarios.Param{{Key: "precision", Value: int64(14)}}, `: params: unknown key "precision" (allowed: p, dense)`},
 	} {
-		if _, err := typ.Decode(tt.raw); err == nil || err.Error() != tt.want {
+		if _, err := designtest.DecodeParams(typ, tt.raw); err == nil || err.Error() != tt.want {
 			t.Errorf("Decode(%v): got %v, want %q", tt.raw, err, tt.want)
 		}
 	}
@@ -626,12 +627,12 @@ func TestDistinctObserve(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		typ    string
-		params []strategies.Param
+		params []scenarios.Param
 		tol    float64 // relative
 	}{
 		{"exact-distinct", nil, 0},
 		{"hll", nil, 5.33 * 1.04 / 128},
-		{"hll", []strategies.Param{{Key: "p", Value: int64(10)}, {Key: "dense", Value: true}}, 5.33 * 1.04 / 32},
+		{"hll", []scenarios.Param{{Key: "p", Value: int64(10)}, {Key: "dense", Value: true}}, 5.33 * 1.04 / 32},
 	} {
 		t.Run(fmt.Sprintf("%s%v", tt.typ, tt.params), func(t *testing.T) {
 			s := designtest.BuildDesign(t, tt.typ, tt.params, strategies.Env{Seed: 1, Keys: 1000})
@@ -924,7 +925,7 @@ func TestHLLPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := typ.Decode(nil)
+	p, err := designtest.DecodeParams(typ, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -961,7 +962,7 @@ func TestHLLPlan(t *testing.T) {
 		{10, 1024, 768, 3.25, 1.3e6},
 		{18, 262144, 196608, 0.203125, 81250},
 	} {
-		pp, err := typ.Decode([]strategies.Param{{Key: "p", Value: tt.p}})
+		pp, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "p", Value: tt.p}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -983,7 +984,7 @@ func TestHLLPlan(t *testing.T) {
 func TestHLLObserveAllocs(t *testing.T) {
 	ev := hllBenchEvents(1<<15, 1)
 	for _, p := range []int64{4, 10, 14, 18} {
-		s := designtest.BuildDesign(t, "hll", []strategies.Param{{Key: "p", Value: p}}, strategies.Env{Seed: 1})
+		s := designtest.BuildDesign(t, "hll", []scenarios.Param{{Key: "p", Value: p}}, strategies.Env{Seed: 1})
 		s.Observe(ev) // the sparse phase may allocate: its table grows, then the dense array
 		if s.(*HLL).Sparse() {
 			t.Fatalf("p=%d: still sparse after %d ids", p, len(ev))

@@ -36,9 +36,6 @@ import (
 // precision is fixed at 14.
 type PFHLLParams struct{}
 
-// Validate accepts the empty parameters.
-func (PFHLLParams) Validate() error { return nil }
-
 // pfPrecision is Redis's HLL precision: HLL_P in hyperloglog.c.
 const pfPrecision = 14
 
@@ -124,7 +121,6 @@ var _ strategies.DistinctUnion = (*PFHLL)(nil)
 
 func init() {
 	strategies.Define("redis-hll", "Redis's HyperLogLog through the store: PFADD each id, PFCOUNT a day, PFMERGE for the union (p = 14, 0.81%)",
-		func() *PFHLLParams { return &PFHLLParams{} },
 		func(p *PFHLLParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewPFHLL(env.Store, env.Seed, env.Part)
 		},

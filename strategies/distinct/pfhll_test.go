@@ -97,7 +97,7 @@ func TestHashTagTagsAKeysStripes(t *testing.T) {
 	for _, tagged := range []bool{false, true} {
 		m := designtest.NewMemStore(t)
 		m.LogOn = true
-		s, err := hot.NewStriped(hot.StripedParams{Stripes: 8, HashTag: tagged, Read: "sum"}, m, 1)
+		s, err := hot.NewStriped(hot.StripedParams{Stripes: 8, HashTag: tagged, Read: hot.ReadSum}, m, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

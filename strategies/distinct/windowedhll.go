@@ -26,25 +26,14 @@ import (
 
 // WindowedHLLParams are the parameters of the windowed HyperLogLog.
 type WindowedHLLParams struct {
-	Bucket time.Duration `param:"bucket" doc:"a bucket's width, in (0, 24h] (default 1m)"`
-	Window time.Duration `param:"window" doc:"the window, a whole multiple of the bucket, 1..65536 buckets (default 60m)"`
-	P      int           `param:"p" doc:"each bucket's HLL precision p, 4..18: 2^p registers, a standard error of 1.04/√(2^p) (default 14)"`
-	Of     string        `param:"of" doc:"the ids counted: key (default: the phrases) or actor (the users, where the stream's actor is its user)"`
+	Bucket time.Duration `key:"bucket" range:">0" default:"1m" doc:"a bucket's width"`
+	Window time.Duration `key:"window" range:"(0,1572864h]" default:"60m" doc:"the window, a whole multiple of the bucket, 1..65536 buckets"`
+	P      int           `key:"p" range:"4..18" default:"14" doc:"each bucket's HLL precision p: 2^p registers, a standard error of 1.04/√(2^p)"`
+	Of     string        `key:"of" oneof:"key,actor" default:"key" doc:"the ids counted: key (the phrases) or actor (the users, where the stream's actor is its user)"`
 }
 
 // Validate checks the window, p and of.
-func (p WindowedHLLParams) Validate() error {
-	if err := ds.ValidateWindow(p.Bucket, p.Window); err != nil {
-		return err
-	}
-	if err := (HLLParams{Precision: p.P}).Validate(); err != nil {
-		return err
-	}
-	if p.Of != "key" && p.Of != "actor" {
-		return &strategies.ParamError{Key: "of", Msg: fmt.Sprintf("unknown %q (allowed: key, actor)", p.Of)}
-	}
-	return nil
-}
+func (p WindowedHLLParams) Validate() error { return ds.ValidateWindow(p.Bucket, p.Window) }
 
 // WindowedHLL is the ring of HLLs. Not safe for concurrent use.
 type WindowedHLL struct {
@@ -59,8 +48,8 @@ var _ strategies.WindowDistinct = (*WindowedHLL)(nil)
 
 // NewWindowedHLL returns an empty ring, its HLLs hashing with seed.
 func NewWindowedHLL(p WindowedHLLParams, seed uint64) (*WindowedHLL, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("windowed-hll", err)
+	if err := strategies.ValidateWith("windowed-hll", &p); err != nil {
+		return nil, err
 	}
 	// Dense sketches: a bucket leaving the window is emptied in place.
 	w := &WindowedHLL{clock: ds.NewBucketClock(p.Bucket, p.Window), p: HLLParams{Precision: p.P, Dense: true}, seed: seed, byKey: p.Of == "key"}
@@ -76,9 +65,6 @@ func NewWindowedHLL(p WindowedHLLParams, seed uint64) (*WindowedHLL, error) {
 
 func init() {
 	strategies.Define("windowed-hll", "one HyperLogLog a bucket, merged over the window: the distinct ids of the last W buckets within 1.04/√m (seed 002)",
-		func() *WindowedHLLParams {
-			return &WindowedHLLParams{Bucket: time.Minute, Window: time.Hour, P: 14, Of: "key"}
-		},
 		func(p *WindowedHLLParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewWindowedHLL(*p, env.Seed)
 		},

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 )
@@ -14,17 +15,17 @@ import (
 var benchDesigns = []struct {
 	name   string
 	typ    string
-	params []strategies.Param
+	params []scenarios.Param
 }{
-	{"count-min/eps=1e-3", "count-min", []strategies.Param{{Key: "epsilon", Value: 1e-3}, {Key: "delta", Value: 0.01}}},
-	{"count-min/eps=1e-4", "count-min", []strategies.Param{{Key: "epsilon", Value: 1e-4}, {Key: "delta", Value: 0.01}}},
-	{"count-min/eps=1e-4/conservative", "count-min", []strategies.Param{{Key: "epsilon", Value: 1e-4}, {Key: "delta", Value: 0.01}, {Key: "conservative", Value: true}}},
-	{"count-min/eps=1e-4/top=10", "count-min", []strategies.Param{{Key: "epsilon", Value: 1e-4}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}}},
-	{"count-min/eps=1e-4/top=1000", "count-min", []strategies.Param{{Key: "epsilon", Value: 1e-4}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(1000)}}},
-	{"space-saving/m=100", "space-saving", []strategies.Param{{Key: "counters", Value: int64(100)}}},
-	{"space-saving/m=10000", "space-saving", []strategies.Param{{Key: "counters", Value: int64(10000)}}},
+	{"count-min/eps=1e-3", "count-min", []scenarios.Param{{Key: "epsilon", Value: 1e-3}, {Key: "delta", Value: 0.01}}},
+	{"count-min/eps=1e-4", "count-min", []scenarios.Param{{Key: "epsilon", Value: 1e-4}, {Key: "delta", Value: 0.01}}},
+	{"count-min/eps=1e-4/conservative", "count-min", []scenarios.Param{{Key: "epsilon", Value: 1e-4}, {Key: "delta", Value: 0.01}, {Key: "conservative", Value: true}}},
+	{"count-min/eps=1e-4/top=10", "count-min", []scenarios.Param{{Key: "epsilon", Value: 1e-4}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}}},
+	{"count-min/eps=1e-4/top=1000", "count-min", []scenarios.Param{{Key: "epsilon", Value: 1e-4}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(1000)}}},
+	{"space-saving/m=100", "space-saving", []scenarios.Param{{Key: "counters", Value: int64(100)}}},
+	{"space-saving/m=10000", "space-saving", []scenarios.Param{{Key: "counters", Value: int64(10000)}}},
 	{"exact/shards=1", "exact", nil},
-	{"exact/shards=16", "exact", []strategies.Param{{Key: "shards", Value: int64(16)}}},
+	{"exact/shards=16", "exact", []scenarios.Param{{Key: "shards", Value: int64(16)}}},
 }
 
 // Observe allocates nothing once warmed up, for every design: the hot path

@@ -1,7 +1,6 @@
 package frequency
 
 import (
-	"fmt"
 	"slices"
 	"unsafe"
 
@@ -30,11 +29,11 @@ import (
 
 // CMSVerifyParams are the parameters of count-min with verification.
 type CMSVerifyParams struct {
-	Epsilon    float64 `param:"epsilon" doc:"count-min's error bound ε as a share of all counts N, in (0,1), with delta"`
-	Delta      float64 `param:"delta" doc:"count-min's failure probability δ per key, in (0,1), with epsilon"`
-	Width      int     `param:"width" doc:"count-min's counters per row w, with depth instead of epsilon and delta"`
-	Depth      int     `param:"depth" doc:"count-min's rows d, 1..32, with width"`
-	Candidates int     `param:"candidates" doc:"C: keys of highest estimate counted exactly in the second pass, 1..100000; default 4 × the top-K question's K"`
+	Epsilon    float64 `key:"epsilon" range:"(0,1)" doc:"count-min's error bound ε as a share of all counts N, with delta"`
+	Delta      float64 `key:"delta" range:"(0,1)" doc:"count-min's failure probability δ per key, with epsilon"`
+	Width      int     `key:"width" range:"1..268435456" doc:"count-min's counters per row w, with depth instead of epsilon and delta"`
+	Depth      int     `key:"depth" range:"1..32" doc:"count-min's rows d, with width"`
+	Candidates int     `key:"candidates" range:"1..100000" defaultdoc:"4 × the top-K question's K" doc:"C: keys of highest estimate counted exactly in the second pass"`
 }
 
 // sketch is the count-min part's parameters.
@@ -42,16 +41,8 @@ func (p CMSVerifyParams) sketch() CountMinParams {
 	return CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta, Width: p.Width, Depth: p.Depth}
 }
 
-// Validate checks the sketch's shape and the candidates.
-func (p CMSVerifyParams) Validate() error {
-	if err := p.sketch().Validate(); err != nil {
-		return err
-	}
-	if p.Candidates < 0 || p.Candidates > 100_000 {
-		return &strategies.ParamError{Key: "candidates", Msg: fmt.Sprintf("%d not in 1..100000", p.Candidates)}
-	}
-	return nil
-}
+// Validate checks the sketch's shape: epsilon and delta, or width and depth.
+func (p CMSVerifyParams) Validate() error { return p.sketch().Validate() }
 
 // candidates resolves C from the top-K question.
 func (p CMSVerifyParams) candidates(env strategies.Env) (int, error) {
@@ -79,8 +70,8 @@ var (
 
 // NewCMSVerify returns the design with c candidates, hashing with seed.
 func NewCMSVerify(p CMSVerifyParams, c int, seed uint64) (*CMSVerify, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("cms-verify", err)
+	if err := strategies.ValidateWith("cms-verify", &p); err != nil {
+		return nil, err
 	}
 	if c < 1 {
 		return nil, strategies.WithType("cms-verify", strategies.ParamErrorf("candidates", "%d: at least 1", c))
@@ -96,7 +87,6 @@ func NewCMSVerify(p CMSVerifyParams, c int, seed uint64) (*CMSVerify, error) {
 
 func init() {
 	strategies.Define("cms-verify", "count-min + heap picks C candidates in a first pass; a second pass counts them exactly: a top K whose counts are exact (seed 002)",
-		func() *CMSVerifyParams { return &CMSVerifyParams{} },
 		func(p *CMSVerifyParams, env strategies.Env) (strategies.Strategy, error) {
 			c, err := p.candidates(env)
 			if err != nil {

@@ -40,50 +40,21 @@ import (
 // Delta, or Width and Depth.
 type CountMinParams struct {
 	// Epsilon is the error bound as a share of N, in (0,1); width = ⌈e/ε⌉.
-	Epsilon float64 `param:"epsilon" doc:"error bound ε as a share of all counts N, in (0,1), with delta; width = ⌈e/ε⌉ ≤ 268435456"`
+	Epsilon float64 `key:"epsilon" range:"(0,1)" doc:"error bound ε as a share of all counts N, with delta; width = ⌈e/ε⌉ ≤ 268435456"`
 	// Delta is the probability that one key's estimate exceeds the bound,
 	// in (0,1); depth = ⌈ln 1/δ⌉ must be ≤ 32.
-	Delta float64 `param:"delta" doc:"failure probability δ per key, in (0,1), with epsilon; depth = ⌈ln 1/δ⌉ ≤ 32 (δ ≥ 1.3e-14)"`
+	Delta float64 `key:"delta" range:"(0,1)" doc:"failure probability δ per key, with epsilon; depth = ⌈ln 1/δ⌉ ≤ 32 (δ ≥ 1.3e-14)"`
 	// Width is the counters per row, 1..268435456, given with Depth instead
 	// of Epsilon and Delta; then ε = e/w.
-	Width int `param:"width" doc:"counters per row w, 1..268435456, with depth instead of epsilon and delta (ε = e/w)"`
+	Width int `key:"width" range:"1..268435456" doc:"counters per row w, with depth instead of epsilon and delta (ε = e/w)"`
 	// Depth is the number of rows, 1..32, given with Width; then δ = e^-d.
-	Depth int `param:"depth" doc:"rows d, 1..32, with width (δ = e^-d)"`
+	Depth int `key:"depth" range:"1..32" doc:"rows d, with width (δ = e^-d)"`
 	// Conservative selects the conservative update of Estan & Varghese.
-	Conservative bool `param:"conservative" doc:"conservative update (Estan & Varghese): raise a key's counters only up to its new estimate; true or false"`
+	Conservative bool `key:"conservative" doc:"conservative update (Estan & Varghese): raise a key's counters only up to its new estimate"`
 	// Top is the number of keys kept in a min-heap for top-K answers,
 	// 0..100000; 0 keeps none.
-	Top int `param:"top" doc:"keys kept in a min-heap by estimate for top-K answers, 0..100000 (0: no heap)"`
-
-	Written uint8 // which of epsilon, delta, width, depth a scenario wrote (cmEpsilon…)
+	Top int `key:"top" range:"0..100000" doc:"keys kept in a min-heap by estimate for top-K answers (0: no heap)"`
 }
-
-// The bits of CountMinParams.written.
-const (
-	cmEpsilon uint8 = 1 << iota
-	cmDelta
-	cmWidth
-	cmDepth
-)
-
-// Wrote records that a scenario gave the parameter key (decodeParams
-// calls it), so that `epsilon: 0` is an epsilon out of range, not an
-// epsilon left out.
-func (p *CountMinParams) Wrote(key string) {
-	switch key {
-	case "epsilon":
-		p.Written |= cmEpsilon
-	case "delta":
-		p.Written |= cmDelta
-	case "width":
-		p.Written |= cmWidth
-	case "depth":
-		p.Written |= cmDepth
-	}
-}
-
-// has reports whether the field of bit was given: written, or not zero.
-func (p CountMinParams) has(bit uint8, nonZero bool) bool { return p.Written&bit != 0 || nonZero }
 
 const (
 	countMinMaxWidth = 1 << 28 // 1 GiB of counters a row
@@ -92,12 +63,12 @@ const (
 )
 
 // Validate checks that exactly one of the pairs (epsilon, delta) and (width,
-// depth) is given, both of it, in range. A field is given when a scenario
-// wrote it (even as 0, which is then out of range) or, for parameters built
-// in code, when it is not zero.
+// depth) is given, both of it (each in range by its tags, so a pair given
+// is a pair not zero), and that ε and δ ask for a width and a depth within
+// the limits.
 func (p CountMinParams) Validate() error {
-	eps, delta := p.has(cmEpsilon, p.Epsilon != 0), p.has(cmDelta, p.Delta != 0)
-	width, depth := p.has(cmWidth, p.Width != 0), p.has(cmDepth, p.Depth != 0)
+	eps, delta := p.Epsilon != 0, p.Delta != 0
+	width, depth := p.Width != 0, p.Depth != 0
 	probs, dims := eps || delta, width || depth
 	switch {
 	case probs && dims:
@@ -113,12 +84,6 @@ func (p CountMinParams) Validate() error {
 		if !delta {
 			return strategies.ParamErrorf("epsilon", "given without delta: give both")
 		}
-		if !(p.Epsilon > 0 && p.Epsilon < 1) {
-			return strategies.ParamErrorf("epsilon", "%v not in (0,1)", p.Epsilon)
-		}
-		if !(p.Delta > 0 && p.Delta < 1) {
-			return strategies.ParamErrorf("delta", "%v not in (0,1)", p.Delta)
-		}
 		if w := strategies.CeilTidy(math.E / p.Epsilon); w > countMinMaxWidth {
 			return strategies.ParamErrorf("epsilon", "%v needs width ⌈e/ε⌉ = %.0f, more than %d", p.Epsilon, w, countMinMaxWidth)
 		}
@@ -132,17 +97,8 @@ func (p CountMinParams) Validate() error {
 		if !depth {
 			return strategies.ParamErrorf("width", "given without depth: give both")
 		}
-		if p.Width < 1 || p.Width > countMinMaxWidth {
-			return strategies.ParamErrorf("width", "%d not in 1..%d", p.Width, countMinMaxWidth)
-		}
-		if p.Depth < 1 || p.Depth > countMinMaxDepth {
-			return strategies.ParamErrorf("depth", "%d not in 1..%d", p.Depth, countMinMaxDepth)
-		}
 	default:
 		return strategies.ParamErrorf("", "give epsilon and delta, or width and depth")
-	}
-	if p.Top < 0 || p.Top > CountMinMaxTop {
-		return strategies.ParamErrorf("top", "%d not in 0..%d", p.Top, CountMinMaxTop)
 	}
 	return nil
 }
@@ -253,8 +209,8 @@ type CountMin struct {
 // first three outputs of workload.SplitMix(seed), so sketches merge only
 // when built with the same seed.
 func NewCountMin(p CountMinParams, seed uint64) (*CountMin, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("count-min", err)
+	if err := strategies.ValidateWith("count-min", &p); err != nil {
+		return nil, err
 	}
 	w, d, eps, delta := p.Shape()
 	return &CountMin{
@@ -403,7 +359,6 @@ func (s *CountMin) check() error { return s.rows.Check(s.conservative) }
 
 func init() {
 	strategies.Define("count-min", "count-min sketch (Cormode & Muthukrishnan): estimates ≤ true + εN with probability 1 − δ; with top > 0 also a heap for top-K",
-		func() *CountMinParams { return &CountMinParams{} },
 		func(p *CountMinParams, env strategies.Env) (strategies.Strategy, error) {
 			if p.Top > 0 {
 				s, err := NewCountMinTopK(*p, env.Seed)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/strategies/internal/ds"
@@ -461,22 +462,22 @@ func TestCountMinPlan(t *testing.T) {
 	env := strategies.Env{Events: 1e7, Top: 10, Full: strategies.Assumptions{Events: 2e9, Keys: 4e8, CounterBytes: 4, KthCount: 1.4e7}}
 	tests := []struct {
 		name   string
-		params []strategies.Param
+		params []scenarios.Param
 		want   []strategies.PlanLine // Metric, Value, Full compared
 	}{
-		{"eps=0.0001/delta=0.01", []strategies.Param{{Key: "epsilon", Value: 0.0001}, {Key: "delta", Value: 0.01}}, []strategies.PlanLine{
+		{"eps=0.0001/delta=0.01", []scenarios.Param{{Key: "epsilon", Value: 0.0001}, {Key: "delta", Value: 0.01}}, []strategies.PlanLine{
 			{Metric: "width", Value: 27183}, {Metric: "depth", Value: 5}, {Metric: "counters", Value: 135915},
 			{Metric: "bytes", Value: 543660}, {Metric: "overestimate_bound", Value: 1000},
 			{Metric: "overestimate_bound", Value: 200000, Full: true},
 			{Metric: "bound_share_of_kth", Value: 100 * 200000 / 1.4e7, Full: true},
 			{Metric: "failure_probability", Value: 0.01},
 		}},
-		{"eps=0.0001/delta=0.01/top=10", []strategies.Param{{Key: "epsilon", Value: 0.0001}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}}, []strategies.PlanLine{
+		{"eps=0.0001/delta=0.01/top=10", []scenarios.Param{{Key: "epsilon", Value: 0.0001}, {Key: "delta", Value: 0.01}, {Key: "top", Value: int64(10)}}, []strategies.PlanLine{
 			{Metric: "bytes", Value: 543660},
 			{Metric: "heap_bytes", Value: 10*36 + 32*12},
 			{Metric: "total_bytes", Value: 543660 + 10*36 + 32*12},
 		}},
-		{"width=100000/depth=4", []strategies.Param{{Key: "width", Value: int64(100000)}, {Key: "depth", Value: int64(4)}}, []strategies.PlanLine{
+		{"width=100000/depth=4", []scenarios.Param{{Key: "width", Value: int64(100000)}, {Key: "depth", Value: int64(4)}}, []strategies.PlanLine{
 			{Metric: "bytes", Value: 1.6e6},
 			{Metric: "overestimate_bound", Value: math.Ceil(math.E * 2e9 / 1e5), Full: true}, // 54,366
 			{Metric: "overestimate_bound_2n_w", Value: 2 * 2e9 / 1e5, Full: true},
@@ -485,7 +486,7 @@ func TestCountMinPlan(t *testing.T) {
 		// The likes seed's form of the bound: w = 100,000 and d = 4 over a
 		// billion events an hour, 2N/w = 20,000 at 1 − 2^-4 = 93.75%;
 		// the e·N/w form gives 27,183 at 1 − e^-4 = 98.168%.
-		{"likes", []strategies.Param{{Key: "width", Value: int64(100000)}, {Key: "depth", Value: int64(4)}}, []strategies.PlanLine{
+		{"likes", []scenarios.Param{{Key: "width", Value: int64(100000)}, {Key: "depth", Value: int64(4)}}, []strategies.PlanLine{
 			{Metric: "bytes", Value: 1.6e6},
 			{Metric: "overestimate_bound", Value: 27183, Full: true},
 			{Metric: "bound_confidence", Value: 0.98168, Full: true},
@@ -499,7 +500,7 @@ func TestCountMinPlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := typ.Decode(tt.params)
+			p, err := designtest.DecodeParams(typ, tt.params)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,18 +28,10 @@ import (
 // ExactParams are the parameters of exact counting.
 type ExactParams struct {
 	// Shards is S, the tables the keys are split over by hash, 1..1024.
-	Shards int `param:"shards" doc:"tables the keys are split over by a hash of the key, 1..1024 (default 1); top-K merges S local top-K lists"`
+	Shards int `key:"shards" range:"1..1024" default:"1" doc:"tables the keys are split over by a hash of the key; top-K merges S local top-K lists"`
 }
 
 const exactMaxShards = 1024
-
-// Validate checks 1 ≤ shards ≤ 1024.
-func (p ExactParams) Validate() error {
-	if p.Shards < 1 || p.Shards > exactMaxShards {
-		return strategies.ParamErrorf("shards", "%d not in 1..%d", p.Shards, exactMaxShards)
-	}
-	return nil
-}
 
 // Exact holds the exact count of every key, over S shard tables. It is a
 // PointCounter and a TopK with Err = 0. Not safe for concurrent use.
@@ -69,8 +61,8 @@ func exactBytes(keys uint64, shards int) int64 {
 // keysHint distinct keys (it grows past that); seed seeds the hash that
 // places keys on shards and slots.
 func NewExact(p ExactParams, keysHint uint64, seed uint64) (*Exact, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("exact", err)
+	if err := strategies.ValidateWith("exact", &p); err != nil {
+		return nil, err
 	}
 	st := workload.SplitMix(seed ^ 0x6578616374686173)
 	x := &Exact{shards: make([]ds.CountTable, p.Shards), seed: st.Uint64()}
@@ -221,7 +213,6 @@ func (x *Exact) check() error {
 
 func init() {
 	strategies.Define("exact", "exact count of every key, optionally split over shards by key hash; top-K merges the shards' local top-K exactly",
-		func() *ExactParams { return &ExactParams{Shards: 1} },
 		func(p *ExactParams, env strategies.Env) (strategies.Strategy, error) {
 			x, err := NewExact(*p, env.Keys, env.Seed)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 )
@@ -119,7 +120,7 @@ func TestExactPlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("shards=%d", tt.shards), func(t *testing.T) {
-			p, err := typ.Decode([]strategies.Param{{Key: "shards", Value: tt.shards}})
+			p, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "shards", Value: tt.shards}})
 			if err != nil {
 				t.Fatal(err)
 			}

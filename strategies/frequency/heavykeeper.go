@@ -62,14 +62,14 @@ import (
 // HeavyKeeperParams are the parameters of HeavyKeeper.
 type HeavyKeeperParams struct {
 	// Top is k, the keys kept in the heap, 1..100,000.
-	Top int `param:"top" doc:"keys kept in the min-heap k, 1..100000 (required)"`
+	Top int `key:"top" range:"1..100000" required:"true" doc:"keys kept in the min-heap k"`
 	// Width is the buckets a row, 1..2^26.
-	Width int `param:"width" doc:"buckets per row w, 1..67108864 (RedisBloom's default 8); width·depth ≤ 268435456"`
+	Width int `key:"width" range:"1..67108864" default:"8" doc:"buckets per row w (RedisBloom's default 8); width·depth ≤ 268435456"`
 	// Depth is the rows, 1..32.
-	Depth int `param:"depth" doc:"rows d, 1..32 (RedisBloom's default 7)"`
+	Depth int `key:"depth" range:"1..32" default:"7" doc:"rows d (RedisBloom's default 7)"`
 	// Decay is b, in (0,1): a foreign key decays a bucket of count c with
 	// probability b^c.
-	Decay float64 `param:"decay" doc:"decay base b in (0,1): another key lowers a bucket of count c by 1 with probability b^c (RedisBloom's default 0.9)"`
+	Decay float64 `key:"decay" range:"(0,1)" default:"0.9" doc:"decay base b: another key lowers a bucket of count c by 1 with probability b^c (RedisBloom's default 0.9)"`
 }
 
 const (
@@ -83,19 +83,10 @@ const (
 	heavyKeeperTable = 1024
 )
 
-// Validate checks the ranges of top, width, depth and decay, and width·depth.
+// Validate checks width·depth: at most 2^28 buckets.
 func (p HeavyKeeperParams) Validate() error {
-	switch {
-	case p.Top < 1 || p.Top > heavyKeeperMaxTop:
-		return strategies.ParamErrorf("top", "%d not in 1..%d", p.Top, heavyKeeperMaxTop)
-	case p.Width < 1 || p.Width > heavyKeeperMaxWidth:
-		return strategies.ParamErrorf("width", "%d not in 1..%d", p.Width, heavyKeeperMaxWidth)
-	case p.Depth < 1 || p.Depth > heavyKeeperMaxDepth:
-		return strategies.ParamErrorf("depth", "%d not in 1..%d", p.Depth, heavyKeeperMaxDepth)
-	case int64(p.Width)*int64(p.Depth) > heavyKeeperMaxBuckets:
+	if int64(p.Width)*int64(p.Depth) > heavyKeeperMaxBuckets {
 		return strategies.ParamErrorf("width", "width·depth = %d·%d is over %d buckets", p.Width, p.Depth, heavyKeeperMaxBuckets)
-	case !(p.Decay > 0 && p.Decay < 1):
-		return strategies.ParamErrorf("decay", "%v not in (0,1)", p.Decay)
 	}
 	return nil
 }
@@ -126,8 +117,8 @@ type hkBucket struct {
 // NewHeavyKeeper returns an empty HeavyKeeper; seed seeds its hashes and its
 // decay draws.
 func NewHeavyKeeper(p HeavyKeeperParams, seed uint64) (*HeavyKeeper, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("heavykeeper", err)
+	if err := strategies.ValidateWith("heavykeeper", &p); err != nil {
+		return nil, err
 	}
 	st := workload.SplitMix(seed ^ 0x68656176796b6565)
 	s1, s2 := st.Uint64(), st.Uint64()
@@ -360,7 +351,6 @@ func (s *HeavyKeeper) check() error {
 
 func init() {
 	strategies.Define("heavykeeper", "HeavyKeeper (Gong et al. 2018, RedisBloom's TOPK): d×w buckets of (fingerprint, count) with probabilistic decay b^count and a min-heap of the top k; counts never high but for a fingerprint collision",
-		func() *HeavyKeeperParams { return &HeavyKeeperParams{Width: 8, Depth: 7, Decay: 0.9} },
 		func(p *HeavyKeeperParams, env strategies.Env) (strategies.Strategy, error) {
 			s, err := NewHeavyKeeper(*p, env.Seed)
 			if err != nil {

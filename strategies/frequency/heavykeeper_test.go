@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/strategies/internal/ds"
@@ -288,24 +289,24 @@ func TestHeavyKeeperParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		raw  []strategies.Param
+		raw  []scenarios.Param
 		key  string
 		want string
 	}{
-		{nil, "top", "not in 1..100000"},
-		{[]strategies.Param{{Key: "top", Value: int64(100001)}}, "top", "not in 1..100000"},
-		{[]strategies.Param{{Key: "top", Value: int64(10)}, {Key: "width", Value: int64(0)}}, "width", "not in 1..67108864"},
-		{[]strategies.Param{{Key: "top", Value: int64(10)}, {Key: "depth", Value: int64(33)}}, "depth", "not in 1..32"},
-		{[]strategies.Param{{Key: "top", Value: int64(10)}, {Key: "width", Value: int64(1 << 26)}, {Key: "depth", Value: int64(8)}}, "width", "over 268435456 buckets"},
-		{[]strategies.Param{{Key: "top", Value: int64(10)}, {Key: "decay", Value: 0.0}}, "decay", "not in (0,1)"},
-		{[]strategies.Param{{Key: "top", Value: int64(10)}, {Key: "decay", Value: 1.0}}, "decay", "not in (0,1)"},
-		{[]strategies.Param{{Key: "top", Value: int64(10)}, {Key: "decay", Value: math.NaN()}}, "decay", "not a finite number"},
+		{nil, "top", `missing required key "top" (allowed: 1..100000)`},
+		{[]scenarios.Param{{Key: "top", Value: int64(100001)}}, "top", "100001 is out of range (allowed: 1..100000)"},
+		{[]scenarios.Param{{Key: "top", Value: int64(10)}, {Key: "width", Value: int64(0)}}, "width", "0 is out of range (allowed: 1..67108864)"},
+		{[]scenarios.Param{{Key: "top", Value: int64(10)}, {Key: "depth", Value: int64(33)}}, "depth", "33 is out of range (allowed: 1..32)"},
+		{[]scenarios.Param{{Key: "top", Value: int64(10)}, {Key: "width", Value: int64(1 << 26)}, {Key: "depth", Value: int64(8)}}, "width", "over 268435456 buckets"},
+		{[]scenarios.Param{{Key: "top", Value: int64(10)}, {Key: "decay", Value: 0.0}}, "decay", "0 is out of range (allowed: a number in (0,1))"},
+		{[]scenarios.Param{{Key: "top", Value: int64(10)}, {Key: "decay", Value: 1.0}}, "decay", "1 is out of range"},
+		{[]scenarios.Param{{Key: "top", Value: int64(10)}, {Key: "decay", Value: math.NaN()}}, "decay", ".nan is out of range"},
 	} {
-		if _, err := typ.Decode(c.raw); err == nil || !designtest.ContainsAll(err.Error(), c.key, c.want) {
+		if _, err := designtest.DecodeParams(typ, c.raw); err == nil || !designtest.ContainsAll(err.Error(), c.key, c.want) {
 			t.Errorf("%v: got %v, want a %s error with %q", c.raw, err, c.key, c.want)
 		}
 	}
-	p, err := typ.Decode([]strategies.Param{{Key: "top", Value: int64(10)}})
+	p, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "top", Value: int64(10)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,18 +51,10 @@ import (
 type MisraGriesParams struct {
 	// Counters is k, 1..16,777,216. Every key with a true count above
 	// N/(k+1) holds one.
-	Counters int `param:"counters" doc:"counters k, 1..16777216 (required); every key counted more than N/(k+1) times holds one, and no count is more than N/(k+1) low"`
+	Counters int `key:"counters" range:"1..16777216" required:"true" doc:"counters k; every key counted more than N/(k+1) times holds one, and no count is more than N/(k+1) low"`
 }
 
 const misraGriesMaxCounters = 1 << 24 // the index then has ≤ 2^25 slots: a counter keeps 32 bits of hash
-
-// Validate checks 1 ≤ counters ≤ 2^24.
-func (p MisraGriesParams) Validate() error {
-	if p.Counters < 1 || p.Counters > misraGriesMaxCounters {
-		return strategies.ParamErrorf("counters", "%d not in 1..%d", p.Counters, misraGriesMaxCounters)
-	}
-	return nil
-}
 
 // MisraGries is the Misra-Gries summary of k counters. It is a PointCounter
 // (Count is a lower bound, 0 for a key not held) and a TopK (Item.Err is the
@@ -82,8 +74,8 @@ type MisraGries struct {
 // NewMisraGries returns an empty summary of p.Counters counters; seed seeds
 // the key index's hash (results do not depend on it).
 func NewMisraGries(p MisraGriesParams, seed uint64) (*MisraGries, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("misra-gries", err)
+	if err := strategies.ValidateWith("misra-gries", &p); err != nil {
+		return nil, err
 	}
 	st := workload.SplitMix(seed ^ 0x6d69737261677269)
 	return &MisraGries{
@@ -295,7 +287,6 @@ func (s *MisraGries) check() error {
 
 func init() {
 	strategies.Define("misra-gries", "Misra-Gries (Misra & Gries 1982): k counters, every key above N/(k+1) held, count ≤ true ≤ count + N/(k+1)",
-		func() *MisraGriesParams { return &MisraGriesParams{} },
 		func(p *MisraGriesParams, env strategies.Env) (strategies.Strategy, error) {
 			s, err := NewMisraGries(*p, env.Seed)
 			if err != nil {

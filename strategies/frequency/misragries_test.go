@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -166,12 +167,12 @@ func TestMisraGriesParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, raw := range [][]strategies.Param{nil, {{Key: "counters", Value: int64(0), Line: 3}}, {{Key: "counters", Value: int64(1<<24 + 1), Line: 3}}} {
-		if _, err := typ.Decode(raw); err == nil || !designtest.ContainsAll(err.Error(), "counters", "not in 1..16777216") {
+	for _, raw := range [][]scenarios.Param{nil, {{Key: "counters", Value: int64(0), Pos: scenarios.Pos{Line: 3}}}, {{Key: "counters", Value: int64(1<<24 + 1), Pos: scenarios.Pos{Line: 3}}}} {
+		if _, err := designtest.DecodeParams(typ, raw); err == nil || designtest.FaultKey(err) != "counters" || !designtest.ContainsAll(err.Error(), "1..16777216") {
 			t.Errorf("%v: got %v, want a counters error", raw, err)
 		}
 	}
-	p, err := typ.Decode([]strategies.Param{{Key: "counters", Value: int64(1000)}})
+	p, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "counters", Value: int64(1000)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,25 +36,10 @@ import (
 
 // NodeLocalTopKParams are the parameters of the node-local top-K.
 type NodeLocalTopKParams struct {
-	Nodes int           `param:"nodes" doc:"app nodes, 1..4096; default: the stream's nodes (a split stream), required otherwise"`
-	Top   int           `param:"top" doc:"k: the items a node keeps and pushes each cycle, 1..2^20 (default 100, as the seed's nodes)"`
-	Cycle time.Duration `param:"cycle" doc:"the push interval, in (0, 24h]: a duration (10s) or seconds (default 10s)"`
-	By    string        `param:"by" doc:"how an event finds its node: actor (the event's actor, a split stream's node; the default with one) or id (a load balancer: Mix64(ID) mod nodes; the default otherwise)"`
-}
-
-// Validate checks each value alone; Check completes nodes and by.
-func (p NodeLocalTopKParams) Validate() error {
-	switch {
-	case p.Nodes < 0 || p.Nodes > 4096:
-		return &strategies.ParamError{Key: "nodes", Msg: fmt.Sprintf("nodes %d not in 1..4096", p.Nodes)}
-	case p.Top < 1 || p.Top > 1<<20:
-		return &strategies.ParamError{Key: "top", Msg: fmt.Sprintf("top %d not in 1..2^20", p.Top)}
-	case p.Cycle <= 0 || p.Cycle > 24*time.Hour:
-		return &strategies.ParamError{Key: "cycle", Msg: fmt.Sprintf("cycle %v not in (0, 24h]", p.Cycle)}
-	case p.By != "" && p.By != "actor" && p.By != "id":
-		return &strategies.ParamError{Key: "by", Msg: fmt.Sprintf("unknown %q (allowed: actor, id)", p.By)}
-	}
-	return nil
+	Nodes int           `key:"nodes" range:"1..4096" defaultdoc:"the stream's nodes (a split stream); required otherwise" doc:"app nodes"`
+	Top   int           `key:"top" range:"1..1048576" default:"100" doc:"k: the items a node keeps and pushes each cycle (100, as the seed's nodes)"`
+	Cycle time.Duration `key:"cycle" range:">0" default:"10s" doc:"the push interval"`
+	By    string        `key:"by" oneof:"actor,id" defaultdoc:"actor with a split stream, else id" doc:"how an event finds its node: actor (the event's actor, a split stream's node) or id (a load balancer: Mix64(ID) mod nodes)"`
 }
 
 // resolve fills nodes and by from the stream: a split stream's nodes, by
@@ -114,8 +99,8 @@ var (
 // NewNodeLocalTopK returns the design for env (its nodes, its Store: nil
 // accounts no load), hashing with env.Seed.
 func NewNodeLocalTopK(p NodeLocalTopKParams, env strategies.Env) (*NodeLocalTopK, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("node-local-topk", err)
+	if err := strategies.ValidateWith("node-local-topk", &p); err != nil {
+		return nil, err
 	}
 	p, err := p.resolve(env)
 	if err != nil {
@@ -137,7 +122,6 @@ func NewNodeLocalTopK(p NodeLocalTopKParams, env strategies.Env) (*NodeLocalTopK
 
 func init() {
 	strategies.Define("node-local-topk", "each app node counts its own requests and keeps its top k in a min-heap; every cycle it pushes them to a central sorted set and starts afresh (seed 003)",
-		func() *NodeLocalTopKParams { return &NodeLocalTopKParams{Top: 100, Cycle: 10 * time.Second} },
 		func(p *NodeLocalTopKParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewNodeLocalTopK(*p, env)
 		},

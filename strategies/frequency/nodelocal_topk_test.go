@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/strategies/internal/ds"
@@ -140,17 +141,17 @@ func TestNodeLocalTopKMatchesBruteForce(t *testing.T) {
 func TestNodeLocalTopKParams(t *testing.T) {
 	typ, _ := strategies.Lookup("node-local-topk")
 	for _, c := range []struct {
-		raw  []strategies.Param
+		raw  []scenarios.Param
 		env  strategies.Env
 		want string
 	}{
 		{nil, strategies.Env{}, "parameter nodes: required"},
-		{[]strategies.Param{{Key: "nodes", Value: int64(4)}, {Key: "by", Value: "actor"}}, strategies.Env{Nodes: 8}, "4 nodes by actor, on a stream split over 8"},
-		{[]strategies.Param{{Key: "top", Value: int64(0)}}, strategies.Env{Nodes: 8}, "top 0 not in 1..2^20"},
-		{[]strategies.Param{{Key: "cycle", Value: "0s"}}, strategies.Env{Nodes: 8}, "cycle 0s not in (0, 24h]"},
-		{[]strategies.Param{{Key: "by", Value: "user"}}, strategies.Env{Nodes: 8}, `unknown "user" (allowed: actor, id)`},
+		{[]scenarios.Param{{Key: "nodes", Value: int64(4)}, {Key: "by", Value: "actor"}}, strategies.Env{Nodes: 8}, "4 nodes by actor, on a stream split over 8"},
+		{[]scenarios.Param{{Key: "top", Value: int64(0)}}, strategies.Env{Nodes: 8}, "params.top: 0 is out of range (allowed: 1..1048576)"},
+		{[]scenarios.Param{{Key: "cycle", Value: "0s"}}, strategies.Env{Nodes: 8}, `params.cycle: "0s" is out of range`},
+		{[]scenarios.Param{{Key: "by", Value: "user"}}, strategies.Env{Nodes: 8}, `params.by: "user" is not allowed (allowed: actor, id)`},
 	} {
-		p, err := typ.Decode(c.raw)
+		p, err := designtest.DecodeParams(typ, c.raw)
 		if err == nil {
 			err = typ.Check(p, c.env, true)
 		}
@@ -158,7 +159,7 @@ func TestNodeLocalTopKParams(t *testing.T) {
 			t.Errorf("%v with %d nodes: got %v, want %q", c.raw, c.env.Nodes, err, c.want)
 		}
 	}
-	p, _ := typ.Decode(nil)
+	p, _ := designtest.DecodeParams(typ, nil)
 	if err := typ.Check(p, strategies.Env{Nodes: 8}, true); err != nil {
 		t.Errorf("defaults on a split stream of 8 nodes: %v", err)
 	}

@@ -36,18 +36,10 @@ import (
 type SpaceSavingParams struct {
 	// Counters is m, the number of keys monitored, 1..10,000,000. Every key
 	// with a true count above N/m is among them.
-	Counters int `param:"counters" doc:"monitored keys m, 1..10000000 (required); every key counted more than N/m times is monitored"`
+	Counters int `key:"counters" range:"1..10000000" required:"true" doc:"monitored keys m; every key counted more than N/m times is monitored"`
 }
 
 const SpaceSavingMaxCounters = 10_000_000 // so the index has ≤ 2^25 slots and a counter keeps 32 bits of hash
-
-// Validate checks 1 ≤ counters ≤ 10,000,000.
-func (p SpaceSavingParams) Validate() error {
-	if p.Counters < 1 || p.Counters > SpaceSavingMaxCounters {
-		return strategies.ParamErrorf("counters", "%d not in 1..%d", p.Counters, SpaceSavingMaxCounters)
-	}
-	return nil
-}
 
 // SpaceSaving is the Space-Saving summary of m counters. It is a
 // PointCounter (Count is an upper bound) and a TopK (Item.Err is the
@@ -62,8 +54,8 @@ type SpaceSaving struct {
 // NewSpaceSaving returns an empty summary of p.Counters counters; seed
 // seeds the key index's hash (results do not depend on it).
 func NewSpaceSaving(p SpaceSavingParams, seed uint64) (*SpaceSaving, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("space-saving", err)
+	if err := strategies.ValidateWith("space-saving", &p); err != nil {
+		return nil, err
 	}
 	st := workload.SplitMix(seed ^ 0x7370616365736176)
 	return &SpaceSaving{
@@ -270,7 +262,6 @@ func (s *SpaceSaving) check() error {
 
 func init() {
 	strategies.Define("space-saving", "Space-Saving (Metwally et al.): m counters, every key above N/m monitored, count − err ≤ true ≤ count",
-		func() *SpaceSavingParams { return &SpaceSavingParams{} },
 		func(p *SpaceSavingParams, env strategies.Env) (strategies.Strategy, error) {
 			s, err := NewSpaceSaving(*p, env.Seed)
 			if err != nil {

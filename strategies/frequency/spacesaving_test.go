@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -129,7 +130,7 @@ func TestSpaceSavingPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := typ.Decode([]strategies.Param{{Key: "counters", Value: int64(1000)}})
+	p, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "counters", Value: int64(1000)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,48 +34,15 @@ import (
 type SplitTopKParams struct {
 	// Overfetch is K', the keys each node sends, ≥ the scenario's K; 0
 	// (not given) takes the scenario's K.
-	Overfetch int `param:"overfetch" doc:"K', the local top keys each node sends, 1..1000000 and at least the scenario's K (default: the scenario's K)"`
+	Overfetch int `key:"overfetch" range:"1..1000000" defaultdoc:"the scenario's K" doc:"K', the local top keys each node sends, at least the scenario's K"`
 	// Nodes is S; 0 (not given) takes the scenario's nodes.
-	Nodes int `param:"nodes" doc:"nodes S the stream is split over, 1..4096; an event's node is its actor mod S (default: the scenario's nodes)"`
-
-	written uint8 // which of overfetch, nodes a scenario wrote (splitOverfetch…)
-}
-
-// The bits of SplitTopKParams.written and ThresholdTopKParams.written.
-const (
-	splitOverfetch uint8 = 1 << iota
-	splitNodesSet
-)
-
-const splitMaxOverfetch = 1_000_000
-
-// Wrote records that a scenario gave key (decodeParams calls it), so that
-// `overfetch: 0` is refused rather than taken for the default.
-func (p *SplitTopKParams) Wrote(key string) {
-	switch key {
-	case "overfetch":
-		p.written |= splitOverfetch
-	case "nodes":
-		p.written |= splitNodesSet
-	}
-}
-
-// Validate checks the ranges; a value not given (0) is resolved from the
-// scenario by Check and at build.
-func (p SplitTopKParams) Validate() error {
-	if p.Overfetch < 0 || p.Overfetch > splitMaxOverfetch || p.Overfetch == 0 && p.written&splitOverfetch != 0 {
-		return strategies.ParamErrorf("overfetch", "%d not in 1..%d", p.Overfetch, splitMaxOverfetch)
-	}
-	if p.Nodes < 0 || p.Nodes > splitMaxNodes || p.Nodes == 0 && p.written&splitNodesSet != 0 {
-		return strategies.ParamErrorf("nodes", "%d not in 1..%d", p.Nodes, splitMaxNodes)
-	}
-	return nil
+	Nodes int `key:"nodes" range:"1..4096" defaultdoc:"the scenario's nodes" doc:"nodes S the stream is split over; an event's node is its actor mod S"`
 }
 
 // resolve fills K' and S from env where they were not given, and refuses a
 // K' below the scenario's K.
 func (p SplitTopKParams) resolve(env strategies.Env) (SplitTopKParams, error) {
-	if err := p.Validate(); err != nil {
+	if err := strategies.CheckParams(&p); err != nil {
 		return p, err
 	}
 	var err error
@@ -105,14 +72,14 @@ type SplitTopK struct {
 // each, both ≥ 1, each node's table sized for about nodeKeys keys (it grows
 // past that); seed seeds the tables' hash (answers do not depend on it).
 func NewSplitTopK(p SplitTopKParams, nodeKeys, seed uint64) (*SplitTopK, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("split-topk", err)
+	if err := strategies.ValidateWith("split-topk", &p); err != nil {
+		return nil, err
 	}
 	if p.Nodes == 0 {
 		return nil, strategies.WithType("split-topk", strategies.ParamErrorf("nodes", "0 not in 1..%d", splitMaxNodes))
 	}
 	if p.Overfetch == 0 {
-		return nil, strategies.WithType("split-topk", strategies.ParamErrorf("overfetch", "0 not in 1..%d", splitMaxOverfetch))
+		return nil, strategies.WithType("split-topk", strategies.ParamErrorf("overfetch", "0 not in 1..1000000"))
 	}
 	return &SplitTopK{nodes: newSplitNodes(p.Nodes, nodeKeys, seed), overfetch: p.Overfetch}, nil
 }
@@ -191,7 +158,6 @@ func (s *SplitTopK) check() error {
 
 func init() {
 	strategies.Define("split-topk", "top-K of a stream split over nodes by actor: each node sends its local top K' (over-fetch), the coordinator sums them; can miss a key heavy only in total",
-		func() *SplitTopKParams { return &SplitTopKParams{} },
 		func(p *SplitTopKParams, env strategies.Env) (strategies.Strategy, error) {
 			r, err := p.resolve(env)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/strategies/internal/ds"
@@ -366,23 +367,23 @@ func TestSplitParams(t *testing.T) {
 	ok := strategies.Env{Top: 10, Nodes: 4}
 	for _, c := range []struct {
 		name, typ string
-		raw       []strategies.Param
+		raw       []scenarios.Param
 		env       strategies.Env
 		key       string // "" for none
 	}{
 		{"split defaults", "split-topk", nil, ok, ""},
-		{"split given", "split-topk", []strategies.Param{{Key: "overfetch", Value: int64(30), Line: 1}, {Key: "nodes", Value: int64(2), Line: 2}}, strategies.Env{}, ""},
-		{"overfetch 0", "split-topk", []strategies.Param{{Key: "overfetch", Value: int64(0), Line: 3}}, ok, "overfetch"},
-		{"overfetch negative", "split-topk", []strategies.Param{{Key: "overfetch", Value: int64(-1), Line: 3}}, ok, "overfetch"},
-		{"overfetch too large", "split-topk", []strategies.Param{{Key: "overfetch", Value: int64(splitMaxOverfetch + 1), Line: 3}}, ok, "overfetch"},
-		{"overfetch below K", "split-topk", []strategies.Param{{Key: "overfetch", Value: int64(9), Line: 3}}, ok, "overfetch"},
+		{"split given", "split-topk", []scenarios.Param{{Key: "overfetch", Value: int64(30), Pos: scenarios.Pos{Line: 1}}, {Key: "nodes", Value: int64(2), Pos: scenarios.Pos{Line: 2}}}, strategies.Env{}, ""},
+		{"overfetch 0", "split-topk", []scenarios.Param{{Key: "overfetch", Value: int64(0), Pos: scenarios.Pos{Line: 3}}}, ok, "overfetch"},
+		{"overfetch negative", "split-topk", []scenarios.Param{{Key: "overfetch", Value: int64(-1), Pos: scenarios.Pos{Line: 3}}}, ok, "overfetch"},
+		{"overfetch too large", "split-topk", []scenarios.Param{{Key: "overfetch", Value: int64(1_000_001), Pos: scenarios.Pos{Line: 3}}}, ok, "overfetch"},
+		{"overfetch below K", "split-topk", []scenarios.Param{{Key: "overfetch", Value: int64(9), Pos: scenarios.Pos{Line: 3}}}, ok, "overfetch"},
 		{"overfetch without K", "split-topk", nil, strategies.Env{Nodes: 4}, "overfetch"},
-		{"split nodes 0", "split-topk", []strategies.Param{{Key: "nodes", Value: int64(0), Line: 3}}, ok, "nodes"},
-		{"split nodes too many", "split-topk", []strategies.Param{{Key: "nodes", Value: int64(splitMaxNodes + 1), Line: 3}}, ok, "nodes"},
+		{"split nodes 0", "split-topk", []scenarios.Param{{Key: "nodes", Value: int64(0), Pos: scenarios.Pos{Line: 3}}}, ok, "nodes"},
+		{"split nodes too many", "split-topk", []scenarios.Param{{Key: "nodes", Value: int64(splitMaxNodes + 1), Pos: scenarios.Pos{Line: 3}}}, ok, "nodes"},
 		{"split without nodes", "split-topk", nil, strategies.Env{Top: 10}, "nodes"},
 		{"threshold defaults", "threshold-topk", nil, ok, ""},
-		{"threshold nodes 0", "threshold-topk", []strategies.Param{{Key: "nodes", Value: int64(0), Line: 3}}, ok, "nodes"},
-		{"threshold nodes negative", "threshold-topk", []strategies.Param{{Key: "nodes", Value: int64(-2), Line: 3}}, ok, "nodes"},
+		{"threshold nodes 0", "threshold-topk", []scenarios.Param{{Key: "nodes", Value: int64(0), Pos: scenarios.Pos{Line: 3}}}, ok, "nodes"},
+		{"threshold nodes negative", "threshold-topk", []scenarios.Param{{Key: "nodes", Value: int64(-2), Pos: scenarios.Pos{Line: 3}}}, ok, "nodes"},
 		{"threshold without nodes", "threshold-topk", nil, strategies.Env{Top: 10}, "nodes"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -390,7 +391,7 @@ func TestSplitParams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := typ.Decode(c.raw)
+			p, err := designtest.DecodeParams(typ, c.raw)
 			if err == nil {
 				err = typ.Check(p, c.env, false)
 			}
@@ -403,8 +404,7 @@ func TestSplitParams(t *testing.T) {
 				}
 				return
 			}
-			var pe *strategies.ParamError
-			if !errors.As(err, &pe) || pe.Key != c.key || pe.Type != c.typ {
+			if designtest.FaultKey(err) != c.key {
 				t.Fatalf("got %v, want a %s error on %s", err, c.typ, c.key)
 			}
 			t.Log(err)
@@ -436,10 +436,10 @@ func TestSplitPlans(t *testing.T) {
 	}
 	want := map[metrics.Metric]float64{metrics.Nodes: 8, metrics.MergeCandidates: 80, metrics.Messages: 8, metrics.ItemsSent: 80, metrics.BytesSent: 1280}
 	typ, _ := strategies.Lookup("split-topk")
-	p, _ := typ.Decode([]strategies.Param{{Key: "overfetch", Value: int64(10)}})
+	p, _ := designtest.DecodeParams(typ, []scenarios.Param{{Key: "overfetch", Value: int64(10)}})
 	checkSplitPlan(t, typ.Plan(p, env), want)
 	typ, _ = strategies.Lookup("threshold-topk")
-	p, _ = typ.Decode(nil)
+	p, _ = designtest.DecodeParams(typ, nil)
 	checkSplitPlan(t, typ.Plan(p, env), map[metrics.Metric]float64{metrics.Nodes: 8, metrics.Messages: 24, metrics.MergeCandidates: 80})
 }
 

@@ -51,31 +51,12 @@ import (
 // ThresholdTopKParams are the parameters of threshold-topk.
 type ThresholdTopKParams struct {
 	// Nodes is S; 0 (not given) takes the scenario's nodes.
-	Nodes int `param:"nodes" doc:"nodes S the stream is split over, 1..4096; an event's node is its actor mod S (default: the scenario's nodes)"`
-
-	written uint8 // splitNodesSet if a scenario wrote nodes
-}
-
-// Wrote records that a scenario gave key, so that `nodes: 0` is refused
-// rather than taken for the default.
-func (p *ThresholdTopKParams) Wrote(key string) {
-	if key == "nodes" {
-		p.written |= splitNodesSet
-	}
-}
-
-// Validate checks the range; nodes not given (0) is resolved from the
-// scenario by Check and at build.
-func (p ThresholdTopKParams) Validate() error {
-	if p.Nodes < 0 || p.Nodes > splitMaxNodes || p.Nodes == 0 && p.written&splitNodesSet != 0 {
-		return strategies.ParamErrorf("nodes", "%d not in 1..%d", p.Nodes, splitMaxNodes)
-	}
-	return nil
+	Nodes int `key:"nodes" range:"1..4096" defaultdoc:"the scenario's nodes" doc:"nodes S the stream is split over; an event's node is its actor mod S"`
 }
 
 // resolve fills S from env where it was not given.
 func (p ThresholdTopKParams) resolve(env strategies.Env) (ThresholdTopKParams, error) {
-	if err := p.Validate(); err != nil {
+	if err := strategies.CheckParams(&p); err != nil {
 		return p, err
 	}
 	var err error
@@ -105,8 +86,8 @@ type ThresholdTopK struct {
 // table sized for about nodeKeys keys (it grows past that); seed seeds the
 // tables' hash (answers do not depend on it).
 func NewThresholdTopK(p ThresholdTopKParams, nodeKeys, seed uint64) (*ThresholdTopK, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("threshold-topk", err)
+	if err := strategies.ValidateWith("threshold-topk", &p); err != nil {
+		return nil, err
 	}
 	if p.Nodes == 0 {
 		return nil, strategies.WithType("threshold-topk", strategies.ParamErrorf("nodes", "0 not in 1..%d", splitMaxNodes))
@@ -292,7 +273,6 @@ func (s *ThresholdTopK) check() error {
 
 func init() {
 	strategies.Define("threshold-topk", "exact top-K of a stream split over nodes by actor: TPUT (Cao & Wang), three rounds with a threshold τ/S that proves no key left out can win",
-		func() *ThresholdTopKParams { return &ThresholdTopKParams{} },
 		func(p *ThresholdTopKParams, env strategies.Env) (strategies.Strategy, error) {
 			r, err := p.resolve(env)
 			if err != nil {

@@ -54,37 +54,25 @@ import (
 type BatchedParams struct {
 	// Servers is A, the app servers, 1..100000; 0 takes the scenario's
 	// app_servers assumption.
-	Servers int `param:"servers" doc:"app servers A, 1..100000; a write goes to server hash(ID) mod A (default: the assumptions' app_servers)"`
+	Servers int `key:"servers" range:"1..100000" defaultdoc:"the assumptions' app_servers" doc:"app servers A; a write goes to server hash(ID) mod A"`
 	// Flush is T, the flush interval, in (0, 24h].
-	Flush time.Duration `param:"flush" doc:"flush interval T, in (0, 24h]: a duration (1s, 250ms) or a number of seconds (default 1s)"`
+	Flush time.Duration `key:"flush" range:">0" default:"1s" doc:"flush interval T"`
 	// Jitter staggers the flushes: server s flushes at n·T + s·T/A.
-	Jitter bool `param:"jitter" doc:"stagger the flushes: server s flushes at n·T + s·T/A instead of every server at n·T (default false)"`
+	Jitter bool `key:"jitter" default:"false" doc:"stagger the flushes: server s flushes at n·T + s·T/A instead of every server at n·T"`
 	// Stripes is K, the store keys of a counted key, 1..65536; server s
 	// flushes to stripe s mod K.
-	Stripes int `param:"stripes" doc:"store keys K of each counted key, 1..65536 (default 1: batching onto one key); server s flushes to stripe s mod K"`
+	Stripes int `key:"stripes" range:"1..65536" default:"1" doc:"store keys K of each counted key (1: batching onto one key); server s flushes to stripe s mod K"`
 	// Read, TTL and Dedup: the read path and the dedup window.
-	Read  string        `param:"read" doc:"what a Read event shows: sum (default: one GET per stripe at the read's time, summed) or cache (the total cached per key, refreshed by a read that finds it ttl old or older); reads see only flushed, served counts"`
-	TTL   time.Duration `param:"ttl" doc:"with read: cache, how long a cached total is shown, in (0, 24h]: a duration (1s, 250ms) or a number of seconds"`
-	Dedup time.Duration `param:"dedup" doc:"dedup window, in [0, 24h]: drop a write whose ID was seen less than this long before (a duration such as 10s, or seconds); 0 (default): off"`
+	Read  ReadPath      `key:"read" default:"sum" doc:"what a Read event shows: sum (one GET per stripe at the read's time, summed) or cache (the total cached per key, refreshed by a read that finds it ttl old or older); reads see only flushed, served counts"`
+	TTL   time.Duration `key:"ttl" range:">0" doc:"with read: cache, how long a cached total is shown"`
+	Dedup time.Duration `key:"dedup" range:">=0" defaultdoc:"0: off" doc:"dedup window: drop a write whose ID was seen less than this long before"`
 }
 
 const batchedMaxServers = 100_000
 
-// Validate checks the ranges, the flush interval and the read path; servers
-// 0 stands for the assumptions' app_servers, resolved when the design is built.
-func (p BatchedParams) Validate() error {
-	if p.Servers < 0 || p.Servers > batchedMaxServers {
-		return strategies.ParamErrorf("servers", "%d not in 1..%d", p.Servers, batchedMaxServers)
-	}
-	if p.Flush <= 0 || int64(p.Flush) > hotMaxDuration {
-		return strategies.ParamErrorf("flush", "%v not in (0, 24h]", p.Flush)
-	}
-	if p.Stripes < 1 || p.Stripes > hotMaxStripes {
-		return strategies.ParamErrorf("stripes", "%d not in 1..%d", p.Stripes, hotMaxStripes)
-	}
-	_, err := parseHotOpts(p.Read, p.TTL, p.Dedup)
-	return err
-}
+// Validate checks the read path with the ttl; servers 0 stands for the
+// assumptions' app_servers, resolved when the design is built.
+func (p BatchedParams) Validate() error { return checkReads(p.Read, p.TTL) }
 
 // Batched is local batching in front of a Store: a PointCounter (Count is
 // what was flushed, once served), a Reader, a Flusher, Faultable (app-server
@@ -120,8 +108,8 @@ type batchServer struct {
 // NewBatched returns local batching on store with p.Servers ≥ 1 servers;
 // seed seeds the servers' table hashes and the dedup window.
 func NewBatched(p BatchedParams, store strategies.Store, seed uint64) (*Batched, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("batched", err)
+	if err := strategies.ValidateWith("batched", &p); err != nil {
+		return nil, err
 	}
 	if p.Servers == 0 {
 		return nil, strategies.WithType("batched", strategies.ParamErrorf("servers", "0 not in 1..%d", batchedMaxServers))
@@ -129,7 +117,7 @@ func NewBatched(p BatchedParams, store strategies.Store, seed uint64) (*Batched,
 	if store == nil {
 		return nil, strategies.NeedsCluster("batched")
 	}
-	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
+	o := newHotOpts(p.Read, p.TTL, p.Dedup)
 	st := workload.SplitMix(seed ^ 0x62617463686564) // "batched"
 	b := &Batched{
 		a: p.Servers, t: int64(p.Flush), k: p.Stripes, jitter: p.Jitter,
@@ -419,7 +407,6 @@ var (
 
 func init() {
 	strategies.Define("batched", "local batching: A app servers sum writes in memory and flush one INCRBY per key every T; a crash loses what a server holds",
-		func() *BatchedParams { return &BatchedParams{Flush: time.Second, Stripes: 1, Read: "sum"} },
 		func(p *BatchedParams, env strategies.Env) (strategies.Strategy, error) {
 			q := *p
 			if q.Servers == 0 {
@@ -461,7 +448,7 @@ func batchedServers(f strategies.Assumptions) (int, error) {
 // batchedPlan: the increments the store sees, a key's load and utilisation,
 // the worst loss on a crash, and the oldest value a reader sees.
 func batchedPlan(p *BatchedParams, env strategies.Env) []strategies.PlanLine {
-	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
+	o := newHotOpts(p.Read, p.TTL, p.Dedup)
 	t := int64(p.Flush)
 	ts := float64(t) / 1e9
 	k := float64(p.Stripes)

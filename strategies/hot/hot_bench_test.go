@@ -3,6 +3,7 @@ package hot
 import (
 	"testing"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -13,20 +14,20 @@ import (
 var hotBenchDesigns = []struct {
 	name   string
 	typ    string
-	params []strategies.Param
+	params []scenarios.Param
 }{
 	{"single-key", "single-key", nil},
-	{"single-key/cache=1s", "single-key", []strategies.Param{{Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}}},
-	{"striped/k=32/random", "striped", []strategies.Param{{Key: "stripes", Value: int64(32)}}},
-	{"striped/k=32/round-robin", "striped", []strategies.Param{{Key: "stripes", Value: int64(32)}, {Key: "select", Value: "round-robin"}}},
-	{"striped/k=32/hash", "striped", []strategies.Param{{Key: "stripes", Value: int64(32)}, {Key: "select", Value: "hash"}}},
-	{"striped/k=32/least-loaded", "striped", []strategies.Param{{Key: "stripes", Value: int64(32)}, {Key: "select", Value: "least-loaded"}}},
-	{"striped/k=32/cache=1s", "striped", []strategies.Param{{Key: "stripes", Value: int64(32)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}}},
-	{"striped/k=32/dedup=1s", "striped", []strategies.Param{{Key: "stripes", Value: int64(32)}, {Key: "dedup", Value: "1s"}}},
-	{"striped/adaptive", "striped", []strategies.Param{{Key: "stripes", Value: int64(1)}, {Key: "grow_above", Value: int64(7000)}, {Key: "shrink_below", Value: int64(2000)}}},
-	{"batched/a=200/t=1s", "batched", []strategies.Param{{Key: "servers", Value: int64(200)}}},
-	{"batched/a=200/t=1s/jitter", "batched", []strategies.Param{{Key: "servers", Value: int64(200)}, {Key: "jitter", Value: true}}},
-	{"batched/a=200/t=1s/cache=1s/dedup=1s", "batched", []strategies.Param{{Key: "servers", Value: int64(200)}, {Key: "read", Value: "cache"},
+	{"single-key/cache=1s", "single-key", []scenarios.Param{{Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}}},
+	{"striped/k=32/random", "striped", []scenarios.Param{{Key: "stripes", Value: int64(32)}}},
+	{"striped/k=32/round-robin", "striped", []scenarios.Param{{Key: "stripes", Value: int64(32)}, {Key: "select", Value: "round-robin"}}},
+	{"striped/k=32/hash", "striped", []scenarios.Param{{Key: "stripes", Value: int64(32)}, {Key: "select", Value: "hash"}}},
+	{"striped/k=32/least-loaded", "striped", []scenarios.Param{{Key: "stripes", Value: int64(32)}, {Key: "select", Value: "least-loaded"}}},
+	{"striped/k=32/cache=1s", "striped", []scenarios.Param{{Key: "stripes", Value: int64(32)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}}},
+	{"striped/k=32/dedup=1s", "striped", []scenarios.Param{{Key: "stripes", Value: int64(32)}, {Key: "dedup", Value: "1s"}}},
+	{"striped/adaptive", "striped", []scenarios.Param{{Key: "stripes", Value: int64(1)}, {Key: "grow_above", Value: int64(7000)}, {Key: "shrink_below", Value: int64(2000)}}},
+	{"batched/a=200/t=1s", "batched", []scenarios.Param{{Key: "servers", Value: int64(200)}}},
+	{"batched/a=200/t=1s/jitter", "batched", []scenarios.Param{{Key: "servers", Value: int64(200)}, {Key: "jitter", Value: true}}},
+	{"batched/a=200/t=1s/cache=1s/dedup=1s", "batched", []scenarios.Param{{Key: "servers", Value: int64(200)}, {Key: "read", Value: "cache"},
 		{Key: "ttl", Value: "1s"}, {Key: "dedup", Value: "1s"}}},
 }
 

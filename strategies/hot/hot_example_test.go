@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/hot"
+	"countsim/strategies/internal/designtest"
 	"countsim/workload"
 )
 
@@ -30,7 +32,7 @@ func (m exampleStore) Final(key uint64) int64 { return m[key] }
 // refreshes the cache with 4 GETs.
 func ExampleStriped() {
 	store := exampleStore{}
-	s, err := hot.NewStriped(hot.StripedParams{Stripes: 4, Select: "round-robin", Read: "cache", TTL: time.Second}, store, 1)
+	s, err := hot.NewStriped(hot.StripedParams{Stripes: 4, Select: hot.SelectRoundRobin, Read: hot.ReadCache, TTL: time.Second}, store, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -66,7 +68,7 @@ func ExampleStripedParams() {
 	if err != nil {
 		panic(err)
 	}
-	p, err := typ.Decode([]strategies.Param{{Key: "stripes", Value: int64(32)}})
+	p, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "stripes", Value: int64(32)}})
 	if err != nil {
 		panic(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -36,12 +37,12 @@ type hotDesign struct {
 
 // hotDesigns are every design and option, all with the given dedup window.
 func hotDesigns(dedup time.Duration) []hotDesign {
-	striped := func(k int, sel, read string, ttl time.Duration) func(strategies.Store) (strategies.Strategy, error) {
+	striped := func(k int, sel StripeSelect, read ReadPath, ttl time.Duration) func(strategies.Store) (strategies.Strategy, error) {
 		return func(st strategies.Store) (strategies.Strategy, error) {
 			return asStrategy(NewStriped(StripedParams{Stripes: k, Select: sel, Read: read, TTL: ttl, Dedup: dedup}, st, 7))
 		}
 	}
-	batched := func(a int, flush time.Duration, jitter bool, k int, read string, ttl time.Duration) func(strategies.Store) (strategies.Strategy, error) {
+	batched := func(a int, flush time.Duration, jitter bool, k int, read ReadPath, ttl time.Duration) func(strategies.Store) (strategies.Strategy, error) {
 		return func(st strategies.Store) (strategies.Strategy, error) {
 			return asStrategy(NewBatched(BatchedParams{Servers: a, Flush: flush, Jitter: jitter, Stripes: k, Read: read, TTL: ttl, Dedup: dedup}, st, 7))
 		}
@@ -51,23 +52,23 @@ func hotDesigns(dedup time.Duration) []hotDesign {
 			return asStrategy(NewSingleKey(SingleKeyParams{Dedup: dedup}, st, 7))
 		}},
 		{"single-key/cache", func(st strategies.Store) (strategies.Strategy, error) {
-			return asStrategy(NewSingleKey(SingleKeyParams{Read: "cache", TTL: 150 * time.Millisecond, Dedup: dedup}, st, 7))
+			return asStrategy(NewSingleKey(SingleKeyParams{Read: ReadCache, TTL: 150 * time.Millisecond, Dedup: dedup}, st, 7))
 		}},
-		{"striped/k=8/random", striped(8, "random", "", 0)},
-		{"striped/k=8/round-robin", striped(8, "round-robin", "", 0)},
-		{"striped/k=8/hash", striped(8, "hash", "", 0)},
-		{"striped/k=8/least-loaded", striped(8, "least-loaded", "", 0)},
-		{"striped/k=5/random/cache", striped(5, "random", "cache", 200*time.Millisecond)},
+		{"striped/k=8/random", striped(8, SelectRandom, ReadSum, 0)},
+		{"striped/k=8/round-robin", striped(8, SelectRoundRobin, ReadSum, 0)},
+		{"striped/k=8/hash", striped(8, SelectHash, ReadSum, 0)},
+		{"striped/k=8/least-loaded", striped(8, SelectLeastLoaded, ReadSum, 0)},
+		{"striped/k=5/random/cache", striped(5, SelectRandom, ReadCache, 200*time.Millisecond)},
 		{"striped/adaptive", func(st strategies.Store) (strategies.Strategy, error) {
-			return asStrategy(NewStriped(StripedParams{Stripes: 1, Select: "random", GrowAbove: 2000, ShrinkBelow: 500, MaxStripes: 64, Dedup: dedup}, st, 7))
+			return asStrategy(NewStriped(StripedParams{Stripes: 1, Select: SelectRandom, GrowAbove: 2000, ShrinkBelow: 500, MaxStripes: 64, Dedup: dedup}, st, 7))
 		}},
 		{"striped/adaptive/least-loaded/cache", func(st strategies.Store) (strategies.Strategy, error) {
-			return asStrategy(NewStriped(StripedParams{Stripes: 2, Select: "least-loaded", GrowAbove: 1000, ShrinkBelow: 400, MaxStripes: 20,
-				Read: "cache", TTL: 100 * time.Millisecond, Dedup: dedup}, st, 7))
+			return asStrategy(NewStriped(StripedParams{Stripes: 2, Select: SelectLeastLoaded, GrowAbove: 1000, ShrinkBelow: 400, MaxStripes: 20,
+				Read: ReadCache, TTL: 100 * time.Millisecond, Dedup: dedup}, st, 7))
 		}},
-		{"batched/a=16/t=250ms", batched(16, 250*time.Millisecond, false, 1, "", 0)},
-		{"batched/a=16/t=250ms/jitter", batched(16, 250*time.Millisecond, true, 1, "", 0)},
-		{"batched/a=7/t=1s/k=3/cache", batched(7, time.Second, false, 3, "cache", 300*time.Millisecond)},
+		{"batched/a=16/t=250ms", batched(16, 250*time.Millisecond, false, 1, ReadSum, 0)},
+		{"batched/a=16/t=250ms/jitter", batched(16, 250*time.Millisecond, true, 1, ReadSum, 0)},
+		{"batched/a=7/t=1s/k=3/cache", batched(7, time.Second, false, 3, ReadCache, 300*time.Millisecond)},
 	}
 }
 
@@ -206,7 +207,7 @@ func TestDedupWindow(t *testing.T) {
 			return asStrategy(NewSingleKey(SingleKeyParams{Dedup: time.Second}, st, 3))
 		}},
 		{"striped", func(st strategies.Store) (strategies.Strategy, error) {
-			return asStrategy(NewStriped(StripedParams{Stripes: 4, Select: "hash", Dedup: time.Second}, st, 3))
+			return asStrategy(NewStriped(StripedParams{Stripes: 4, Select: SelectHash, Dedup: time.Second}, st, 3))
 		}},
 		{"batched", func(st strategies.Store) (strategies.Strategy, error) {
 			return asStrategy(NewBatched(BatchedParams{Servers: 3, Flush: 100 * time.Millisecond, Stripes: 1, Dedup: 1000 * time.Millisecond}, st, 3))
@@ -269,8 +270,8 @@ func TestStripedSelectionSpread(t *testing.T) {
 	// (K stripes, union bound), a selection that skips a stripe or favours
 	// one by 3% (6,000 ± 400 here) does not pass.
 	tol := 5.33 * math.Sqrt(n*(1.0/k)*(1-1.0/k))
-	for _, sel := range stripeSelectNames {
-		t.Run(sel, func(t *testing.T) {
+	for _, sel := range []StripeSelect{SelectRandom, SelectRoundRobin, SelectHash, SelectLeastLoaded} {
+		t.Run(sel.String(), func(t *testing.T) {
 			st := designtest.NewMemStore(t)
 			s, err := NewStriped(StripedParams{Stripes: k, Select: sel}, st, 11)
 			if err != nil {
@@ -280,7 +281,7 @@ func TestStripedSelectionSpread(t *testing.T) {
 			loads := stripeLoads(st, 0, k)
 			for j, l := range loads {
 				switch sel {
-				case "round-robin", "least-loaded":
+				case SelectRoundRobin, SelectLeastLoaded:
 					if float64(l) != mean {
 						t.Errorf("stripe %d: %d increments, want exactly %v", j, l, mean)
 					}
@@ -290,7 +291,7 @@ func TestStripedSelectionSpread(t *testing.T) {
 					}
 				}
 			}
-			if sel == "least-loaded" {
+			if sel == SelectLeastLoaded {
 				// Per second too: every stripe-second holds 64,000/32.
 				var keys []uint64
 				for j := range k {
@@ -306,11 +307,11 @@ func TestStripedSelectionSpread(t *testing.T) {
 
 // A resend hits the stripe of the original under hash selection.
 func TestStripedHashFollowsID(t *testing.T) {
-	s, err := NewStriped(StripedParams{Stripes: 32, Select: "hash"}, designtest.NewMemStore(t), 5)
+	s, err := NewStriped(StripedParams{Stripes: 32, Select: SelectHash}, designtest.NewMemStore(t), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewStriped(StripedParams{Stripes: 32, Select: "hash", GrowAbove: 1e9}, designtest.NewMemStore(t), 5)
+	a, err := NewStriped(StripedParams{Stripes: 32, Select: SelectHash, GrowAbove: 1e9}, designtest.NewMemStore(t), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,14 +338,14 @@ func TestLeastLoadedBeatsRandom(t *testing.T) {
 		keys = append(keys, stripeKey(0, j))
 	}
 	busiest := map[string]int64{}
-	for _, sel := range []string{"random", "least-loaded"} {
+	for _, sel := range []StripeSelect{SelectRandom, SelectLeastLoaded} {
 		st := designtest.NewMemStore(t)
 		s, err := NewStriped(StripedParams{Stripes: k, Select: sel}, st, 12)
 		if err != nil {
 			t.Fatal(err)
 		}
 		designtest.ObserveInBatches(t, s, ev, 4096)
-		busiest[sel] = st.Busiest(keys)
+		busiest[sel.String()] = st.Busiest(keys)
 	}
 	// A random stripe-second is Binomial(6400, 1/32): mean 200, σ ≈ 13.9.
 	// Least-loaded gives every stripe-second exactly 200. Random's busiest
@@ -369,7 +370,7 @@ func TestStripedAdaptive(t *testing.T) {
 	ev := designtest.HotSpec{Seed: 5, PerSec: perSec, Keys: 1, MaxDelta: 2}.Gen()
 	truth, _ := designtest.HotTruth(ev)
 	st := designtest.NewMemStore(t)
-	s, err := NewStriped(StripedParams{Stripes: 1, Select: "round-robin", GrowAbove: 5000, ShrinkBelow: 2000, MaxStripes: 64}, st, 1)
+	s, err := NewStriped(StripedParams{Stripes: 1, Select: SelectRoundRobin, GrowAbove: 5000, ShrinkBelow: 2000, MaxStripes: 64}, st, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +402,7 @@ func TestStripedAdaptive(t *testing.T) {
 
 	t.Run("idle seconds shrink", func(t *testing.T) {
 		ev := designtest.HotSpec{Seed: 6, PerSec: []int{4000, 4000, 4000, 4000, 0, 0, 0, 0, 0, 0, 1}, Keys: 1}.Gen()
-		s, err := NewStriped(StripedParams{Stripes: 1, Select: "random", GrowAbove: 500, ShrinkBelow: 100}, designtest.NewMemStore(t), 1)
+		s, err := NewStriped(StripedParams{Stripes: 1, Select: SelectRandom, GrowAbove: 500, ShrinkBelow: 100}, designtest.NewMemStore(t), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -428,7 +429,7 @@ func TestStripedAdaptive(t *testing.T) {
 		ev = append(ev, workload.Event{At: 200e9, Key: 0, Op: workload.Read})
 		truth, _ := designtest.HotTruth(ev)
 		q := designtest.NewQueueStore(t, 3000)
-		s, err := NewStriped(StripedParams{Stripes: 1, Select: "random", GrowAbove: 2500, ShrinkBelow: 1000, MaxStripes: 32, Read: "sum"}, q, 2)
+		s, err := NewStriped(StripedParams{Stripes: 1, Select: SelectRandom, GrowAbove: 2500, ShrinkBelow: 1000, MaxStripes: 32, Read: ReadSum}, q, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -675,18 +676,18 @@ func TestCachedReads(t *testing.T) {
 	ev := sp.Gen()
 	for _, tc := range []struct {
 		name   string
-		params []strategies.Param
+		params []scenarios.Param
 		ttlNs  int64
 	}{
 		{"sum", nil, 0},
-		{"cache/100ms", []strategies.Param{{Key: "read", Value: "cache", Line: 1}, {Key: "ttl", Value: "100ms", Line: 2}}, 100e6},
-		{"cache/0.1-seconds", []strategies.Param{{Key: "read", Value: "cache", Line: 1}, {Key: "ttl", Value: 0.1, Line: 2}}, 100e6},
-		{"cache/1-second", []strategies.Param{{Key: "read", Value: "cache", Line: 1}, {Key: "ttl", Value: int64(1), Line: 2}}, 1e9},
+		{"cache/100ms", []scenarios.Param{{Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 1}}, {Key: "ttl", Value: "100ms", Pos: scenarios.Pos{Line: 2}}}, 100e6},
+		{"cache/0.1-seconds", []scenarios.Param{{Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 1}}, {Key: "ttl", Value: 0.1, Pos: scenarios.Pos{Line: 2}}}, 100e6},
+		{"cache/1-second", []scenarios.Param{{Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 1}}, {Key: "ttl", Value: int64(1), Pos: scenarios.Pos{Line: 2}}}, 1e9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const k = 4
 			st := designtest.NewMemStore(t)
-			params := append([]strategies.Param{{Key: "stripes", Value: int64(k), Line: 3}, {Key: "select", Value: "round-robin", Line: 4}}, tc.params...)
+			params := append([]scenarios.Param{{Key: "stripes", Value: int64(k), Pos: scenarios.Pos{Line: 3}}, {Key: "select", Value: "round-robin", Pos: scenarios.Pos{Line: 4}}}, tc.params...)
 			s := designtest.BuildDesign(t, "striped", params, strategies.Env{Seed: 1, Store: st}).(*Striped)
 			designtest.ObserveInBatches(t, s, ev, 333)
 			// The expected values, from the events alone.
@@ -731,13 +732,13 @@ func TestCachedReads(t *testing.T) {
 func TestHotPlans(t *testing.T) {
 	figures := strategies.Assumptions{PeakRate: 200000, ReadRate: 5000, KeyCapacity: 10000, Headroom: 0.7, AppServers: 200}
 	cricket := strategies.Env{Full: figures, Sim: figures}
-	plan := func(typ string, params []strategies.Param, env strategies.Env) []strategies.PlanLine {
+	plan := func(typ string, params []scenarios.Param, env strategies.Env) []strategies.PlanLine {
 		t.Helper()
 		ty, err := strategies.Lookup(typ)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := ty.Decode(params)
+		p, err := designtest.DecodeParams(ty, params)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -753,7 +754,7 @@ func TestHotPlans(t *testing.T) {
 		designtest.CheckPlan(t, got, want)
 	})
 	t.Run("striped/k=32", func(t *testing.T) {
-		got := plan("striped", []strategies.Param{{Key: "stripes", Value: int64(32)}}, cricket)
+		got := plan("striped", []scenarios.Param{{Key: "stripes", Value: int64(32)}}, cricket)
 		want := slices.Concat([]strategies.PlanLine{{Metric: "stripes", Value: 32}},
 			both("stripes_at_limit", 20, ""), both("stripes_at_headroom", 200000.0/7000, ""), both("stripes_needed", 29, ""),
 			both("stripes_pow2", 32, ""), []strategies.PlanLine{{Metric: "keys_used", Value: 32}}, both("max_key_ops_per_s", 6250, ""), both("utilisation", 0.625, ""),
@@ -768,22 +769,22 @@ func TestHotPlans(t *testing.T) {
 		}
 	})
 	t.Run("striped/k=32/cache", func(t *testing.T) {
-		got := plan("striped", []strategies.Param{{Key: "stripes", Value: int64(32)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}}, cricket)
+		got := plan("striped", []scenarios.Param{{Key: "stripes", Value: int64(32)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}}, cricket)
 		designtest.CheckPlan(t, got, []strategies.PlanLine{{Metric: "read_ops_per_s", Value: 32, Full: true}, {Metric: "read_ops_per_s", Value: 32},
 			{Metric: "staleness_max_s", Value: 1}})
 	})
 	t.Run("striped/k=4/backlog", func(t *testing.T) {
-		got := plan("striped", []strategies.Param{{Key: "stripes", Value: int64(4)}}, cricket)
+		got := plan("striped", []scenarios.Param{{Key: "stripes", Value: int64(4)}}, cricket)
 		designtest.CheckPlan(t, got, both("backlog_growth_per_s", 160000, "")) // (50,000 − 10,000) × 4
 	})
 	t.Run("striped/adaptive", func(t *testing.T) {
-		got := plan("striped", []strategies.Param{{Key: "stripes", Value: int64(2)}, {Key: "grow_above", Value: int64(7000)}}, cricket)
+		got := plan("striped", []scenarios.Param{{Key: "stripes", Value: int64(2)}, {Key: "grow_above", Value: int64(7000)}}, cricket)
 		designtest.CheckPlan(t, got, slices.Concat(both("stripes_at_peak", 32, ""), both("keys_used", 32, ""), both("max_key_ops_per_s", 6250, "")))
 	})
 	t.Run("practice", func(t *testing.T) {
 		practice := strategies.Assumptions{PeakRate: 120000, KeyCapacity: 8000, Headroom: 0.7}
 		env := strategies.Env{Full: practice, Sim: practice}
-		got := plan("striped", []strategies.Param{{Key: "stripes", Value: int64(32)}}, env)
+		got := plan("striped", []scenarios.Param{{Key: "stripes", Value: int64(32)}}, env)
 		designtest.CheckPlan(t, got, []strategies.PlanLine{
 			{Metric: "stripes_at_limit", Value: 15, Full: true},
 			{Metric: "stripes_at_headroom", Value: 120000.0 / 5600, Full: true},
@@ -809,7 +810,7 @@ func TestHotPlans(t *testing.T) {
 	})
 	t.Run("batched/likes", func(t *testing.T) {
 		// Likes: 20 servers flushing once a second, 20,000 likes/s → 20 updates/s.
-		got := plan("batched", []strategies.Param{{Key: "servers", Value: int64(20)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}},
+		got := plan("batched", []scenarios.Param{{Key: "servers", Value: int64(20)}, {Key: "read", Value: "cache"}, {Key: "ttl", Value: "1s"}},
 			strategies.Env{Full: strategies.Assumptions{PeakRate: 20000, KeyCapacity: 2000, ReadRate: 1000}, Sim: strategies.Assumptions{PeakRate: 20000, KeyCapacity: 2000, ReadRate: 1000}})
 		designtest.CheckPlan(t, got, slices.Concat([]strategies.PlanLine{{Metric: "increments_per_s", Value: 20}},
 			both("utilisation", 0.01, ""), both("lost_on_crash", 1000, ""), both("staleness_max_s", 2, "")))
@@ -833,12 +834,12 @@ func TestHotPlans(t *testing.T) {
 	})
 	t.Run("missing inputs", func(t *testing.T) {
 		for _, typ := range []string{"single-key", "striped", "batched"} {
-			params := []strategies.Param{{Key: "stripes", Value: int64(8)}}
+			params := []scenarios.Param{{Key: "stripes", Value: int64(8)}}
 			if typ == "single-key" {
 				params = nil
 			}
 			if typ == "batched" {
-				params = append(params, strategies.Param{Key: "servers", Value: int64(10)})
+				params = append(params, scenarios.Param{Key: "servers", Value: int64(10)})
 			}
 			for _, l := range plan(typ, params, strategies.Env{}) {
 				if l.Full {
@@ -867,45 +868,45 @@ func lineOf(t *testing.T, lines []strategies.PlanLine, metric metrics.Metric, fu
 func TestHotDecodeRefuses(t *testing.T) {
 	tests := []struct {
 		typ     string
-		params  []strategies.Param
+		params  []scenarios.Param
 		key     string
 		wantMsg string
 	}{
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "select", Value: "randon", Line: 4}}, "select",
-			`striped: parameter select: "randon" not allowed (allowed: random, round-robin, hash, least-loaded)`},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(0), Line: 3}}, "stripes", "striped: parameter stripes: 0 not in 1..65536"},
-		{"striped", nil, "stripes", "0 not in 1..65536"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(65537), Line: 3}}, "stripes", "65537 not in 1..65536"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: 2.5, Line: 3}}, "stripes", "2.5 is not an integer"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "read", Value: "cache", Line: 4}, {Key: "ttl", Value: "1x", Line: 5}}, "ttl", `"1x" is not a duration`},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "read", Value: "cache", Line: 4}, {Key: "ttl", Value: true, Line: 5}}, "ttl", "is not a duration"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "read", Value: "cache", Line: 4}}, "read", "cache needs a ttl"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "ttl", Value: "1s", Line: 4}}, "ttl", "given with read: sum"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "read", Value: "cache", Line: 4}, {Key: "ttl", Value: int64(0), Line: 5}}, "read", "cache needs a ttl"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "read", Value: "cache", Line: 4}, {Key: "ttl", Value: -0.5, Line: 5}}, "ttl", "-500ms not in (0, 24h]"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "read", Value: "cache", Line: 4}, {Key: "ttl", Value: "-1s", Line: 5}}, "ttl", "-1s not in (0, 24h]"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "read", Value: "cache", Line: 4}, {Key: "ttl", Value: "25h", Line: 5}}, "ttl", "25h0m0s not in (0, 24h]"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "read", Value: "cache", Line: 4}, {Key: "ttl", Value: "0.5", Line: 5}}, "ttl", `"0.5" is not a duration`},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "read", Value: "mget", Line: 4}}, "read", `"mget" not allowed (allowed: sum, cache)`},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "dedup", Value: "soon", Line: 4}}, "dedup", "is not a duration"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "dedup", Value: "-1s", Line: 4}}, "dedup", "-1s not in [0, 24h]"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "shrink_below", Value: int64(10), Line: 4}}, "shrink_below", "given without grow_above"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "grow_above", Value: int64(100), Line: 4}, {Key: "shrink_below", Value: int64(60), Line: 5}}, "shrink_below",
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "select", Value: "randon", Pos: scenarios.Pos{Line: 4}}}, "select",
+			`params.select: "randon" is not allowed (allowed: random, round-robin, hash, least-loaded)`},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(0), Pos: scenarios.Pos{Line: 3}}}, "stripes", "params.stripes: 0 is out of range (allowed: 1..65536)"},
+		{"striped", nil, "stripes", `params: missing required key "stripes" (allowed: 1..65536)`},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(65537), Pos: scenarios.Pos{Line: 3}}}, "stripes", "65537 is out of range"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: 2.5, Pos: scenarios.Pos{Line: 3}}}, "stripes", "2.5 is not an integer"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 4}}, {Key: "ttl", Value: "1x", Pos: scenarios.Pos{Line: 5}}}, "ttl", `"1x" is not a duration`},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 4}}, {Key: "ttl", Value: true, Pos: scenarios.Pos{Line: 5}}}, "ttl", "is not a duration"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 4}}}, "read", "cache needs a ttl"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "ttl", Value: "1s", Pos: scenarios.Pos{Line: 4}}}, "ttl", "given with read: sum"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 4}}, {Key: "ttl", Value: int64(0), Pos: scenarios.Pos{Line: 5}}}, "ttl", "params.ttl: 0 is out of range"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 4}}, {Key: "ttl", Value: -0.5, Pos: scenarios.Pos{Line: 5}}}, "ttl", "-0.5 is out of range"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 4}}, {Key: "ttl", Value: "-1s", Pos: scenarios.Pos{Line: 5}}}, "ttl", `"-1s" is out of range`},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 4}}, {Key: "ttl", Value: "25h", Pos: scenarios.Pos{Line: 5}}}, "ttl", `"25h" is out of range`},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 4}}, {Key: "ttl", Value: "0.5", Pos: scenarios.Pos{Line: 5}}}, "ttl", `"0.5" is not a duration`},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "read", Value: "mget", Pos: scenarios.Pos{Line: 4}}}, "read", `params.read: "mget" is not allowed (allowed: sum, cache)`},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "dedup", Value: "soon", Pos: scenarios.Pos{Line: 4}}}, "dedup", "is not a duration"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "dedup", Value: "-1s", Pos: scenarios.Pos{Line: 4}}}, "dedup", `"-1s" is out of range`},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "shrink_below", Value: int64(10), Pos: scenarios.Pos{Line: 4}}}, "shrink_below", "given without grow_above"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "grow_above", Value: int64(100), Pos: scenarios.Pos{Line: 4}}, {Key: "shrink_below", Value: int64(60), Pos: scenarios.Pos{Line: 5}}}, "shrink_below",
 			"60 more than grow_above/2 = 50"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "grow_above", Value: int64(-1), Line: 4}}, "grow_above", "-1 must be ≥ 0"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "grow_above", Value: int64(100), Line: 4}, {Key: "max_stripes", Value: int64(4), Line: 5}}, "max_stripes",
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "grow_above", Value: int64(-1), Pos: scenarios.Pos{Line: 4}}}, "grow_above", "-1 is out of range (allowed: a number >= 0)"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "grow_above", Value: int64(100), Pos: scenarios.Pos{Line: 4}}, {Key: "max_stripes", Value: int64(4), Pos: scenarios.Pos{Line: 5}}}, "max_stripes",
 			"4 not in stripes..65536 = 8..65536"},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}, {Key: "stripe", Value: int64(8), Line: 4}}, "stripe",
-			"unknown parameter (allowed: stripes, select, grow_above, shrink_below, max_stripes, read, ttl, dedup, hashtag, predict, per_followers, protected_factor)"},
-		{"single-key", []strategies.Param{{Key: "stripes", Value: int64(8), Line: 3}}, "stripes", "unknown parameter (allowed: read, ttl, dedup)"},
-		{"single-key", []strategies.Param{{Key: "read", Value: "cache", Line: 3}, {Key: "ttl", Value: "1x", Line: 4}}, "ttl", "single-key: parameter ttl:"},
-		{"batched", []strategies.Param{{Key: "servers", Value: int64(-1), Line: 3}}, "servers", "-1 not in 1..100000"},
-		{"batched", []strategies.Param{{Key: "servers", Value: int64(100001), Line: 3}}, "servers", "100001 not in 1..100000"},
-		{"batched", []strategies.Param{{Key: "flush", Value: int64(0), Line: 3}}, "flush", "0s not in (0, 24h]"},
-		{"batched", []strategies.Param{{Key: "flush", Value: "48h", Line: 3}}, "flush", "48h0m0s not in (0, 24h]"},
-		{"batched", []strategies.Param{{Key: "flush", Value: "1x", Line: 3}}, "flush", "is not a duration"},
-		{"batched", []strategies.Param{{Key: "stripes", Value: int64(0), Line: 3}}, "stripes", "0 not in 1..65536"},
-		{"batched", []strategies.Param{{Key: "jitter", Value: "yes", Line: 3}}, "jitter", "is not true or false"},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}, {Key: "stripe", Value: int64(8), Pos: scenarios.Pos{Line: 4}}}, "stripe",
+			`unknown key "stripe" (allowed: stripes, select, grow_above, shrink_below, max_stripes, read, ttl, dedup, hashtag, predict, per_followers, protected_factor)`},
+		{"single-key", []scenarios.Param{{Key: "stripes", Value: int64(8), Pos: scenarios.Pos{Line: 3}}}, "stripes", `unknown key "stripes" (allowed: read, ttl, dedup)`},
+		{"single-key", []scenarios.Param{{Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 3}}, {Key: "ttl", Value: "1x", Pos: scenarios.Pos{Line: 4}}}, "ttl", `params.ttl: "1x" is not a duration`},
+		{"batched", []scenarios.Param{{Key: "servers", Value: int64(-1), Pos: scenarios.Pos{Line: 3}}}, "servers", "-1 is out of range (allowed: 1..100000)"},
+		{"batched", []scenarios.Param{{Key: "servers", Value: int64(100001), Pos: scenarios.Pos{Line: 3}}}, "servers", "100001 is out of range"},
+		{"batched", []scenarios.Param{{Key: "flush", Value: int64(0), Pos: scenarios.Pos{Line: 3}}}, "flush", "params.flush: 0 is out of range"},
+		{"batched", []scenarios.Param{{Key: "flush", Value: "48h", Pos: scenarios.Pos{Line: 3}}}, "flush", `"48h" is out of range`},
+		{"batched", []scenarios.Param{{Key: "flush", Value: "1x", Pos: scenarios.Pos{Line: 3}}}, "flush", "is not a duration"},
+		{"batched", []scenarios.Param{{Key: "stripes", Value: int64(0), Pos: scenarios.Pos{Line: 3}}}, "stripes", "0 is out of range (allowed: 1..65536)"},
+		{"batched", []scenarios.Param{{Key: "jitter", Value: "yes", Pos: scenarios.Pos{Line: 3}}}, "jitter", `"yes" is not a bool`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ+"/"+tt.wantMsg, func(t *testing.T) {
@@ -913,17 +914,13 @@ func TestHotDecodeRefuses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = typ.Decode(tt.params)
-			var pe *strategies.ParamError
-			if !errors.As(err, &pe) {
-				t.Fatalf("got %v, want a *ParamError", err)
-			}
-			if pe.Key != tt.key || pe.Type != tt.typ {
-				t.Errorf("got type %q key %q, want %q %q", pe.Type, pe.Key, tt.typ, tt.key)
+			_, err = designtest.DecodeParams(typ, tt.params)
+			if err == nil || designtest.FaultKey(err) != tt.key {
+				t.Fatalf("got %v, want an error on %s", err, tt.key)
 			}
 			for _, r := range tt.params {
-				if r.Key == tt.key && pe.Line != r.Line {
-					t.Errorf("got line %d, want %d", pe.Line, r.Line)
+				if r.Key == tt.key && designtest.FaultLine(err, tt.params) != r.Pos.Line {
+					t.Errorf("got line %d, want %d", designtest.FaultLine(err, tt.params), r.Pos.Line)
 				}
 			}
 			if !strings.Contains(err.Error(), tt.wantMsg) {
@@ -942,7 +939,7 @@ func TestHotDurations(t *testing.T) {
 		want time.Duration
 	}{{"1s", time.Second}, {"250ms", 250 * time.Millisecond}, {"1m30s", 90 * time.Second}, {0.5, 500 * time.Millisecond},
 		{int64(2), 2 * time.Second}, {"24h", 24 * time.Hour}} {
-		p, err := typ.Decode([]strategies.Param{{Key: "servers", Value: int64(4), Line: 1}, {Key: "flush", Value: tc.val, Line: 2}, {Key: "read", Value: "cache", Line: 3}, {Key: "ttl", Value: tc.val, Line: 4}, {Key: "dedup", Value: tc.val, Line: 5}})
+		p, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "servers", Value: int64(4), Pos: scenarios.Pos{Line: 1}}, {Key: "flush", Value: tc.val, Pos: scenarios.Pos{Line: 2}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 3}}, {Key: "ttl", Value: tc.val, Pos: scenarios.Pos{Line: 4}}, {Key: "dedup", Value: tc.val, Pos: scenarios.Pos{Line: 5}}})
 		if err != nil {
 			t.Errorf("%v: %v", tc.val, err)
 			continue
@@ -952,12 +949,12 @@ func TestHotDurations(t *testing.T) {
 		}
 	}
 	for _, dedup := range []any{int64(0), "0s", 0.0} {
-		p, err := typ.Decode([]strategies.Param{{Key: "servers", Value: int64(4), Line: 1}, {Key: "dedup", Value: dedup, Line: 2}})
+		p, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "servers", Value: int64(4), Pos: scenarios.Pos{Line: 1}}, {Key: "dedup", Value: dedup, Pos: scenarios.Pos{Line: 2}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o, err := parseHotOpts("sum", 0, p.(*BatchedParams).Dedup); err != nil || o.dedup != 0 {
-			t.Errorf("dedup %v: got %+v, %v: want off", dedup, o, err)
+		if o := newHotOpts(ReadSum, 0, p.(*BatchedParams).Dedup); o.dedup != 0 {
+			t.Errorf("dedup %v: got %+v: want off", dedup, o)
 		}
 	}
 }
@@ -967,15 +964,15 @@ func TestHotBuild(t *testing.T) {
 	full := strategies.Assumptions{AppServers: 50}
 	for _, tc := range []struct {
 		typ    string
-		params []strategies.Param
+		params []scenarios.Param
 	}{
 		{"single-key", nil},
-		{"single-key", []strategies.Param{{Key: "read", Value: "cache", Line: 1}, {Key: "ttl", Value: "1s", Line: 2}, {Key: "dedup", Value: "10s", Line: 3}}},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(32), Line: 1}}},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(4), Line: 1}, {Key: "select", Value: "least-loaded", Line: 2}, {Key: "grow_above", Value: int64(7000), Line: 3},
-			{Key: "shrink_below", Value: int64(2000), Line: 4}, {Key: "max_stripes", Value: int64(64), Line: 5}, {Key: "read", Value: "cache", Line: 6}, {Key: "ttl", Value: 0.5, Line: 7}, {Key: "dedup", Value: "1m", Line: 8}}},
+		{"single-key", []scenarios.Param{{Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 1}}, {Key: "ttl", Value: "1s", Pos: scenarios.Pos{Line: 2}}, {Key: "dedup", Value: "10s", Pos: scenarios.Pos{Line: 3}}}},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(32), Pos: scenarios.Pos{Line: 1}}}},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(4), Pos: scenarios.Pos{Line: 1}}, {Key: "select", Value: "least-loaded", Pos: scenarios.Pos{Line: 2}}, {Key: "grow_above", Value: int64(7000), Pos: scenarios.Pos{Line: 3}},
+			{Key: "shrink_below", Value: int64(2000), Pos: scenarios.Pos{Line: 4}}, {Key: "max_stripes", Value: int64(64), Pos: scenarios.Pos{Line: 5}}, {Key: "read", Value: "cache", Pos: scenarios.Pos{Line: 6}}, {Key: "ttl", Value: 0.5, Pos: scenarios.Pos{Line: 7}}, {Key: "dedup", Value: "1m", Pos: scenarios.Pos{Line: 8}}}},
 		{"batched", nil},
-		{"batched", []strategies.Param{{Key: "servers", Value: int64(200), Line: 1}, {Key: "flush", Value: "250ms", Line: 2}, {Key: "jitter", Value: true, Line: 3}, {Key: "stripes", Value: int64(4), Line: 4}}},
+		{"batched", []scenarios.Param{{Key: "servers", Value: int64(200), Pos: scenarios.Pos{Line: 1}}, {Key: "flush", Value: "250ms", Pos: scenarios.Pos{Line: 2}}, {Key: "jitter", Value: true, Pos: scenarios.Pos{Line: 3}}, {Key: "stripes", Value: int64(4), Pos: scenarios.Pos{Line: 4}}}},
 	} {
 		t.Run(tc.typ, func(t *testing.T) {
 			s := designtest.BuildDesign(t, tc.typ, tc.params, strategies.Env{Seed: 1, Full: full, Store: designtest.NewMemStore(t)})
@@ -992,14 +989,14 @@ func TestHotBuild(t *testing.T) {
 func TestHotNeedsCluster(t *testing.T) {
 	for _, tc := range []struct {
 		typ    string
-		params []strategies.Param
+		params []scenarios.Param
 	}{
 		{"single-key", nil},
-		{"striped", []strategies.Param{{Key: "stripes", Value: int64(4)}}},
-		{"batched", []strategies.Param{{Key: "servers", Value: int64(4)}}},
+		{"striped", []scenarios.Param{{Key: "stripes", Value: int64(4)}}},
+		{"batched", []scenarios.Param{{Key: "servers", Value: int64(4)}}},
 	} {
 		typ, _ := strategies.Lookup(tc.typ)
-		p, err := typ.Decode(tc.params)
+		p, err := designtest.DecodeParams(typ, tc.params)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1009,7 +1006,7 @@ func TestHotNeedsCluster(t *testing.T) {
 		}
 	}
 	typ, _ := strategies.Lookup("batched")
-	p, _ := typ.Decode(nil)
+	p, _ := designtest.DecodeParams(typ, nil)
 	for _, servers := range []float64{0, 2.5, 1e6} {
 		_, err := typ.Build(p, strategies.Env{Store: designtest.NewMemStore(t), Full: strategies.Assumptions{AppServers: servers}})
 		var pe *strategies.ParamError
@@ -1065,7 +1062,7 @@ func TestHotLargeFanOut(t *testing.T) {
 		want = append(want, n)
 	}
 	st := designtest.NewMemStore(t)
-	s, err := NewStriped(StripedParams{Stripes: k, Select: "round-robin"}, st, 1)
+	s, err := NewStriped(StripedParams{Stripes: k, Select: SelectRoundRobin}, st, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package hot
 
 import (
+	"slices"
 	"time"
 
 	"countsim/strategies"
@@ -28,6 +29,36 @@ const (
 // design's key is stripe 0.
 func stripeKey(key uint64, j int) uint64 { return ds.RowHash(ds.RowState(uint64(j)), ds.KeyLane(key)) }
 
+// ReadPath is what a Read event of a hot counter shows.
+type ReadPath uint8
+
+const (
+	// ReadSum: one GET per store key of the counted key at the read's time
+	// (an MGET), summed: what the writes served by then add up to.
+	ReadSum ReadPath = iota
+	// ReadCache: the total cached per key, refreshed by a read that finds
+	// it ttl old or older.
+	ReadCache
+)
+
+var readNames = []string{"sum", "cache"}
+
+// String returns "sum" or "cache".
+func (r ReadPath) String() string { return strategies.EnumString(r, "read", readNames) }
+
+// Names lists the read paths' names.
+func (ReadPath) Names() []string { return slices.Clone(readNames) }
+
+// MarshalText returns the read path's name.
+func (r ReadPath) MarshalText() ([]byte, error) {
+	return strategies.MarshalEnum(r, "read path", readNames)
+}
+
+// UnmarshalText reads a read path by name.
+func (r *ReadPath) UnmarshalText(text []byte) error {
+	return strategies.UnmarshalEnum(r, "read path", readNames, text)
+}
+
 // hotOpts are the parameters every hot-counter design shares, decoded.
 type hotOpts struct {
 	cache bool  // read: cache
@@ -35,27 +66,20 @@ type hotOpts struct {
 	dedup int64 // window in ns; 0: off
 }
 
-// parseHotOpts checks read, ttl and dedup together.
-func parseHotOpts(read string, ttl, dedup time.Duration) (hotOpts, error) {
-	var o hotOpts
-	switch read {
-	case "sum", "":
-	case "cache":
-		o.cache = true
-	default:
-		return o, strategies.ParamErrorf("read", "%q not allowed (allowed: sum, cache)", read)
-	}
+// newHotOpts gathers the read path and the dedup window of parameters
+// already checked.
+func newHotOpts(read ReadPath, ttl, dedup time.Duration) hotOpts {
+	return hotOpts{cache: read == ReadCache, ttl: int64(ttl), dedup: int64(dedup)}
+}
+
+// checkReads is the rule across the read path and the ttl: a cache shows
+// a total for a ttl, and a ttl is a cache's.
+func checkReads(read ReadPath, ttl time.Duration) error {
 	switch {
-	case o.cache && ttl == 0:
-		return o, strategies.ParamErrorf("read", "cache needs a ttl (a duration such as 1s)")
-	case !o.cache && ttl != 0:
-		return o, strategies.ParamErrorf("ttl", "given with read: sum; a ttl needs read: cache")
-	case o.cache && (ttl < 0 || int64(ttl) > hotMaxDuration):
-		return o, strategies.ParamErrorf("ttl", "%v not in (0, 24h]", ttl)
+	case read == ReadCache && ttl == 0:
+		return strategies.ParamErrorf("read", "cache needs a ttl (a duration such as 1s)")
+	case read != ReadCache && ttl != 0:
+		return strategies.ParamErrorf("ttl", "given with read: sum; a ttl needs read: cache")
 	}
-	if dedup < 0 || int64(dedup) > hotMaxDuration {
-		return o, strategies.ParamErrorf("dedup", "%v not in [0, 24h]", dedup)
-	}
-	o.ttl, o.dedup = int64(ttl), int64(dedup)
-	return o, nil
+	return nil
 }

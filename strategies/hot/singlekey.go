@@ -24,16 +24,13 @@ import (
 // SingleKeyParams are the parameters of a single-key counter: the read path
 // and the dedup window.
 type SingleKeyParams struct {
-	Read  string        `param:"read" doc:"what a Read event shows: sum (default: one GET of the key at the read's time) or cache (the total cached per key, refreshed by a read that finds it ttl old or older)"`
-	TTL   time.Duration `param:"ttl" doc:"with read: cache, how long a cached total is shown, in (0, 24h]: a duration (1s, 250ms) or a number of seconds"`
-	Dedup time.Duration `param:"dedup" doc:"dedup window, in [0, 24h]: drop a write whose ID was seen less than this long before (a duration such as 10s, or seconds); 0 (default): off"`
+	Read  ReadPath      `key:"read" default:"sum" doc:"what a Read event shows: sum (one GET of the key at the read's time) or cache (the total cached per key, refreshed by a read that finds it ttl old or older)"`
+	TTL   time.Duration `key:"ttl" range:">0" doc:"with read: cache, how long a cached total is shown"`
+	Dedup time.Duration `key:"dedup" range:">=0" defaultdoc:"0: off" doc:"dedup window: drop a write whose ID was seen less than this long before"`
 }
 
-// Validate checks the read path and the dedup window.
-func (p SingleKeyParams) Validate() error {
-	_, err := parseHotOpts(p.Read, p.TTL, p.Dedup)
-	return err
-}
+// Validate checks the read path with the ttl.
+func (p SingleKeyParams) Validate() error { return checkReads(p.Read, p.TTL) }
 
 // SingleKey is a single-key counter on a Store: a PointCounter (Count is the
 // key's value once every write is served) and a Reader. Observe costs one
@@ -45,8 +42,8 @@ type SingleKey struct {
 // NewSingleKey returns a single-key counter on store; seed seeds the dedup
 // window's hash.
 func NewSingleKey(p SingleKeyParams, store strategies.Store, seed uint64) (*SingleKey, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("single-key", err)
+	if err := strategies.ValidateWith("single-key", &p); err != nil {
+		return nil, err
 	}
 	s, err := newStriped("single-key", StripedParams{Stripes: 1, Read: p.Read, TTL: p.TTL, Dedup: p.Dedup}, store, seed)
 	if err != nil {
@@ -86,7 +83,6 @@ var (
 
 func init() {
 	strategies.Define("single-key", "single-key counter: every write is one INCRBY on the key in the store; over a key's capacity the backlog grows",
-		func() *SingleKeyParams { return &SingleKeyParams{Read: "sum"} },
 		func(p *SingleKeyParams, env strategies.Env) (strategies.Strategy, error) {
 			c, err := NewSingleKey(*p, env.Store, env.Seed)
 			if err != nil {
@@ -100,7 +96,7 @@ func init() {
 
 // singleKeyPlan: the one key takes the whole peak.
 func singleKeyPlan(p *SingleKeyParams, env strategies.Env) []strategies.PlanLine {
-	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
+	o := newHotOpts(p.Read, p.TTL, p.Dedup)
 	lines := []strategies.PlanLine{
 		{Metric: metrics.Stripes, Value: 1, Unit: "stripes", Note: "the key itself: one store key a counted key"},
 		{Metric: metrics.KeysUsed, Value: 1, Unit: "keys", Note: "the key itself"},

@@ -3,7 +3,6 @@ package hot
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -73,93 +72,81 @@ import (
 type StripedParams struct {
 	// Stripes is K, the sub-counters of each key, 1..65536; with grow_above
 	// it is the least K and the starting one.
-	Stripes int `param:"stripes" doc:"sub-counters K of each key, 1..65536 (required); with grow_above, the starting and least K"`
-	// Select is how a write picks its stripe: random, round-robin, hash or
-	// least-loaded.
-	Select string `param:"select" doc:"how a write picks its stripe: random (default; a PCG seeded from the scenario seed), round-robin (per key), hash (of the event ID: a resend hits the same stripe) or least-loaded (fewest increments sent this simulated second, lowest index on ties)"`
+	Stripes int `key:"stripes" range:"1..65536" required:"true" doc:"sub-counters K of each key; with grow_above, the starting and least K"`
+	// Select is how a write picks its stripe.
+	Select StripeSelect `key:"select" default:"random" doc:"how a write picks its stripe: random (a PCG seeded from the scenario seed), round-robin (per key), hash (of the event ID: a resend hits the same stripe) or least-loaded (fewest increments sent this simulated second, lowest index on ties)"`
 	// GrowAbove: K doubles when the busiest stripe's increments in the last
 	// full second exceed it; 0 keeps K fixed.
-	GrowAbove float64 `param:"grow_above" doc:"increments a second: when the busiest stripe of a key received more in the last full second, its K doubles (up to max_stripes); 0 (default): K fixed"`
+	GrowAbove float64 `key:"grow_above" range:">=0" defaultdoc:"0: K fixed" doc:"increments a second: when the busiest stripe of a key received more in the last full second, its K doubles (up to max_stripes)"`
 	// ShrinkBelow: K halves when every stripe's increments in the last full
 	// second are below it; 0 never shrinks. At most grow_above/2.
-	ShrinkBelow float64 `param:"shrink_below" doc:"increments a second: when every stripe of a key received fewer in the last full second, its K halves (not below stripes), the removed stripes' counts moved into the kept ones; 0 (default): never; needs grow_above, at most grow_above/2"`
+	ShrinkBelow float64 `key:"shrink_below" range:">=0" defaultdoc:"0: never" doc:"increments a second: when every stripe of a key received fewer in the last full second, its K halves (not below stripes), the removed stripes' counts moved into the kept ones; needs grow_above, at most grow_above/2"`
 	// MaxStripes is the most K may grow to, stripes..65536; 0 means 1024.
-	MaxStripes int `param:"max_stripes" doc:"the most stripes K may grow to, with grow_above, or be predicted, with predict or per_followers: stripes..65536 (default 1024)"`
+	MaxStripes int `key:"max_stripes" range:"1..65536" defaultdoc:"1024" doc:"the most stripes K may grow to, with grow_above, or be predicted, with predict or per_followers: at least stripes"`
 	// Read, TTL and Dedup: the read path and the dedup window.
-	Read  string        `param:"read" doc:"what a Read event shows: sum (default: one GET per stripe at the read's time, an MGET, summed) or cache (the total cached per key, refreshed by a read that finds it ttl old or older)"`
-	TTL   time.Duration `param:"ttl" doc:"with read: cache, how long a cached total is shown, in (0, 24h]: a duration (1s, 250ms) or a number of seconds"`
-	Dedup time.Duration `param:"dedup" doc:"dedup window, in [0, 24h]: drop a write whose ID was seen less than this long before (a duration such as 10s, or seconds); 0 (default): off"`
+	Read  ReadPath      `key:"read" default:"sum" doc:"what a Read event shows: sum (one GET per stripe at the read's time, an MGET, summed) or cache (the total cached per key, refreshed by a read that finds it ttl old or older)"`
+	TTL   time.Duration `key:"ttl" range:">0" doc:"with read: cache, how long a cached total is shown"`
+	Dedup time.Duration `key:"dedup" range:">=0" defaultdoc:"0: off" doc:"dedup window: drop a write whose ID was seen less than this long before"`
 	// HashTag names a key's stripes with one hash tag, {key}:0..K−1, so
 	// that they share one slot of a Redis Cluster and one node of the
 	// simulated cluster: a read is one MGET to one node, and every write of
 	// the key lands on that node too — the spreading the stripes were for
 	// is gone. Without it (the default) the stripes spread over the nodes
 	// and a read sends one GET per slot.
-	HashTag bool `param:"hashtag" doc:"true: the stripes of a key share one hash tag, {key}:0..K-1 — one slot and one node (a read is one MGET, and all the key's writes land on that node); false (default): the stripes spread over the nodes"`
+	HashTag bool `key:"hashtag" default:"false" doc:"true: the stripes of a key share one hash tag, {key}:0..K-1 — one slot and one node (a read is one MGET, and all the key's writes land on that node); false: the stripes spread over the nodes"`
 	// Predict and PerFollowers set a key's first K from its author's
 	// followers, the event's Actor (striped_predict.go).
-	Predict      string  `param:"predict" doc:"a key's first K from its author's followers (the event's actor): FOLLOWERS:K pairs, both increasing, e.g. 0:1,10000:4,1000000:32; clamped to stripes..max_stripes"`
-	PerFollowers float64 `param:"per_followers" doc:"a key's first K = ⌈followers / this⌉ (the event's actor), clamped to stripes..max_stripes; instead of predict"`
+	Predict      PredictTable `key:"predict" allowed:"FOLLOWERS:K pairs separated by commas, both increasing, K in 1..65536, e.g. 0:1,10000:4,1000000:32" doc:"a key's first K from its author's followers (the event's actor), clamped to stripes..max_stripes"`
+	PerFollowers float64      `key:"per_followers" range:">0" doc:"a key's first K = ⌈followers / this⌉ (the event's actor), clamped to stripes..max_stripes; instead of predict"`
 	// ProtectedFactor scales a protected post's followers in the
 	// prediction: its likes come from its followers only.
-	ProtectedFactor float64 `param:"protected_factor" doc:"with predict or per_followers: a protected post's (followers only) followers count as this many times as many in the prediction, in (0, 1] (default 1, or 0: as a public post's)"`
+	ProtectedFactor float64 `key:"protected_factor" range:"(0,1]" defaultdoc:"1: as a public post's" doc:"with predict or per_followers: a protected post's (followers only) followers count as this many times as many in the prediction"`
 }
 
 // predictRule is the parameters' rule of a key's first K, or nil.
-func (p StripedParams) predictRule() (*predictRule, error) {
-	r, err := p.followersRule()
+func (p StripedParams) predictRule() *predictRule {
+	var r *predictRule
 	switch {
-	case err != nil:
-		return nil, err
-	case !(p.ProtectedFactor >= 0 && p.ProtectedFactor <= 1):
-		return nil, strategies.ParamErrorf("protected_factor", "%v not in (0, 1]", p.ProtectedFactor)
-	case r == nil && p.ProtectedFactor != 0 && p.ProtectedFactor != 1:
-		return nil, strategies.ParamErrorf("protected_factor", "given without predict or per_followers (allowed: with one of them)")
-	case r != nil:
-		r.protected = cmp.Or(p.ProtectedFactor, 1)
-	}
-	return r, nil
-}
-
-// followersRule is the rule of a key's first K from the followers, or nil.
-func (p StripedParams) followersRule() (*predictRule, error) {
-	switch {
-	case p.Predict != "" && p.PerFollowers != 0:
-		return nil, strategies.ParamErrorf("per_followers", "given with predict (allowed: one of predict, a table, or per_followers)")
-	case p.PerFollowers < 0 || math.IsNaN(p.PerFollowers) || math.IsInf(p.PerFollowers, 0):
-		return nil, strategies.ParamErrorf("per_followers", "%v must be a number > 0", p.PerFollowers)
 	case p.PerFollowers > 0:
-		return &predictRule{per: p.PerFollowers}, nil
-	case p.Predict != "":
-		return parsePredict(p.Predict)
+		r = &predictRule{per: p.PerFollowers}
+	case len(p.Predict.At) > 0:
+		r = &predictRule{at: p.Predict.At, k: p.Predict.K}
+	default:
+		return nil
 	}
-	return nil, nil
+	r.protected = cmp.Or(p.ProtectedFactor, 1)
+	return r
 }
 
-// stripeSelect is a stripe selection policy.
-type stripeSelect uint8
+// StripeSelect is how a write picks its stripe.
+type StripeSelect uint8
 
 const (
-	selectRandom stripeSelect = iota
-	selectRoundRobin
-	selectHash
-	selectLeastLoaded
+	SelectRandom StripeSelect = iota
+	SelectRoundRobin
+	SelectHash
+	SelectLeastLoaded
 )
 
 var stripeSelectNames = []string{"random", "round-robin", "hash", "least-loaded"}
 
-const stripedDefaultMax = 1024
+// String returns the policy's name.
+func (s StripeSelect) String() string { return strategies.EnumString(s, "select", stripeSelectNames) }
 
-func parseStripeSelect(s string) (stripeSelect, error) {
-	if s == "" {
-		return selectRandom, nil
-	}
-	i := slices.Index(stripeSelectNames, s)
-	if i < 0 {
-		return 0, strategies.ParamErrorf("select", "%q not allowed (allowed: random, round-robin, hash, least-loaded)", s)
-	}
-	return stripeSelect(i), nil
+// Names lists the policies' names.
+func (StripeSelect) Names() []string { return slices.Clone(stripeSelectNames) }
+
+// MarshalText returns the policy's name.
+func (s StripeSelect) MarshalText() ([]byte, error) {
+	return strategies.MarshalEnum(s, "stripe selection", stripeSelectNames)
 }
+
+// UnmarshalText reads a policy by name.
+func (s *StripeSelect) UnmarshalText(text []byte) error {
+	return strategies.UnmarshalEnum(s, "stripe selection", stripeSelectNames, text)
+}
+
+const stripedDefaultMax = 1024
 
 // maxStripes is MaxStripes, or its default 1024 when 0.
 func (p StripedParams) maxStripes() int {
@@ -169,38 +156,30 @@ func (p StripedParams) maxStripes() int {
 	return p.MaxStripes
 }
 
-// Validate checks the ranges, the selection policy, the adaptive rule and
-// the read path.
+// Validate checks the rules across the parameters: the adaptive rule
+// (shrinking needs growing, at half its rate at most), the prediction (one
+// rule; protected_factor with it), max_stripes against stripes, and the
+// read path with the ttl.
 func (p StripedParams) Validate() error {
-	if p.Stripes < 1 || p.Stripes > hotMaxStripes {
-		return strategies.ParamErrorf("stripes", "%d not in 1..%d", p.Stripes, hotMaxStripes)
-	}
-	if _, err := parseStripeSelect(p.Select); err != nil {
-		return err
-	}
-	if !(p.GrowAbove >= 0) {
-		return strategies.ParamErrorf("grow_above", "%v must be ≥ 0", p.GrowAbove)
-	}
-	if !(p.ShrinkBelow >= 0) {
-		return strategies.ParamErrorf("shrink_below", "%v must be ≥ 0", p.ShrinkBelow)
-	}
 	if p.ShrinkBelow > 0 && p.GrowAbove == 0 {
 		return strategies.ParamErrorf("shrink_below", "given without grow_above: K never grows above stripes, so it cannot shrink")
 	}
 	if p.GrowAbove > 0 && 2*p.ShrinkBelow > p.GrowAbove {
 		return strategies.ParamErrorf("shrink_below", "%v more than grow_above/2 = %v: K would double and halve in turn", p.ShrinkBelow, p.GrowAbove/2)
 	}
-	rule, err := p.predictRule()
-	if err != nil {
-		return err
+	if len(p.Predict.At) > 0 && p.PerFollowers != 0 {
+		return strategies.ParamErrorf("per_followers", "given with predict (allowed: one of predict, a table, or per_followers)")
+	}
+	rule := p.predictRule()
+	if rule == nil && p.ProtectedFactor != 0 && p.ProtectedFactor != 1 {
+		return strategies.ParamErrorf("protected_factor", "given without predict or per_followers (allowed: with one of them)")
 	}
 	if p.GrowAbove > 0 || rule != nil {
-		if m := p.maxStripes(); m < p.Stripes || m > hotMaxStripes {
+		if m := p.maxStripes(); m < p.Stripes {
 			return strategies.ParamErrorf("max_stripes", "%d not in stripes..%d = %d..%d", m, hotMaxStripes, p.Stripes, hotMaxStripes)
 		}
 	}
-	_, err = parseHotOpts(p.Read, p.TTL, p.Dedup)
-	return err
+	return checkReads(p.Read, p.TTL)
 }
 
 // Striped is a striped counter on a Store: a PointCounter (Count sums the
@@ -210,7 +189,7 @@ func (p StripedParams) Validate() error {
 type Striped struct {
 	name        string // the design type, for messages
 	base, max   int    // least and most K
-	sel         stripeSelect
+	sel         StripeSelect
 	growAbove   float64
 	shrinkBelow float64
 	adaptive    bool         // grow_above > 0
@@ -247,14 +226,14 @@ func NewStriped(p StripedParams, store strategies.Store, seed uint64) (*Striped,
 }
 
 func newStriped(name string, p StripedParams, store strategies.Store, seed uint64) (*Striped, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType(name, err)
+	if err := strategies.ValidateWith(name, &p); err != nil {
+		return nil, err
 	}
 	if store == nil {
 		return nil, strategies.NeedsCluster(name)
 	}
-	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
-	sel, _ := parseStripeSelect(p.Select)
+	o := newHotOpts(p.Read, p.TTL, p.Dedup)
+	sel := p.Select
 	st := workload.SplitMix(seed ^ 0x7374726970656421) // "striped!"
 	s := &Striped{
 		name:        name,
@@ -267,14 +246,14 @@ func newStriped(name string, p StripedParams, store strategies.Store, seed uint6
 		io:          newHotIO(store, o),
 	}
 	s.io.tagged = p.HashTag
-	s.predict, _ = p.predictRule()
+	s.predict = p.predictRule()
 	if s.adaptive || s.predict != nil {
 		s.max = p.maxStripes()
 	}
 	s.rng.Seed(st.Uint64(), st.Uint64())
 	s.hseed = st.Uint64()
-	s.perKey = s.adaptive || s.predict != nil || sel == selectRoundRobin || sel == selectLeastLoaded
-	s.loads = s.adaptive || sel == selectLeastLoaded
+	s.perKey = s.adaptive || s.predict != nil || sel == SelectRoundRobin || sel == SelectLeastLoaded
+	s.loads = s.adaptive || sel == SelectLeastLoaded
 	s.keys, s.keySeed = ds.NewDense[struct{}](16), st.Uint64()
 	if o.dedup > 0 {
 		s.dd = newDedupWindow(o.dedup, seed)
@@ -339,7 +318,7 @@ func (s *Striped) pick(e *workload.Event) int {
 		switch {
 		case s.base == 1:
 			return 0
-		case s.sel == selectHash:
+		case s.sel == SelectHash:
 			return int(ds.Reduce(workload.Mix64(e.ID^s.hseed), uint64(s.base)))
 		default:
 			return int(ds.Reduce(s.rng.Uint64(), uint64(s.base)))
@@ -350,9 +329,9 @@ func (s *Striped) pick(e *workload.Event) int {
 	st := &s.state[slot]
 	var j int32
 	switch s.sel {
-	case selectRandom:
+	case SelectRandom:
 		j = int32(ds.Reduce(s.rng.Uint64(), uint64(st.k)))
-	case selectHash:
+	case SelectHash:
 		j = int32(ds.Reduce(workload.Mix64(e.ID^s.hseed), uint64(st.k)))
 	default: // round-robin, least-loaded
 		j = st.next
@@ -381,7 +360,7 @@ func (s *Striped) roll(slot int32, key uint64, at int64) {
 	if s.loads {
 		clear(st.loads[:st.k])
 	}
-	if s.sel == selectLeastLoaded {
+	if s.sel == SelectLeastLoaded {
 		st.next = 0
 	}
 	st.sec = sec
@@ -514,7 +493,7 @@ func (s *Striped) check() error {
 		if s.loads != (st.loads != nil) || (s.loads && len(st.loads) < k) {
 			return fmt.Errorf("%s: key %d: %d loads for %d stripes", s.name, key, len(st.loads), k)
 		}
-		if s.sel == selectLeastLoaded {
+		if s.sel == SelectLeastLoaded {
 			m := st.loads[k-1]
 			for j, l := range st.loads[:k] {
 				if want := m + stripeBit(int32(j) < st.next); l != want {
@@ -549,9 +528,6 @@ var (
 
 func init() {
 	strategies.Define("striped", "striped counter: K sub-counters of a key in the store (random, round-robin, hash or least-loaded), K fixed or following the load; reads sum the stripes or a cache",
-		func() *StripedParams {
-			return &StripedParams{Select: "random", MaxStripes: stripedDefaultMax, Read: "sum"}
-		},
 		func(p *StripedParams, env strategies.Env) (strategies.Strategy, error) {
 			s, err := NewStriped(*p, env.Store, env.Seed)
 			if err != nil {

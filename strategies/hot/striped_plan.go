@@ -14,7 +14,7 @@ import (
 // and the load, backlog and read cost with the K configured (for an
 // adaptive K, the K it reaches at the peak).
 func stripedPlan(p *StripedParams, env strategies.Env) []strategies.PlanLine {
-	o, _ := parseHotOpts(p.Read, p.TTL, p.Dedup)
+	o := newHotOpts(p.Read, p.TTL, p.Dedup)
 	lines := []strategies.PlanLine{{Metric: metrics.Stripes, Value: float64(p.Stripes), Unit: "stripes", Note: "K configured"}}
 	// A population of counters uses K keys for each of its posts: no plan
 	// of one key's.

@@ -41,27 +41,66 @@ type predictRule struct {
 	protected float64  // a protected post's followers count × this, in (0, 1]
 }
 
-// parsePredict reads a table rule, "F1:K1,F2:K2,…".
-func parsePredict(s string) (*predictRule, error) {
-	r := &predictRule{}
-	const allowed = "allowed: FOLLOWERS:K pairs separated by commas, both increasing, K in 1..65536, e.g. 0:1,10000:4,1000000:32"
-	for i, pair := range strings.Split(s, ",") {
+// PredictTable is the table rule of a counter's first K: an author with at
+// least At[i] followers gets K[i] stripes (the largest At[i] not above the
+// followers; below At[0], stripes), both columns increasing, K in
+// 1..65536. Its text is "F1:K1,F2:K2,…"; the zero value is no table.
+type PredictTable struct {
+	At []uint64 // followers thresholds, increasing
+	K  []int    // the K from each threshold on, increasing
+}
+
+// UnmarshalText reads a table, "F1:K1,F2:K2,…".
+func (t *PredictTable) UnmarshalText(text []byte) error {
+	var r PredictTable
+	for i, pair := range strings.Split(string(text), ",") {
 		f, k, ok := strings.Cut(strings.TrimSpace(pair), ":")
 		fv, ferr := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
 		kv, kerr := strconv.Atoi(strings.TrimSpace(k))
-		switch {
-		case !ok || ferr != nil || kerr != nil:
-			return nil, strategies.ParamErrorf("predict", "pair %d %q is not FOLLOWERS:K (%s)", i+1, pair, allowed)
-		case kv < 1 || kv > hotMaxStripes:
-			return nil, strategies.ParamErrorf("predict", "pair %d: K %d not in 1..%d (%s)", i+1, kv, hotMaxStripes, allowed)
-		case i > 0 && fv <= r.at[i-1]:
-			return nil, strategies.ParamErrorf("predict", "followers %d after %d: the rule is not increasing (%s)", fv, r.at[i-1], allowed)
-		case i > 0 && kv <= r.k[i-1]:
-			return nil, strategies.ParamErrorf("predict", "K %d after %d: the rule is not increasing (%s)", kv, r.k[i-1], allowed)
+		if !ok || ferr != nil || kerr != nil {
+			return fmt.Errorf("pair %d %q is not FOLLOWERS:K", i+1, pair)
 		}
-		r.at, r.k = append(r.at, fv), append(r.k, kv)
+		r.At, r.K = append(r.At, fv), append(r.K, kv)
 	}
-	return r, nil
+	if err := r.check(); err != nil {
+		return err
+	}
+	*t = r
+	return nil
+}
+
+// MarshalText writes the table as UnmarshalText reads it; a table not
+// increasing, or with a K out of range, is an error.
+func (t PredictTable) MarshalText() ([]byte, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for i := range t.At {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d:%d", t.At[i], t.K[i])
+	}
+	return []byte(b.String()), nil
+}
+
+// check: as many K as thresholds, K in 1..65536, both columns increasing.
+func (t PredictTable) check() error {
+	if len(t.At) != len(t.K) {
+		return fmt.Errorf("%d followers thresholds and %d K", len(t.At), len(t.K))
+	}
+	for i := range t.At {
+		switch {
+		case t.K[i] < 1 || t.K[i] > hotMaxStripes:
+			return fmt.Errorf("pair %d: K %d not in 1..%d", i+1, t.K[i], hotMaxStripes)
+		case i > 0 && t.At[i] <= t.At[i-1]:
+			return fmt.Errorf("followers %d after %d: the rule is not increasing", t.At[i], t.At[i-1])
+		case i > 0 && t.K[i] <= t.K[i-1]:
+			return fmt.Errorf("K %d after %d: the rule is not increasing", t.K[i], t.K[i-1])
+		}
+	}
+	return nil
 }
 
 // stripes is the K the rule predicts for a post of actor — its author's
@@ -199,7 +238,7 @@ func populationPlan(p *StripedParams, env strategies.Env) []strategies.PlanLine 
 		return nil
 	}
 	lo, hi := p.Stripes, p.Stripes
-	rule, _ := p.predictRule()
+	rule := p.predictRule()
 	if rule != nil || p.GrowAbove > 0 {
 		hi = p.maxStripes()
 	}

@@ -2,9 +2,11 @@ package hot
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
+	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
 )
@@ -13,10 +15,7 @@ import (
 // clamped to stripes..max; a rule not increasing, a bad pair or both rules
 // at once refused with what is allowed.
 func TestPredictRule(t *testing.T) {
-	r, err := parsePredict("0:1, 10000:4, 1000000:32")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := StripedParams{Predict: table(t, "0:1, 10000:4, 1000000:32")}.predictRule()
 	for _, c := range []struct {
 		followers uint64
 		lo, hi    int
@@ -35,19 +34,36 @@ func TestPredictRule(t *testing.T) {
 			t.Errorf("per 50,000: %d followers: K %d, want %d", f, got, want)
 		}
 	}
+	for text, want := range map[string]string{
+		"0:1,10000:4,5000:8": "followers 5000 after 10000: the rule is not increasing",
+		"0:4,10000:2":        "K 2 after 4: the rule is not increasing",
+		"many:4":             `pair 1 "many:4" is not FOLLOWERS:K`,
+		"0:0":                "pair 1: K 0 not in 1..65536",
+	} {
+		var tab PredictTable
+		if err := tab.UnmarshalText([]byte(text)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+		if tab.At != nil {
+			t.Errorf("%q: refused, yet the table holds %v", text, tab)
+		}
+	}
+	if got, err := table(t, "0:1, 10000:4").MarshalText(); err != nil || string(got) != "0:1,10000:4" {
+		t.Errorf("MarshalText: %q, %v", got, err)
+	}
+	if _, err := (PredictTable{At: []uint64{5, 1}, K: []int{1, 2}}).MarshalText(); err == nil {
+		t.Error("MarshalText of a table not increasing: no error")
+	}
 	for _, c := range []struct {
 		p    StripedParams
 		want string
 	}{
-		{StripedParams{Stripes: 1, Predict: "0:1,10000:4,5000:8"}, "followers 5000 after 10000: the rule is not increasing"},
-		{StripedParams{Stripes: 1, Predict: "0:4,10000:2"}, "K 2 after 4: the rule is not increasing"},
-		{StripedParams{Stripes: 1, Predict: "many:4"}, `pair 1 "many:4" is not FOLLOWERS:K`},
-		{StripedParams{Stripes: 1, Predict: "0:0"}, "K 0 not in 1..65536"},
-		{StripedParams{Stripes: 1, PerFollowers: -1}, "-1 must be a number > 0"},
-		{StripedParams{Stripes: 1, Predict: "0:1", PerFollowers: 10}, "given with predict"},
-		{StripedParams{Stripes: 8, Predict: "0:1", MaxStripes: 4}, "max_stripes"},
+		{StripedParams{Stripes: 1, Predict: PredictTable{At: []uint64{0, 10}, K: []int{4, 2}}}, "K 2 after 4: the rule is not increasing"},
+		{StripedParams{Stripes: 1, PerFollowers: -1}, "per_followers: -1 is out of range (allowed: a number > 0)"},
+		{StripedParams{Stripes: 1, Predict: table(t, "0:1"), PerFollowers: 10}, "given with predict"},
+		{StripedParams{Stripes: 8, Predict: table(t, "0:1"), MaxStripes: 4}, "max_stripes"},
 	} {
-		err := c.p.Validate()
+		err := strategies.CheckParams(&c.p)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
 		}
@@ -60,7 +76,7 @@ func TestPredictRule(t *testing.T) {
 // growing design then doubles the small one's K when its load rises.
 func TestPredictedStripes(t *testing.T) {
 	m := designtest.NewMemStore(t)
-	s, err := NewStriped(StripedParams{Stripes: 1, Select: "round-robin", Predict: "0:1,100000:16", GrowAbove: 500, Read: "sum"}, m, 3)
+	s, err := NewStriped(StripedParams{Stripes: 1, Select: SelectRoundRobin, Predict: table(t, "0:1,100000:16"), GrowAbove: 500, Read: ReadSum}, m, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,21 +143,18 @@ func TestPredictExpected(t *testing.T) {
 		}
 		return p
 	}
-	table, err := parsePredict("0:1,100:2,1000:8,4000:64")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := table(t, "0:1,100:2,1000:8,4000:64")
+	rule := &predictRule{at: tab.At, k: tab.K}
 	// The same table with protected posts' followers counting 0.3 times.
-	tableProt, _ := parsePredict("0:1,100:2,1000:8,4000:64")
-	tableProt.protected = 0.3
+	ruleProt := &predictRule{at: tab.At, k: tab.K, protected: 0.3}
 	for _, c := range []struct {
 		r         *predictRule
 		protected float64 // the share of protected posts
 		lo, hi    int
 	}{
-		{table, 0, 1, 1024}, {table, 0, 2, 16}, {table, 0, 4, 4}, {&predictRule{per: 300}, 0, 1, 1024}, {&predictRule{per: 300}, 0, 3, 10},
+		{rule, 0, 1, 1024}, {rule, 0, 2, 16}, {rule, 0, 4, 4}, {&predictRule{per: 300}, 0, 1, 1024}, {&predictRule{per: 300}, 0, 3, 10},
 		{&predictRule{per: 7.5}, 0, 1, 65536},
-		{tableProt, 0.2, 1, 1024}, {tableProt, 1, 2, 16}, {&predictRule{per: 300, protected: 0.45}, 0.3, 1, 1024}, {&predictRule{per: 7.5, protected: 0.1}, 0.5, 1, 65536},
+		{ruleProt, 0.2, 1, 1024}, {ruleProt, 1, 2, 16}, {&predictRule{per: 300, protected: 0.45}, 0.3, 1, 1024}, {&predictRule{per: 7.5, protected: 0.1}, 0.5, 1, 65536},
 	} {
 		var want float64
 		for f := uint64(1); f <= fmax; f++ {
@@ -158,22 +171,22 @@ func TestPredictExpected(t *testing.T) {
 // in either rule; without the factor it is sized as a public one; the
 // factor is refused out of (0, 1] or without a rule.
 func TestPredictProtected(t *testing.T) {
-	p := StripedParams{Stripes: 1, Predict: "0:1,1000:4,10000:16", ProtectedFactor: 0.25}
-	r, err := p.predictRule()
-	if err != nil {
+	p := StripedParams{Stripes: 1, Predict: table(t, "0:1,1000:4,10000:16"), ProtectedFactor: 0.25}
+	if err := strategies.CheckParams(&p); err != nil {
 		t.Fatal(err)
 	}
+	r := p.predictRule()
 	prot := workload.ProtectedBit
 	for actor, want := range map[uint64]int{10_000: 16, 10_000 | prot: 4, 4_000 | prot: 4, 3_999 | prot: 1, 999: 1} {
 		if got := r.stripes(actor, 1, 1024); got != want {
 			t.Errorf("actor %#x: K %d, want %d", actor, got, want)
 		}
 	}
-	per, _ := StripedParams{Stripes: 1, PerFollowers: 1000, ProtectedFactor: 0.5}.predictRule()
+	per := StripedParams{Stripes: 1, PerFollowers: 1000, ProtectedFactor: 0.5}.predictRule()
 	if got := per.stripes(5_000|prot, 1, 1024); got != 3 { // ⌈2,500 / 1,000⌉
 		t.Errorf("per_followers 1,000 × 0.5: K %d, want 3", got)
 	}
-	plain, _ := StripedParams{Stripes: 1, Predict: "0:1,1000:4,10000:16"}.predictRule()
+	plain := StripedParams{Stripes: 1, Predict: table(t, "0:1,1000:4,10000:16")}.predictRule()
 	if got := plain.stripes(10_000|prot, 1, 1024); got != 16 {
 		t.Errorf("no factor: a protected post of 10,000 followers K %d, want 16 as a public one", got)
 	}
@@ -181,12 +194,51 @@ func TestPredictProtected(t *testing.T) {
 		p    StripedParams
 		want string
 	}{
-		{StripedParams{Stripes: 1, Predict: "0:1", ProtectedFactor: 1.5}, "1.5 not in (0, 1]"},
-		{StripedParams{Stripes: 1, Predict: "0:1", ProtectedFactor: -0.5}, "-0.5 not in (0, 1]"},
+		{StripedParams{Stripes: 1, Predict: table(t, "0:1"), ProtectedFactor: 1.5}, "1.5 is out of range (allowed: a number in (0,1])"},
+		{StripedParams{Stripes: 1, Predict: table(t, "0:1"), ProtectedFactor: -0.5}, "-0.5 is out of range"},
 		{StripedParams{Stripes: 1, ProtectedFactor: 0.5}, "given without predict or per_followers"},
 	} {
-		if err := c.p.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := strategies.CheckParams(&c.p); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
 		}
 	}
+}
+
+// table is the predict table of text, failing t if it is refused.
+func table(t *testing.T, text string) PredictTable {
+	t.Helper()
+	var tab PredictTable
+	if err := tab.UnmarshalText([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// FuzzPredictTable: a table's text is read or refused, never a panic; a
+// table read writes a text that reads back to it, and passes the checks of
+// a table built in Go.
+func FuzzPredictTable(f *testing.F) {
+	for _, s := range []string{"0:1,10000:4,1000000:32", "0:1", "", "5:0", "1:2,1:3", "x:y", "0:1, 10:2 ,", "18446744073709551615:65536"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var tab PredictTable
+		if err := tab.UnmarshalText([]byte(s)); err != nil {
+			if tab.At != nil || tab.K != nil {
+				t.Fatalf("%q refused, yet the table holds %v", s, tab)
+			}
+			return
+		}
+		text, err := tab.MarshalText()
+		if err != nil {
+			t.Fatalf("%q read as %v, which does not write: %v", s, tab, err)
+		}
+		var again PredictTable
+		if err := again.UnmarshalText(text); err != nil || !slices.Equal(again.At, tab.At) || !slices.Equal(again.K, tab.K) {
+			t.Fatalf("%q → %v → %q → %v, %v", s, tab, text, again, err)
+		}
+		if err := tab.check(); err != nil {
+			t.Fatalf("%q read as %v, which its check refuses: %v", s, tab, err)
+		}
+	})
 }

@@ -28,20 +28,9 @@ import (
 type BayesianAverageParams struct {
 	// PriorMean is m, the mean an item is assumed to have before its
 	// ratings; it must lie on the star scale, 1..5.
-	PriorMean float64 `param:"prior_mean" doc:"the prior mean m in stars, 1..5 (default 4.0): the score of an item with no ratings"`
+	PriorMean float64 `key:"prior_mean" range:"1..5" default:"4" doc:"the prior mean m in stars: the score of an item with no ratings"`
 	// Weight is C, the prior's worth in ratings; it must be ≥ 0.
-	Weight float64 `param:"weight" doc:"the prior's weight C in pseudo-ratings, >= 0 (default 20); 0 is the naive average"`
-}
-
-// Validate checks m in 1..5 and C ≥ 0.
-func (p *BayesianAverageParams) Validate() error {
-	if !(p.PriorMean >= 1 && p.PriorMean <= 5) {
-		return strategies.ParamErrorf("prior_mean", "%v not in 1..5 (allowed: a mean on the 1..5 star scale, such as 4.0)", p.PriorMean)
-	}
-	if !(p.Weight >= 0) {
-		return strategies.ParamErrorf("weight", "%v not >= 0 (allowed: a number of pseudo-ratings >= 0, such as 20)", p.Weight)
-	}
-	return nil
+	Weight float64 `key:"weight" range:">=0" default:"20" doc:"the prior's weight C in pseudo-ratings; 0 is the naive average"`
 }
 
 // BayesianAverage ranks items by (C·m + Σ ratings)/(C + n). Not safe for
@@ -54,8 +43,8 @@ type BayesianAverage struct {
 // NewBayesianAverage returns an empty Bayesian average of the parameters,
 // sized for about items items, hashing with seed.
 func NewBayesianAverage(p BayesianAverageParams, items, seed uint64) (*BayesianAverage, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("bayesian-average", err)
+	if err := strategies.ValidateWith("bayesian-average", &p); err != nil {
+		return nil, err
 	}
 	return &BayesianAverage{t: newRatingTally(items, seed), m: p.PriorMean, c: p.Weight}, nil
 }
@@ -99,7 +88,6 @@ var _ strategies.Rating = (*BayesianAverage)(nil)
 
 func init() {
 	strategies.Define("bayesian-average", "rank items by (C·m + Σ ratings)/(C + n): the mean after C pseudo-ratings at the prior m (m = 4, C = 20: one 5-star review scores 4.05)",
-		func() *BayesianAverageParams { return &BayesianAverageParams{PriorMean: 4, Weight: 20} },
 		func(p *BayesianAverageParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewBayesianAverage(*p, env.Keys, env.Seed)
 		},

@@ -21,9 +21,6 @@ import (
 // NaiveAverageParams are the parameters of the naive average: none.
 type NaiveAverageParams struct{}
 
-// Validate accepts the empty parameters.
-func (NaiveAverageParams) Validate() error { return nil }
-
 // NaiveAverage ranks items by the mean of their stars. Not safe for
 // concurrent use.
 type NaiveAverage struct {
@@ -72,7 +69,6 @@ var _ strategies.Rating = (*NaiveAverage)(nil)
 
 func init() {
 	strategies.Define("naive-average", "rank items by the plain mean of their stars, Σ ratings / n: the baseline that one 5-star rating tops",
-		func() *NaiveAverageParams { return &NaiveAverageParams{} },
 		func(_ *NaiveAverageParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewNaiveAverage(env.Keys, env.Seed), nil
 		},

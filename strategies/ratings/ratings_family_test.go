@@ -1,7 +1,6 @@
 package ratings
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,7 +9,9 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
+	"countsim/strategies/internal/designtest"
 	"countsim/workload"
 )
 
@@ -179,7 +180,7 @@ func TestRatingOneFiveStar(t *testing.T) {
 		if !typ.Answers(strategies.FamilyRating) {
 			t.Errorf("%s does not declare the rating family", c.typ)
 		}
-		p, err := typ.Decode(nil)
+		p, err := designtest.DecodeParams(typ, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +214,7 @@ func TestRatingOneFiveStar(t *testing.T) {
 	}
 	// The plan uses the design's own m and C.
 	typ, _ := strategies.Lookup("bayesian-average")
-	p, err := typ.Decode([]strategies.Param{{Key: "prior_mean", Value: 3.0}, {Key: "weight", Value: int64(4)}})
+	p, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "prior_mean", Value: 3.0}, {Key: "weight", Value: int64(4)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,34 +229,33 @@ func TestRatingOneFiveStar(t *testing.T) {
 func TestRatingParamsRefused(t *testing.T) {
 	for _, c := range []struct {
 		typ    string
-		params []strategies.Param
+		params []scenarios.Param
 		key    string
 		msg    string
 	}{
-		{"bayesian-average", []strategies.Param{{Key: "prior_mean", Value: int64(7), Line: 5}}, "prior_mean", "bayesian-average: parameter prior_mean: 7 not in 1..5 (allowed: a mean on the 1..5 star scale"},
-		{"bayesian-average", []strategies.Param{{Key: "prior_mean", Value: 0.5, Line: 5}}, "prior_mean", "0.5 not in 1..5"},
-		{"bayesian-average", []strategies.Param{{Key: "weight", Value: -1.0, Line: 6}}, "weight", "bayesian-average: parameter weight: -1 not >= 0"},
-		{"bayesian-average", []strategies.Param{{Key: "weight", Value: "many", Line: 6}}, "weight", `"many" (a string) is not a number`},
-		{"wilson", []strategies.Param{{Key: "z", Value: 0.0, Line: 3}}, "z", "wilson: parameter z: 0 not > 0"},
-		{"wilson", []strategies.Param{{Key: "up", Value: int64(6), Line: 3}}, "up", "wilson: parameter up: 6 not in 2..5"},
-		{"wilson", []strategies.Param{{Key: "up", Value: int64(1), Line: 3}}, "up", "1 not in 2..5"},
-		{"naive-average", []strategies.Param{{Key: "weight", Value: int64(1), Line: 3}}, "weight", "unknown parameter (allowed: none)"},
+		{"bayesian-average", []scenarios.Param{{Key: "prior_mean", Value: int64(7), Pos: scenarios.Pos{Line: 5}}}, "prior_mean", "params.prior_mean: 7 is out of range (allowed: a number from 1 to 5)"},
+		{"bayesian-average", []scenarios.Param{{Key: "prior_mean", Value: 0.5, Pos: scenarios.Pos{Line: 5}}}, "prior_mean", "0.5 is out of range"},
+		{"bayesian-average", []scenarios.Param{{Key: "weight", Value: -1.0, Pos: scenarios.Pos{Line: 6}}}, "weight", "params.weight: -1 is out of range (allowed: a number >= 0)"},
+		{"bayesian-average", []scenarios.Param{{Key: "weight", Value: "many", Pos: scenarios.Pos{Line: 6}}}, "weight", `"many" is not a number`},
+		{"wilson", []scenarios.Param{{Key: "z", Value: 0.0, Pos: scenarios.Pos{Line: 3}}}, "z", "params.z: 0 is out of range (allowed: a number > 0)"},
+		{"wilson", []scenarios.Param{{Key: "up", Value: int64(6), Pos: scenarios.Pos{Line: 3}}}, "up", "params.up: 6 is out of range (allowed: 2..5)"},
+		{"wilson", []scenarios.Param{{Key: "up", Value: int64(1), Pos: scenarios.Pos{Line: 3}}}, "up", "1 is out of range"},
+		{"naive-average", []scenarios.Param{{Key: "weight", Value: int64(1), Pos: scenarios.Pos{Line: 3}}}, "weight", `unknown key "weight" (allowed: none: the design takes no parameters)`},
 	} {
 		typ, err := strategies.Lookup(c.typ)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = typ.Decode(c.params)
-		var pe *strategies.ParamError
-		if !errors.As(err, &pe) || pe.Key != c.key || pe.Line != c.params[0].Line || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s %v: got %v, want a ParamError on %s at line %d containing %q", c.typ, c.params, err, c.key, c.params[0].Line, c.msg)
+		_, err = designtest.DecodeParams(typ, c.params)
+		if designtest.FaultKey(err) != c.key || designtest.FaultLine(err, c.params) != c.params[0].Pos.Line || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s %v: got %v, want an error on %s at line %d containing %q", c.typ, c.params, err, c.key, c.params[0].Pos.Line, c.msg)
 		}
 	}
 	if _, err := NewBayesianAverage(BayesianAverageParams{PriorMean: 7, Weight: 20}, 10, 1); err == nil ||
-		!strings.HasPrefix(err.Error(), "bayesian-average: parameter prior_mean: 7 not in 1..5") {
+		!strings.HasPrefix(err.Error(), "bayesian-average: parameter prior_mean: 7 is out of range") {
 		t.Errorf("NewBayesianAverage(m = 7): got %v", err)
 	}
-	if _, err := NewWilson(WilsonParams{Z: math.NaN(), Up: 4}, 10, 1); err == nil || !strings.HasPrefix(err.Error(), "wilson: parameter z: NaN not > 0") {
+	if _, err := NewWilson(WilsonParams{Z: math.NaN(), Up: 4}, 10, 1); err == nil || !strings.HasPrefix(err.Error(), "wilson: parameter z: NaN is out of range") {
 		t.Errorf("NewWilson(z = NaN): got %v", err)
 	}
 }

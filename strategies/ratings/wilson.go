@@ -30,20 +30,9 @@ import (
 // WilsonParams are the parameters of the Wilson lower bound.
 type WilsonParams struct {
 	// Z is the normal quantile of the interval; it must be > 0.
-	Z float64 `param:"z" doc:"the normal quantile z of the interval, > 0 (default 1.96: 95% two-sided)"`
+	Z float64 `key:"z" range:">0" default:"1.96" doc:"the normal quantile z of the interval (1.96: 95% two-sided)"`
 	// Up is the fewest stars that make an up vote; it must be in 2..5.
-	Up int64 `param:"up" doc:"the fewest stars that count as an up vote, 2..5 (default 4: 4 and 5 stars are up, 1 to 3 down)"`
-}
-
-// Validate checks z > 0 and up in 2..5.
-func (p *WilsonParams) Validate() error {
-	if !(p.Z > 0) {
-		return strategies.ParamErrorf("z", "%v not > 0 (allowed: a normal quantile > 0, such as 1.96 for 95%%)", p.Z)
-	}
-	if p.Up < 2 || p.Up > 5 {
-		return strategies.ParamErrorf("up", "%d not in 2..5 (allowed: the fewest stars of an up vote on the 1..5 scale)", p.Up)
-	}
-	return nil
+	Up int64 `key:"up" range:"2..5" default:"4" doc:"the fewest stars that count as an up vote (4: 4 and 5 stars are up, 1 to 3 down)"`
 }
 
 // Wilson ranks items by the Wilson lower bound of their share of up
@@ -57,8 +46,8 @@ type Wilson struct {
 // NewWilson returns an empty Wilson ranking of the parameters, sized for
 // about items items, hashing with seed.
 func NewWilson(p WilsonParams, items, seed uint64) (*Wilson, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("wilson", err)
+	if err := strategies.ValidateWith("wilson", &p); err != nil {
+		return nil, err
 	}
 	return &Wilson{t: newRatingTally(items, seed), z: p.Z, up: p.Up}, nil
 }
@@ -111,7 +100,6 @@ var _ strategies.Rating = (*Wilson)(nil)
 
 func init() {
 	strategies.Define("wilson", "rank items by the Wilson (1927) lower bound of their share of up votes (stars >= up): small samples pay for their uncertainty",
-		func() *WilsonParams { return &WilsonParams{Z: 1.96, Up: 4} },
 		func(p *WilsonParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewWilson(*p, env.Keys, env.Seed)
 		},

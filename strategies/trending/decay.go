@@ -9,7 +9,6 @@ import (
 
 	"countsim/metrics"
 	"countsim/strategies"
-	"countsim/strategies/frequency"
 	"countsim/strategies/internal/ds"
 	"countsim/workload"
 )
@@ -65,29 +64,16 @@ import (
 type DecayParams struct {
 	// HalfLife is h, the time in which a count loses half its value, in
 	// (0, 1000h].
-	HalfLife time.Duration `param:"half_life" doc:"the time in which a count loses half its value, in (0, 1000h]: a duration (30m) or seconds (default 30m)"`
+	HalfLife time.Duration `key:"half_life" range:"(0,1000h]" default:"30m" doc:"the time in which a count loses half its value"`
 	// Counters is 0 to keep every key's decayed weight exactly, or m,
 	// 1..10,000,000, for a Space-Saving summary of m decayed counters.
-	Counters int `param:"counters" doc:"0: every key's decayed weight, exactly (default); m in 1..10000000: a Space-Saving summary of m counters of decayed weights"`
+	Counters int `key:"counters" range:"0..10000000" defaultdoc:"0: every key's decayed weight, exactly" doc:"m: a Space-Saving summary of m counters of decayed weights"`
 }
 
 const (
 	decayMaxHalfLife = 1000 * time.Hour
 	decayMoveAt      = 512 // half-lives past the landmark that move it
 )
-
-// Validate checks 0 < half_life ≤ 1000h and 0 ≤ counters ≤ 10,000,000.
-func (p DecayParams) Validate() error {
-	switch {
-	case p.HalfLife <= 0:
-		return strategies.ParamErrorf("half_life", "a half-life %v ≤ 0: must be in (0, %v]", p.HalfLife, decayMaxHalfLife)
-	case p.HalfLife > decayMaxHalfLife:
-		return strategies.ParamErrorf("half_life", "a half-life %v above %v: must be in (0, %v]", p.HalfLife, decayMaxHalfLife, decayMaxHalfLife)
-	case p.Counters < 0 || p.Counters > frequency.SpaceSavingMaxCounters:
-		return strategies.ParamErrorf("counters", "%d not in 0..%d (0: exact)", p.Counters, frequency.SpaceSavingMaxCounters)
-	}
-	return nil
-}
 
 // forwardClock is the landmark and the factor of forward decay, shared by
 // both variants.
@@ -193,8 +179,8 @@ const decayPartBytes = int64(unsafe.Sizeof(DecayExact{}.w))
 // NewDecayExact returns an empty exact decayed counter of half-life h sized
 // for about keysHint keys (it grows past that); seed seeds the table's hash.
 func NewDecayExact(h time.Duration, keysHint, seed uint64) (*DecayExact, error) {
-	if err := (DecayParams{HalfLife: h}).Validate(); err != nil {
-		return nil, strategies.WithType("decay", err)
+	if err := strategies.ValidateWith("decay", &DecayParams{HalfLife: h}); err != nil {
+		return nil, err
 	}
 	st := workload.SplitMix(seed ^ 0x6465636179746162) // "decaytab"
 	d := &DecayExact{clock: newForwardClock(h)}
@@ -373,7 +359,6 @@ func rescaleDecay(t *ds.DecayTable, e int) {
 
 func init() {
 	strategies.Define("decay", "exponentially decayed counts with a half-life, by forward decay (Cormode et al.): every key exactly, or a Space-Saving of m decayed counters",
-		func() *DecayParams { return &DecayParams{HalfLife: 30 * time.Minute} },
 		func(p *DecayParams, env strategies.Env) (strategies.Strategy, error) {
 			if p.Counters > 0 {
 				return NewDecaySpaceSaving(p.HalfLife, p.Counters, env.Seed)

@@ -62,8 +62,8 @@ type dssCounter struct {
 // NewDecaySpaceSaving returns an empty summary of m counters of half-life h;
 // seed seeds the key index's hash (results do not depend on it).
 func NewDecaySpaceSaving(h time.Duration, m int, seed uint64) (*DecaySpaceSaving, error) {
-	if err := (DecayParams{HalfLife: h, Counters: m}).Validate(); err != nil {
-		return nil, strategies.WithType("decay", err)
+	if err := strategies.ValidateWith("decay", &DecayParams{HalfLife: h, Counters: m}); err != nil {
+		return nil, err
 	}
 	if m < 1 {
 		return nil, strategies.WithType("decay", strategies.ParamErrorf("counters", "%d not in 1..%d", m, frequency.SpaceSavingMaxCounters))

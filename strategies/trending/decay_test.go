@@ -1,7 +1,6 @@
 package trending
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -358,15 +358,15 @@ func TestDecayPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		raw          []strategies.Param
+		raw          []scenarios.Param
 		a, b         float64
 		keys, counts float64
 	}{
 		{nil, 250, 300 * math.Pow(0.5, 1.0/30), 1000, 0},
-		{[]strategies.Param{{Key: "half_life", Value: "1h"}}, 500, 300 * math.Pow(0.5, 1.0/60), 1000, 0},
-		{[]strategies.Param{{Key: "half_life", Value: int64(600)}, {Key: "counters", Value: int64(100)}}, 1000.0 / 64, 300 * math.Pow(0.5, 0.1), 100, 100},
+		{[]scenarios.Param{{Key: "half_life", Value: "1h"}}, 500, 300 * math.Pow(0.5, 1.0/60), 1000, 0},
+		{[]scenarios.Param{{Key: "half_life", Value: int64(600)}, {Key: "counters", Value: int64(100)}}, 1000.0 / 64, 300 * math.Pow(0.5, 0.1), 100, 100},
 	} {
-		p, err := typ.Decode(tc.raw)
+		p, err := designtest.DecodeParams(typ, tc.raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -405,20 +405,19 @@ func TestDecayPlan(t *testing.T) {
 func TestDecayBadParams(t *testing.T) {
 	typ, _ := strategies.Lookup("decay")
 	for _, tc := range []struct {
-		raw  strategies.Param
+		raw  scenarios.Param
 		key  string
 		says string
 	}{
-		{strategies.Param{Key: "half_life", Value: "0s", Line: 7}, "half_life", "≤ 0"},
-		{strategies.Param{Key: "half_life", Value: int64(-5), Line: 7}, "half_life", "≤ 0"},
-		{strategies.Param{Key: "half_life", Value: "1001h", Line: 7}, "half_life", "(0, 1000h0m0s]"},
-		{strategies.Param{Key: "counters", Value: int64(-1), Line: 7}, "counters", "0..10000000"},
-		{strategies.Param{Key: "counters", Value: int64(10_000_001), Line: 7}, "counters", "0..10000000"},
-		{strategies.Param{Key: "halflife", Value: "1m", Line: 7}, "halflife", "allowed: half_life, counters"},
+		{scenarios.Param{Key: "half_life", Value: "0s", Pos: scenarios.Pos{Line: 7}}, "half_life", `"0s" is out of range`},
+		{scenarios.Param{Key: "half_life", Value: int64(-5), Pos: scenarios.Pos{Line: 7}}, "half_life", "-5 is out of range"},
+		{scenarios.Param{Key: "half_life", Value: "1001h", Pos: scenarios.Pos{Line: 7}}, "half_life", "a duration above 0 and at most 1000h"},
+		{scenarios.Param{Key: "counters", Value: int64(-1), Pos: scenarios.Pos{Line: 7}}, "counters", "0..10000000"},
+		{scenarios.Param{Key: "counters", Value: int64(10_000_001), Pos: scenarios.Pos{Line: 7}}, "counters", "0..10000000"},
+		{scenarios.Param{Key: "halflife", Value: "1m", Pos: scenarios.Pos{Line: 7}}, "halflife", "allowed: half_life, counters"},
 	} {
-		_, err := typ.Decode([]strategies.Param{tc.raw})
-		var pe *strategies.ParamError
-		if !errors.As(err, &pe) || pe.Key != tc.key || pe.Line != 7 || !strings.Contains(pe.Msg, tc.says) {
+		_, err := designtest.DecodeParams(typ, []scenarios.Param{tc.raw})
+		if designtest.FaultKey(err) != tc.key || designtest.FaultLine(err, []scenarios.Param{tc.raw}) != 7 || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%v: got %v, want a %s error on line 7 saying %q", tc.raw, err, tc.key, tc.says)
 		}
 	}

@@ -1,7 +1,6 @@
 package trending
 
 import (
-	"fmt"
 	"time"
 	"unsafe"
 
@@ -29,22 +28,9 @@ import (
 
 // RegionalParams are the parameters of the regional counters.
 type RegionalParams struct {
-	Regions   int           `param:"regions" doc:"regions, 1..4096; default: the stream's (an event's actor is its region)"`
-	Period    time.Duration `param:"period" doc:"how often each region sends what it counted to the global counter, in (0, 24h] (default 10s)"`
-	Threshold int64         `param:"threshold" doc:"a hashtag counted this often in a region trends there, ≥ 1 (default 10,000, the seed's figure)"`
-}
-
-// Validate checks each value alone.
-func (p RegionalParams) Validate() error {
-	switch {
-	case p.Regions < 0 || p.Regions > 4096:
-		return &strategies.ParamError{Key: "regions", Msg: fmt.Sprintf("%d not in 1..4096", p.Regions)}
-	case p.Period <= 0 || p.Period > 24*time.Hour:
-		return &strategies.ParamError{Key: "period", Msg: fmt.Sprintf("%v not in (0, 24h]", p.Period)}
-	case p.Threshold < 1:
-		return &strategies.ParamError{Key: "threshold", Msg: fmt.Sprintf("%d not ≥ 1", p.Threshold)}
-	}
-	return nil
+	Regions   int           `key:"regions" range:"1..4096" defaultdoc:"the stream's (an event's actor is its region)" doc:"regions"`
+	Period    time.Duration `key:"period" range:">0" default:"10s" doc:"how often each region sends what it counted to the global counter"`
+	Threshold int64         `key:"threshold" range:">=1" default:"10000" doc:"a hashtag counted this often in a region trends there (10,000: the seed's figure)"`
 }
 
 // resolve takes the regions from the stream when not given, and needs a
@@ -92,8 +78,8 @@ var (
 // NewRegional returns the regional counters for env (its regions, its
 // duration, its Store: nil accounts no load).
 func NewRegional(p RegionalParams, env strategies.Env) (*Regional, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("regional", err)
+	if err := strategies.ValidateWith("regional", &p); err != nil {
+		return nil, err
 	}
 	p, err := p.resolve(env)
 	if err != nil {
@@ -114,7 +100,6 @@ func NewRegional(p RegionalParams, env strategies.Env) (*Regional, error) {
 
 func init() {
 	strategies.Define("regional", "a counter per region, a hashtag trending in a region at a threshold (10,000), the regions summed into a global counter every period (seed 004)",
-		func() *RegionalParams { return &RegionalParams{Period: 10 * time.Second, Threshold: 10_000} },
 		func(p *RegionalParams, env strategies.Env) (strategies.Strategy, error) { return NewRegional(*p, env) },
 		regionalPlan, strategies.Answers(strategies.FamilyTrending),
 		strategies.CheckedBy(func(p *RegionalParams, env strategies.Env) error { _, err := p.resolve(env); return err }))

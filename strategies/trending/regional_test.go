@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -105,16 +106,16 @@ func TestRegional(t *testing.T) {
 func TestRegionalParams(t *testing.T) {
 	typ, _ := strategies.Lookup("regional")
 	for _, c := range []struct {
-		raw  []strategies.Param
+		raw  []scenarios.Param
 		env  strategies.Env
 		want string
 	}{
 		{nil, strategies.Env{Duration: 1e9}, "parameter regions: required"},
 		{nil, strategies.Env{Nodes: 4}, "needs a stream over simulated time"},
-		{[]strategies.Param{{Key: "period", Value: "0s"}}, strategies.Env{Nodes: 4, Duration: 1e9}, "period"},
-		{[]strategies.Param{{Key: "threshold", Value: int64(0)}}, strategies.Env{Nodes: 4, Duration: 1e9}, "threshold"},
+		{[]scenarios.Param{{Key: "period", Value: "0s"}}, strategies.Env{Nodes: 4, Duration: 1e9}, "period"},
+		{[]scenarios.Param{{Key: "threshold", Value: int64(0)}}, strategies.Env{Nodes: 4, Duration: 1e9}, "threshold"},
 	} {
-		p, err := typ.Decode(c.raw)
+		p, err := designtest.DecodeParams(typ, c.raw)
 		if err == nil {
 			err = typ.Check(p, c.env, true)
 		}

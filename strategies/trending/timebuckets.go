@@ -45,8 +45,8 @@ import (
 
 // TimeBucketsParams are the parameters of time-buckets.
 type TimeBucketsParams struct {
-	Bucket time.Duration `param:"bucket" doc:"a bucket's width, in (0, 24h]: a duration (1m) or seconds (default 1m)"`
-	Window time.Duration `param:"window" doc:"the window, a whole multiple of the bucket, 1..65536 buckets (default 60m: the last 60 minutes)"`
+	Bucket time.Duration `key:"bucket" range:">0" default:"1m" doc:"a bucket's width"`
+	Window time.Duration `key:"window" range:"(0,1572864h]" default:"60m" doc:"the window, a whole multiple of the bucket, 1..65536 buckets (60m: the last 60 minutes)"`
 }
 
 // Validate checks the bucket and the window.
@@ -71,8 +71,8 @@ const timeBucketsStartSlots = 64
 // NewTimeBuckets returns an empty design; seed seeds the hash of its tables
 // (one hash an event serves the bucket's table and the totals).
 func NewTimeBuckets(p TimeBucketsParams, seed uint64) (*TimeBuckets, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("time-buckets", err)
+	if err := strategies.ValidateWith("time-buckets", &p); err != nil {
+		return nil, err
 	}
 	s := workload.SplitMix64(seed ^ 0x74696d656275636b) // "timebuck"
 	tb := &TimeBuckets{clock: ds.NewBucketClock(p.Bucket, p.Window)}
@@ -87,7 +87,6 @@ func NewTimeBuckets(p TimeBucketsParams, seed uint64) (*TimeBuckets, error) {
 
 func init() {
 	strategies.Define("time-buckets", "trending by a sliding window: a count table a bucket (a minute) and the window's totals; the score is the sum of the last W buckets, exact (seed 000)",
-		func() *TimeBucketsParams { return &TimeBucketsParams{Bucket: time.Minute, Window: time.Hour} },
 		func(p *TimeBucketsParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewTimeBuckets(*p, env.Seed)
 		},

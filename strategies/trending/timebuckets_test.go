@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/strategies/internal/ds"
@@ -328,15 +329,15 @@ func TestTimeBucketsObserveAllocs(t *testing.T) {
 
 // windowParamCases are bad windows, each refused naming its key.
 var windowParamCases = []struct {
-	raw     []strategies.Param
+	raw     []scenarios.Param
 	key, in string
 }{
-	{[]strategies.Param{{Key: "window", Value: "30s", Line: 7}}, "window", "shorter than a bucket"},
-	{[]strategies.Param{{Key: "bucket", Value: "1m"}, {Key: "window", Value: "90s", Line: 8}}, "window", "whole multiple"},
-	{[]strategies.Param{{Key: "bucket", Value: "1s"}, {Key: "window", Value: "24h", Line: 9}}, "window", "more than 65536"},
-	{[]strategies.Param{{Key: "bucket", Value: int64(0), Line: 10}}, "bucket", "not in (0, 24h]"},
-	{[]strategies.Param{{Key: "bucket", Value: "-1m", Line: 11}}, "bucket", "not in (0, 24h]"},
-	{[]strategies.Param{{Key: "bucket", Value: "25h", Line: 12}, {Key: "window", Value: "50h"}}, "bucket", "not in (0, 24h]"},
+	{[]scenarios.Param{{Key: "window", Value: "30s", Pos: scenarios.Pos{Line: 7}}}, "window", "shorter than a bucket"},
+	{[]scenarios.Param{{Key: "bucket", Value: "1m"}, {Key: "window", Value: "90s", Pos: scenarios.Pos{Line: 8}}}, "window", "whole multiple"},
+	{[]scenarios.Param{{Key: "bucket", Value: "1s"}, {Key: "window", Value: "24h", Pos: scenarios.Pos{Line: 9}}}, "window", "more than 65536"},
+	{[]scenarios.Param{{Key: "bucket", Value: int64(0), Pos: scenarios.Pos{Line: 10}}}, "bucket", "0 is out of range (allowed: a duration above 0 and at most 24h"},
+	{[]scenarios.Param{{Key: "bucket", Value: "-1m", Pos: scenarios.Pos{Line: 11}}}, "bucket", `"-1m" is out of range`},
+	{[]scenarios.Param{{Key: "bucket", Value: "25h", Pos: scenarios.Pos{Line: 12}}, {Key: "window", Value: "50h"}}, "bucket", `"25h" is out of range`},
 }
 
 // Bad windows are refused by Decode with the key, its line and what is
@@ -344,7 +345,7 @@ var windowParamCases = []struct {
 func TestTimeBucketsParams(t *testing.T) {
 	checkWindowParams(t, "time-buckets", nil)
 	typ, _ := strategies.Lookup("time-buckets")
-	p, err := typ.Decode(nil)
+	p, err := designtest.DecodeParams(typ, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,24 +364,28 @@ func TestTimeBucketsParams(t *testing.T) {
 }
 
 // checkWindowParams decodes each bad window (with extra, the other
-// parameters the type needs) and wants a *ParamError naming its key and
-// line.
-func checkWindowParams(t *testing.T, typName string, extra []strategies.Param) {
+// parameters the type needs) and wants an error naming its key and line:
+// the decoder's for a value out of its range, the type's for a window
+// against its bucket.
+func checkWindowParams(t *testing.T, typName string, extra []scenarios.Param) {
 	t.Helper()
 	typ, err := strategies.Lookup(typName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range windowParamCases {
-		_, err := typ.Decode(append(slices.Clone(extra), c.raw...))
-		var pe *strategies.ParamError
-		if !errors.As(err, &pe) || pe.Key != c.key || pe.Type != typName || !strings.Contains(pe.Msg, c.in) {
+		_, err := designtest.DecodeParams(typ, append(slices.Clone(extra), c.raw...))
+		if designtest.FaultKey(err) != c.key || !strings.Contains(err.Error(), c.in) {
 			t.Errorf("%s %v: got %v, want a %s error saying %q", typName, c.raw, err, c.key, c.in)
 			continue
 		}
+		var pe *strategies.ParamError
+		if errors.As(err, &pe) && pe.Type != typName {
+			t.Errorf("%s %v: the error names the type %q", typName, c.raw, pe.Type)
+		}
 		for _, r := range c.raw {
-			if r.Key == c.key && pe.Line != r.Line {
-				t.Errorf("%s %v: line %d, want %d", typName, c.raw, pe.Line, r.Line)
+			if got := designtest.FaultLine(err, append(slices.Clone(extra), c.raw...)); r.Key == c.key && got != r.Pos.Line {
+				t.Errorf("%s %v: line %d, want %d", typName, c.raw, got, r.Pos.Line)
 			}
 		}
 	}
@@ -392,9 +397,9 @@ func TestTimeBucketsPlan(t *testing.T) {
 	const w = 12
 	ev := designtest.StreamSpec{Seed: 5, Keys: 3000, S: 1, Events: 20000, Scramble: true}.Gen() // event i at i ns: 1,000 a bucket
 	env := strategies.Env{Seed: 1, Keys: 3000, Events: int64(len(ev)), Duration: int64(len(ev))}
-	raw := []strategies.Param{{Key: "bucket", Value: "1µs"}, {Key: "window", Value: "12µs"}}
+	raw := []scenarios.Param{{Key: "bucket", Value: "1µs"}, {Key: "window", Value: "12µs"}}
 	typ, _ := strategies.Lookup("time-buckets")
-	p, err := typ.Decode(raw)
+	p, err := designtest.DecodeParams(typ, raw)
 	if err != nil {
 		t.Fatal(err)
 	}

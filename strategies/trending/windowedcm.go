@@ -58,22 +58,13 @@ import (
 
 // WindowedCountMinParams are the parameters of windowed-count-min.
 type WindowedCountMinParams struct {
-	Bucket  time.Duration `param:"bucket" doc:"a bucket's width, in (0, 24h]: a duration (1m) or seconds (default 1m)"`
-	Window  time.Duration `param:"window" doc:"the window, a whole multiple of the bucket, 1..65536 buckets (default 60m)"`
-	Epsilon float64       `param:"epsilon" doc:"each bucket's count-min error ε as a share of its events, in (0,1), with delta; width = ⌈e/ε⌉ (default, with none of the four given: ε = 0.001, δ = 0.01)"`
-	Delta   float64       `param:"delta" doc:"each bucket's count-min failure probability δ per key, in (0,1), with epsilon; depth = ⌈ln 1/δ⌉ ≤ 32"`
-	Width   int           `param:"width" doc:"counters per row w of each bucket's sketch, 1..268435456, with depth instead of epsilon and delta (ε = e/w)"`
-	Depth   int           `param:"depth" doc:"rows d of each bucket's sketch, 1..32, with width (δ = e^-d)"`
-	Top     int           `param:"top" doc:"candidates kept by windowed estimate for the answer, 1..100000, at least the scenario's K (default 0: 4 × K, 40 without a K)"`
-
-	written uint8 // which of epsilon, delta, width, depth a scenario wrote (cmEpsilon…)
-}
-
-// Wrote records a key given (decodeParams calls it), as CountMinParams.
-func (p *WindowedCountMinParams) Wrote(key string) {
-	cm := frequency.CountMinParams{Written: p.written}
-	cm.Wrote(key)
-	p.written = cm.Written
+	Bucket  time.Duration `key:"bucket" range:">0" default:"1m" doc:"a bucket's width"`
+	Window  time.Duration `key:"window" range:"(0,1572864h]" default:"60m" doc:"the window, a whole multiple of the bucket, 1..65536 buckets"`
+	Epsilon float64       `key:"epsilon" range:"(0,1)" defaultdoc:"0.001, with none of the four given" doc:"each bucket's count-min error ε as a share of its events, with delta; width = ⌈e/ε⌉"`
+	Delta   float64       `key:"delta" range:"(0,1)" defaultdoc:"0.01, with none of the four given" doc:"each bucket's count-min failure probability δ per key, with epsilon; depth = ⌈ln 1/δ⌉ ≤ 32"`
+	Width   int           `key:"width" range:"1..268435456" doc:"counters per row w of each bucket's sketch, with depth instead of epsilon and delta (ε = e/w)"`
+	Depth   int           `key:"depth" range:"1..32" doc:"rows d of each bucket's sketch, with width (δ = e^-d)"`
+	Top     int           `key:"top" range:"1..100000" defaultdoc:"4 × K, 40 without a K" doc:"candidates kept by windowed estimate for the answer, at least the scenario's K"`
 }
 
 // Defaults of windowed-count-min's sketches, when no shape is given.
@@ -87,14 +78,15 @@ const (
 // sketch returns the parameters of each bucket's count-min: the shape
 // given, or ε = 0.001, δ = 0.01 when none of the four keys is.
 func (p WindowedCountMinParams) sketch() frequency.CountMinParams {
-	cm := frequency.CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta, Width: p.Width, Depth: p.Depth, Written: p.written}
-	if p.written == 0 && p.Epsilon == 0 && p.Delta == 0 && p.Width == 0 && p.Depth == 0 {
+	cm := frequency.CountMinParams{Epsilon: p.Epsilon, Delta: p.Delta, Width: p.Width, Depth: p.Depth}
+	if p.Epsilon == 0 && p.Delta == 0 && p.Width == 0 && p.Depth == 0 {
 		cm.Epsilon, cm.Delta = windowedCMEpsilon, windowedCMDelta
 	}
 	return cm
 }
 
-// Validate checks the window, the sketch's shape, top, and the memory.
+// Validate checks the window against the bucket, the sketch's shape and
+// the memory.
 func (p WindowedCountMinParams) Validate() error {
 	if err := ds.ValidateWindow(p.Bucket, p.Window); err != nil {
 		return err
@@ -102,9 +94,6 @@ func (p WindowedCountMinParams) Validate() error {
 	cm := p.sketch()
 	if err := cm.Validate(); err != nil {
 		return err
-	}
-	if p.Top < 0 || p.Top > frequency.CountMinMaxTop {
-		return strategies.ParamErrorf("top", "%d not in 1..%d (0: 4 × K)", p.Top, frequency.CountMinMaxTop)
 	}
 	w, d, _, _ := cm.Shape()
 	if c := (float64(p.Window/p.Bucket) + 1) * float64(w) * float64(d); c > windowedCMMaxCounters {
@@ -150,8 +139,8 @@ var (
 // NewWindowedCountMin returns an empty design for env (its K, if p.Top is
 // 0), hashing with env.Seed.
 func NewWindowedCountMin(p WindowedCountMinParams, env strategies.Env) (*WindowedCountMin, error) {
-	if err := p.Validate(); err != nil {
-		return nil, strategies.WithType("windowed-count-min", err)
+	if err := strategies.ValidateWith("windowed-count-min", &p); err != nil {
+		return nil, err
 	}
 	p, err := p.resolve(env)
 	if err != nil {
@@ -175,9 +164,6 @@ func NewWindowedCountMin(p WindowedCountMinParams, env strategies.Env) (*Windowe
 
 func init() {
 	strategies.Define("windowed-count-min", "trending by a sliding window: a ring of count-min sketches, one a bucket, summed over the window; never below the window's count (seed 001)",
-		func() *WindowedCountMinParams {
-			return &WindowedCountMinParams{Bucket: time.Minute, Window: time.Hour}
-		},
 		func(p *WindowedCountMinParams, env strategies.Env) (strategies.Strategy, error) {
 			return NewWindowedCountMin(*p, env)
 		},

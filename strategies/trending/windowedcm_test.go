@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -240,23 +241,22 @@ func TestWindowedCMParams(t *testing.T) {
 	checkWindowParams(t, "windowed-count-min", nil)
 	typ, _ := strategies.Lookup("windowed-count-min")
 	for _, c := range []struct {
-		raw []strategies.Param
+		raw []scenarios.Param
 		key string
 	}{
-		{[]strategies.Param{{Key: "epsilon", Value: 0.01}}, "epsilon"},
-		{[]strategies.Param{{Key: "epsilon", Value: 0.0}, {Key: "delta", Value: 0.1}}, "epsilon"},
-		{[]strategies.Param{{Key: "width", Value: int64(100)}, {Key: "depth", Value: int64(3)}, {Key: "delta", Value: 0.1}}, "width"},
-		{[]strategies.Param{{Key: "depth", Value: int64(40)}, {Key: "width", Value: int64(3)}}, "depth"},
-		{[]strategies.Param{{Key: "top", Value: int64(-1)}}, "top"},
-		{[]strategies.Param{{Key: "bucket", Value: "1s"}, {Key: "window", Value: "18h"}, {Key: "width", Value: int64(1 << 20)}, {Key: "depth", Value: int64(16)}}, "window"},
+		{[]scenarios.Param{{Key: "epsilon", Value: 0.01}}, "epsilon"},
+		{[]scenarios.Param{{Key: "epsilon", Value: 0.0}, {Key: "delta", Value: 0.1}}, "epsilon"},
+		{[]scenarios.Param{{Key: "width", Value: int64(100)}, {Key: "depth", Value: int64(3)}, {Key: "delta", Value: 0.1}}, "width"},
+		{[]scenarios.Param{{Key: "depth", Value: int64(40)}, {Key: "width", Value: int64(3)}}, "depth"},
+		{[]scenarios.Param{{Key: "top", Value: int64(-1)}}, "top"},
+		{[]scenarios.Param{{Key: "bucket", Value: "1s"}, {Key: "window", Value: "18h"}, {Key: "width", Value: int64(1 << 20)}, {Key: "depth", Value: int64(16)}}, "window"},
 	} {
-		_, err := typ.Decode(c.raw)
-		var pe *strategies.ParamError
-		if !errors.As(err, &pe) || pe.Key != c.key {
+		_, err := designtest.DecodeParams(typ, c.raw)
+		if err == nil || designtest.FaultKey(err) != c.key {
 			t.Errorf("%v: got %v, want a %s error", c.raw, err, c.key)
 		}
 	}
-	p, err := typ.Decode([]strategies.Param{{Key: "top", Value: int64(5)}})
+	p, err := designtest.DecodeParams(typ, []scenarios.Param{{Key: "top", Value: int64(5)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestWindowedCMParams(t *testing.T) {
 	if _, err := typ.Build(p, strategies.Env{Top: 10}); err == nil {
 		t.Error("Build: top 5 for K = 10 accepted")
 	}
-	p, _ = typ.Decode(nil)
+	p, _ = designtest.DecodeParams(typ, nil)
 	if err := typ.Check(p, strategies.Env{Top: 10}, false); err != nil {
 		t.Fatal(err)
 	}
@@ -288,9 +288,9 @@ func TestWindowedCMPlan(t *testing.T) {
 	const w = 12
 	ev := designtest.StreamSpec{Seed: 5, Keys: 3000, S: 1, Events: 20000, Scramble: true}.Gen() // event i at i ns
 	env := strategies.Env{Seed: 1, Keys: 3000, Events: int64(len(ev)), Duration: int64(len(ev)), Top: 10}
-	raw := []strategies.Param{{Key: "bucket", Value: "1µs"}, {Key: "window", Value: "12µs"}, {Key: "epsilon", Value: 0.01}, {Key: "delta", Value: 0.01}}
+	raw := []scenarios.Param{{Key: "bucket", Value: "1µs"}, {Key: "window", Value: "12µs"}, {Key: "epsilon", Value: 0.01}, {Key: "delta", Value: 0.01}}
 	typ, _ := strategies.Lookup("windowed-count-min")
-	p, err := typ.Decode(raw)
+	p, err := designtest.DecodeParams(typ, raw)
 	if err != nil {
 		t.Fatal(err)
 	}

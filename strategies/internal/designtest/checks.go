@@ -2,6 +2,7 @@ package designtest
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/ds"
 	"countsim/workload"
@@ -252,13 +254,36 @@ func DecayStream(seed uint64, n, keys int, s float64, gap time.Duration) []workl
 	return ev
 }
 
-func BuildDesign(tb testing.TB, typName string, params []strategies.Param, env strategies.Env) strategies.Strategy {
-	tb.Helper()
+// Decode decodes raw parameters for the design type typName as a run
+// does (scenarios.DecodeParams: each field's default, then each
+// parameter, by their tags) and holds them to the type's rules.
+func Decode(typName string, params []scenarios.Param) (*strategies.Type, strategies.Params, error) {
 	typ, err := strategies.Lookup(typName)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, nil, err
 	}
-	p, err := typ.Decode(params)
+	p, err := DecodeParams(typ, params)
+	return typ, p, err
+}
+
+// DecodeParams decodes raw parameters for typ as a run does and holds them
+// to the type's rules.
+func DecodeParams(typ *strategies.Type, params []scenarios.Param) (strategies.Params, error) {
+	p := typ.New()
+	if err := scenarios.DecodeParams("params", scenarios.Pos{}, params, p); err != nil {
+		return nil, err
+	}
+	if err := typ.Validate(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// BuildDesign builds the design typName of params for env as a run does,
+// failing tb on any error.
+func BuildDesign(tb testing.TB, typName string, params []scenarios.Param, env strategies.Env) strategies.Strategy {
+	tb.Helper()
+	typ, p, err := Decode(typName, params)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -311,4 +336,39 @@ func FuzzIDs(data []byte) []uint64 {
 		data = data[8:]
 	}
 	return out
+}
+
+// FaultKey is the parameter key that err, from decoding or checking a
+// design's parameters, faults: the key of a *strategies.ParamError, or the
+// parameter below params that a *scenarios.Error's path names; "" for
+// neither.
+func FaultKey(err error) string {
+	var pe *strategies.ParamError
+	if errors.As(err, &pe) {
+		return pe.Key
+	}
+	var se *scenarios.Error
+	if errors.As(err, &se) {
+		if _, k, ok := strings.Cut(se.Path, "params."); ok {
+			return k
+		}
+	}
+	return ""
+}
+
+// FaultLine is the line err points at: a *scenarios.Error's own, or for a
+// *strategies.ParamError the line of its key among params (where the
+// runner points); 0 for neither or a key not given.
+func FaultLine(err error, params []scenarios.Param) int {
+	var se *scenarios.Error
+	if errors.As(err, &se) {
+		return se.Pos.Line
+	}
+	key := FaultKey(err)
+	for _, p := range params {
+		if p.Key == key {
+			return p.Pos.Line
+		}
+	}
+	return 0
 }

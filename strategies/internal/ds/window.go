@@ -7,18 +7,17 @@ import (
 	"countsim/strategies"
 )
 
-// Window parameters shared by the window designs.
-const (
-	windowMaxBuckets = 1 << 16        // W: a week of minutes is 10,080
-	windowMaxBucket  = 24 * time.Hour // a bucket's width
-)
+// windowMaxBuckets is the most buckets W a window holds: a week of
+// minutes is 10,080.
+const windowMaxBuckets = 1 << 16
 
-// ValidateWindow checks a bucket width in (0, 24h] and a window that is a
-// whole number of buckets, 1..2^16 of them.
+// ValidateWindow is the rule of the window designs across bucket and
+// window: a window that is a whole number of buckets, 1..2^16 of them. The
+// bucket's own range, (0, 24h], is its tag's.
 func ValidateWindow(bucket, window time.Duration) error {
 	switch {
-	case bucket <= 0 || bucket > windowMaxBucket:
-		return strategies.ParamErrorf("bucket", "%v not in (0, 24h]", bucket)
+	case bucket <= 0:
+		return strategies.ParamErrorf("bucket", "%v is not above 0", bucket)
 	case window < bucket:
 		return strategies.ParamErrorf("window", "%v is a window shorter than a bucket (%v): allowed a whole multiple of the bucket, at least 1", window, bucket)
 	case window%bucket != 0:
