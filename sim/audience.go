@@ -8,6 +8,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -69,7 +70,7 @@ func (k *audienceKind) realStores() bool { return true }
 // audienceCluster is the simulated store of an audience's design on
 // servers: one node whose key takes an id a nanosecond (the audience is
 // not timed; nothing queues that matters).
-var audienceCluster = ClusterConfig{Nodes: 1, KeyCapacity: 1e9}
+var audienceCluster = cluster.Config{Nodes: 1, KeyCapacity: 1e9}
 
 // memory: the truth is the audience's layout, known without generating
 // anything; each design is held once a day, and the last day's largest
@@ -113,7 +114,7 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 		if s == nil && d.typ.OnServers() {
 			cfg := audienceCluster
 			cfg.Seed = st.Scenario.Seed
-			if s, err = NewCluster(cfg); err != nil {
+			if s, err = cluster.New(cfg); err != nil {
 				return nil, err
 			}
 		}

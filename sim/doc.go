@@ -14,7 +14,8 @@
 // [Setup.Run] simulates and returns a [Report] of metrics.Result rows (each
 // measurement with its plan beside it where a bound promises one, and the
 // plan rows nothing measured, without a value) and the series behind the
-// charts. The simulated [Cluster] is the store the designs on servers use.
+// charts. The simulated cluster (package sim/cluster) is the store the
+// designs on servers use.
 // With Options.Store, each of those designs runs a second time as a twin on
 // a real store that a [Backend] opens (package redisstore: Redis),
 // scored alike beside it (realstore.go).

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -23,8 +24,8 @@ type chunk struct {
 type run struct {
 	truth    observer
 	designs  []strategies.Strategy
-	clusters []*Cluster // each design's own cluster; nil entries without one
-	elapsed  []int64    // ns each design spent in Observe, by its lane's clock (laneClock)
+	clusters []*cluster.Cluster // each design's own cluster; nil entries without one
+	elapsed  []int64            // ns each design spent in Observe, by its lane's clock (laneClock)
 	faults   []strategies.Fault
 	next     []int    // the next fault to deliver, for each design
 	names    []string // the designs' names when they are not st.designs's, in order (a second pass)

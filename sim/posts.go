@@ -9,6 +9,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -67,8 +68,8 @@ func newPostsKind(st *Setup) (kind, error) {
 	if c == nil {
 		return nil, scenarios.Errorf(spec.Pos, "a posts run needs cluster: its counters live on the simulated cluster (allowed: add cluster: with nodes and key_capacity)")
 	}
-	if _, err := NewCluster(clusterConfig(st)); err != nil {
-		return nil, scenarios.Errorf(c.Pos, "cluster: %v", err)
+	if _, err := cluster.New(clusterConfig(st)); err != nil {
+		return nil, scenarios.Errorf(c.Pos, "%v", err)
 	}
 	src, err := workload.NewPosts(cfg)
 	if err != nil {
@@ -122,8 +123,6 @@ func (k *postsKind) accepts(t *strategies.Type) error {
 // twice. Measured without that: the built-in viral-posts peaked at 630 MB
 // against a plan of 439 MB.
 func (k *postsKind) memory() (int64, int64) {
-	// A key's state, its index entry and its first run of queued ops.
-	const keyBytes = int64(unsafe.Sizeof(clusterKey{})) + 48 + int64(unsafe.Sizeof(clusterRun{}))
 	need := int64(len(k.posts)) * (int64(unsafe.Sizeof(postCount{})) + 48 + int64(unsafe.Sizeof(workload.PostInfo{})))
 	need += 8 * (k.spec.Stream.Length/1e9 + 1)
 	probes := k.probes()
@@ -140,7 +139,7 @@ func (k *postsKind) memory() (int64, int64) {
 			keys += min(likes, kk)
 			secs += min(likes, kk*(float64(p.End-p.Created)/1e9+1))
 		}
-		need += 2 * (int64(keys)*keyBytes + int64(secs*18)) // key-seconds: 12 bytes, their slices growing by half
+		need += 2 * (int64(keys)*cluster.KeyBytes + int64(secs*18)) // key-seconds: 12 bytes, their slices growing by half
 	}
 	return need, 1
 }
@@ -151,7 +150,7 @@ func (k *postsKind) probes() []strategies.Sharded {
 	out := make([]strategies.Sharded, len(k.st.designs))
 	for i, d := range k.st.designs {
 		env := k.st.env
-		cl, err := NewCluster(clusterConfig(k.st))
+		cl, err := cluster.New(clusterConfig(k.st))
 		if err != nil {
 			continue
 		}
@@ -227,7 +226,7 @@ func newPostsTruth(k *postsKind) *postsTruth {
 		t.posts[j].sec = -1
 	}
 	if k.small >= 0 {
-		t.smallBy = make([]float64, (k.spec.Stream.Length+clusterSecond-1)/clusterSecond)
+		t.smallBy = make([]float64, (k.spec.Stream.Length+cluster.Second-1)/cluster.Second)
 	}
 	return t
 }
@@ -246,13 +245,13 @@ func (t *postsTruth) observe(batch []workload.Event) {
 		d := uint64(e.Delta)
 		p.count += d
 		t.n += d
-		if sec := e.At / clusterSecond; sec != p.sec {
+		if sec := e.At / cluster.Second; sec != p.sec {
 			p.sec, p.cur = sec, 0
 		}
 		p.cur += uint32(d)
 		p.peak = max(p.peak, p.cur)
 		if j == t.small {
-			t.smallBy[e.At/clusterSecond] += float64(d)
+			t.smallBy[e.At/cluster.Second] += float64(d)
 		}
 	}
 }

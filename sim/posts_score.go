@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"countsim/metrics"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 )
 
@@ -67,7 +68,7 @@ func (k *postsKind) watch(r *timedRun) *postsWatch {
 			}
 			w.smallK[i] = append(w.smallK[i], int32(live))
 		}
-		if at%clusterSecond == 0 {
+		if at%cluster.Second == 0 {
 			w.live[i] = append(w.live[i], float64(w.cum[i][w.next[i]]+sh.Grown()))
 		}
 	}
@@ -147,7 +148,7 @@ func (k *postsKind) held(sh strategies.Sharded, j int) int {
 
 // overSeconds appends to buf the seconds, ascending and each once, in
 // which one of the key's stripes 0..held−1 took more than capa writes.
-func overSeconds(c *Cluster, sh strategies.Sharded, key uint64, held int, capa float64, buf []int) []int {
+func overSeconds(c *cluster.Cluster, sh strategies.Sharded, key uint64, held int, capa float64, buf []int) []int {
 	for j := range held {
 		c.KeySeconds(sh.StripeKey(key, j), func(sec int, writes, _ uint32) {
 			if float64(writes) > capa {
@@ -215,7 +216,7 @@ func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWat
 			}
 		})
 	}
-	per := int(clusterSecond / postsTick)
+	per := int(cluster.Second / postsTick)
 	for sec := lo; sec < hi; sec++ {
 		x = append(x, float64(sec+1)-float64(p.ViralAt)/1e9)
 		kk := 0.0
@@ -239,8 +240,8 @@ func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWat
 func (k *postsKind) followedWindow() (lo, hi int) {
 	p := &k.posts[k.small]
 	w := k.spec.Stream
-	lo = int(max(p.Created, p.ViralAt-30e9) / clusterSecond)
-	hi = int(min((w.Length+clusterSecond-1)/clusterSecond, (p.ViralAt+4*w.HalfLife)/clusterSecond+1))
+	lo = int(max(p.Created, p.ViralAt-30e9) / cluster.Second)
+	hi = int(min((w.Length+cluster.Second-1)/cluster.Second, (p.ViralAt+4*w.HalfLife)/cluster.Second+1))
 	return lo, max(hi, lo+1)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -63,8 +64,8 @@ func newTimedOf(st *Setup, spec *scenarios.Timed) (*timedKind, error) {
 		st.env.Reads = int64(reads + 6*math.Sqrt(reads) + 16)
 	}
 	if c := st.Scenario.Cluster; c != nil {
-		if _, err := NewCluster(clusterConfig(st)); err != nil { // a capacity the ticks cannot time
-			return nil, scenarios.Errorf(c.Pos, "cluster: %v", err)
+		if _, err := cluster.New(clusterConfig(st)); err != nil { // a capacity the ticks cannot time
+			return nil, scenarios.Errorf(c.Pos, "%v", err)
 		}
 	}
 	k := &timedKind{keyed: keyed{st: st, keys: spec.Keys, writes: src.ExpectedWrites(), prob: src.Prob}, spec: spec, src: src}
@@ -83,9 +84,9 @@ func count(n float64, noun string) string {
 }
 
 // clusterConfig is the simulated cluster of the scenario.
-func clusterConfig(st *Setup) ClusterConfig {
+func clusterConfig(st *Setup) cluster.Config {
 	c := st.Scenario.Cluster
-	return ClusterConfig{Nodes: c.Nodes, KeyCapacity: c.KeyCapacity, NodeCapacity: c.NodeCapacity, Seed: st.Scenario.Seed}
+	return cluster.Config{Nodes: c.Nodes, KeyCapacity: c.KeyCapacity, NodeCapacity: c.NodeCapacity, Seed: st.Scenario.Seed}
 }
 
 // realStores: a timed stream's designs on servers have twins on a real
@@ -122,11 +123,11 @@ func (k *timedKind) memory() (int64, int64) {
 type timedRun struct {
 	*run
 	truth    *truth
-	steady   []ClusterStats // each cluster at the stream's end
-	shutdown []int64        // the writes each design sent after it
-	drained  []int64        // when each cluster had served everything, ns
-	finished bool           // the stream ran to its end
-	real     *realRun       // the twins' real stores; nil without any
+	steady   []cluster.Stats // each cluster at the stream's end
+	shutdown []int64         // the writes each design sent after it
+	drained  []int64         // when each cluster had served everything, ns
+	finished bool            // the stream ran to its end
+	real     *realRun        // the twins' real stores; nil without any
 }
 
 func (k *timedKind) run(ctx context.Context) (*Report, error) {
@@ -180,7 +181,7 @@ func (k *timedKind) newRun(ctx context.Context, tr observer, rr *realRun) (*time
 // its own when the scenario has one, with the truth tr; a twin gets the
 // real store rr opens for it (rr may be nil where there are none).
 func newClusterRun(ctx context.Context, st *Setup, tr observer, rr *realRun) (*timedRun, error) {
-	r := &timedRun{run: &run{truth: tr, clusters: make([]*Cluster, len(st.designs))}, real: rr}
+	r := &timedRun{run: &run{truth: tr, clusters: make([]*cluster.Cluster, len(st.designs))}, real: rr}
 	stores := make([]strategies.Store, len(st.designs))
 	for i := range st.designs {
 		if rr == nil {
@@ -199,7 +200,7 @@ func newClusterRun(ctx context.Context, st *Setup, tr observer, rr *realRun) (*t
 			return env
 		}
 		if st.Scenario.Cluster != nil {
-			cl, cerr := NewCluster(clusterConfig(st))
+			cl, cerr := cluster.New(clusterConfig(st))
 			if cerr != nil {
 				panic(fmt.Sprintf("sim: a cluster Prepare accepted: %v", cerr))
 			}
@@ -245,7 +246,7 @@ func (r *timedRun) finish(end int64) {
 // takeSteady takes each cluster's statistics of the stream, which ended at
 // end.
 func (r *timedRun) takeSteady(end int64) {
-	r.steady = make([]ClusterStats, len(r.clusters))
+	r.steady = make([]cluster.Stats, len(r.clusters))
 	for i, c := range r.clusters {
 		if c != nil {
 			r.steady[i] = c.Stats(end)

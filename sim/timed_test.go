@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -90,7 +91,7 @@ func TestFaultsReachDesignsAtTheirTime(t *testing.T) {
 	r := &run{
 		truth:    newTruth(4, false, false),
 		designs:  []strategies.Strategy{&faultLog{}},
-		clusters: make([]*Cluster, 1),
+		clusters: make([]*cluster.Cluster, 1),
 		elapsed:  make([]int64, 1),
 		next:     make([]int, 1),
 		faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 150, Kind: strategies.AppCrash, Target: 2}, {At: 900, Kind: strategies.AppCrash}},
@@ -204,7 +205,7 @@ func TestFeedGivesEveryLaneItsFaults(t *testing.T) {
 	r := &run{
 		truth:    newTruth(4, false, false),
 		designs:  []strategies.Strategy{&faultLog{}, &faultLog{}, &faultLog{}},
-		clusters: make([]*Cluster, 3),
+		clusters: make([]*cluster.Cluster, 3),
 		faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 375, Kind: strategies.AppCrash, Target: 2}},
 	}
 	fed, err := st.feed(context.Background(), r, fixedSource{chunks: 5, size: 2}, 3)

@@ -8,6 +8,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -60,8 +61,8 @@ func newTrendingKind(st *Setup) (kind, error) {
 	st.env.Top = k
 	st.env.Nodes = s.Regions // an event's actor is its region
 	if c := st.Scenario.Cluster; c != nil {
-		if _, err := NewCluster(clusterConfig(st)); err != nil {
-			return nil, scenarios.Errorf(c.Pos, "cluster: %v", err)
+		if _, err := cluster.New(clusterConfig(st)); err != nil {
+			return nil, scenarios.Errorf(c.Pos, "%v", err)
 		}
 	}
 	var checks []int64
@@ -381,7 +382,7 @@ func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendT
 }
 
 // load adds what a design on the store put on its cluster over the stream.
-func (k *trendingKind) load(s *scorer, c ClusterStats) {
+func (k *trendingKind) load(s *scorer, c cluster.Stats) {
 	if c.Keys == 0 {
 		return
 	}
