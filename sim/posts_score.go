@@ -29,7 +29,7 @@ type postsWatch struct {
 // watch sets the run's ticks, every postsTick, at which each Sharded
 // design's K of the followed post and its stripes live are taken: the
 // stripes of every post created so far as created, plus what growth added.
-func (k *postsKind) watch(r *timedRun) *postsWatch {
+func (k *postsKind) watch(r *clusterRun) *postsWatch {
 	n := len(r.designs)
 	w := &postsWatch{sharded: make([]strategies.Sharded, n), cum: make([][]int64, n), next: make([]int, n),
 		live: make([][]float64, n), smallK: make([][]int32, n)}
@@ -75,10 +75,10 @@ func (k *postsKind) watch(r *timedRun) *postsWatch {
 	return w
 }
 
-// score adds what design i of a posts run measured.
-func (k *postsKind) score(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch, i int) {
-	st := k.st
-	st.clusterRows(s, r, i, false, k.spec.Stream.Length)
+// measure adds what design i of a posts run measured, beside what
+// keyed.score adds of its counts.
+func (k *postsKind) measure(s *scorer, r *clusterRun, tr *postsTruth, w *postsWatch, i int) {
+	k.clusters.rows(s, r, i, false, k.spec.Stream.Length)
 	if pc, ok := r.designs[i].(strategies.PointCounter); ok {
 		var final, want int64
 		for key, c := range tr.all() {
@@ -94,7 +94,7 @@ func (k *postsKind) score(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch,
 		return
 	}
 	capa := r.steady[i].KeyCapacity
-	head := st.Scenario.Assumptions.Headroom
+	head := k.clusters.headroom
 	if head <= 0 || head > 1 {
 		head = 1
 	}
@@ -164,7 +164,7 @@ func overSeconds(c *cluster.Cluster, sh strategies.Sharded, key uint64, held int
 // K from creation to its most, its seconds over a key's capacity, the time
 // from its jump until K reached the stripes its busiest second needs, the
 // queue and the delay on its stripes.
-func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch, i int, over []int, capa float64) {
+func (k *postsKind) followed(s *scorer, r *clusterRun, tr *postsTruth, w *postsWatch, i int, over []int, capa float64) {
 	sh, c := w.sharded[i], r.clusters[i]
 	p := &k.posts[k.small]
 	first, held := sh.FirstStripes(p.Actor()), k.held(sh, k.small)
@@ -232,7 +232,7 @@ func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWat
 			X: x, Y: kSer, Marks: []metrics.Mark{{Label: fmt.Sprintf("needed at its peak: %d", need), Value: float64(need), Axis: "y"}}},
 		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: name, Name: "viral-load", Kind: metrics.Curve,
 			Title: "increments a second on the busiest stripe of the small account's viral post", XLabel: "seconds from its jump",
-			YLabel: "increments/s (log)", LogY: true, X: x, Y: busiest, Marks: keyLoadMarks(capa, k.st.Scenario.Assumptions.Headroom)})
+			YLabel: "increments/s (log)", LogY: true, X: x, Y: busiest, Marks: keyLoadMarks(capa, k.clusters.headroom)})
 }
 
 // followedWindow is the seconds [lo, hi) the followed post's series show:
@@ -258,8 +258,7 @@ func (k *postsKind) likesSeries(rep *Report, tr *postsTruth) {
 		x = append(x, float64(sec+1)-float64(p.ViralAt)/1e9)
 		y = append(y, tr.smallBy[sec])
 	}
-	st := k.st
-	rep.Series = append(rep.Series, metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Strategy: "likes (" + st.truthName() + ")",
+	rep.Series = append(rep.Series, metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Strategy: "likes (" + k.rows.truthName + ")",
 		Name: "viral-load", Kind: metrics.Curve, Title: "increments a second on the busiest stripe of the small account's viral post",
 		XLabel: "seconds from its jump", YLabel: "increments/s (log)", LogY: true, X: x, Y: y})
 }
