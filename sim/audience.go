@@ -8,6 +8,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -21,18 +22,25 @@ import (
 // audienceLabel names the audience's stream in the chunk seeds.
 const audienceLabel = "audience"
 
+// audienceKind runs with the designs, a feeder, the rows and the twins'
+// real stores; a design on servers gets a store of its own
+// (audienceCluster), not the scenario's cluster.
 type audienceKind struct {
-	st   *Setup
-	spec *scenarios.Audience
-	a    *workload.Audience
+	lineup *lineup
+	feeder feeder
+	rows   scoreRows
+	twins  twins
+	seed   uint64 // the scenario's: it places the keys of audienceCluster
+	spec   *scenarios.Audience
+	a      *workload.Audience
 }
 
 func init() { defineKind("audience", newAudienceKind) }
 
-func newAudienceKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Audience)
+func newAudienceKind(h *harness) (kind, error) {
+	spec := h.scn.Run.(*scenarios.Audience)
 	v := spec.Viewers
-	cfg := workload.AudienceConfig{Seed: st.Scenario.Seed, Label: audienceLabel,
+	cfg := workload.AudienceConfig{Seed: h.scn.Seed, Label: audienceLabel,
 		Views: workload.Views{Fixed: v.Views, ZipfS: v.ViewsS, ZipfMax: uint64(v.ViewsMax)}}
 	for _, d := range v.Days {
 		cfg.Days = append(cfg.Days, workload.Day{Viewers: d.Viewers, Overlap: d.Overlap})
@@ -41,11 +49,12 @@ func newAudienceKind(st *Setup) (kind, error) {
 	if err != nil {
 		return nil, scenarios.Errorf(v.Pos, "audience: %v", err)
 	}
+	env := &h.lineup.env
 	for d := range a.Days() {
-		st.env.Keys = max(st.env.Keys, uint64(a.Distinct(d)))
-		st.env.Events += a.Events(d)
+		env.Keys = max(env.Keys, uint64(a.Distinct(d)))
+		env.Events += a.Events(d)
 	}
-	return &audienceKind{st: st, spec: spec, a: a}, nil
+	return &audienceKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, twins: h.twins, seed: h.scn.Seed, spec: spec, a: a}, nil
 }
 
 func (k *audienceKind) describe() string {
@@ -69,7 +78,7 @@ func (k *audienceKind) realStores() bool { return true }
 // audienceCluster is the simulated store of an audience's design on
 // servers: one node whose key takes an id a nanosecond (the audience is
 // not timed; nothing queues that matters).
-var audienceCluster = ClusterConfig{Nodes: 1, KeyCapacity: 1e9}
+var audienceCluster = cluster.Config{Nodes: 1, KeyCapacity: 1e9}
 
 // memory: the truth is the audience's layout, known without generating
 // anything; each design is held once a day, and the last day's largest
@@ -77,7 +86,7 @@ var audienceCluster = ClusterConfig{Nodes: 1, KeyCapacity: 1e9}
 // one fills, half the new one's size.
 func (k *audienceKind) memory() (int64, int64) {
 	var growing float64
-	for _, d := range k.st.designs {
+	for _, d := range k.lineup.designs {
 		growing = max(growing, d.plannedValue(metrics.Bytes)/2)
 	}
 	return int64(growing), int64(k.a.Days())
@@ -97,23 +106,23 @@ func (d daySource) Chunk(i int, buf []workload.Event) []workload.Event {
 }
 
 func (k *audienceKind) run(ctx context.Context) (*Report, error) {
-	st := k.st
-	n := len(st.designs)
+	l := k.lineup
+	n := len(l.designs)
 	perDay := make([][]strategies.Distinct, n)
 	elapsed := make([]int64, n)
 	var events int64
-	ctx, rr, cause := withFailure(ctx, n)
+	ctx, rr, cause := k.twins.start(ctx, n)
 	defer rr.close()
 	stores := make([]strategies.Store, n) // one for all the days of a design on servers
-	for i, d := range st.designs {
-		s, err := rr.open(ctx, st, i, false)
+	for i, d := range l.designs {
+		s, err := rr.open(ctx, i, d, false)
 		if err != nil {
 			return nil, err
 		}
 		if s == nil && d.typ.OnServers() {
 			cfg := audienceCluster
-			cfg.Seed = st.Scenario.Seed
-			if s, err = NewCluster(cfg); err != nil {
+			cfg.Seed = k.seed
+			if s, err = cluster.New(cfg); err != nil {
 				return nil, err
 			}
 		}
@@ -121,8 +130,8 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 	}
 	for day := range k.a.Days() {
 		r := &run{}
-		if err := r.build(st, func(i int) strategies.Env {
-			env := st.env
+		if err := l.build(r, func(i int) strategies.Env {
+			env := l.env
 			env.Store, env.Part = stores[i], day
 			return env
 		}); err != nil {
@@ -131,7 +140,7 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 		for i, s := range r.designs {
 			perDay[i] = append(perDay[i], s.(strategies.Distinct)) // accepts admits distinct counters only
 		}
-		fed, err := st.feed(ctx, r, daySource{k.a, day}, k.spec.Batch)
+		fed, err := k.feeder.feed(ctx, r, daySource{k.a, day}, k.spec.Batch)
 		if err == nil {
 			err = ctx.Err()
 		}
@@ -159,7 +168,6 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 }
 
 func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, events int64, rr *realRun) *Report {
-	st := k.st
 	rep := &Report{}
 	a := k.a
 	days := len(perDay[0])
@@ -169,21 +177,22 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 	}
 	union := float64(a.Union(all...))
 	complete := days == a.Days()
-	st.truthRow(rep, metrics.Events, float64(events), "events", nil, "views fed")
+	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "views fed")
 	for d := range days {
-		st.truthRow(rep, metrics.Distinct, float64(a.Distinct(d)), "viewers", nil, fmt.Sprintf("day %d, exact", d+1))
+		k.rows.truth(rep, metrics.Distinct, float64(a.Distinct(d)), "viewers", nil, fmt.Sprintf("day %d, exact", d+1))
 	}
 	if complete {
-		st.truthRow(rep, metrics.Distinct, union, "viewers", nil, "all days, exact union")
+		k.rows.truth(rep, metrics.Distinct, union, "viewers", nil, "all days, exact union")
 	}
 	for i, sketches := range perDay {
-		s := st.scorer(rep, st.designs[i])
+		d := k.lineup.designs[i]
+		s := k.rows.scorer(rep, d)
 		var bytes int64
 		for _, sk := range sketches {
 			bytes = max(bytes, sk.Bytes())
 		}
 		s.add(metrics.Bytes, float64(bytes), "B", s.plan(metrics.Bytes), "the largest day's, measured from the design's arrays")
-		if events > 0 && elapsed[i] > 0 && st.designs[i].real == "" {
+		if events > 0 && elapsed[i] > 0 && d.real == "" {
 			s.timing(metrics.NsPerEvent, round(float64(elapsed[i])/float64(events), 2), "ns", laneClockNote)
 		}
 		stdErr := s.plan(metrics.StandardError) // in %
@@ -225,8 +234,8 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 				estimate(u.Distinct(), union, "union of the days by merge")
 			}
 		}
-		if rs := rr.stores[i]; rs != nil {
-			st.real(s, rs.Stats(), 0)
+		if rr.stores[i] != nil {
+			rr.score(s, i, 0)
 		}
 		s.measured[metrics.ErrorCount] = true // on every error row already
 		s.finish()

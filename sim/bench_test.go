@@ -167,7 +167,7 @@ workload:
 				}
 				for _, r := range rep.Results {
 					switch {
-					case r.Strategy == st.truthName() && r.Metric == "events":
+					case r.Strategy == truthName(st.Scenario) && r.Metric == "events":
 						events = *r.Value
 					case r.Strategy == "grow" && r.Metric == "ns_per_event":
 						lane = *r.Value

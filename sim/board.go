@@ -23,18 +23,21 @@ import (
 // policy against the true rank, its counts above, what a rank query costs
 // and the bytes an entry takes.
 
+// boardKind runs with what its timed stream runs with, and a progress line
+// for its standings (standings.go).
 type boardKind struct {
 	*timedKind
-	spec    *scenarios.Board
-	scores  *workload.Scores
-	players float64 // the players expected on the board at the end
+	progress progress
+	spec     *scenarios.Board
+	scores   *workload.Scores
+	players  float64 // the players expected on the board at the end
 }
 
 func init() { defineKind("board", newBoardKind) }
 
-func newBoardKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Board)
-	tk, err := newTimedOf(st, &spec.Timed)
+func newBoardKind(h *harness) (kind, error) {
+	spec := h.scn.Run.(*scenarios.Board)
+	tk, err := newTimedOf(h, &spec.Timed)
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +47,12 @@ func newBoardKind(st *Setup) (kind, error) {
 	if err != nil {
 		return nil, scenarios.Errorf(law.Pos, "workload.scores: %v", err)
 	}
-	k := &boardKind{timedKind: tk, spec: spec, scores: scores}
+	k := &boardKind{timedKind: tk, progress: h.progress, spec: spec, scores: scores}
 	k.players = expectedDistinct(tk.src.ExpectedWrites(), spec.Keys, tk.src.Prob)
 	if law.Standings {
 		k.players = float64(spec.Keys) // every player stands on the board
 	}
-	st.env.Keys = uint64(math.Ceil(k.players))
+	h.lineup.env.Keys = uint64(math.Ceil(k.players))
 	return k, nil
 }
 
@@ -115,13 +118,13 @@ func (k *boardKind) accepts(t *strategies.Type) error {
 
 func (k *boardKind) memory() (int64, int64) {
 	held, copies := k.timedKind.memory()
-	held -= int64(k.st.env.Keys) * truthBytesPerKey // the timed truth's keys: a board's truth is below
+	held -= int64(k.lineup.env.Keys) * truthBytesPerKey // the timed truth's keys: a board's truth is below
 	players := int64(math.Ceil(k.players))
 	held += players * boardTruthBytes
 	if k.spec.Scores.Standings { // the load order, and its counts by score
 		held += players*4 + (k.spec.Scores.StartMax+1)*4
 	}
-	for _, d := range k.st.designs {
+	for _, d := range k.lineup.designs {
 		switch {
 		case d.typ.Answers(strategies.FamilyBoard):
 			held += players * boardEntryBytes
@@ -138,7 +141,7 @@ func (k *boardKind) plan() []metrics.Result {
 	if k.spec.Scores.Standings {
 		note = "every player of the key space: the standings are loaded before the stream"
 	}
-	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: metrics.Players,
+	return []metrics.Result{k.rows.plan(strategies.PlanLine{Metric: metrics.Players,
 		Value: math.Round(k.players), Unit: "players", Note: note})}
 }
 
@@ -279,10 +282,9 @@ func (t *boardTruth) ranked(checked, top int) trueBoard {
 func (k *boardKind) realStores() bool { return !k.spec.Scores.Standings }
 
 func (k *boardKind) run(ctx context.Context) (*Report, error) {
-	st := k.st
-	w := k.spec
-	tr := &boardTruth{players: make(map[uint64]boardEntry, st.env.Keys)}
-	ctx, rr, cause := withFailure(ctx, len(st.designs))
+	w, designs := k.spec, k.lineup.designs
+	tr := &boardTruth{players: make(map[uint64]boardEntry, k.lineup.env.Keys)}
+	ctx, rr, cause := k.twins.start(ctx, len(designs))
 	defer rr.close()
 	r, err := k.newRun(ctx, tr, rr)
 	if err != nil {
@@ -291,7 +293,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	if w.Scores.Standings {
 		k.load(r, tr)
 	}
-	events, err := st.feed(ctx, r.run, k.scores, w.Batch)
+	events, err := k.feeder.feed(ctx, r.run, k.scores, w.Batch)
 	if err == nil {
 		r.finish(w.Duration())
 		err = ctx.Err()
@@ -302,33 +304,33 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 		rr.settle()
 	}
 	rep := &Report{Partial: err != nil}
-	st.truthRow(rep, metrics.Events, float64(events), "events", nil, "every event fed: score changes and rank queries")
-	st.truthRow(rep, metrics.Writes, float64(tr.writes), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "score changes; plan ∫ rate dt")
-	st.truthRow(rep, metrics.RankQueries, float64(tr.reads), "queries", metrics.PlanOf(math.Round(w.ExpectedReads())), "rank queries (read events)")
-	top := st.Scenario.Questions.Top
+	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: score changes and rank queries")
+	k.rows.truth(rep, metrics.Writes, float64(tr.writes), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "score changes; plan ∫ rate dt")
+	k.rows.truth(rep, metrics.RankQueries, float64(tr.reads), "queries", metrics.PlanOf(math.Round(w.ExpectedReads())), "rank queries (read events)")
+	top := k.top
 	tb := tr.ranked(w.Checked, top)
 	tr.players = nil // the designs are judged against tb alone
 	note := "players who scored; plan Σ 1 − e^(−writes·P(rank))"
 	if w.Scores.Standings {
 		note = "every player: the standings, and the changes of the stream"
 	}
-	st.truthRow(rep, metrics.Players, float64(tb.players), "players", metrics.PlanOf(math.Round(k.players)), note)
-	st.truthRow(rep, metrics.DistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
-	st.truthRow(rep, metrics.TiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
+	k.rows.truth(rep, metrics.Players, float64(tb.players), "players", metrics.PlanOf(math.Round(k.players)), note)
+	k.rows.truth(rep, metrics.DistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
+	k.rows.truth(rep, metrics.TiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
 	checks := tb.checks
 	scored := make([]judged, len(r.designs))
 	var jobs []func()
 	for i, built := range r.designs {
 		jobs = append(jobs, func() { scored[i] = k.judge(built, tb, top) })
 	}
-	st.parallel(jobs)
-	rankErr := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Name: "rank-error", Kind: metrics.Bars,
+	k.workers.parallel(jobs)
+	rankErr := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "rank-error", Kind: metrics.Bars,
 		Title:  fmt.Sprintf("mean error of the competition rank, %s players checked", metrics.Format(float64(len(checks)))),
 		XLabel: "design", YLabel: "mean |rank − true rank|"}
 	for i, built := range r.designs {
-		s := st.scorer(rep, st.designs[i])
+		s := k.rows.scorer(rep, designs[i])
 		s.memory(built, "measured from the design's sets")
-		if st.designs[i].real == "" { // a twin's time is the real store's: its own rows
+		if designs[i].real == "" { // a twin's time is the real store's: its own rows
 			s.speed(r.elapsed[i], events, laneClockNote+"; includes the rank queries and the simulated cluster's accounting")
 		}
 		if r.clusters[i] != nil {
@@ -340,7 +342,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 		}
 		scored[i].rows(s)
 		if rs := rr.stores[i]; rs != nil {
-			st.real(s, rs.Stats(), w.Duration())
+			rr.score(s, i, w.Duration())
 			if err == nil {
 				k.realRanks(s, rs, checks)
 			}
@@ -354,7 +356,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	if len(rankErr.Labels) > 0 {
 		rep.Series = append(rep.Series, rankErr)
 	}
-	st.realTable(rep, rr)
+	rr.table(rep)
 	if err == nil {
 		if err = cause(ctx.Err()); err != nil { // a real store failed while ranks were read back
 			rep.Partial = true

@@ -35,7 +35,7 @@ type Verdict struct {
 func (st *Setup) checkExpectations() error {
 	known := func(e scenarios.Expectation, d *design) error {
 		reported := st.kind.reports(d)
-		who := st.truthName()
+		who := truthName(st.Scenario)
 		if d != nil {
 			who = d.name()
 		}
@@ -126,7 +126,7 @@ func (d design) plannedNames() string {
 func (st *Setup) Judge(rep *Report) []Verdict {
 	var out []Verdict
 	for _, e := range st.Scenario.Expect {
-		out = append(out, st.judge(rep, st.truthName(), e))
+		out = append(out, st.judge(rep, truthName(st.Scenario), e))
 	}
 	for _, d := range st.designs {
 		for _, e := range d.spec.Expect {

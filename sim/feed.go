@@ -3,11 +3,13 @@ package sim
 import (
 	"context"
 	"math"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -23,11 +25,11 @@ type chunk struct {
 type run struct {
 	truth    observer
 	designs  []strategies.Strategy
-	clusters []*Cluster // each design's own cluster; nil entries without one
-	elapsed  []int64    // ns each design spent in Observe, by its lane's clock (laneClock)
+	clusters []*cluster.Cluster // each design's own cluster; nil entries without one
+	elapsed  []int64            // ns each design spent in Observe, by its lane's clock (laneClock)
 	faults   []strategies.Fault
 	next     []int    // the next fault to deliver, for each design
-	names    []string // the designs' names when they are not st.designs's, in order (a second pass)
+	names    []string // the designs' names, in order: their lanes'
 
 	// ticks are times (ascending) at which tick is called for each design,
 	// between its last event before the time and its first at or after;
@@ -35,21 +37,6 @@ type run struct {
 	ticks    []int64
 	tick     func(i int, at int64)
 	nextTick []int
-}
-
-// build builds every design of st for the Env envOf gives it.
-func (r *run) build(st *Setup, envOf func(i int) strategies.Env) error {
-	r.designs = make([]strategies.Strategy, len(st.designs))
-	r.elapsed = make([]int64, len(st.designs))
-	r.next = make([]int, len(st.designs))
-	for i, d := range st.designs {
-		s, err := d.build(envOf(i))
-		if err != nil {
-			return err
-		}
-		r.designs[i] = s
-	}
-	return nil
 }
 
 // observe hands one batch to design i, delivering each fault between the
@@ -172,24 +159,75 @@ type lane struct {
 // generating worker, the lanes' queues, and the chunks in hand.
 func feedBuffers(workers int) int { return workers + laneDepth + 3 }
 
+// workers is how many goroutines generate the chunks of a stream, or run
+// jobs side by side (parallel): Options.Workers, else GOMAXPROCS. The
+// results do not depend on it.
+type workers int
+
+// workersOf is the workers Options ask for.
+func workersOf(opts Options) workers {
+	if opts.Workers > 0 {
+		return workers(opts.Workers)
+	}
+	return workers(runtime.GOMAXPROCS(0))
+}
+
+// parallel runs the jobs on at most w goroutines and returns when all are
+// done.
+func (w workers) parallel(jobs []func()) {
+	sem := make(chan struct{}, w)
+	var wg sync.WaitGroup
+	for _, job := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			job()
+		}()
+	}
+	wg.Wait()
+}
+
+// feeder feeds a source of events to the lanes of a run — the truth, when
+// the run has one, and every design, each on a goroutine of its own —
+// generating the chunks on its workers and reporting progress while it
+// does. A kind that streams events keeps one; it holds nothing of a run,
+// so one feeder feeds every run of a kind (an audience's days).
+type feeder struct {
+	workers  workers
+	progress progress
+}
+
+// feedCount feeds a count stream (a count, a split one, a log) to the
+// truth and every design, then a second time to the designs that read it
+// twice.
+func (f feeder) feedCount(ctx context.Context, r *run, src source, batch int) (int64, error) {
+	events, err := f.feed(ctx, r, src, batch)
+	if err == nil {
+		err = f.secondPass(ctx, r, src, batch)
+	}
+	return events, err
+}
+
 // secondPass feeds the stream again, after their SecondPass, to the designs
 // that read it twice (strategies.TwoPass), each on its lane as before; the
 // time they take adds to their first pass's.
-func (st *Setup) secondPass(ctx context.Context, r *run, src source, batch int) error {
+func (f feeder) secondPass(ctx context.Context, r *run, src source, batch int) error {
 	sub := &run{}
 	var idx []int
 	for i, d := range r.designs {
 		if tp, ok := d.(strategies.TwoPass); ok {
 			tp.SecondPass()
 			sub.designs = append(sub.designs, d)
-			sub.names = append(sub.names, st.designs[i].name())
+			sub.names = append(sub.names, r.names[i])
 			idx = append(idx, i)
 		}
 	}
 	if len(idx) == 0 {
 		return nil
 	}
-	_, err := st.feed(ctx, sub, src, batch)
+	_, err := f.feed(ctx, sub, src, batch)
 	for j, i := range idx {
 		r.elapsed[i] += sub.elapsed[j]
 	}
@@ -199,8 +237,9 @@ func (st *Setup) secondPass(ctx context.Context, r *run, src source, batch int) 
 // feed generates the stream with several workers and hands it in stream
 // order, in batches of at most batch events, to the truth (when r has one)
 // and to every design, each on its own goroutine. It returns the number of
-// events fed, which every lane has taken when it returns.
-func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64, error) {
+// events fed, which every lane has taken when it returns. Each design's
+// lane is named by r.names.
+func (f feeder) feed(ctx context.Context, r *run, src source, batch int) (int64, error) {
 	if len(r.next) != len(r.designs) {
 		r.next = make([]int, len(r.designs))
 	}
@@ -221,13 +260,9 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 		}})
 	}
 	for i := range r.designs {
-		name := st.designs[i].name()
-		if r.names != nil {
-			name = r.names[i]
-		}
-		lanes = append(lanes, &lane{name: name, take: func(b []workload.Event, _ []uint32) int64 { return r.observe(i, b) }})
+		lanes = append(lanes, &lane{name: r.names[i], take: func(b []workload.Event, _ []uint32) int64 { return r.observe(i, b) }})
 	}
-	workers := st.workers()
+	workers := int(f.workers)
 	nChunks := src.Chunks()
 	inOrder := nChunks < 0 // read once, in order, until an empty chunk
 	if inOrder {
@@ -300,7 +335,7 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 	}()
 	start := time.Now()
 	var dispatched atomic.Int64 // chunks handed to the lanes
-	stopProgress := st.reportProgress(lanes, &dispatched, nChunks, src, start)
+	stopProgress := f.reportProgress(lanes, &dispatched, nChunks, src, start)
 	defer func() {
 		for _, l := range lanes {
 			close(l.in)
@@ -357,11 +392,11 @@ func (st *Setup) feed(ctx context.Context, r *run, src source, batch int) (int64
 
 // reportProgress calls Options.Progress every ProgressEvery until the
 // function it returns is called; without Options.Progress it does nothing.
-func (st *Setup) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks int, src source, start time.Time) (stop func()) {
+func (f feeder) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks int, src source, start time.Time) (stop func()) {
 	if len(lanes) == 0 {
 		return func() {}
 	}
-	return st.ticker(start, func(p *Progress) {
+	return f.progress.ticker(start, func(p *Progress) {
 		p.Events = lanes[0].taken.Load()
 		var most int64 = -1
 		for _, l := range lanes {
@@ -378,16 +413,23 @@ func (st *Setup) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks 
 	})
 }
 
-// ticker calls Options.Progress every ProgressEvery (DefaultProgressEvery
-// when 0) with what fill says, the scenario and the time since start
-// filled in, until the function it returns is called; without
-// Options.Progress it does nothing.
-func (st *Setup) ticker(start time.Time, fill func(p *Progress)) (stop func()) {
-	report := st.opts.Progress
+// progress is a scenario's progress line: Options.Progress, called every
+// Options.ProgressEvery from a goroutine of its own while a stage runs.
+type progress struct {
+	scenario string
+	report   func(Progress) // nil: nothing is reported
+	every    time.Duration  // 0: DefaultProgressEvery
+}
+
+// ticker calls the report every p.every (DefaultProgressEvery when 0) with
+// what fill says, the scenario and the time since start filled in, until
+// the function it returns is called; without a report it does nothing.
+func (p progress) ticker(start time.Time, fill func(p *Progress)) (stop func()) {
+	report := p.report
 	if report == nil {
 		return func() {}
 	}
-	every := st.opts.ProgressEvery
+	every := p.every
 	if every <= 0 {
 		every = DefaultProgressEvery
 	}
@@ -402,9 +444,9 @@ func (st *Setup) ticker(start time.Time, fill func(p *Progress)) (stop func()) {
 				return
 			case <-tick.C:
 			}
-			p := Progress{Scenario: st.Scenario.Name, Elapsed: time.Since(start)}
-			fill(&p)
-			report(p)
+			pr := Progress{Scenario: p.scenario, Elapsed: time.Since(start)}
+			fill(&pr)
+			report(pr)
 		}
 	})
 	return func() { close(quit); wg.Wait() }

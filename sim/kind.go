@@ -11,12 +11,18 @@ import (
 )
 
 // A kind is one kind of run — a count stream, a timed stream on the
-// cluster, an audience, an accuracy profile — with everything that depends
-// on which: its stream, its truth, its scorer and how it describes itself.
-// Each kind is one file (stream.go, timed.go, audience.go, profile.go) that
-// registers itself by the name of the scenario's kind of run; the scenario
-// loader picks the kind, and Prepare looks it up once. A new kind is a new
-// file here and one in package scenarios; no switch changes.
+// cluster, an audience, an accuracy profile, a leaderboard, ratings, a
+// split stream, trending, a recorded log, a population of posts — with
+// everything that depends on which: its stream, its truth, its scorer and
+// how it describes itself. Each kind is one file (stream.go, timed.go,
+// audience.go, …) that registers itself by the name of the scenario's kind
+// of run; the scenario loader picks the kind, and Prepare looks it up once.
+// A new kind is a new file here and one in package scenarios; no switch
+// changes.
+//
+// A kind runs with the narrow harness Setup gives its constructor (harness,
+// below): it keeps the pieces it uses, so that its type says what it runs
+// with, and reaches nothing else of the Setup.
 type kind interface {
 	// describe says in one line what the run simulates, for the CLI and
 	// the report.
@@ -39,13 +45,63 @@ type kind interface {
 	reports(d *design) []metrics.Metric
 }
 
+// The optional capabilities of a kind. A kind without one behaves as if it
+// said false.
+
+// A storeGiver gives each design a store of its own even where the
+// scenario has no cluster (an audience: a one-node simulated store), so
+// that a design on servers is checked as one that has a store.
+// prepareDesign asks it, before the design's parameters are checked.
+type storeGiver interface {
+	kind
+	givesStores() bool
+}
+
+// A realStorer runs its designs on servers a second time, as twins on a
+// real store, when Options.Store gives one (realstore.go). Prepare asks it
+// once the designs are in: a kind that is not one, or says false (a board
+// on standings, which reach its designs without store ops), runs on the
+// simulation alone, and Setup.Notes say so.
+type realStorer interface {
+	kind
+	realStores() bool
+}
+
+// harness is what Setup gives a kind's constructor: the scenario, and the
+// pieces of a run, each small and each a kind may keep or leave.
+//
+//   - lineup: the designs and the Env they are built for (lineup.go). The
+//     constructor sizes its env; Prepare then adds the designs, checked
+//     against the kind, so a kind reads them at memory and run, not before.
+//   - feeder: feeds a source of events to the lanes of a run, the truth
+//     and every design each on a goroutine of its own (feed.go).
+//   - rows: the truth's rows and a scorer for each design's (score.go).
+//   - workers: the goroutines that generate chunks and run jobs side by
+//     side (parallel).
+//   - progress: the progress line of a stage that is not a feed (a
+//     profile's trials, a board's standings).
+//   - twins: the real stores of the designs on servers (realstore.go).
+//   - h.clusters(): the scenario's simulated cluster, a cluster of its own
+//     for each design and the rows of its load (clusters.go); a kind that
+//     uses it asks for it, so that only such a kind refuses a bad cluster.
+type harness struct {
+	scn      *scenarios.Scenario
+	lineup   *lineup
+	feeder   feeder
+	rows     scoreRows
+	workers  workers
+	progress progress
+	twins    twins
+}
+
 // kinds maps a scenario's kind of run to the constructor of its runner,
-// which sizes st.env for the designs.
-var kinds = map[string]func(st *Setup) (kind, error){}
+// which reads its spec from h.scn, sizes h.lineup.env for the designs and
+// keeps the pieces of h it runs with.
+var kinds = map[string]func(h *harness) (kind, error){}
 
 // defineKind registers the runner of a kind of run. It panics on a
 // duplicate: a programming error caught when the package loads.
-func defineKind(name string, build func(st *Setup) (kind, error)) {
+func defineKind(name string, build func(h *harness) (kind, error)) {
 	if _, dup := kinds[name]; dup {
 		panic("sim: kind " + name + " defined twice")
 	}
@@ -53,13 +109,13 @@ func defineKind(name string, build func(st *Setup) (kind, error)) {
 }
 
 // newKind builds the runner of the scenario's kind of run.
-func newKind(st *Setup) (kind, error) {
-	run := st.Scenario.Run
+func newKind(h *harness) (kind, error) {
+	run := h.scn.Run
 	build, ok := kinds[run.Kind()]
 	if !ok { // every kind the loader picks has a runner: a test holds them together
 		return nil, scenarios.Errorf(run.Where(), "no runner for a run of kind %q", run.Kind())
 	}
-	return build(st)
+	return build(h)
 }
 
 // distinctOnly refuses a design that does not count distinct ids, for the

@@ -24,10 +24,12 @@ import (
 // top K are looked up again in the file so that the tables show their
 // strings.
 
+// logKind runs with the keyed questions' pieces and a feeder.
 type logKind struct {
 	keyed
-	spec *scenarios.Log
-	cfg  workload.LogConfig
+	feeder feeder
+	spec   *scenarios.Log
+	cfg    workload.LogConfig
 	// estimated from the head of the log at Prepare: its events and
 	// distinct keys, for the memory check and the designs' size hints;
 	// whole: the head was the whole log, and they are exact
@@ -41,9 +43,9 @@ func init() { defineKind("log", newLogKind) }
 // size: enough to see the bytes an event takes and how keys repeat.
 const logSampleEvents = 1 << 20
 
-func newLogKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Log)
-	cfg := workload.LogConfig{Path: spec.Path(st.Scenario.File), Format: spec.Format, Key: spec.Key, KeyID: spec.KeyID,
+func newLogKind(h *harness) (kind, error) {
+	spec := h.scn.Run.(*scenarios.Log)
+	cfg := workload.LogConfig{Path: spec.Path(h.scn.File), Format: spec.Format, Key: spec.Key, KeyID: spec.KeyID,
 		Time: spec.Time, Actor: spec.Actor, ActorID: spec.ActorID, ID: spec.ID, EventID: spec.EventID, Delta: spec.Delta, Op: spec.Op,
 		SkipBad: int(min(spec.SkipBad, math.MaxInt32))}
 	if spec.Time == "" {
@@ -51,7 +53,7 @@ func newLogKind(st *Setup) (kind, error) {
 	} else {
 		cfg.Tolerance = time.Duration(spec.Tolerance)
 	}
-	k := &logKind{spec: spec, cfg: cfg}
+	k := &logKind{feeder: h.feeder, spec: spec, cfg: cfg}
 	if err := k.estimate(); err != nil {
 		return nil, k.badInput(err)
 	}
@@ -59,12 +61,13 @@ func newLogKind(st *Setup) (kind, error) {
 	// hold: a log read whole at Prepare holds at most its events (its key
 	// space is unknown), so that a design sizes itself as it would for the
 	// synthetic stream of those events; a longer log, its keys estimated.
-	st.env.Keys = uint64(math.Ceil(k.keys))
+	env := &h.lineup.env
+	env.Keys = uint64(math.Ceil(k.keys))
 	if k.whole {
-		st.env.Keys = uint64(k.events)
+		env.Keys = uint64(k.events)
 	}
-	st.env.Events = int64(math.Ceil(k.events))
-	k.keyed = keyed{st: st, keys: uint64(k.keys), writes: k.events, law: "no plan: a recorded log has no law of its keys"}
+	env.Events = int64(math.Ceil(k.events))
+	k.keyed = newKeyed(h, uint64(k.keys), k.events, nil, "no plan: a recorded log has no law of its keys")
 	return k, nil
 }
 
@@ -138,7 +141,7 @@ func (k *logKind) accepts(*strategies.Type) error { return nil }
 // own plan row.
 func (k *logKind) plan() []metrics.Result {
 	pairs := workload.CollisionPairs(k.keys)
-	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: metrics.HashCollisions,
+	return []metrics.Result{k.rows.plan(strategies.PlanLine{Metric: metrics.HashCollisions,
 		Value: pairs, Unit: "pairs", Note: fmt.Sprintf("distinct key strings whose XXH64 collide, expected: n(n−1)/2⁶⁵ for n ≈ %s keys", metrics.Format(math.Round(k.keys)))})}
 }
 
@@ -216,25 +219,24 @@ func (s *logSource) Done() float64 {
 }
 
 func (k *logKind) run(ctx context.Context) (*Report, error) {
-	st := k.st
 	tr := newTruth(int(min(k.keys, 1<<26)), false, false)
 	r := &run{truth: tr}
-	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
 		return nil, err
 	}
 	src := &logSource{cfg: k.cfg}
-	events, err := st.feedCount(ctx, r, src, k.spec.Batch)
+	events, err := k.feeder.feedCount(ctx, r, src, k.spec.Batch)
 	if src.err != nil {
 		return nil, k.badInput(src.err) // bad input: nothing is reported
 	}
 	rep := &Report{Partial: err != nil}
-	st.truthRow(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
+	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
 	if k.spec.SkipBad > 0 {
-		st.truthRow(rep, metrics.SkippedLines, float64(src.skipped), "lines", nil,
+		k.rows.truth(rep, metrics.SkippedLines, float64(src.skipped), "lines", nil,
 			fmt.Sprintf("bad lines skipped (skip_bad: %d)", k.spec.SkipBad))
 	}
 	if k.spec.Time != "" {
-		st.truthRow(rep, metrics.ReorderedEvents, float64(src.reordered), "events", nil,
+		k.rows.truth(rep, metrics.ReorderedEvents, float64(src.reordered), "events", nil,
 			"events earlier than one before them, within the tolerance, taken at the later time")
 	}
 	k.score(rep, r, tr, events, nil, nil)
@@ -247,7 +249,7 @@ func (k *logKind) run(ctx context.Context) (*Report, error) {
 // topStrings adds the table of the true top K with the keys' strings, read
 // again from the log.
 func (k *logKind) topStrings(rep *Report, tr *truth, last *workload.LogReader) error {
-	top := k.st.Scenario.Questions.Top
+	top := k.top
 	if top <= 0 || last == nil {
 		return nil
 	}
@@ -260,7 +262,7 @@ func (k *logKind) topStrings(rep *Report, tr *truth, last *workload.LogReader) e
 	if err != nil {
 		return k.badInput(err)
 	}
-	t := metrics.Table{Scenario: k.st.Scenario.Name, Name: "top-keys", Title: fmt.Sprintf("the true top %d keys of the log, by count", top),
+	t := metrics.Table{Scenario: k.rows.scenario, Name: "top-keys", Title: fmt.Sprintf("the true top %d keys of the log, by count", top),
 		Columns: []string{"rank", "count"}, LabelColumn: "key"}
 	for i, c := range kc {
 		t.Rows = append(t.Rows, []float64{float64(i + 1), float64(c.count)})

@@ -9,6 +9,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -24,13 +25,17 @@ import (
 // second — its likes, its K, its busiest stripe, how long growth took to
 // give it the stripes its peak needs (posts_score.go).
 
+// postsKind runs with the keyed questions' pieces (a post's likes are a
+// key's count), a feeder, and each design's cluster.
 type postsKind struct {
-	st    *Setup
-	spec  *scenarios.Posts
-	src   *workload.Posts
-	posts []workload.PostInfo
-	index map[uint64]int32 // a post's key → its index in the table
-	viral int              // posts whose jump falls within the run
+	keyed
+	feeder   feeder
+	clusters clusters
+	spec     *scenarios.Posts
+	src      *workload.Posts
+	posts    []workload.PostInfo
+	index    map[uint64]int32 // a post's key → its index in the table
+	viral    int              // posts whose jump falls within the run
 	// small is the followed post: the viral post of the smallest account
 	// (the earliest on ties) whose jump leaves at least postsWatchAfter of
 	// the run; −1 when there is none.
@@ -47,11 +52,11 @@ const postsWatchAfter = int64(60e9)
 
 func init() { defineKind("posts", newPostsKind) }
 
-func newPostsKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Posts)
+func newPostsKind(h *harness) (kind, error) {
+	spec := h.scn.Run.(*scenarios.Posts)
 	w := spec.Stream
 	cfg := workload.PostsConfig{
-		Seed: st.Scenario.Seed, Label: streamLabel, Duration: w.Length, PostRate: w.Rate,
+		Seed: h.scn.Seed, Label: streamLabel, Duration: w.Length, PostRate: w.Rate,
 		Followers: workload.FollowerLaw{Kind: w.Followers.Law, Max: w.Followers.Max, S: w.Followers.S},
 		LikeRate:  w.LikeRate, Noise: w.Noise, HalfLife: w.HalfLife, Protected: w.Protected, ProtectedFactor: w.ProtectedFactor,
 	}
@@ -63,18 +68,19 @@ func newPostsKind(st *Setup) (kind, error) {
 		cfg.ViralShare, cfg.ViralFactor, cfg.ViralWithin, cfg.ViralFloor = v.Share, v.Factor, v.Within, v.Floor
 		viralPeak = v.Factor * v.Floor
 	}
-	c := st.Scenario.Cluster
-	if c == nil {
+	if h.scn.Cluster == nil {
 		return nil, scenarios.Errorf(spec.Pos, "a posts run needs cluster: its counters live on the simulated cluster (allowed: add cluster: with nodes and key_capacity)")
 	}
-	if _, err := NewCluster(clusterConfig(st)); err != nil {
-		return nil, scenarios.Errorf(c.Pos, "cluster: %v", err)
+	cl, err := h.clusters()
+	if err != nil {
+		return nil, err
 	}
 	src, err := workload.NewPosts(cfg)
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
-	k := &postsKind{st: st, spec: spec, src: src, posts: src.Posts(), small: -1}
+	k := &postsKind{feeder: h.feeder, clusters: cl, spec: spec, src: src, posts: src.Posts(), small: -1}
+	k.keyed = newKeyed(h, uint64(len(k.posts)), src.ExpectedLikes(), nil, "no law of one key: posts")
 	k.index = make(map[uint64]int32, len(k.posts))
 	for j, p := range k.posts {
 		k.index[p.Key] = int32(j)
@@ -89,10 +95,11 @@ func newPostsKind(st *Setup) (kind, error) {
 			k.small = j
 		}
 	}
-	st.env.Keys = uint64(max(len(k.posts), 1))
-	st.env.Events = int64(math.Round(src.ExpectedLikes()))
-	st.env.Duration = w.Length
-	st.env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: src.FollowersAtLeast, Protected: w.Protected, ViralPeak: viralPeak}
+	env := &h.lineup.env
+	env.Keys = uint64(max(len(k.posts), 1))
+	env.Events = int64(math.Round(src.ExpectedLikes()))
+	env.Duration = w.Length
+	env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: src.FollowersAtLeast, Protected: w.Protected, ViralPeak: viralPeak}
 	return k, nil
 }
 
@@ -122,8 +129,6 @@ func (k *postsKind) accepts(t *strategies.Type) error {
 // twice. Measured without that: the built-in viral-posts peaked at 630 MB
 // against a plan of 439 MB.
 func (k *postsKind) memory() (int64, int64) {
-	// A key's state, its index entry and its first run of queued ops.
-	const keyBytes = int64(unsafe.Sizeof(clusterKey{})) + 48 + int64(unsafe.Sizeof(clusterRun{}))
 	need := int64(len(k.posts)) * (int64(unsafe.Sizeof(postCount{})) + 48 + int64(unsafe.Sizeof(workload.PostInfo{})))
 	need += 8 * (k.spec.Stream.Length/1e9 + 1)
 	probes := k.probes()
@@ -140,7 +145,7 @@ func (k *postsKind) memory() (int64, int64) {
 			keys += min(likes, kk)
 			secs += min(likes, kk*(float64(p.End-p.Created)/1e9+1))
 		}
-		need += 2 * (int64(keys)*keyBytes + int64(secs*18)) // key-seconds: 12 bytes, their slices growing by half
+		need += 2 * (int64(keys)*cluster.KeyBytes + int64(secs*18)) // key-seconds: 12 bytes, their slices growing by half
 	}
 	return need, 1
 }
@@ -148,14 +153,10 @@ func (k *postsKind) memory() (int64, int64) {
 // probes builds each design on an empty cluster, to ask a Sharded one the
 // stripes it gives a post before anything runs; nil entries for the others.
 func (k *postsKind) probes() []strategies.Sharded {
-	out := make([]strategies.Sharded, len(k.st.designs))
-	for i, d := range k.st.designs {
-		env := k.st.env
-		cl, err := NewCluster(clusterConfig(k.st))
-		if err != nil {
-			continue
-		}
-		env.Store = cl
+	out := make([]strategies.Sharded, len(k.lineup.designs))
+	for i, d := range k.lineup.designs {
+		env := k.lineup.env
+		env.Store = k.clusters.new()
 		if built, err := d.build(env); err == nil {
 			out[i], _ = built.(strategies.Sharded)
 		}
@@ -167,9 +168,9 @@ func (k *postsKind) probes() []strategies.Sharded {
 // falls within it, and the stripes a small account's viral post needs at
 // its peak at a key's capacity.
 func (k *postsKind) plan() []metrics.Result {
-	st, w := k.st, k.spec.Stream
+	w := k.spec.Stream
 	row := func(m metrics.Metric, v float64, unit, note string) metrics.Result {
-		return planRow(st.Scenario.Name, st.truthName(), strategies.PlanLine{Metric: m, Value: v, Unit: unit, Note: note})
+		return k.rows.plan(strategies.PlanLine{Metric: m, Value: v, Unit: unit, Note: note})
 	}
 	rows := []metrics.Result{
 		row(metrics.Posts, w.ExpectedPosts(), "posts", "rate × duration"),
@@ -177,7 +178,7 @@ func (k *postsKind) plan() []metrics.Result {
 	}
 	if v := w.Viral; v != nil && v.Share > 0 {
 		rows = append(rows, row(metrics.ViralPosts, k.viralExpected(), "posts", "share × posts whose jump falls within the run"))
-		if capa := st.Scenario.Cluster.KeyCapacity; v.Floor > 0 {
+		if capa := k.clusters.cfg.KeyCapacity; v.Floor > 0 {
 			peak := v.Factor * v.Floor
 			rows = append(rows,
 				row(metrics.ViralPeak, peak, "likes/s", "factor × floor: a small account's viral post at its jump"),
@@ -227,7 +228,7 @@ func newPostsTruth(k *postsKind) *postsTruth {
 		t.posts[j].sec = -1
 	}
 	if k.small >= 0 {
-		t.smallBy = make([]float64, (k.spec.Stream.Length+clusterSecond-1)/clusterSecond)
+		t.smallBy = make([]float64, (k.spec.Stream.Length+cluster.Second-1)/cluster.Second)
 	}
 	return t
 }
@@ -246,13 +247,13 @@ func (t *postsTruth) observe(batch []workload.Event) {
 		d := uint64(e.Delta)
 		p.count += d
 		t.n += d
-		if sec := e.At / clusterSecond; sec != p.sec {
+		if sec := e.At / cluster.Second; sec != p.sec {
 			p.sec, p.cur = sec, 0
 		}
 		p.cur += uint32(d)
 		p.peak = max(p.peak, p.cur)
 		if j == t.small {
-			t.smallBy[e.At/clusterSecond] += float64(d)
+			t.smallBy[e.At/cluster.Second] += float64(d)
 		}
 	}
 }
@@ -288,14 +289,14 @@ func (t *postsTruth) all() iter.Seq2[uint64, uint64] {
 }
 
 func (k *postsKind) run(ctx context.Context) (*Report, error) {
-	st, w := k.st, k.spec.Stream
+	w := k.spec.Stream
 	tr := newPostsTruth(k)
-	r, err := newClusterRun(ctx, st, tr, nil)
+	r, err := k.clusters.newRun(ctx, k.lineup, tr, nil)
 	if err != nil {
 		return nil, err
 	}
 	watch := k.watch(r)
-	events, err := st.feed(ctx, r.run, k.src, k.spec.Batch)
+	events, err := k.feeder.feed(ctx, r.run, k.src, k.spec.Batch)
 	if err == nil {
 		for i := range r.designs { // the ticks after the last event
 			for ; r.nextTick[i] < len(r.ticks); r.nextTick[i]++ {
@@ -316,26 +317,25 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 		}
 		return nil
 	}
-	st.truthRow(rep, metrics.Events, float64(events), "events", nil, "every like fed")
-	st.truthRow(rep, metrics.Writes, float64(tr.n), "events", plan(metrics.Writes), "likes; plan Σ ∫ rate dt over the posts")
-	st.truthRow(rep, metrics.Posts, float64(len(k.posts)), "posts", plan(metrics.Posts), "posts created; plan rate × duration")
+	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every like fed")
+	k.rows.truth(rep, metrics.Writes, float64(tr.n), "events", plan(metrics.Writes), "likes; plan Σ ∫ rate dt over the posts")
+	k.rows.truth(rep, metrics.Posts, float64(len(k.posts)), "posts", plan(metrics.Posts), "posts created; plan rate × duration")
 	if w.Viral != nil && w.Viral.Share > 0 {
-		st.truthRow(rep, metrics.ViralPosts, float64(k.viral), "posts", plan(metrics.ViralPosts), "posts whose jump fell within the run")
+		k.rows.truth(rep, metrics.ViralPosts, float64(k.viral), "posts", plan(metrics.ViralPosts), "posts whose jump fell within the run")
 	}
 	if k.small >= 0 {
 		p := k.posts[k.small]
 		peak := float64(tr.posts[k.small].peak)
-		capa := st.Scenario.Cluster.KeyCapacity
-		st.truthRow(rep, metrics.ViralPeak, peak, "likes/s", metrics.PlanOf(round(p.ViralRate, 1)),
+		capa := k.clusters.cfg.KeyCapacity
+		k.rows.truth(rep, metrics.ViralPeak, peak, "likes/s", metrics.PlanOf(round(p.ViralRate, 1)),
 			fmt.Sprintf("the followed post (%s followers, viral at %s s): its busiest second of likes; plan its rate just after the jump",
 				metrics.Format(float64(p.Followers)), metrics.Format(float64(p.ViralAt)/1e9)))
-		st.truthRow(rep, metrics.ViralStripesNeeded, math.Ceil(peak/capa), "stripes", metrics.PlanOf(math.Ceil(p.ViralRate/capa)),
+		k.rows.truth(rep, metrics.ViralStripesNeeded, math.Ceil(peak/capa), "stripes", metrics.PlanOf(math.Ceil(p.ViralRate/capa)),
 			fmt.Sprintf("⌈busiest second / key capacity %s⌉: the stripes that carry its peak", metrics.Format(capa)))
 	}
-	keyed := keyed{st: st, keys: uint64(len(k.posts)), writes: k.src.ExpectedLikes(), law: "no law of one key: posts"}
-	keyed.score(rep, r.run, tr, events, func(s *scorer, i int) {
+	k.score(rep, r.run, tr, events, func(s *scorer, i int) {
 		if err == nil {
-			k.score(s, r, tr, watch, i)
+			k.measure(s, r, tr, watch, i)
 		}
 	}, nil)
 	if err == nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"countsim/metrics"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 )
 
@@ -28,7 +29,7 @@ type postsWatch struct {
 // watch sets the run's ticks, every postsTick, at which each Sharded
 // design's K of the followed post and its stripes live are taken: the
 // stripes of every post created so far as created, plus what growth added.
-func (k *postsKind) watch(r *timedRun) *postsWatch {
+func (k *postsKind) watch(r *clusterRun) *postsWatch {
 	n := len(r.designs)
 	w := &postsWatch{sharded: make([]strategies.Sharded, n), cum: make([][]int64, n), next: make([]int, n),
 		live: make([][]float64, n), smallK: make([][]int32, n)}
@@ -67,17 +68,17 @@ func (k *postsKind) watch(r *timedRun) *postsWatch {
 			}
 			w.smallK[i] = append(w.smallK[i], int32(live))
 		}
-		if at%clusterSecond == 0 {
+		if at%cluster.Second == 0 {
 			w.live[i] = append(w.live[i], float64(w.cum[i][w.next[i]]+sh.Grown()))
 		}
 	}
 	return w
 }
 
-// score adds what design i of a posts run measured.
-func (k *postsKind) score(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch, i int) {
-	st := k.st
-	st.clusterRows(s, r, i, false, k.spec.Stream.Length)
+// measure adds what design i of a posts run measured, beside what
+// keyed.score adds of its counts.
+func (k *postsKind) measure(s *scorer, r *clusterRun, tr *postsTruth, w *postsWatch, i int) {
+	k.clusters.rows(s, r, i, false, k.spec.Stream.Length)
 	if pc, ok := r.designs[i].(strategies.PointCounter); ok {
 		var final, want int64
 		for key, c := range tr.all() {
@@ -93,7 +94,7 @@ func (k *postsKind) score(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch,
 		return
 	}
 	capa := r.steady[i].KeyCapacity
-	head := st.Scenario.Assumptions.Headroom
+	head := k.clusters.headroom
 	if head <= 0 || head > 1 {
 		head = 1
 	}
@@ -147,7 +148,7 @@ func (k *postsKind) held(sh strategies.Sharded, j int) int {
 
 // overSeconds appends to buf the seconds, ascending and each once, in
 // which one of the key's stripes 0..held−1 took more than capa writes.
-func overSeconds(c *Cluster, sh strategies.Sharded, key uint64, held int, capa float64, buf []int) []int {
+func overSeconds(c *cluster.Cluster, sh strategies.Sharded, key uint64, held int, capa float64, buf []int) []int {
 	for j := range held {
 		c.KeySeconds(sh.StripeKey(key, j), func(sec int, writes, _ uint32) {
 			if float64(writes) > capa {
@@ -163,7 +164,7 @@ func overSeconds(c *Cluster, sh strategies.Sharded, key uint64, held int, capa f
 // K from creation to its most, its seconds over a key's capacity, the time
 // from its jump until K reached the stripes its busiest second needs, the
 // queue and the delay on its stripes.
-func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWatch, i int, over []int, capa float64) {
+func (k *postsKind) followed(s *scorer, r *clusterRun, tr *postsTruth, w *postsWatch, i int, over []int, capa float64) {
 	sh, c := w.sharded[i], r.clusters[i]
 	p := &k.posts[k.small]
 	first, held := sh.FirstStripes(p.Actor()), k.held(sh, k.small)
@@ -215,7 +216,7 @@ func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWat
 			}
 		})
 	}
-	per := int(clusterSecond / postsTick)
+	per := int(cluster.Second / postsTick)
 	for sec := lo; sec < hi; sec++ {
 		x = append(x, float64(sec+1)-float64(p.ViralAt)/1e9)
 		kk := 0.0
@@ -231,7 +232,7 @@ func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWat
 			X: x, Y: kSer, Marks: []metrics.Mark{{Label: fmt.Sprintf("needed at its peak: %d", need), Value: float64(need), Axis: "y"}}},
 		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: name, Name: "viral-load", Kind: metrics.Curve,
 			Title: "increments a second on the busiest stripe of the small account's viral post", XLabel: "seconds from its jump",
-			YLabel: "increments/s (log)", LogY: true, X: x, Y: busiest, Marks: keyLoadMarks(capa, k.st.Scenario.Assumptions.Headroom)})
+			YLabel: "increments/s (log)", LogY: true, X: x, Y: busiest, Marks: keyLoadMarks(capa, k.clusters.headroom)})
 }
 
 // followedWindow is the seconds [lo, hi) the followed post's series show:
@@ -239,8 +240,8 @@ func (k *postsKind) followed(s *scorer, r *timedRun, tr *postsTruth, w *postsWat
 func (k *postsKind) followedWindow() (lo, hi int) {
 	p := &k.posts[k.small]
 	w := k.spec.Stream
-	lo = int(max(p.Created, p.ViralAt-30e9) / clusterSecond)
-	hi = int(min((w.Length+clusterSecond-1)/clusterSecond, (p.ViralAt+4*w.HalfLife)/clusterSecond+1))
+	lo = int(max(p.Created, p.ViralAt-30e9) / cluster.Second)
+	hi = int(min((w.Length+cluster.Second-1)/cluster.Second, (p.ViralAt+4*w.HalfLife)/cluster.Second+1))
 	return lo, max(hi, lo+1)
 }
 
@@ -257,8 +258,7 @@ func (k *postsKind) likesSeries(rep *Report, tr *postsTruth) {
 		x = append(x, float64(sec+1)-float64(p.ViralAt)/1e9)
 		y = append(y, tr.smallBy[sec])
 	}
-	st := k.st
-	rep.Series = append(rep.Series, metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Strategy: "likes (" + st.truthName() + ")",
+	rep.Series = append(rep.Series, metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Strategy: "likes (" + k.rows.truthName + ")",
 		Name: "viral-load", Kind: metrics.Curve, Title: "increments a second on the busiest stripe of the small account's viral post",
 		XLabel: "seconds from its jump", YLabel: "increments/s (log)", LogY: true, X: x, Y: y})
 }

@@ -133,7 +133,7 @@ func TestPostsRun(t *testing.T) {
 	// busiest second needs within the plan, and holds it over capacity for
 	// a few seconds at most.
 	need := math.Ceil(float64(peak[k.posts[k.small].Key]) / capa)
-	if got := find(t, rs, st.truthName(), "viral_stripes_needed").Number(); got != need || need < 2 {
+	if got := find(t, rs, truthName(st.Scenario), "viral_stripes_needed").Number(); got != need || need < 2 {
 		t.Errorf("viral_stripes_needed %v, want %v (≥ 2)", got, need)
 	}
 	rescue := find(t, rs, "grow", "viral_rescue_s")

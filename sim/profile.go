@@ -22,19 +22,26 @@ import (
 // log grid — quantiles against cardinality, as DataSketches characterises
 // its sketches, the way HyperLogLog is held to 1.04/√m.
 
+// profileKind feeds no stream: it runs its trials on its workers, with the
+// designs, the rows and a progress line of its own.
 type profileKind struct {
-	st   *Setup
-	spec *scenarios.Profile
-	grid []uint64 // the cardinalities
+	lineup   *lineup
+	rows     scoreRows
+	workers  workers
+	progress progress
+	seed     uint64 // the scenario's: each trial's seed derives from it
+	spec     *scenarios.Profile
+	grid     []uint64 // the cardinalities
 }
 
 func init() { defineKind("profile", newProfileKind) }
 
-func newProfileKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Profile)
-	st.env.Keys = uint64(spec.Max)
-	st.env.Events = int64(spec.Max)
-	return &profileKind{st: st, spec: spec, grid: profileGrid(*spec)}, nil
+func newProfileKind(h *harness) (kind, error) {
+	spec := h.scn.Run.(*scenarios.Profile)
+	h.lineup.env.Keys = uint64(spec.Max)
+	h.lineup.env.Events = int64(spec.Max)
+	return &profileKind{lineup: h.lineup, rows: h.rows, workers: h.workers, progress: h.progress, seed: h.scn.Seed,
+		spec: spec, grid: profileGrid(*spec)}, nil
 }
 
 func (k *profileKind) describe() string {
@@ -49,9 +56,9 @@ func (k *profileKind) accepts(t *strategies.Type) error { return distinctOnly(t,
 // design and a batch of events; the records hold an error per design, grid
 // point and trial.
 func (k *profileKind) memory() (int64, int64) {
-	trials := min(k.st.workers(), k.spec.Trials)
+	trials := min(int(k.workers), k.spec.Trials)
 	batches := int64(trials) * profileBatch * int64(unsafe.Sizeof(workload.Event{}))
-	records := int64(len(k.st.designs)) * int64(len(k.grid)+1) * int64(k.spec.Trials) * 8
+	records := int64(len(k.lineup.designs)) * int64(len(k.grid)+1) * int64(k.spec.Trials) * 8
 	return batches + records, int64(trials)
 }
 
@@ -96,15 +103,15 @@ var bands = []struct {
 // completed before the first one not completed (none, if that is the
 // first).
 func (k *profileKind) run(ctx context.Context) (*Report, error) {
-	st, p := k.st, k.spec
-	rec := make([]profileRecord, len(st.designs))
+	l, p := k.lineup, k.spec
+	rec := make([]profileRecord, len(l.designs))
 	for i := range rec {
 		rec[i] = newProfileRecord(len(k.grid), p.Trials)
 	}
 	fed := make([]int64, p.Trials)
 	done := make([]bool, p.Trials)
 	var trialsDone, eventsFed atomic.Int64 // for the progress line
-	stop := st.ticker(time.Now(), func(pr *Progress) {
+	stop := k.progress.ticker(time.Now(), func(pr *Progress) {
 		pr.Events = eventsFed.Load() // the ids the trials have inserted
 		pr.Done = float64(trialsDone.Load()) / float64(p.Trials)
 	})
@@ -113,14 +120,14 @@ func (k *profileKind) run(ctx context.Context) (*Report, error) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range st.workers() {
+	for range k.workers {
 		wg.Go(func() {
-			dcs := make([]strategies.Distinct, len(st.designs))
+			dcs := make([]strategies.Distinct, len(l.designs))
 			for t := range next {
-				env := st.env
-				env.Seed = trialSeed(st.Scenario.Seed, t)
+				env := l.env
+				env.Seed = trialSeed(k.seed, t)
 				var err error
-				for i, d := range st.designs {
+				for i, d := range l.designs {
 					var s strategies.Strategy
 					if s, err = d.build(env); err != nil {
 						break
@@ -133,7 +140,7 @@ func (k *profileKind) run(ctx context.Context) (*Report, error) {
 					mu.Unlock()
 					continue
 				}
-				fed[t], done[t] = profileTrial(ctx, dcs, k.grid, trialSeed(st.Scenario.Seed^0x70726f66696c65, t), rec, t)
+				fed[t], done[t] = profileTrial(ctx, dcs, k.grid, trialSeed(k.seed^0x70726f66696c65, t), rec, t)
 				trialsDone.Add(1)
 				eventsFed.Add(fed[t])
 			}
@@ -153,7 +160,7 @@ func (k *profileKind) run(ctx context.Context) (*Report, error) {
 	}
 	rep := &Report{Partial: trials < p.Trials}
 	if trials > 0 {
-		for i, d := range st.designs {
+		for i, d := range l.designs {
 			k.score(rep, d, rec[i].trials(trials), sum(fed[:trials]))
 		}
 	}
@@ -237,14 +244,12 @@ func profileTrial(ctx context.Context, dcs []strategies.Distinct, grid []uint64,
 // and the summary rows; fed is the events fed to it over the trials
 // recorded.
 func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64) {
-	st := k.st
-	scn := st.Scenario
 	name := d.spec.Name
 	errs, elapsed, trials := rec.errs, sum(rec.elapsed), len(rec.elapsed)
-	s := st.scorer(rep, d)
+	s := k.rows.scorer(rep, d)
 	// The standard error in %, and the registers, from the plan.
 	stdErr, m := d.plannedValue(metrics.StandardError), d.plannedValue(metrics.Registers)
-	tb := metrics.Table{Scenario: scn.Name, Name: "accuracy-" + name,
+	tb := metrics.Table{Scenario: k.rows.scenario, Name: "accuracy-" + name,
 		Title:   fmt.Sprintf("%s: relative error (%%) over %d trials at each cardinality", name, trials),
 		Columns: []string{"n"}}
 	// The chart: where the plan gives the standard error, every design's
@@ -255,7 +260,7 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 	unit := 1.0
 	for b, band := range bands {
 		tb.Columns = append(tb.Columns, band.label)
-		curves[b] = metrics.Series{Scenario: scn.Name, Step: scn.Step, Strategy: band.label, Name: "accuracy-" + name,
+		curves[b] = metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Strategy: band.label, Name: "accuracy-" + name,
 			Title: fmt.Sprintf("%s: relative error quantiles over %d trials", name, trials),
 			Kind:  metrics.Curve, XLabel: "distinct ids (log)", YLabel: "relative error (%)", LogX: true}
 		if stdErr > 0 {

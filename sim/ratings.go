@@ -30,28 +30,31 @@ const ratingsLabel = "ratings"
 // good for precision at K: the top decile of the qualities' law.
 const bestShare = 0.1
 
+// ratingsKind runs with the designs, a feeder and the rows.
 type ratingsKind struct {
-	st   *Setup
-	spec *scenarios.Ratings
-	src  *workload.Ratings
+	lineup *lineup
+	feeder feeder
+	rows   scoreRows
+	spec   *scenarios.Ratings
+	src    *workload.Ratings
 }
 
 func init() { defineKind("ratings", newRatingsKind) }
 
-func newRatingsKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Ratings)
+func newRatingsKind(h *harness) (kind, error) {
+	spec := h.scn.Run.(*scenarios.Ratings)
 	r := spec.Stream
 	lo, hi := r.ScaleRange()
 	src, err := workload.NewRatings(workload.RatingsConfig{
-		Seed: st.Scenario.Seed, Label: ratingsLabel, Ratings: r.Ratings, Items: r.Items, S: r.S, Scramble: true,
+		Seed: h.scn.Seed, Label: ratingsLabel, Ratings: r.Ratings, Items: r.Items, S: r.S, Scramble: true,
 		ScaleMin: lo, ScaleMax: hi, QualityMin: r.Quality.Min, QualityMax: r.Quality.Max,
 	})
 	if err != nil {
 		return nil, scenarios.Errorf(r.Pos, "ratings: %v", err)
 	}
-	st.env.Keys = min(r.Items, uint64(r.Ratings))
-	st.env.Events = r.Ratings
-	return &ratingsKind{st: st, spec: spec, src: src}, nil
+	h.lineup.env.Keys = min(r.Items, uint64(r.Ratings))
+	h.lineup.env.Events = r.Ratings
+	return &ratingsKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, spec: spec, src: src}, nil
 }
 
 func (k *ratingsKind) describe() string {
@@ -151,7 +154,7 @@ func (k *ratingsKind) plan() []metrics.Result {
 		return nil
 	}
 	row := func(m metrics.Metric, v float64, unit, note string) metrics.Result {
-		return planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: m, Value: math.Round(v), Unit: unit, Note: note})
+		return k.rows.plan(strategies.PlanLine{Metric: m, Value: math.Round(v), Unit: unit, Note: note})
 	}
 	return []metrics.Result{
 		row(metrics.DistinctKeys, e.rated, "items", "Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))"),
@@ -180,14 +183,13 @@ func (t *ratingTruth) observe(batch []workload.Event) {
 }
 
 func (k *ratingsKind) run(ctx context.Context) (*Report, error) {
-	st := k.st
 	items := k.spec.Stream.Items
 	tr := &ratingTruth{src: k.src, n: make([]int64, items), sum: make([]int64, items)}
 	r := &run{truth: tr}
-	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
 		return nil, err
 	}
-	events, err := st.feed(ctx, r, k.src, k.spec.Batch)
+	events, err := k.feeder.feed(ctx, r, k.src, k.spec.Batch)
 	rep := &Report{Partial: err != nil}
 	k.score(rep, r, tr, events)
 	return rep, err
@@ -208,7 +210,7 @@ type ratingsTop struct {
 // true-quality top K, its precision at K, its score of an item rated once
 // with 5 stars; then a table of each top K and bars of the shares.
 func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) {
-	st, spec, src := k.st, k.spec, k.src
+	designs, spec, src := k.lineup.designs, k.spec, k.src
 	K := spec.Top
 	complete := events == spec.Stream.Ratings
 	var exp ratingsExpected
@@ -251,14 +253,14 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 	if complete {
 		evPlan = metrics.PlanOf(float64(spec.Stream.Ratings))
 	}
-	st.truthRow(rep, metrics.Events, float64(events), "ratings", evPlan, "every rating fed")
-	st.truthRow(rep, metrics.DistinctKeys, float64(rated), "items", plan(exp.rated),
+	k.rows.truth(rep, metrics.Events, float64(events), "ratings", evPlan, "every rating fed")
+	k.rows.truth(rep, metrics.DistinctKeys, float64(rated), "items", plan(exp.rated),
 		fmt.Sprintf("items rated, of %s; plan Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))", metrics.Format(float64(spec.Stream.Items))))
-	st.truthRow(rep, metrics.ItemsFewRatings, float64(few), "items", plan(exp.few),
+	k.rows.truth(rep, metrics.ItemsFewRatings, float64(few), "items", plan(exp.few),
 		fmt.Sprintf("items rated 1 to %d times; plan Σ P(1 ≤ X_r < %d)", spec.Few-1, spec.Few))
-	st.truthRow(rep, metrics.ItemsEnough, float64(enough), "items", plan(exp.enough),
+	k.rows.truth(rep, metrics.ItemsEnough, float64(enough), "items", plan(exp.enough),
 		fmt.Sprintf("items rated %d times or more, among which the true-quality top %d is taken; plan Σ P(X_r ≥ %d)", spec.Enough, K, spec.Enough))
-	st.truthRow(rep, metrics.OneFiveStarItems, float64(onceTop), "items", plan(exp.onceTop),
+	k.rows.truth(rep, metrics.OneFiveStarItems, float64(onceTop), "items", plan(exp.onceTop),
 		"items rated exactly once, with 5 stars; plan Σ P(X_r = 1)·P(5 stars | q_r)")
 
 	slices.SortStableFunc(eligible, func(a, b uint64) int { // quality descending, then rank
@@ -299,15 +301,15 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 		tops[i] = t
 	}
 
-	fewBars := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Name: "top-thin", Kind: metrics.Bars,
+	fewBars := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "top-thin", Kind: metrics.Bars,
 		Title:  fmt.Sprintf("share of each design's top %d rated fewer than %d times", K, spec.Few),
 		XLabel: "design", YLabel: "share of the top " + fmt.Sprint(K)}
-	precBars := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Name: "precision-at-k", Kind: metrics.Bars,
+	precBars := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "precision-at-k", Kind: metrics.Bars,
 		Title:  fmt.Sprintf("precision at %d, the share of each design's top %d among the best 10%% by hidden quality", K, K),
 		XLabel: "design", YLabel: "precision at " + fmt.Sprint(K)}
 	for i, built := range r.designs {
-		d := st.designs[i]
-		s := st.scorer(rep, d)
+		d := designs[i]
+		s := k.rows.scorer(rep, d)
 		t := tops[i]
 		s.memory(built, "measured from the design's arrays")
 		if events > 0 && r.elapsed[i] > 0 {
@@ -330,7 +332,7 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 				}
 				shared := overlap(t.keys, o.keys)
 				s.add(metrics.TopOverlap, round(float64(shared)/n, 4), "share", nil,
-					fmt.Sprintf("with %s: %d of its top %d are in %s's top %d", st.designs[j].name(), shared, len(t.items), st.designs[j].name(), len(o.items)))
+					fmt.Sprintf("with %s: %d of its top %d are in %s's top %d", designs[j].name(), shared, len(t.items), designs[j].name(), len(o.items)))
 			}
 			var inQuality, isGood int
 			for j, key := range t.keys {
@@ -386,7 +388,7 @@ func overlap(a, b []uint64) int {
 // its ratings, mean stars and hidden quality (from the truth), and the
 // design's score.
 func (k *ratingsKind) topTable(name string, t ratingsTop, tr *ratingTruth) metrics.Table {
-	tb := metrics.Table{Scenario: k.st.Scenario.Name, Name: "top-" + name,
+	tb := metrics.Table{Scenario: k.rows.scenario, Name: "top-" + name,
 		Title:   fmt.Sprintf("%s: top %d (item = popularity rank; score: the design's, or the hidden quality for the true-quality top)", name, k.spec.Top),
 		Columns: []string{"place", "item", "ratings", "mean stars", "hidden quality", "score"}}
 	for j, it := range t.items {

@@ -28,39 +28,34 @@ import (
 // gone mid-run) stops the run: the report is partial and the run's error
 // names the failure.
 
-// twinDesigns adds, after each design that lives on servers, its twin on
-// the backend's stores.
-func (st *Setup) twinDesigns() {
-	var all []design
-	for _, d := range st.designs {
-		all = append(all, d)
-		if d.typ.OnServers() {
-			t := d
-			t.real = st.opts.Store.Name()
-			t.spec.Expect = nil
-			all = append(all, t)
-		}
-	}
-	st.designs = all
+// twins is how a kind reaches the real stores of its twins (lineup.twin):
+// the backend that opens them, and where a replay that fell behind is
+// noted (Setup.Notes). A kind whose designs may have twins keeps it and
+// starts a realRun for each run.
+type twins struct {
+	backend  strategies.Backend // nil: no real store (Options.Store)
+	scenario string
+	notes    *[]string
 }
 
 // realRun is a run's real stores: one for each twin, nil for the others.
 type realRun struct {
+	twins
 	stores []strategies.RealStore
+	names  []string // the twins' names, for the node tables
 	fail   func(error)
 }
 
-// open opens design i's store when it is a twin.
-func (rr *realRun) open(ctx context.Context, st *Setup, i int, paced bool) (strategies.Store, error) {
-	d := st.designs[i]
+// open opens design d's store when it is a twin, as design i of the run.
+func (rr *realRun) open(ctx context.Context, i int, d design, paced bool) (strategies.Store, error) {
 	if d.real == "" {
 		return nil, nil
 	}
-	s, err := st.opts.Store.Open(ctx, d.name(), paced, rr.fail)
+	s, err := rr.backend.Open(ctx, d.name(), paced, rr.fail)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.name(), err)
 	}
-	rr.stores[i] = s
+	rr.stores[i], rr.names[i] = s, d.name()
 	return s, nil
 }
 
@@ -86,11 +81,12 @@ func (rr *realRun) close() error {
 	return first
 }
 
-// withFailure returns a context that a store's failure cancels, and the
-// realRun whose fail does it; cause gives the error to return.
-func withFailure(ctx context.Context, n int) (context.Context, *realRun, func(error) error) {
+// start returns a context that a store's failure cancels, and the realRun
+// of a run of n designs whose fail does it; cause gives the error to
+// return.
+func (tw twins) start(ctx context.Context, n int) (context.Context, *realRun, func(error) error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	rr := &realRun{stores: make([]strategies.RealStore, n), fail: func(err error) { cancel(err) }}
+	rr := &realRun{twins: tw, stores: make([]strategies.RealStore, n), names: make([]string, n), fail: func(err error) { cancel(err) }}
 	cause := func(err error) error {
 		if err != nil {
 			if c := context.Cause(ctx); c != nil && c != context.Canceled {
@@ -102,9 +98,11 @@ func withFailure(ctx context.Context, n int) (context.Context, *realRun, func(er
 	return ctx, rr, cause
 }
 
-// real scores what a real store measured of design i's replay over a
-// stream of duration ns (0: untimed), and notes a replay that fell behind.
-func (st *Setup) real(s *scorer, rs strategies.RealStats, duration int64) {
+// score adds what the real store of design i (a twin: rr.stores[i] is
+// not nil) measured of its replay over a stream of duration ns (0:
+// untimed), and notes a replay that fell behind.
+func (rr *realRun) score(s *scorer, i int, duration int64) {
+	rs := rr.stores[i].Stats()
 	s.add(metrics.StoreOps, float64(rs.Ops), "ops", nil, fmt.Sprintf("%s writes and %s reads sent to the real store",
 		metrics.Format(float64(rs.Writes)), metrics.Format(float64(rs.Reads))))
 	s.add(metrics.RoundTrips, float64(rs.RoundTrips), "pipelines", nil, "one round trip to one node each")
@@ -136,7 +134,7 @@ func (st *Setup) real(s *scorer, rs strategies.RealStats, duration int64) {
 		}
 		s.add(metrics.KeptUp, kept, "flag", nil, fmt.Sprintf("1: every op answered within %s of its due time", strategies.KeptUpWithin))
 		if kept == 0 {
-			st.Notes = append(st.Notes, fmt.Sprintf("%s did not keep the scenario's pace: ops were answered up to %s late; its latency and what its readers were shown are the replay's backlog (the server's, or this machine's, which runs the simulation beside it), not the scenario's.",
+			*rr.notes = append(*rr.notes, fmt.Sprintf("%s did not keep the scenario's pace: ops were answered up to %s late; its latency and what its readers were shown are the replay's backlog (the server's, or this machine's, which runs the simulation beside it), not the scenario's.",
 				s.d.name(), time.Duration(rs.Latency.Max()).Round(time.Millisecond)))
 		}
 	}
@@ -156,8 +154,8 @@ func (st *Setup) real(s *scorer, rs strategies.RealStats, duration int64) {
 	s.add(metrics.StoreMismatch, float64(rs.Mismatch), "keys", metrics.PlanOf(0), "counter keys whose value read back is not the sum of the increments sent")
 }
 
-// realTable is the ops each node of a real store took, per twin design.
-func (st *Setup) realTable(rep *Report, rr *realRun) {
+// table adds the ops each node of a real store took, per twin design.
+func (rr *realRun) table(rep *Report) {
 	for i, s := range rr.stores {
 		if s == nil {
 			continue
@@ -166,8 +164,8 @@ func (st *Setup) realTable(rep *Report, rr *realRun) {
 		if len(rs.Nodes) < 2 {
 			continue
 		}
-		t := metrics.Table{Scenario: st.Scenario.Name, Name: "nodes-" + st.designs[i].name(),
-			Title: st.designs[i].name() + ": ops on each node of the real store", Columns: []string{"node", "ops", "ops_per_s"}}
+		t := metrics.Table{Scenario: rr.scenario, Name: "nodes-" + rr.names[i],
+			Title: rr.names[i] + ": ops on each node of the real store", Columns: []string{"node", "ops", "ops_per_s"}}
 		for j, n := range rs.Nodes {
 			t.Rows = append(t.Rows, []float64{float64(j), float64(n.Ops), round(float64(n.Ops)/max(rs.Wall.Seconds(), 1e-9), 1)})
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 )
 
@@ -25,11 +26,11 @@ type fakeBackend struct {
 func (b *fakeBackend) Name() string { return "fake" }
 
 func (b *fakeBackend) Open(_ context.Context, design string, paced bool, fail func(error)) (strategies.RealStore, error) {
-	c, err := NewCluster(ClusterConfig{Nodes: 2, KeyCapacity: 1e9})
+	c, err := cluster.New(cluster.Config{Nodes: 2, KeyCapacity: 1e9})
 	if err != nil {
 		return nil, err
 	}
-	s := &fakeStore{Cluster: c, design: design, paced: paced, fail: fail, failAfter: b.failAfter, late: b.late}
+	s := &fakeStore{Cluster: c, keys: map[uint64]bool{}, design: design, paced: paced, fail: fail, failAfter: b.failAfter, late: b.late}
 	b.mu.Lock()
 	b.stores = append(b.stores, s)
 	b.mu.Unlock()
@@ -37,7 +38,9 @@ func (b *fakeBackend) Open(_ context.Context, design string, paced bool, fail fu
 }
 
 type fakeStore struct {
-	*Cluster
+	*cluster.Cluster
+	writes, reads   int64           // the ops sent, as the cluster counts them
+	keys            map[uint64]bool // the keys sent an op
 	design          string
 	paced           bool
 	fail            func(error)
@@ -58,6 +61,14 @@ func (s *fakeStore) Do(ops []strategies.StoreOp, vals []int64) {
 		return
 	}
 	s.ops += int64(len(ops))
+	for _, op := range ops {
+		s.keys[op.Key] = true
+		if op.Kind.Writes() {
+			s.writes++
+		} else {
+			s.reads++
+		}
+	}
 	s.Cluster.Do(ops, vals)
 }
 

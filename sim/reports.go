@@ -12,7 +12,7 @@ import (
 // keyedReports is what a count or timed stream measures of a design: its
 // memory and speed, its point counts if it counts keys, its top K if it
 // answers one, and over trials its share of keys over the bound.
-func keyedReports(st *Setup, d *design) []metrics.Metric {
+func keyedReports(top int, d *design) []metrics.Metric {
 	ms := []metrics.Metric{metrics.Bytes, metrics.TotalBytes, metrics.HeapBytes,
 		metrics.NsPerEvent, metrics.EventsPerSec}
 	if d.typ.Answers(strategies.FamilyPointCounter) {
@@ -21,7 +21,7 @@ func keyedReports(st *Setup, d *design) []metrics.Metric {
 	}
 	// A top K where one is asked: some types answer it by a parameter
 	// (count-min's top), so their family does not say.
-	if st.Scenario.Questions.Top > 0 {
+	if top > 0 {
 		ms = append(ms, metrics.TopKRecall, metrics.TopKPrecision, metrics.TopKCountError, metrics.TopKCountBias, metrics.KthEstimate)
 		// A design spread over nodes: what it sent its coordinator.
 		ms = append(ms, metrics.Messages, metrics.ItemsSent, metrics.BytesSent, metrics.NodeBytesMax)
@@ -37,7 +37,7 @@ func (k *streamKind) reports(d *design) []metrics.Metric {
 	if d == nil {
 		return keyedTruthReports
 	}
-	return keyedReports(k.st, d)
+	return keyedReports(k.top, d)
 }
 
 // serverReports is what a timed stream adds of a design: the load on its
@@ -64,7 +64,7 @@ func (k *timedKind) reports(d *design) []metrics.Metric {
 	if d == nil {
 		return append([]metrics.Metric{metrics.Writes, metrics.Reads, metrics.Resends}, keyedTruthReports...)
 	}
-	ms := append(keyedReports(k.st, d), serverReports...)
+	ms := append(keyedReports(k.top, d), serverReports...)
 	if d.real != "" {
 		ms = append(ms, realReports...)
 	}
@@ -116,14 +116,14 @@ func (k *splitKind) reports(d *design) []metrics.Metric {
 		return append([]metrics.Metric{metrics.Nodes, metrics.PlantedCount, metrics.PlantedNodeMax,
 			metrics.LocalKthMin}, keyedTruthReports...)
 	}
-	return append(keyedReports(k.st, d), metrics.PlantedFound, metrics.MissedHeavy)
+	return append(keyedReports(k.top, d), metrics.PlantedFound, metrics.MissedHeavy)
 }
 
 func (k *logKind) reports(d *design) []metrics.Metric {
 	if d == nil {
 		return append([]metrics.Metric{metrics.SkippedLines, metrics.ReorderedEvents}, keyedTruthReports...)
 	}
-	return keyedReports(k.st, d)
+	return keyedReports(k.top, d)
 }
 
 // populationReports is what a posts run adds of a design that sizes each
@@ -140,5 +140,5 @@ func (k *postsKind) reports(d *design) []metrics.Metric {
 		return []metrics.Metric{metrics.Events, metrics.Writes, metrics.Posts, metrics.ViralPosts,
 			metrics.ViralPeak, metrics.ViralStripesNeeded, metrics.DistinctKeys}
 	}
-	return append(append(keyedReports(k.st, d), serverReports...), populationReports...)
+	return append(append(keyedReports(k.top, d), serverReports...), populationReports...)
 }

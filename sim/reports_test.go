@@ -48,7 +48,7 @@ func TestReportsCoverScoring(t *testing.T) {
 						d = &st.designs[i]
 					}
 				}
-				if d == nil && r.Strategy != st.truthName() {
+				if d == nil && r.Strategy != truthName(st.Scenario) {
 					t.Fatalf("%s: a row of %q, neither a design nor the truth", step.ID(), r.Strategy)
 				}
 				if !slices.Contains(st.kind.reports(d), metrics.Metric(r.Metric)) {

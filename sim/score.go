@@ -21,8 +21,39 @@ type scorer struct {
 	measured map[metrics.Metric]bool
 }
 
-func (st *Setup) scorer(rep *Report, d design) *scorer {
-	return &scorer{rep: rep, scenario: st.Scenario.Name, step: st.Scenario.Step, d: d, measured: map[metrics.Metric]bool{}}
+// scoreRows writes the rows of one scenario into a report: the truth's
+// rows about the stream itself (truth, events, plan), and each design's
+// through a scorer. A kind keeps one; its scenario and step also name the
+// kind's own series and tables.
+type scoreRows struct {
+	scenario, step string
+	truthName      string // the truth's pseudo-strategy
+}
+
+// scorer starts the rows of design d in rep.
+func (w scoreRows) scorer(rep *Report, d design) *scorer {
+	return &scorer{rep: rep, scenario: w.scenario, step: w.step, d: d, measured: map[metrics.Metric]bool{}}
+}
+
+// truth appends a row about the stream itself, measured from the truth.
+func (w scoreRows) truth(rep *Report, m metrics.Metric, v float64, unit string, plan *float64, note string) {
+	rep.Results = append(rep.Results, metrics.Result{Scenario: w.scenario, Strategy: w.truthName, Metric: string(m),
+		Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
+}
+
+// events adds the truth's count of the events fed, planned at the stream's
+// n when all of them were.
+func (w scoreRows) events(rep *Report, events, n int64) {
+	var plan *float64
+	if events == n {
+		plan = metrics.PlanOf(float64(n))
+	}
+	w.truth(rep, metrics.Events, float64(events), "events", plan, "every event fed")
+}
+
+// plan is a plan-only row of the truth's: what the stream should hold.
+func (w scoreRows) plan(l strategies.PlanLine) metrics.Result {
+	return planRow(w.scenario, w.truthName, l)
 }
 
 // add appends a measured row with plan beside it (nil: no promise).
@@ -80,12 +111,6 @@ func (s *scorer) speed(elapsed, events int64, note string) {
 	ns := float64(elapsed) / float64(events)
 	s.timing(metrics.NsPerEvent, round(ns, 2), "ns", note)
 	s.timing(metrics.EventsPerSec, math.Round(1e9/ns), "events/s", note)
-}
-
-// truthRow appends a row about the stream itself, measured from the truth.
-func (st *Setup) truthRow(rep *Report, m metrics.Metric, v float64, unit string, plan *float64, note string) {
-	rep.Results = append(rep.Results, metrics.Result{Scenario: st.Scenario.Name, Strategy: st.truthName(), Metric: string(m),
-		Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 }
 
 // minKeysForDistribution is the fewest keys whose overestimates make a

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -39,8 +37,9 @@ type Options struct {
 	With []string
 	// Store, when set, runs every design that lives on servers a second
 	// time, on a real store the backend opens (realstore.go). Only the
-	// kinds whose designs' stores can be real take it: the timed stream
-	// and the audience; the others run on the simulation alone and say so
+	// kinds whose designs' stores can be real take it (realStorer,
+	// kind.go): the timed stream, the audience and a board not loaded
+	// from standings; the others run on the simulation alone and say so
 	// in Setup.Notes.
 	Store strategies.Backend
 }
@@ -89,13 +88,13 @@ func (d design) build(env strategies.Env) (strategies.Strategy, error) {
 }
 
 // Setup is a scenario ready to run: every parameter checked, every plan
-// worked out, nothing large allocated yet.
+// worked out, nothing large allocated yet. It assembles the harness its
+// kind runs with (harness) and shares with the kind the lineup of designs.
 type Setup struct {
 	Scenario *scenarios.Scenario
 	kind     kind
-	env      strategies.Env
-	designs  []design
-	opts     Options
+	*lineup
+	opts Options
 	// LeftOut names the on-demand designs that Options.With did not ask for.
 	LeftOut []string
 	// Notes are what a reader of the report must know of the run that no
@@ -112,14 +111,14 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 	st := &Setup{
 		Scenario: scn,
 		opts:     opts,
-		env: strategies.Env{
+		lineup: &lineup{env: strategies.Env{
 			Seed: scn.Seed,
 			Top:  scn.Questions.Top,
 			Full: figures(scn.Assumptions),
 			Sim:  figures(scn.Simulated()),
-		},
+		}},
 	}
-	k, err := newKind(st)
+	k, err := newKind(st.harness())
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +145,8 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 		}
 	}
 	if opts.Store != nil {
-		if rk, ok := k.(interface{ realStores() bool }); ok && rk.realStores() {
-			st.twinDesigns()
+		if rk, ok := k.(realStorer); ok && rk.realStores() {
+			st.twin(opts.Store.Name())
 		} else {
 			st.Notes = append(st.Notes, fmt.Sprintf("This kind of run does not take a real store: its designs ran on the simulation alone, not on %s.", opts.Store.Name()))
 		}
@@ -186,7 +185,7 @@ func (st *Setup) prepareDesign(scn *scenarios.Scenario, k kind, i int, spec scen
 	}
 	if err = d.typ.Validate(d.params); err == nil {
 		store := scn.Cluster != nil
-		if gs, ok := k.(interface{ givesStores() bool }); ok && gs.givesStores() {
+		if gs, ok := k.(storeGiver); ok && gs.givesStores() {
 			store = true
 		}
 		err = d.typ.Check(d.params, st.env, store)
@@ -228,7 +227,7 @@ func (st *Setup) MemoryNeeded() int64 {
 	}
 	// The chunks in flight, what scoring holds for each design, and the
 	// process itself.
-	held += int64(feedBuffers(st.workers())) * workload.DefaultChunkSize * (int64(unsafe.Sizeof(workload.Event{})) + 4) // events and ranks
+	held += int64(feedBuffers(int(workersOf(st.opts)))) * workload.DefaultChunkSize * (int64(unsafe.Sizeof(workload.Event{})) + 4) // events and ranks
 	held += int64(len(st.designs)) * int64(unsafe.Sizeof(overs{}))
 	if st.hasTwins() {
 		// A real store's client (go-redis) makes garbage at every op: the
@@ -240,11 +239,6 @@ func (st *Setup) MemoryNeeded() int64 {
 		held *= 2
 	}
 	return held + processBytes
-}
-
-// hasTwins reports whether a design runs on a real store.
-func (st *Setup) hasTwins() bool {
-	return slices.ContainsFunc(st.designs, func(d design) bool { return d.real != "" })
 }
 
 // processBytes is what the process holds whatever it runs: the Go runtime,
@@ -320,36 +314,30 @@ type Report struct {
 	Partial bool // the run was stopped before the stream ended
 }
 
-// workers is how many goroutines generate chunks or run trials.
-func (st *Setup) workers() int {
-	if st.opts.Workers > 0 {
-		return st.opts.Workers
+// harness assembles the pieces a kind of run is given (kind.go): the
+// Setup's lineup, a feeder and a pool of workers as Options say, the rows
+// of the scenario, its progress line, and the twins' backend, whose notes
+// go to Setup.Notes.
+func (st *Setup) harness() *harness {
+	scn := st.Scenario
+	w := workersOf(st.opts)
+	p := progress{scenario: scn.Name, report: st.opts.Progress, every: st.opts.ProgressEvery}
+	return &harness{
+		scn:      scn,
+		lineup:   st.lineup,
+		feeder:   feeder{workers: w, progress: p},
+		rows:     scoreRows{scenario: scn.Name, step: scn.Step, truthName: truthName(scn)},
+		workers:  w,
+		progress: p,
+		twins:    twins{backend: st.opts.Store, scenario: scn.Name, notes: &st.Notes},
 	}
-	return runtime.GOMAXPROCS(0)
 }
 
 // truthName is the pseudo-strategy whose rows describe the stream itself:
 // "truth", or "truth-STEP" in a scenario told in steps.
-func (st *Setup) truthName() string {
-	if st.Scenario.Step != "" {
-		return "truth-" + st.Scenario.Step
+func truthName(scn *scenarios.Scenario) string {
+	if scn.Step != "" {
+		return "truth-" + scn.Step
 	}
 	return "truth"
-}
-
-// parallel runs the jobs on at most workers goroutines and returns when
-// all are done.
-func (st *Setup) parallel(jobs []func()) {
-	sem := make(chan struct{}, st.workers())
-	var wg sync.WaitGroup
-	for _, job := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			job()
-		}()
-	}
-	wg.Wait()
 }

@@ -188,11 +188,12 @@ func TestScoringCatchesAWrongDesign(t *testing.T) {
 	st := prepare(t, smallYAML, Options{})
 	tr := newTruth(16, false, false)
 	tr.observe([]workload.Event{{Key: 5, Delta: 3}, {Key: 6, Delta: 1}, {Key: 7, Delta: 2}})
-	st.Scenario.Questions.Top = 2
+	k := st.kind.(*streamKind)
+	k.top = 2 // the question asked of the scoring, whatever the scenario's
 	st.designs = st.designs[:1]
-	r := &run{truth: tr, designs: []strategies.Strategy{&liar{victim: 5}}, elapsed: []int64{0}}
+	r := &run{truth: tr, designs: []strategies.Strategy{&liar{victim: 5}}, names: []string{"exact"}, elapsed: []int64{0}}
 	rep := &Report{}
-	st.kind.(*streamKind).score(rep, r, tr, 6, nil, nil)
+	k.score(rep, r, tr, 6, nil, nil)
 	if got := find(t, rep.Results, "exact", "undercounts").Number(); got != 1 {
 		t.Errorf("undercounts: got %v, want 1", got)
 	}
@@ -238,15 +239,14 @@ func (c *cancelling) Bytes() int64               { return 0 }
 // A run stopped with chunks in flight stops at the next chunk, and leaves
 // no generating goroutine behind.
 func TestCancelMidStream(t *testing.T) {
-	st := prepare(t, smallYAML, Options{Workers: 3})
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &cancelling{cancel: cancel}
-	r := &run{truth: newTruth(16, false, false), designs: []strategies.Strategy{c}, elapsed: make([]int64, 1)}
+	r := &run{truth: newTruth(16, false, false), designs: []strategies.Strategy{c}, names: []string{"cancelling"}, elapsed: make([]int64, 1)}
 	// 1,000 chunks: the lanes' queues hold a few, so the stream cannot
 	// all be handed out before the design cancels.
-	fed, err := st.feed(ctx, r, fixedSource{chunks: 1000, size: 1000}, 999)
+	fed, err := feeder{workers: 3}.feed(ctx, r, fixedSource{chunks: 1000, size: 1000}, 999)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}

@@ -22,27 +22,30 @@ import (
 // the truth's own account of the trap: the planted item's count on its
 // busiest node against the smallest of the nodes' own K-th counts.
 
+// splitKind runs with the keyed questions' pieces and a feeder.
 type splitKind struct {
 	keyed
-	spec *scenarios.Split
-	src  *workload.Split
-	k    int // the K of the plan's figures: the question's, at least 1
+	feeder feeder
+	spec   *scenarios.Split
+	src    *workload.Split
+	k      int // the K of the plan's figures: the question's, at least 1
 }
 
 func init() { defineKind("split", newSplitKind) }
 
-func newSplitKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Split)
-	src, err := workload.NewSplit(workload.SplitConfig{Seed: st.Scenario.Seed, Label: streamLabel, Events: spec.Events,
+func newSplitKind(h *harness) (kind, error) {
+	spec := h.scn.Run.(*scenarios.Split)
+	src, err := workload.NewSplit(workload.SplitConfig{Seed: h.scn.Seed, Label: streamLabel, Events: spec.Events,
 		Nodes: spec.Nodes.Count, Keys: spec.Keys, S: spec.Exponents(), Own: spec.Nodes.By == "region", Plant: spec.Nodes.Plant,
 		Scramble: spec.Scramble, Rate: spec.Rate})
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
-	st.env.Keys = min(src.Items(), uint64(spec.Events))
-	st.env.Events = spec.Events
-	st.env.Nodes = spec.Nodes.Count
-	k := max(st.Scenario.Questions.Top, 1)
+	env := &h.lineup.env
+	env.Keys = min(src.Items(), uint64(spec.Events))
+	env.Events = spec.Events
+	env.Nodes = spec.Nodes.Count
+	k := max(h.scn.Questions.Top, 1)
 	expected := src.ExpectedTop(k)
 	n := float64(spec.Events)
 	prob := func(rank uint64) float64 { // the law of the expected global order, as far as the plan needs it
@@ -52,7 +55,7 @@ func newSplitKind(st *Setup) (kind, error) {
 		return 0
 	}
 	law := "the k-th largest of the nodes' N(1 − plant)/nodes · P_node(j) and N · plant"
-	return &splitKind{keyed: keyed{st: st, keys: src.Items(), writes: n, prob: prob, law: law}, spec: spec, src: src, k: k}, nil
+	return &splitKind{keyed: newKeyed(h, src.Items(), n, prob, law), feeder: h.feeder, spec: spec, src: src, k: k}, nil
 }
 
 func (k *splitKind) describe() string {
@@ -63,7 +66,7 @@ func (k *splitKind) describe() string {
 
 func (k *splitKind) accepts(*strategies.Type) error { return nil }
 
-func (k *splitKind) memory() (int64, int64) { return int64(k.st.env.Keys) * truthBytesPerKey, 1 }
+func (k *splitKind) memory() (int64, int64) { return int64(k.lineup.env.Keys) * truthBytesPerKey, 1 }
 
 // plan: the expected K-th global count, and the trap's two figures — the
 // planted item's expected share of a node against the smallest of the
@@ -73,13 +76,12 @@ func (k *splitKind) plan() []metrics.Result {
 	if k.spec.Nodes.Plant == 0 {
 		return rows
 	}
-	name, truth := k.st.Scenario.Name, k.st.truthName()
 	return append(rows,
-		planRow(name, truth, strategies.PlanLine{Metric: metrics.PlantedCount, Value: k.writes * k.spec.Nodes.Plant, Unit: "events",
+		k.rows.plan(strategies.PlanLine{Metric: metrics.PlantedCount, Value: k.writes * k.spec.Nodes.Plant, Unit: "events",
 			Note: "events × plant: the planted item's total"}),
-		planRow(name, truth, strategies.PlanLine{Metric: metrics.PlantedNodeMax, Value: k.src.ExpectedPlantedPerNode(), Unit: "events",
+		k.rows.plan(strategies.PlanLine{Metric: metrics.PlantedNodeMax, Value: k.src.ExpectedPlantedPerNode(), Unit: "events",
 			Note: "events × plant / nodes: the planted item's count on a node, expected"}),
-		planRow(name, truth, strategies.PlanLine{Metric: metrics.LocalKthMin, Value: k.src.ExpectedLocalKth(k.k), Unit: "events",
+		k.rows.plan(strategies.PlanLine{Metric: metrics.LocalKthMin, Value: k.src.ExpectedLocalKth(k.k), Unit: "events",
 			Note: fmt.Sprintf("the smallest over the nodes of a node's %s own item, expected: the planted item is in no local top %d while it stays below", ordinal(k.k), k.k)}),
 	)
 }
@@ -102,16 +104,15 @@ func (t *splitTruth) observe(batch []workload.Event) {
 }
 
 func (k *splitKind) run(ctx context.Context) (*Report, error) {
-	st := k.st
-	tr := &splitTruth{truth: newTruth(int(st.env.Keys), false, false), planted: k.src.PlantedKey(), perNode: make([]uint64, k.spec.Nodes.Count)}
+	tr := &splitTruth{truth: newTruth(int(k.lineup.env.Keys), false, false), planted: k.src.PlantedKey(), perNode: make([]uint64, k.spec.Nodes.Count)}
 	r := &run{truth: tr}
-	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
 		return nil, err
 	}
-	events, err := st.feedCount(ctx, r, k.src, k.spec.Batch)
+	events, err := k.feeder.feedCount(ctx, r, k.src, k.spec.Batch)
 	rep := &Report{Partial: err != nil}
-	st.eventsRow(rep, events, k.spec.Events)
-	st.truthRow(rep, metrics.Nodes, float64(k.spec.Nodes.Count), "nodes", nil, k.spec.Nodes.Describe())
+	k.rows.events(rep, events, k.spec.Events)
+	k.rows.truth(rep, metrics.Nodes, float64(k.spec.Nodes.Count), "nodes", nil, k.spec.Nodes.Describe())
 	if k.spec.Nodes.Plant > 0 {
 		k.trap(rep, tr)
 	}
@@ -125,14 +126,13 @@ func (k *splitKind) run(ctx context.Context) (*Report, error) {
 // on its busiest node, and, with regions, the smallest of the nodes' own
 // K-th counts, which it must stay below to be in no local top K.
 func (k *splitKind) trap(rep *Report, tr *splitTruth) {
-	st := k.st
 	total := tr.count(tr.planted)
 	plans := map[metrics.Metric]*float64{}
 	for _, p := range k.plan() {
 		plans[metrics.Metric(p.Metric)] = p.Plan
 	}
-	st.truthRow(rep, metrics.PlantedCount, float64(total), "events", plans[metrics.PlantedCount], "the planted item's true total")
-	st.truthRow(rep, metrics.PlantedNodeMax, float64(slices.Max(tr.perNode)), "events", plans[metrics.PlantedNodeMax],
+	k.rows.truth(rep, metrics.PlantedCount, float64(total), "events", plans[metrics.PlantedCount], "the planted item's true total")
+	k.rows.truth(rep, metrics.PlantedNodeMax, float64(slices.Max(tr.perNode)), "events", plans[metrics.PlantedNodeMax],
 		"the planted item's count on its busiest node")
 	if k.spec.Nodes.By != "region" {
 		return
@@ -162,7 +162,7 @@ func (k *splitKind) trap(rep *Report, tr *splitTruth) {
 	if slices.Max(tr.perNode) >= low {
 		in = "in some node's local top"
 	}
-	st.truthRow(rep, metrics.LocalKthMin, float64(low), "events", plans[metrics.LocalKthMin],
+	k.rows.truth(rep, metrics.LocalKthMin, float64(low), "events", plans[metrics.LocalKthMin],
 		fmt.Sprintf("the smallest over the nodes of a node's %s own item: the planted item is %s %d", ordinal(k.k), in, k.k))
 }
 

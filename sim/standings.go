@@ -18,7 +18,7 @@ import (
 // among equal scores the more active player reached it first and every
 // insertion lands at the end of a board's order. The order is a counting
 // sort over the scores (at most 2^24 + 1 of them).
-func (k *boardKind) load(r *timedRun, tr *boardTruth) {
+func (k *boardKind) load(r *clusterRun, tr *boardTruth) {
 	n, top := k.spec.Keys, k.spec.Scores.StartMax
 	at := make([]uint32, top+2) // at[top−s]: where the players of score s begin
 	for rank := uint64(1); rank <= n; rank++ {
@@ -38,11 +38,11 @@ func (k *boardKind) load(r *timedRun, tr *boardTruth) {
 	names := []string{"truth"}
 	for i, d := range r.designs {
 		if _, ok := d.(strategies.Loader); ok {
-			names = append(names, k.st.designs[i].name())
+			names = append(names, r.names[i])
 		}
 	}
 	done := make([]atomic.Int64, len(names))
-	stop := k.st.reportLoad(names, done, int64(len(order)))
+	stop := k.progress.load(names, done, int64(len(order)))
 	defer stop()
 	feed := func(j int, take func([]workload.Event)) {
 		buf := make([]workload.Event, 0, workload.DefaultChunkSize)
@@ -63,20 +63,20 @@ func (k *boardKind) load(r *timedRun, tr *boardTruth) {
 			jobs = append(jobs, func() { feed(j, l.Load) })
 		}
 	}
-	k.st.parallel(jobs)
+	k.workers.parallel(jobs)
 }
 
-// reportLoad calls Options.Progress every ProgressEvery while standings
-// load, until the function it returns is called: the players every loader
-// has taken, and the loader furthest behind.
-func (st *Setup) reportLoad(names []string, done []atomic.Int64, total int64) (stop func()) {
-	return st.ticker(time.Now(), func(p *Progress) {
-		p.Stage, p.Events = "standings", total
+// load reports the progress of the standings while they load, until the
+// function it returns is called: the players every loader has taken, and
+// the loader furthest behind.
+func (p progress) load(names []string, done []atomic.Int64, total int64) (stop func()) {
+	return p.ticker(time.Now(), func(pr *Progress) {
+		pr.Stage, pr.Events = "standings", total
 		for j := range done {
-			if n := done[j].Load(); n < p.Events || j == 0 {
-				p.Events, p.Slowest = n, names[j]
+			if n := done[j].Load(); n < pr.Events || j == 0 {
+				pr.Events, pr.Slowest = n, names[j]
 			}
 		}
-		p.Done = float64(p.Events) / float64(max(total, 1))
+		pr.Done = float64(pr.Events) / float64(max(total, 1))
 	})
 }

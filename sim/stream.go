@@ -22,23 +22,26 @@ const streamLabel = "events"
 // entry with its overhead, and the sorted copies made when scoring.
 const truthBytesPerKey = 64
 
+// streamKind runs with the keyed questions' pieces and a feeder.
 type streamKind struct {
 	keyed
-	spec *scenarios.Stream
-	src  *workload.Stream
+	feeder feeder
+	spec   *scenarios.Stream
+	src    *workload.Stream
 }
 
 func init() { defineKind("stream", newStreamKind) }
 
-func newStreamKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Stream)
-	src, err := workload.NewStream(streamConfig(st.Scenario.Seed, spec))
+func newStreamKind(h *harness) (kind, error) {
+	spec := h.scn.Run.(*scenarios.Stream)
+	src, err := workload.NewStream(streamConfig(h.scn.Seed, spec))
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
-	st.env.Keys = min(spec.Keys, uint64(spec.Events))
-	st.env.Events = spec.Events
-	return &streamKind{keyed: keyed{st: st, keys: spec.Keys, writes: spec.ExpectedWrites(), prob: src.Prob}, spec: spec, src: src}, nil
+	env := &h.lineup.env
+	env.Keys = min(spec.Keys, uint64(spec.Events))
+	env.Events = spec.Events
+	return &streamKind{keyed: newKeyed(h, spec.Keys, spec.ExpectedWrites(), src.Prob, ""), feeder: h.feeder, spec: spec, src: src}, nil
 }
 
 // streamConfig is the count stream a scenario states.
@@ -62,41 +65,20 @@ func (k *streamKind) memory() (int64, int64) {
 	if k.byRank() {
 		return rankTruthBytes(k.spec.Events, k.spec.Keys), 1
 	}
-	return int64(k.st.env.Keys) * truthBytesPerKey, 1
+	return int64(k.lineup.env.Keys) * truthBytesPerKey, 1
 }
 
 func (k *streamKind) run(ctx context.Context) (*Report, error) {
-	st := k.st
 	tr := k.truth()
 	r := &run{truth: tr}
-	if err := r.build(st, func(int) strategies.Env { return st.env }); err != nil {
+	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
 		return nil, err
 	}
-	events, err := st.feedCount(ctx, r, k.src, k.spec.Batch)
+	events, err := k.feeder.feedCount(ctx, r, k.src, k.spec.Batch)
 	rep := &Report{Partial: err != nil}
-	st.eventsRow(rep, events, k.spec.Events)
+	k.rows.events(rep, events, k.spec.Events)
 	k.score(rep, r, tr, events, nil, nil)
 	return rep, err
-}
-
-// feedCount feeds a count stream (a count or a split one) to the truth and
-// every design, then a second time to the designs that read it twice.
-func (st *Setup) feedCount(ctx context.Context, r *run, src source, batch int) (int64, error) {
-	events, err := st.feed(ctx, r, src, batch)
-	if err == nil {
-		err = st.secondPass(ctx, r, src, batch)
-	}
-	return events, err
-}
-
-// eventsRow adds the truth's count of the events fed, planned at the
-// stream's n when all of them were.
-func (st *Setup) eventsRow(rep *Report, events, n int64) {
-	var plan *float64
-	if events == n {
-		plan = metrics.PlanOf(float64(n))
-	}
-	st.truthRow(rep, metrics.Events, float64(events), "events", plan, "every event fed")
 }
 
 // truth is the stream's ground truth: by rank when the array is the
@@ -106,20 +88,35 @@ func (k *streamKind) truth() tallyObserver {
 	if k.byRank() {
 		return newRankTruth(k.src)
 	}
-	return newTruth(int(k.st.env.Keys), false, false)
+	return newTruth(int(k.lineup.env.Keys), false, false)
 }
 
 func (k *streamKind) byRank() bool { return k.spec.Keys/16 <= uint64(k.spec.Events) }
 
-// keyed is what the count and the timed stream share: writes over a key
-// space drawn by a known law, an exact truth by key, and the questions a
-// design answers of keys — its count of each, and the top K.
+// keyed is what the count and the timed stream share (and the split
+// stream, the log, the posts): writes over a key space drawn by a known
+// law, an exact truth by key, and the questions a design answers of keys —
+// its count of each, and the top K. It keeps the pieces of the harness
+// those questions are scored with: the designs, the rows, and the workers
+// that compare every design with the truth side by side.
 type keyed struct {
-	st     *Setup
+	lineup  *lineup
+	rows    scoreRows
+	workers workers
+	top     int // the K of the scenario's top-K question; 0: none asked
+
 	keys   uint64                    // the key space n
 	writes float64                   // the writes N the stream holds, or is expected to
 	prob   func(rank uint64) float64 // the law of the ranks
 	law    string                    // the law of the expected count of rank k, for notes; "" for a Zipf's N·k^-s/H(n,s)
+}
+
+// newKeyed is the keyed questions of a stream of writes over keys with
+// the given law (nil: none known, a recorded log) and the note of it (""
+// for a Zipf's).
+func newKeyed(h *harness, keys uint64, writes float64, prob func(rank uint64) float64, law string) keyed {
+	return keyed{lineup: h.lineup, rows: h.rows, workers: h.workers, top: h.scn.Questions.Top,
+		keys: keys, writes: writes, prob: prob, law: law}
 }
 
 // lawNote is the formula of the expected count of rank k.
@@ -144,11 +141,11 @@ func (k keyed) expectedPlan(rank uint64) *float64 {
 
 // plan is the expected count of the K-th key, when the top K is asked.
 func (k keyed) plan() []metrics.Result {
-	top := k.st.Scenario.Questions.Top
+	top := k.top
 	if top <= 0 || uint64(top) > k.keys {
 		return nil
 	}
-	return []metrics.Result{planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: metrics.KthTrueCount,
+	return []metrics.Result{k.rows.plan(strategies.PlanLine{Metric: metrics.KthTrueCount,
 		Value: k.expected(uint64(top)), Unit: "events", Note: fmt.Sprintf("N·P(rank %d) = %s", top, k.lawNote())})}
 }
 
@@ -157,8 +154,8 @@ func (k keyed) plan() []metrics.Result {
 // not nil), its top K and what the kind asks of that answer (afterTop,
 // when not nil), then its plan rows.
 func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *scorer, i int), afterTop func(s *scorer, i int, got []strategies.Item, recall float64)) {
-	st := k.st
-	top := st.Scenario.Questions.Top
+	designs := k.lineup.designs
+	top := k.top
 	var trueTop []keyCount
 	var distinct int
 	// The truth's own answers and every design's counts of every key are
@@ -172,31 +169,31 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 	}}
 	for i, built := range r.designs {
 		if pc, ok := built.(strategies.PointCounter); ok {
-			bound := st.designs[i].planned(metrics.OverestimateBound)
+			bound := designs[i].planned(metrics.OverestimateBound)
 			jobs = append(jobs, func() { stats[i] = measurePoints(pc, tr, bound) })
 		}
 	}
-	st.parallel(jobs)
-	st.truthRow(rep, metrics.DistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
+	k.workers.parallel(jobs)
+	k.rows.truth(rep, metrics.DistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
 	if len(trueTop) > 0 {
-		st.truthRow(rep, metrics.Top1Count, float64(trueTop[0].count), "events", k.expectedPlan(1), "N·P(rank 1) = "+k.lawNote())
+		k.rows.truth(rep, metrics.Top1Count, float64(trueTop[0].count), "events", k.expectedPlan(1), "N·P(rank 1) = "+k.lawNote())
 	}
 	if len(trueTop) == top && top > 0 {
-		st.truthRow(rep, metrics.KthTrueCount, float64(trueTop[top-1].count), "events", k.expectedPlan(uint64(top)),
+		k.rows.truth(rep, metrics.KthTrueCount, float64(trueTop[top-1].count), "events", k.expectedPlan(uint64(top)),
 			fmt.Sprintf("the %s key's true count; plan %s", ordinal(top), k.lawNote()))
 	}
 	// The top-K recall of each design not swept; not drawn where every bar
 	// is the same (Run drops flat charts), the value is in the tables.
-	recall := metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Name: "topk-recall", Kind: metrics.Bars,
+	recall := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "topk-recall", Kind: metrics.Bars,
 		Title: fmt.Sprintf("top-%d recall of each design", top), XLabel: "design", YLabel: "recall"}
 	for i, built := range r.designs {
-		s := st.scorer(rep, st.designs[i])
+		s := k.rows.scorer(rep, designs[i])
 		s.memory(built, "measured from the design's arrays")
 		note := laneClockNote
 		if r.clusters != nil && r.clusters[i] != nil {
 			note += "; includes the simulated cluster's queueing and accounting"
 		}
-		if st.designs[i].real == "" { // a twin's time is the real store's: its own rows
+		if designs[i].real == "" { // a twin's time is the real store's: its own rows
 			s.speed(r.elapsed[i], events, note)
 		}
 		if stats[i] != nil {
@@ -209,7 +206,7 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 			rc, got := s.top(tk, tr, trueTop, top)
 			// A swept design's recall is on its sweep's curve, against
 			// memory (sweep.go): the bars hold the others.
-			if st.designs[i].sweep == nil {
+			if designs[i].sweep == nil {
 				recall.Labels = append(recall.Labels, s.d.name())
 				recall.Y = append(recall.Y, rc)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -90,7 +91,7 @@ func TestFaultsReachDesignsAtTheirTime(t *testing.T) {
 	r := &run{
 		truth:    newTruth(4, false, false),
 		designs:  []strategies.Strategy{&faultLog{}},
-		clusters: make([]*Cluster, 1),
+		clusters: make([]*cluster.Cluster, 1),
 		elapsed:  make([]int64, 1),
 		next:     make([]int, 1),
 		faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 150, Kind: strategies.AppCrash, Target: 2}, {At: 900, Kind: strategies.AppCrash}},
@@ -100,7 +101,7 @@ func TestFaultsReachDesignsAtTheirTime(t *testing.T) {
 		b = append(b, workload.Event{At: at, Key: 1, Delta: 1, ID: uint64(at) + 1})
 	}
 	r.observe(0, b)
-	(&timedRun{run: r}).finish(1000)
+	(&clusterRun{run: r}).finish(1000)
 	log := r.designs[0].(*faultLog)
 	want := "0 50 100 F1 F2 150 200 250 300 350 F0 flush"
 	if got := log.String(); got != want {
@@ -199,15 +200,14 @@ func (f fixedSource) Chunk(i int, buf []workload.Event) []workload.Event {
 // Every design, each on its own lane, gets every event and its own faults
 // at their time, however the lanes are scheduled.
 func TestFeedGivesEveryLaneItsFaults(t *testing.T) {
-	st := prepare(t, smallYAML, Options{Workers: 3})
-	st.designs = []design{st.designs[0], st.designs[0], st.designs[0]}
 	r := &run{
 		truth:    newTruth(4, false, false),
 		designs:  []strategies.Strategy{&faultLog{}, &faultLog{}, &faultLog{}},
-		clusters: make([]*Cluster, 3),
+		names:    []string{"a", "b", "c"},
+		clusters: make([]*cluster.Cluster, 3),
 		faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 375, Kind: strategies.AppCrash, Target: 2}},
 	}
-	fed, err := st.feed(context.Background(), r, fixedSource{chunks: 5, size: 2}, 3)
+	fed, err := feeder{workers: 3}.feed(context.Background(), r, fixedSource{chunks: 5, size: 2}, 3)
 	if err != nil || fed != 10 {
 		t.Fatalf("fed %d, %v; want 10 events", fed, err)
 	}

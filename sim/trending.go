@@ -8,6 +8,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/cluster"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -24,20 +25,25 @@ import (
 // score; memory and speed. A chart for each plant draws its exact score
 // over time under each law, with the moment each design took it in.
 
+// trendingKind runs with the designs, a feeder, the rows, and each
+// design's cluster where the scenario has one.
 type trendingKind struct {
-	st     *Setup
-	spec   *scenarios.Trending
-	src    *workload.Trending
-	k      int     // the top K asked of "now"
-	checks []int64 // the checkpoints, ns: every period up to the stream's end
+	lineup   *lineup
+	feeder   feeder
+	rows     scoreRows
+	clusters clusters
+	spec     *scenarios.Trending
+	src      *workload.Trending
+	k        int     // the top K asked of "now"
+	checks   []int64 // the checkpoints, ns: every period up to the stream's end
 }
 
 func init() { defineKind("trending", newTrendingKind) }
 
-func newTrendingKind(st *Setup) (kind, error) {
-	spec := st.Scenario.Run.(*scenarios.Trending)
+func newTrendingKind(h *harness) (kind, error) {
+	spec := h.scn.Run.(*scenarios.Trending)
 	s := spec.Stream
-	cfg := workload.TrendConfig{Seed: st.Scenario.Seed, Label: streamLabel, Rate: s.Rate, Duration: s.Length, Keys: s.Keys,
+	cfg := workload.TrendConfig{Seed: h.scn.Seed, Label: streamLabel, Rate: s.Rate, Duration: s.Length, Keys: s.Keys,
 		S: s.Exponent(), Scramble: s.Scramble, Regions: s.Regions}
 	for _, p := range s.Plants {
 		region := p.Region
@@ -50,25 +56,25 @@ func newTrendingKind(st *Setup) (kind, error) {
 	if err != nil {
 		return nil, scenarios.Errorf(s.Pos, "workload.trending: %v", err)
 	}
-	k := st.Scenario.Questions.Top
+	k := h.scn.Questions.Top
 	if k <= 0 {
 		k = 10
 	}
-	st.env.Keys = min(s.Keys, uint64(src.Events()))
-	st.env.Events = src.Events()
-	st.env.Duration = s.Length
-	st.env.Top = k
-	st.env.Nodes = s.Regions // an event's actor is its region
-	if c := st.Scenario.Cluster; c != nil {
-		if _, err := NewCluster(clusterConfig(st)); err != nil {
-			return nil, scenarios.Errorf(c.Pos, "cluster: %v", err)
-		}
+	env := &h.lineup.env
+	env.Keys = min(s.Keys, uint64(src.Events()))
+	env.Events = src.Events()
+	env.Duration = s.Length
+	env.Top = k
+	env.Nodes = s.Regions // an event's actor is its region
+	cl, err := h.clusters()
+	if err != nil {
+		return nil, err
 	}
 	var checks []int64
 	for c := s.Checkpoint; c <= s.Length; c += s.Checkpoint {
 		checks = append(checks, c)
 	}
-	return &trendingKind{st: st, spec: spec, src: src, k: k, checks: checks}, nil
+	return &trendingKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, clusters: cl, spec: spec, src: src, k: k, checks: checks}, nil
 }
 
 func (k *trendingKind) describe() string {
@@ -96,12 +102,12 @@ func (k *trendingKind) accepts(t *strategies.Type) error {
 // memory: each law's exact state — a window holds each key once a bucket
 // and once in its totals, a decay once — and every answer kept.
 func (k *trendingKind) memory() (int64, int64) {
-	keys := int64(k.st.env.Keys)
-	held := 2 * keys * truthBytesPerKey * int64(max(1, len(k.st.designs)))
-	held += int64(len(k.checks)) * int64(k.k) * 24 * int64(len(k.st.designs)+1)
-	if c := k.st.Scenario.Cluster; c != nil { // each design's cluster: a key-second at most an event, and the node-seconds
+	keys, n := int64(k.lineup.env.Keys), int64(len(k.lineup.designs))
+	held := 2 * keys * truthBytesPerKey * max(1, n)
+	held += int64(len(k.checks)) * int64(k.k) * 24 * (n + 1)
+	if c := k.clusters.cfg; c != nil { // each design's cluster: a key-second at most an event, and the node-seconds
 		secs := k.spec.Stream.Length/1e9 + 1
-		held += int64(len(k.st.designs)) * (min(k.src.Events(), secs*(1<<16))*12 + secs*8*int64(c.Nodes))
+		held += n * (min(k.src.Events(), secs*(1<<16))*12 + secs*8*int64(c.Nodes))
 	}
 	return held, 1
 }
@@ -112,7 +118,7 @@ func (k *trendingKind) memory() (int64, int64) {
 func (k *trendingKind) plan() []metrics.Result {
 	var rows []metrics.Result
 	for p := range k.spec.Stream.Plants {
-		rows = append(rows, planRow(k.st.Scenario.Name, k.st.truthName(), strategies.PlanLine{Metric: metrics.PlantedCount,
+		rows = append(rows, k.rows.plan(strategies.PlanLine{Metric: metrics.PlantedCount,
 			Value: math.Round(k.plantExpected(p)), Unit: "events", Note: k.plantNote(p)}))
 	}
 	return rows
@@ -150,8 +156,8 @@ func (k *trendingKind) reports(d *design) []metrics.Metric {
 }
 
 func (k *trendingKind) run(ctx context.Context) (*Report, error) {
-	st := k.st
-	cr, err := newClusterRun(ctx, st, nil, nil)
+	designs := k.lineup.designs
+	cr, err := k.clusters.newRun(ctx, k.lineup, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +216,7 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 			own[i] = append(own[i], scores)
 		}
 	}
-	events, err := st.feed(ctx, r, k.src, k.spec.Batch)
+	events, err := k.feeder.feed(ctx, r, k.src, k.spec.Batch)
 	if err == nil { // the checkpoints after the last event
 		tr.finish()
 		for i := range r.designs {
@@ -220,17 +226,17 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		}
 	}
 	rep := &Report{Partial: err != nil}
-	st.truthRow(rep, metrics.Events, float64(events), "events", metrics.PlanOf(float64(k.src.Events())), "every event fed")
-	st.truthRow(rep, metrics.DistinctKeys, float64(len(tr.keys)), "keys", nil, "phrases seen")
+	k.rows.truth(rep, metrics.Events, float64(events), "events", metrics.PlanOf(float64(k.src.Events())), "every event fed")
+	k.rows.truth(rep, metrics.DistinctKeys, float64(len(tr.keys)), "keys", nil, "phrases seen")
 	for p := range k.spec.Stream.Plants {
-		st.truthRow(rep, metrics.PlantedCount, float64(tr.plantCount[p]), "events", metrics.PlanOf(math.Round(k.plantExpected(p))), k.plantNote(p))
+		k.rows.truth(rep, metrics.PlantedCount, float64(tr.plantCount[p]), "events", metrics.PlanOf(math.Round(k.plantExpected(p))), k.plantNote(p))
 	}
 	if err != nil {
 		return rep, err
 	}
 	entered := make([][]float64, len(r.designs)) // [design][plant]: seconds from the plant's start to its first checkpoint in the answer, NaN: never
 	for i, built := range r.designs {
-		s := st.scorer(rep, st.designs[i])
+		s := k.rows.scorer(rep, designs[i])
 		s.memory(built, "measured from the design's arrays")
 		s.speed(r.elapsed[i], events, laneClockNote)
 		if wd, ok := built.(strategies.WindowDistinct); ok {
@@ -381,7 +387,7 @@ func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendT
 }
 
 // load adds what a design on the store put on its cluster over the stream.
-func (k *trendingKind) load(s *scorer, c ClusterStats) {
+func (k *trendingKind) load(s *scorer, c cluster.Stats) {
 	if c.Keys == 0 {
 		return
 	}
@@ -415,7 +421,7 @@ func holds(ts []strategies.Trend, key uint64) bool {
 // own estimate, where the design gives one) and the exact score of each
 // law, with the checkpoint at which each design took it into its top K.
 func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, entered [][]float64) {
-	st := k.st
+	designs := k.lineup.designs
 	xs := make([]float64, len(k.checks))
 	for c, at := range k.checks {
 		xs[c] = float64(at) / 60e9
@@ -427,12 +433,12 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, ent
 		marks := make([]metrics.Mark, len(entered))
 		for i := range entered {
 			if !math.IsNaN(entered[i][p]) {
-				marks[i] = metrics.Mark{Label: st.designs[i].name() + " takes it in", Value: (float64(plant.Start)/1e9 + entered[i][p]) / 60, Axis: "x"}
+				marks[i] = metrics.Mark{Label: designs[i].name() + " takes it in", Value: (float64(plant.Start)/1e9 + entered[i][p]) / 60, Axis: "x"}
 			}
 		}
 		var orphans []metrics.Mark
 		series := func(who string, ys []float64) metrics.Series {
-			return metrics.Series{Scenario: st.Scenario.Name, Step: st.Scenario.Step, Strategy: who, Name: "plant-" + plant.Name, Kind: metrics.Curve,
+			return metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Strategy: who, Name: "plant-" + plant.Name, Kind: metrics.Curve,
 				Title:  fmt.Sprintf("%s's score over time under each design; when each took it into its top %d", plant.Name, k.k),
 				XLabel: "simulated minute", YLabel: "score", X: xs[:len(ys)], Y: ys}
 		}
@@ -448,7 +454,7 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, ent
 			for c := range own[i] {
 				ys[c] = own[i][c][p]
 			}
-			s := series(st.designs[i].name(), ys)
+			s := series(designs[i].name(), ys)
 			if i < len(marks) && marks[i].Label != "" {
 				s.Marks = []metrics.Mark{marks[i]}
 			}

@@ -148,7 +148,7 @@ func mean(xs []float64) float64 {
 // over the bound across the trials (δ beside it) and the binomial test's
 // p-value, with its verdict at the scenario's false-alarm level.
 func (st *Setup) boundTests(out *Report, reps []*Report) {
-	truth := st.truthName()
+	truth := truthName(st.Scenario)
 	for _, d := range st.designs {
 		delta := d.planned(metrics.Failure)
 		if delta == nil {

@@ -1,4 +1,4 @@
-package sim
+package cluster
 
 import (
 	"fmt"
@@ -62,9 +62,9 @@ func clusterCheck(t testing.TB, c *Cluster) {
 	}
 }
 
-func newTestCluster(t testing.TB, cfg ClusterConfig) *Cluster {
+func newTestCluster(t testing.TB, cfg Config) *Cluster {
 	t.Helper()
-	c, err := NewCluster(cfg)
+	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestClusterHotKey(t *testing.T) {
 		{"reads-queue", true, 5_000, 195_000},
 	} {
 		t.Run(gets.name, func(t *testing.T) {
-			c := newTestCluster(t, ClusterConfig{Nodes: 1, KeyCapacity: cap_, Seed: 1, GetsQueue: gets.queue})
+			c := newTestCluster(t, Config{Nodes: 1, KeyCapacity: cap_, Seed: 1, GetsQueue: gets.queue})
 			ops := clusterIncrs(7, rate, 0, n)
 			if gets.rate > 0 {
 				reads := clusterIncrs(7, gets.rate, 0, int(gets.rate)*secs)
@@ -182,7 +182,7 @@ func TestClusterStripes(t *testing.T) {
 		secs    = 4
 		n       = 200_000 * secs
 	)
-	c := newTestCluster(t, ClusterConfig{Nodes: 8, KeyCapacity: 10_000, Seed: 42})
+	c := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 10_000, Seed: 42})
 	ops := make([]strategies.StoreOp, 0, n+5_000*secs*stripes)
 	readAt := clusterIncrs(0, 5_000, 0, 5_000*secs)
 	r := 0
@@ -230,7 +230,7 @@ func TestClusterStripes(t *testing.T) {
 	// Stripes picked at random: the busiest stripe-second stays under the
 	// 70% plan (7,000). Per stripe-second the count is Binomial(200,000,
 	// 1/32): mean 6,250, sd 78; 7,000 is 9.6 sd out.
-	c = newTestCluster(t, ClusterConfig{Nodes: 8, KeyCapacity: 10_000, Seed: 42})
+	c = newTestCluster(t, Config{Nodes: 8, KeyCapacity: 10_000, Seed: 42})
 	rng := rand.New(rand.NewPCG(1, 2))
 	ops = ops[:0]
 	for i := range n {
@@ -251,7 +251,7 @@ func TestClusterStripes(t *testing.T) {
 // A 2 s spike at 20,000/s on one key, then nothing: the queue drains at
 // 10,000/s, and Final is reached at 4 s.
 func TestClusterBurstThenDrain(t *testing.T) {
-	c := newTestCluster(t, ClusterConfig{Nodes: 4, KeyCapacity: 10_000, Seed: 5})
+	c := newTestCluster(t, Config{Nodes: 4, KeyCapacity: 10_000, Seed: 5})
 	ops := clusterIncrs(99, 20_000, 0, 40_000)
 	for _, at := range []int64{2.5e9, 3e9, 3.99999e9, 4e9, 6e9} {
 		ops = append(ops, strategies.StoreOp{At: at, Kind: strategies.Get, Key: 99})
@@ -282,7 +282,7 @@ func TestClusterBurstThenDrain(t *testing.T) {
 
 func TestClusterLoseNode(t *testing.T) {
 	const keys = 32
-	c := newTestCluster(t, ClusterConfig{Nodes: 8, KeyCapacity: 10_000, Seed: 9})
+	c := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 10_000, Seed: 9})
 	// Key k gets (k+1)·500 increments/s of delta k+1 for 3 s: keys ≥ 20
 	// are over capacity and hold a queue at the loss.
 	var streams [][]strategies.StoreOp
@@ -359,7 +359,7 @@ func TestClusterLoseNode(t *testing.T) {
 
 func TestClusterPlacement(t *testing.T) {
 	place := func(seed uint64) []int {
-		c := newTestCluster(t, ClusterConfig{Nodes: 8, KeyCapacity: 1, Seed: seed})
+		c := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 1, Seed: seed})
 		nodes := make([]int, 32)
 		for k := range nodes {
 			nodes[k] = c.NodeOf(uint64(k))
@@ -389,7 +389,7 @@ func TestClusterPlacement(t *testing.T) {
 	}
 	// 100,000 keys: each node's share is Binomial(10^5, 1/8), sd 104.6; 7 sd
 	// bounds fail with probability below 10^-10.
-	c := newTestCluster(t, ClusterConfig{Nodes: 8, KeyCapacity: 1, Seed: 3})
+	c := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 1, Seed: 3})
 	counts := make([]int, 8)
 	for k := range uint64(100_000) {
 		counts[c.NodeOf(k)]++
@@ -405,7 +405,7 @@ func TestClusterPlacement(t *testing.T) {
 // against a key limit of 20,000/s: the node queues 10,000 more a second.
 // A backlogged key does not hold up the other keys of its node.
 func TestClusterNodeCapacity(t *testing.T) {
-	c := newTestCluster(t, ClusterConfig{Nodes: 1, KeyCapacity: 20_000, NodeCapacity: 10_000, Seed: 1})
+	c := newTestCluster(t, Config{Nodes: 1, KeyCapacity: 20_000, NodeCapacity: 10_000, Seed: 1})
 	clusterFeed(t, c, clusterMerge(clusterIncrs(1, 10_000, 0, 50_000), clusterIncrs(2, 10_000, 0, 50_000)), 999)
 	st := c.Stats(5e9)
 	if !near(st.BacklogGrowthPerS, 10_000, 1e-3) || st.NodeOps.Max != 20_000 || st.NodeUtilMax != 2 || st.UtilMax != 0.5 {
@@ -418,7 +418,7 @@ func TestClusterNodeCapacity(t *testing.T) {
 
 	// No head-of-line blocking: key 1 at 20,000/s against a key limit of
 	// 10,000/s, key 2 at 100/s, on a node serving 1,000,000/s.
-	c = newTestCluster(t, ClusterConfig{Nodes: 1, KeyCapacity: 10_000, NodeCapacity: 1e6, Seed: 1})
+	c = newTestCluster(t, Config{Nodes: 1, KeyCapacity: 10_000, NodeCapacity: 1e6, Seed: 1})
 	cold := clusterIncrs(2, 100, 0, 100)
 	for i := range cold {
 		cold[i].At += 3_000 // off the hot key's arrival times
@@ -434,7 +434,7 @@ func TestClusterNodeCapacity(t *testing.T) {
 // Capacities whose service time is not a whole number of ns are exact in
 // ticks of 1/D ns; others are rounded to 1/4096 ns.
 func TestClusterTicks(t *testing.T) {
-	c := newTestCluster(t, ClusterConfig{Nodes: 1, KeyCapacity: 7_000, Seed: 1})
+	c := newTestCluster(t, Config{Nodes: 1, KeyCapacity: 7_000, Seed: 1})
 	ops := make([]strategies.StoreOp, 7_000)
 	for i := range ops {
 		ops[i] = strategies.StoreOp{Kind: strategies.IncrBy, Key: 1, Delta: 1}
@@ -450,7 +450,7 @@ func TestClusterTicks(t *testing.T) {
 		t.Errorf("KeyCapacity %v, DrainedAt %d; want 7,000 and 1 s", st.KeyCapacity, st.DrainedAt)
 	}
 	for _, tc := range []struct{ key, node float64 }{{9_999.5, 0}, {10_000, 7_777.7}, {3, 1e-3}, {1e12, 0}} {
-		c := newTestCluster(t, ClusterConfig{Nodes: 2, KeyCapacity: tc.key, NodeCapacity: tc.node})
+		c := newTestCluster(t, Config{Nodes: 2, KeyCapacity: tc.key, NodeCapacity: tc.node})
 		st := c.Stats(1)
 		if !near(st.KeyCapacity, tc.key, 1e-6) || !near(st.NodeCapacity, tc.node, 1e-6) {
 			t.Errorf("capacities %v/%v simulated as %v/%v", tc.key, tc.node, st.KeyCapacity, st.NodeCapacity)
@@ -459,7 +459,7 @@ func TestClusterTicks(t *testing.T) {
 }
 
 func TestNewClusterErrors(t *testing.T) {
-	for _, cfg := range []ClusterConfig{
+	for _, cfg := range []Config{
 		{Nodes: 0, KeyCapacity: 1},
 		{Nodes: 1, KeyCapacity: 0},
 		{Nodes: 1, KeyCapacity: math.NaN()},
@@ -468,15 +468,15 @@ func TestNewClusterErrors(t *testing.T) {
 		{Nodes: 1, KeyCapacity: 1, NodeCapacity: math.Inf(1)},
 		{Nodes: 1, KeyCapacity: 1e18},
 	} {
-		if c, err := NewCluster(cfg); err == nil || c != nil {
-			t.Errorf("NewCluster(%+v) = %v, %v; want an error", cfg, c, err)
+		if c, err := New(cfg); err == nil || c != nil {
+			t.Errorf("New(%+v) = %v, %v; want an error", cfg, c, err)
 		}
 	}
 }
 
 // Ops whose At goes backwards are taken at the latest time seen.
 func TestClusterReordered(t *testing.T) {
-	c := newTestCluster(t, ClusterConfig{Nodes: 1, KeyCapacity: 10_000})
+	c := newTestCluster(t, Config{Nodes: 1, KeyCapacity: 10_000})
 	vals := clusterFeed(t, c, []strategies.StoreOp{
 		{At: 1e9, Kind: strategies.IncrBy, Key: 1, Delta: 1},
 		{At: 5, Kind: strategies.IncrBy, Key: 1, Delta: 1},
@@ -490,7 +490,7 @@ func TestClusterReordered(t *testing.T) {
 
 // Do allocates nothing once its keys and the current second exist.
 func TestClusterDoAllocs(t *testing.T) {
-	for _, cfg := range []ClusterConfig{
+	for _, cfg := range []Config{
 		{Nodes: 8, KeyCapacity: 10_000, Seed: 1},
 		{Nodes: 8, KeyCapacity: 7_000, NodeCapacity: 30_000, Seed: 1, GetsQueue: true},
 	} {
@@ -539,7 +539,7 @@ func BenchmarkClusterDo(b *testing.B) {
 		keys uint64
 	}{{"keys=1", 1}, {"keys=32", 32}, {"keys=1e5", 100_000}} {
 		b.Run(bc.name, func(b *testing.B) {
-			c := newTestCluster(b, ClusterConfig{Nodes: 8, KeyCapacity: 10_000, Seed: 1})
+			c := newTestCluster(b, Config{Nodes: 8, KeyCapacity: 10_000, Seed: 1})
 			rng := rand.New(rand.NewPCG(1, 1))
 			ops := make([]strategies.StoreOp, batch)
 			for i := range ops {
@@ -567,7 +567,7 @@ func BenchmarkClusterDo(b *testing.B) {
 // queue three deep, the last waiting two service times; one later in the
 // next second; a key never sent to is unknown.
 func TestClusterKeyLoad(t *testing.T) {
-	c, err := NewCluster(ClusterConfig{Nodes: 2, KeyCapacity: 10_000})
+	c, err := New(Config{Nodes: 2, KeyCapacity: 10_000})
 	if err != nil {
 		t.Fatal(err)
 	}

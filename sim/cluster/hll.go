@@ -1,4 +1,4 @@
-package sim
+package cluster
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func (c *Cluster) pf(op *strategies.StoreOp) {
 	}
 	if src, ok := c.hlls[op.Member]; ok && op.Member != op.Key {
 		if err := h.Merge(src); err != nil {
-			panic(fmt.Sprintf("sim: cluster: PFMERGE of two HLLs of one precision and seed: %v", err))
+			panic(fmt.Sprintf("cluster: PFMERGE of two HLLs of one precision and seed: %v", err))
 		}
 	}
 }
@@ -39,7 +39,7 @@ func (c *Cluster) hll(key uint64) *distinct.HLL {
 	if !ok {
 		var err error
 		if h, err = distinct.NewHLL(distinct.HLLParams{Precision: clusterHLLPrecision}, c.cfg.Seed); err != nil {
-			panic(fmt.Sprintf("sim: cluster: an HLL at p = %d: %v", clusterHLLPrecision, err))
+			panic(fmt.Sprintf("cluster: an HLL at p = %d: %v", clusterHLLPrecision, err))
 		}
 		if c.hlls == nil {
 			c.hlls = make(map[uint64]*distinct.HLL)

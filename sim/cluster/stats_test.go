@@ -1,4 +1,4 @@
-package sim
+package cluster
 
 import (
 	"math/rand/v2"
@@ -15,7 +15,7 @@ func TestClusterLoadGrid(t *testing.T) {
 		keys, nodes, seconds = 40, 3, 5
 	)
 	rng := rand.New(rand.NewPCG(3, 99))
-	c := newTestCluster(t, ClusterConfig{Nodes: nodes, KeyCapacity: 10_000, Seed: 5})
+	c := newTestCluster(t, Config{Nodes: nodes, KeyCapacity: 10_000, Seed: 5})
 	var ops []strategies.StoreOp
 	for range 20_000 {
 		// Key 0 takes half the ops; key k is active in its first 1 + k mod 5
@@ -64,7 +64,7 @@ func TestClusterLoadGrid(t *testing.T) {
 	}
 }
 
-func checkLoad(t *testing.T, what string, l ClusterLoad, cells []float64, atMax float64) {
+func checkLoad(t *testing.T, what string, l Load, cells []float64, atMax float64) {
 	t.Helper()
 	var sum, top float64
 	for _, v := range cells {

@@ -1,17 +1,16 @@
-// The simulated cluster: the store that designs living on servers send
-// their operations to. This file holds the simulation — configuration, the
-// tick arithmetic, key placement, the per-key and per-node FIFO servers,
-// node loss, the backlog recorded each second and the invariants' check;
-// clusterstats.go works out what Cluster.Stats reports from its counters;
-// cluster_hll.go holds its HyperLogLog keys.
+// The simulation — configuration, the tick arithmetic, key placement, the
+// per-key and per-node FIFO servers, node loss, the backlog recorded each
+// second and the invariants' check; stats.go works out what Cluster.Stats
+// reports from its counters; hll.go holds its HyperLogLog keys.
 
-package sim
+package cluster
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"countsim/metrics"
 	"countsim/strategies"
@@ -19,8 +18,8 @@ import (
 	"countsim/workload"
 )
 
-// ClusterConfig describes a simulated store cluster.
-type ClusterConfig struct {
+// Config describes a simulated store cluster.
+type Config struct {
 	// Nodes is the number of store nodes; it must be at least 1.
 	Nodes int
 	// KeyCapacity is the operations a second one key serves (10,000
@@ -70,13 +69,13 @@ type ClusterConfig struct {
 //     served: the sum of every delta sent since the key's last loss.
 //   - Ops whose At goes backwards (against the Store contract) are taken as
 //     arriving at the latest time seen — a server receives an op when it is
-//     sent — and counted in [ClusterStats.Reordered].
+//     sent — and counted in [Stats.Reordered].
 //
 // Time is exact integer arithmetic in ticks of 1/D ns, with D the least
 // integer ≤ 4096 that makes both service times whole ticks (D = 1 for
 // 10,000 ops/s: s = 100,000 ns; D = 7 for 7,000 ops/s). A capacity with no
 // such D has its service time rounded to a whole tick of 1/4096 ns, and
-// [ClusterStats.KeyCapacity] reports the capacity simulated. Times are
+// [Stats.KeyCapacity] reports the capacity simulated. Times are
 // limited to 2^62/D ns (13 days at worst; 146 years for D = 1), which leaves
 // as much room again for the completions of a backlog.
 //
@@ -98,7 +97,7 @@ type ClusterConfig struct {
 // and, rarely, a run queue growing). A Cluster is not safe for concurrent
 // use.
 type Cluster struct {
-	cfg       ClusterConfig
+	cfg       Config
 	ticksPerN int64 // D: ticks per ns
 	keySvc    int64 // ticks
 	nodeSvc   int64 // ticks; 0 = no node limit
@@ -176,25 +175,31 @@ type clusterNode struct {
 	free int64 // ticks: when the node's server is next free
 }
 
-const (
-	clusterMaxD   = 4096
-	clusterSecond = int64(1e9)
-)
+const clusterMaxD = 4096
 
-// NewCluster validates cfg and returns an empty cluster.
-func NewCluster(cfg ClusterConfig) (*Cluster, error) {
+// Second is the simulated second, ns: the cluster accounts its ops per key
+// and per node in each.
+const Second = int64(1e9)
+
+// KeyBytes is what the cluster holds for a key it has seen, its per-second
+// counters aside: its state, its index entry and its first run of queued
+// ops. A key-second it had ops in adds 12 bytes.
+const KeyBytes = int64(unsafe.Sizeof(clusterKey{})) + 48 + int64(unsafe.Sizeof(clusterRun{}))
+
+// New validates cfg and returns an empty cluster.
+func New(cfg Config) (*Cluster, error) {
 	if cfg.Nodes < 1 {
-		return nil, fmt.Errorf("sim: cluster nodes %d, want at least 1", cfg.Nodes)
+		return nil, fmt.Errorf("cluster: nodes %d, want at least 1", cfg.Nodes)
 	}
 	if math.IsNaN(cfg.KeyCapacity) || math.IsInf(cfg.KeyCapacity, 0) || cfg.KeyCapacity <= 0 {
-		return nil, fmt.Errorf("sim: cluster key capacity %v ops/s not a finite number > 0", cfg.KeyCapacity)
+		return nil, fmt.Errorf("cluster: key capacity %v ops/s not a finite number > 0", cfg.KeyCapacity)
 	}
 	if math.IsNaN(cfg.NodeCapacity) || math.IsInf(cfg.NodeCapacity, 0) || cfg.NodeCapacity < 0 {
-		return nil, fmt.Errorf("sim: cluster node capacity %v ops/s not a finite number ≥ 0 (0: no limit)", cfg.NodeCapacity)
+		return nil, fmt.Errorf("cluster: node capacity %v ops/s not a finite number ≥ 0 (0: no limit)", cfg.NodeCapacity)
 	}
 	d, keySvc, nodeSvc := clusterTicks(cfg.KeyCapacity, cfg.NodeCapacity)
 	if keySvc < 1 || (cfg.NodeCapacity > 0 && nodeSvc < 1) {
-		return nil, fmt.Errorf("sim: cluster capacity %v ops/s too large: a service time under %v ns",
+		return nil, fmt.Errorf("cluster: capacity %v ops/s too large: a service time under %v ns",
 			max(cfg.KeyCapacity, cfg.NodeCapacity), 1.0/clusterMaxD)
 	}
 	c := &Cluster{
@@ -262,14 +267,14 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			c.reordered++
 		}
 		if at > c.maxAt {
-			panic(fmt.Sprintf("sim: cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
+			panic(fmt.Sprintf("cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
 		}
 		c.clock, c.lastAt, c.started = at, at, true
-		if at >= (c.nextSec+1)*clusterSecond {
+		if at >= (c.nextSec+1)*Second {
 			c.cross(at)
 		}
 		k := c.key(op.Key, op.Tag)
-		sec := at / clusterSecond
+		sec := at / Second
 		ks := c.keySecond(k, sec)
 		ns := c.nodeSecond(int(k.node), sec)
 		t := at * c.ticksPerN
@@ -315,7 +320,7 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			c.lagSum += float64(lag)
 			c.lagMax = max(c.lagMax, lag)
 		default:
-			panic(fmt.Sprintf("sim: cluster: unknown store op kind %d", op.Kind))
+			panic(fmt.Sprintf("cluster: unknown store op kind %d", op.Kind))
 		}
 	}
 }
@@ -329,7 +334,7 @@ func (c *Cluster) key(key, tag uint64) *clusterKey {
 	i, ok := c.index[key]
 	if !ok {
 		if len(c.keys) >= math.MaxInt32 {
-			panic("sim: cluster: too many keys")
+			panic("cluster: too many keys")
 		}
 		i = int32(len(c.keys))
 		c.index[key] = i
@@ -442,7 +447,7 @@ func (c *Cluster) advance(k *clusterKey, t int64) {
 // cross records the backlog at the end of every second that ends at or
 // before at (ns).
 func (c *Cluster) cross(at int64) {
-	for end := (c.nextSec + 1) * clusterSecond; end <= at; end += clusterSecond {
+	for end := (c.nextSec + 1) * Second; end <= at; end += Second {
 		c.backlog = append(c.backlog, float64(c.queuedAt(end)))
 		c.nextSec++
 	}
@@ -490,7 +495,7 @@ func (c *Cluster) LoseNode(node int, at int64) int64 {
 	}
 	at = max(at, c.clock, 0)
 	if at > c.maxAt {
-		panic(fmt.Sprintf("sim: cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
+		panic(fmt.Sprintf("cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
 	}
 	c.clock = at
 	c.cross(at)
@@ -523,48 +528,48 @@ func (c *Cluster) check() error {
 	inBusy := make(map[int32]bool, len(c.busy))
 	for _, i := range c.busy {
 		if inBusy[i] || !c.keys[i].busy {
-			return fmt.Errorf("sim: cluster: busy list entry %d repeated or unflagged", i)
+			return fmt.Errorf("cluster: busy list entry %d repeated or unflagged", i)
 		}
 		inBusy[i] = true
 	}
 	for i := range c.keys {
 		k := &c.keys[i]
 		if j, ok := c.index[k.key]; !ok || int(j) != i {
-			return fmt.Errorf("sim: cluster: key %d at %d not indexed", k.key, i)
+			return fmt.Errorf("cluster: key %d at %d not indexed", k.key, i)
 		}
 		if int(k.node) != c.nodeOf(k.key, k.tag) {
-			return fmt.Errorf("sim: cluster: key %d on node %d, hash says %d", k.key, k.node, c.nodeOf(k.key, k.tag))
+			return fmt.Errorf("cluster: key %d on node %d, hash says %d", k.key, k.node, c.nodeOf(k.key, k.tag))
 		}
 		if k.busy != inBusy[int32(i)] || (k.queued > 0 && !k.busy) {
-			return fmt.Errorf("sim: cluster: key %d busy flag %v, queued %d", k.key, k.busy, k.queued)
+			return fmt.Errorf("cluster: key %d busy flag %v, queued %d", k.key, k.busy, k.queued)
 		}
 		var ops, deltas int64
 		prev := int64(math.MinInt64)
 		for _, r := range k.runs[k.head:] {
 			if r.count < 1 || (r.count > 1 && r.step <= 0) || r.first <= prev {
-				return fmt.Errorf("sim: cluster: key %d bad run %+v after %d", k.key, r, prev)
+				return fmt.Errorf("cluster: key %d bad run %+v after %d", k.key, r, prev)
 			}
 			ops += r.count
 			deltas += r.count * r.delta
 			prev = r.first + (r.count-1)*r.step
 		}
 		if ops != k.queued || k.value+deltas != k.sent {
-			return fmt.Errorf("sim: cluster: key %d: runs hold %d ops, Δ%d; queued %d, value %d, sent %d",
+			return fmt.Errorf("cluster: key %d: runs hold %d ops, Δ%d; queued %d, value %d, sent %d",
 				k.key, ops, deltas, k.queued, k.value, k.sent)
 		}
 		if ops > 0 && prev != k.lastDone {
-			return fmt.Errorf("sim: cluster: key %d: last run ends at %d, lastDone %d", k.key, prev, k.lastDone)
+			return fmt.Errorf("cluster: key %d: last run ends at %d, lastDone %d", k.key, prev, k.lastDone)
 		}
 		var w, r int64
 		for j, s := range k.secs {
 			if j > 0 && s.sec <= k.secs[j-1].sec {
-				return errors.New("sim: cluster: key seconds out of order")
+				return errors.New("cluster: key seconds out of order")
 			}
 			w += int64(s.writes)
 			r += int64(s.reads)
 		}
 		if w != k.writes || r != k.reads {
-			return fmt.Errorf("sim: cluster: key %d: seconds count %d writes %d reads, totals %d and %d", k.key, w, r, k.writes, k.reads)
+			return fmt.Errorf("cluster: key %d: seconds count %d writes %d reads, totals %d and %d", k.key, w, r, k.writes, k.reads)
 		}
 		writes += w
 		reads += r
@@ -575,7 +580,7 @@ func (c *Cluster) check() error {
 		nr += int64(s.reads)
 	}
 	if writes != c.writes || reads != c.reads || nw != c.writes || nr != c.reads {
-		return fmt.Errorf("sim: cluster: writes %d/%d/%d, reads %d/%d/%d (keys/nodes/total)", writes, nw, c.writes, reads, nr, c.reads)
+		return fmt.Errorf("cluster: writes %d/%d/%d, reads %d/%d/%d (keys/nodes/total)", writes, nw, c.writes, reads, nr, c.reads)
 	}
 	return nil
 }

@@ -3,7 +3,7 @@
 // capacity, backlog and its growth, queueing delay, what readers missed),
 // worked out from the counters the simulation in cluster.go keeps.
 
-package sim
+package cluster
 
 import (
 	"slices"
@@ -11,10 +11,10 @@ import (
 	"countsim/metrics"
 )
 
-// ClusterLoad summarises a count of ops per unit (key or node) and
+// Load summarises a count of ops per unit (key or node) and
 // simulated second, over every unit and every second of the stream; unit
 // seconds without ops count as 0.
-type ClusterLoad struct {
+type Load struct {
 	Max       float64 // the busiest unit-second
 	MaxUnit   uint64  // its key, or its node
 	MaxSecond int     // and its second (from 0); on ties the earliest, then the first unit
@@ -22,8 +22,8 @@ type ClusterLoad struct {
 	P99       float64 // the 0.99 quantile over units × seconds (type 7, as metrics.Quantile)
 }
 
-// ClusterStats is what a cluster measured over a stream.
-type ClusterStats struct {
+// Stats is what a cluster measured over a stream.
+type Stats struct {
 	Keys     int     // keys that received at least one op
 	Nodes    int     // nodes of the cluster
 	Seconds  int     // simulated seconds: ⌈end / 1 s⌉
@@ -36,11 +36,11 @@ type ClusterStats struct {
 	Reads     int64   // Get ops
 	ReadsPerS float64 // Reads / Duration: read ops a second, mean over the stream
 
-	KeyWrites  ClusterLoad // IncrBy ops per key-second (MaxUnit: the key)
-	KeyReads   ClusterLoad // Get ops per key-second
-	NodeWrites ClusterLoad // IncrBy ops per node-second (MaxUnit: the node)
-	NodeReads  ClusterLoad // Get ops per node-second
-	NodeOps    ClusterLoad // all ops per node-second
+	KeyWrites  Load // IncrBy ops per key-second (MaxUnit: the key)
+	KeyReads   Load // Get ops per key-second
+	NodeWrites Load // IncrBy ops per node-second (MaxUnit: the node)
+	NodeReads  Load // Get ops per node-second
+	NodeOps    Load // all ops per node-second
 
 	// Utilisation is the served ops (writes, plus reads with GetsQueue) per
 	// key-second over KeyCapacity: the max over key-seconds and the mean
@@ -95,13 +95,13 @@ type ClusterStats struct {
 // Stats records the backlog of the seconds up to end, so later ops must not
 // be earlier than end; calling it again with the same end gives the same
 // result.
-func (c *Cluster) Stats(end int64) ClusterStats {
+func (c *Cluster) Stats(end int64) Stats {
 	if c.started && end <= c.lastAt {
 		end = c.lastAt + 1
 	}
 	end = max(end, c.clock)
-	seconds := int((end + clusterSecond - 1) / clusterSecond)
-	st := ClusterStats{
+	seconds := int((end + Second - 1) / Second)
+	st := Stats{
 		Keys:        len(c.keys),
 		Nodes:       c.cfg.Nodes,
 		Seconds:     seconds,
@@ -127,7 +127,7 @@ func (c *Cluster) Stats(end int64) ClusterStats {
 	// Backlog: the seconds before the last are recorded for good; the last
 	// one, at end, is computed without being recorded.
 	if seconds > 0 {
-		c.cross((int64(seconds) - 1) * clusterSecond)
+		c.cross((int64(seconds) - 1) * Second)
 		st.Backlog = append(slices.Clip(c.backlog[:seconds-1]), float64(c.queuedAt(end)))
 		st.BacklogEnd = st.Backlog[len(st.Backlog)-1]
 		st.BacklogMax = slices.Max(st.Backlog)
@@ -247,9 +247,9 @@ func clusterSlope(backlog []float64, end int64) float64 {
 }
 
 // keyLoad summarises f of every key-second over keys × seconds.
-func (c *Cluster) keyLoad(seconds int, f func(clusterKeySecond) float64) ClusterLoad {
+func (c *Cluster) keyLoad(seconds int, f func(clusterKeySecond) float64) Load {
 	var vals []float64
-	var l ClusterLoad
+	var l Load
 	var sum float64
 	first := true
 	for i := range c.keys {
@@ -270,9 +270,9 @@ func (c *Cluster) keyLoad(seconds int, f func(clusterKeySecond) float64) Cluster
 }
 
 // nodeLoad summarises f of every node-second over nodes × seconds.
-func (c *Cluster) nodeLoad(seconds int, f func(clusterCount) float64) ClusterLoad {
+func (c *Cluster) nodeLoad(seconds int, f func(clusterCount) float64) Load {
 	var vals []float64
-	var l ClusterLoad
+	var l Load
 	var sum float64
 	first := true
 	for sec := range min(seconds, len(c.nodeSec)/c.cfg.Nodes) {
@@ -293,7 +293,7 @@ func (c *Cluster) nodeLoad(seconds int, f func(clusterCount) float64) ClusterLoa
 
 // clusterLoadOf fills the mean and p99 of l from the nonzero values and
 // their sum, over cells unit-seconds in all (the others are 0).
-func clusterLoadOf(l ClusterLoad, nonzero []float64, sum float64, cells int) ClusterLoad {
+func clusterLoadOf(l Load, nonzero []float64, sum float64, cells int) Load {
 	if cells <= 0 {
 		return l
 	}
