@@ -6,7 +6,7 @@ import (
 )
 
 func TestDiff(t *testing.T) {
-	row := func(strategy, metric string, v, plan *float64, timing bool) Result {
+	row := func(strategy string, metric Metric, v, plan *float64, timing bool) Result {
 		return Result{Scenario: "s", Strategy: strategy, Metric: metric, Value: v, Plan: plan, Scale: Sim, Timing: timing}
 	}
 	old := []Result{

@@ -9,7 +9,7 @@ import "math"
 type Result struct {
 	Scenario string   `json:"scenario"`
 	Strategy string   `json:"strategy"`
-	Metric   string   `json:"metric"`
+	Metric   Metric   `json:"metric"`
 	Value    *float64 `json:"value"` // what was measured; nil for a plan-only row
 	Unit     string   `json:"unit"`
 	Plan     *float64 `json:"plan"`   // the closed-form value; nil where none

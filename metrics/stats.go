@@ -112,7 +112,7 @@ func overlap(a, b []uint64) int {
 
 // Select returns the results of one strategy and metric at one scale, in
 // their order.
-func Select(rs []Result, strategy, metric string, scale Scale) []Result {
+func Select(rs []Result, strategy string, metric Metric, scale Scale) []Result {
 	var out []Result
 	for _, r := range rs {
 		if r.Strategy == strategy && r.Metric == metric && r.Scale == scale {

@@ -48,7 +48,7 @@ func WriteCSV(w io.Writer, results []Result) error {
 		return err
 	}
 	for _, r := range results {
-		row := []string{r.Scenario, r.Strategy, r.Metric, cellOf(r.Value),
+		row := []string{r.Scenario, r.Strategy, string(r.Metric), cellOf(r.Value),
 			r.Unit, cellOf(r.Plan), string(r.Scale), strconv.FormatBool(r.Timing), strconv.FormatBool(r.Partial), r.Stat, r.Note}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -92,7 +92,7 @@ func WriteMarkdown(w io.Writer, results []Result) error {
 // Label is the row's metric as the tables name it: with its statistic over
 // trials, ⏱ when read off the clock, and "(full scale)".
 func (r Result) Label() string {
-	m := r.Metric
+	m := string(r.Metric)
 	if r.Stat != "" {
 		m += " (" + r.Stat + ")"
 	}

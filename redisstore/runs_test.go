@@ -51,7 +51,7 @@ func runOn(t *testing.T, yaml string, b strategies.Backend) (*sim.Report, error)
 // value is the one simulated-scale measured row of a design's metric.
 func value(t *testing.T, rep *sim.Report, design string, m metrics.Metric) float64 {
 	t.Helper()
-	for _, r := range metrics.Select(rep.Results, design, string(m), metrics.Sim) {
+	for _, r := range metrics.Select(rep.Results, design, m, metrics.Sim) {
 		if r.Value != nil {
 			return *r.Value
 		}
@@ -275,7 +275,7 @@ strategies:
 		t.Fatal(err)
 	}
 	rows := func(d string) []metrics.Result {
-		rs := metrics.Select(rep.Results, d, string(metrics.Distinct), metrics.Sim)
+		rs := metrics.Select(rep.Results, d, metrics.Distinct, metrics.Sim)
 		if len(rs) != 4 {
 			t.Fatalf("%s: %d distinct rows, want day 1, day 2, their sum, their union", d, len(rs))
 		}

@@ -122,7 +122,7 @@ func htmlSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
 		}
 		b.WriteString("</tr></thead><tbody>\n")
 		for _, row := range rows {
-			fmt.Fprintf(b, `<tr><th title="%s">%s</th>`, e(row.Metric), e(row.Question))
+			fmt.Fprintf(b, `<tr><th title="%s">%s</th>`, e(string(row.Metric)), e(row.Question))
 			for _, c := range row.Cells {
 				class := ""
 				switch c.Mark {

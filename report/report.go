@@ -54,46 +54,46 @@ type Chart struct {
 // headline is a row of a step's summary: a question and the metric that
 // answers it.
 type headline struct {
-	metric   string
+	metric   metrics.Metric
 	question string
 }
 
 // headlines are the summary's questions, in order; a step shows those its
 // designs measured, then any other metric an expectation names.
 var headlines = []headline{
-	{"count_error", "final count − truth"},
-	{"undercounts", "keys counted below the truth"},
-	{"max_overestimate", "largest overestimate"},
-	{"topk_recall", "top-K recall"},
-	{"topk_count_error_mean", "top-K count error, mean"},
-	{"relative_error", "distinct count error, %"},
-	{"rank_error_mean", "rank error, mean"},
-	{"ranks_wrong_competition", "competition ranks wrong"},
-	{"trend_recall", "trending recall"},
-	{"false_trending", "false trending share"},
-	{"detect_latency_s", "burst detected after, s"},
-	{"bytes", "memory, bytes"},
-	{"total_bytes", "memory, bytes (all parts)"},
-	{"max_key_ops_per_s", "busiest key, ops/s"},
-	{"utilisation", "key utilisation"},
-	{"backlog_growth_per_s", "backlog growth, ops/s"},
-	{"max_node_ops_per_s", "busiest node, ops/s"},
-	{"stripes_held", "stripes held, all posts"},
-	{"stripes_per_post", "stripes a post"},
-	{"posts_over_capacity", "posts over a key's capacity"},
-	{"seconds_over_capacity", "post-seconds over capacity"},
-	{"viral_over_capacity_s", "viral post over capacity, s"},
-	{"viral_rescue_s", "viral post's stripes enough after, s"},
-	{"viral_queue_max", "viral post's longest queue, likes"},
-	{"read_ops_per_s", "store reads, ops/s"},
-	{"staleness_max_s", "oldest count shown, s"},
-	{"lost_on_crash", "lost on a crash"},
-	{"messages", "messages sent"},
-	{"kept_up", "kept pace on the real store"},
-	{"achieved_ops_per_s", "real store, ops/s achieved"},
-	{"latency_p99_s", "real store, latency p99, s"},
-	{"store_ranks_wrong", "ranks wrong on the real store"},
-	{"sigma_large_n", "σ at large n, %"},
+	{metrics.CountError, "final count − truth"},
+	{metrics.Undercounts, "keys counted below the truth"},
+	{metrics.MaxOverestimate, "largest overestimate"},
+	{metrics.TopKRecall, "top-K recall"},
+	{metrics.TopKCountBias, "top-K count error, mean"},
+	{metrics.RelativeError, "distinct count error, %"},
+	{metrics.RankErrorMean, "rank error, mean"},
+	{metrics.RanksWrongCompetition, "competition ranks wrong"},
+	{metrics.TrendRecall, "trending recall"},
+	{metrics.FalseTrending, "false trending share"},
+	{metrics.DetectLatency, "burst detected after, s"},
+	{metrics.Bytes, "memory, bytes"},
+	{metrics.TotalBytes, "memory, bytes (all parts)"},
+	{metrics.MaxKeyOps, "busiest key, ops/s"},
+	{metrics.Utilisation, "key utilisation"},
+	{metrics.BacklogGrowth, "backlog growth, ops/s"},
+	{metrics.MaxNodeOps, "busiest node, ops/s"},
+	{metrics.StripesHeld, "stripes held, all posts"},
+	{metrics.StripesPerPost, "stripes a post"},
+	{metrics.PostsOverCapacity, "posts over a key's capacity"},
+	{metrics.SecondsOverCapacity, "post-seconds over capacity"},
+	{metrics.ViralOverCapacity, "viral post over capacity, s"},
+	{metrics.ViralRescue, "viral post's stripes enough after, s"},
+	{metrics.ViralQueueMax, "viral post's longest queue, likes"},
+	{metrics.ReadOpsPerSec, "store reads, ops/s"},
+	{metrics.StalenessMaxSec, "oldest count shown, s"},
+	{metrics.LostOnCrash, "lost on a crash"},
+	{metrics.Messages, "messages sent"},
+	{metrics.KeptUp, "kept pace on the real store"},
+	{metrics.AchievedOps, "real store, ops/s achieved"},
+	{metrics.LatencyP99, "real store, latency p99, s"},
+	{metrics.StoreRanks, "ranks wrong on the real store"},
+	{metrics.SigmaLargeN, "σ at large n, %"},
 }
 
 // Cell is one design's answer to one question of the summary.
@@ -105,16 +105,17 @@ type Cell struct {
 
 // Row is one question of a step's summary.
 type Row struct {
-	Question, Metric string
-	Cells            []Cell // by design, as Step.Designs
+	Question string
+	Metric   metrics.Metric
+	Cells    []Cell // by design, as Step.Designs
 }
 
 // Summary is the rows of a step's summary: one per question its designs
 // answered, the designs' values side by side with their plans and marks.
 func (sc *Scenario) Summary(st *Step) []Row {
 	var rows []Row
-	seen := map[string]bool{}
-	add := func(metric, question string) {
+	seen := map[metrics.Metric]bool{}
+	add := func(metric metrics.Metric, question string) {
 		if seen[metric] {
 			return
 		}
@@ -145,17 +146,17 @@ func (sc *Scenario) Summary(st *Step) []Row {
 		add(h.metric, h.question)
 	}
 	for _, v := range st.Verdicts {
-		add(v.Metric, strings.ReplaceAll(v.Metric, "_", " "))
+		add(metrics.Metric(v.Metric), strings.ReplaceAll(v.Metric, "_", " "))
 	}
 	return rows
 }
 
 // mark is ✔ when every expectation of design on metric held, ✘ when one
 // failed, "" when there is none.
-func mark(vs []Verdict, design, metric string) string {
+func mark(vs []Verdict, design string, metric metrics.Metric) string {
 	m := ""
 	for _, v := range vs {
-		if v.Design != design || v.Metric != metric {
+		if v.Design != design || metrics.Metric(v.Metric) != metric {
 			continue
 		}
 		if !v.Pass {

@@ -8,7 +8,7 @@ import (
 	"countsim/metrics"
 )
 
-func row(design, metric string, v float64, plan *float64) metrics.Result {
+func row(design string, metric metrics.Metric, v float64, plan *float64) metrics.Result {
 	return metrics.Result{Scenario: "s", Strategy: design, Metric: metric, Value: metrics.Measured(v), Plan: plan, Scale: metrics.Sim}
 }
 
@@ -50,7 +50,7 @@ func TestSummary(t *testing.T) {
 	rows := sc.Summary(&sc.Steps[0])
 	var got []string
 	for _, row := range rows {
-		cells := []string{row.Metric}
+		cells := []string{string(row.Metric)}
 		for _, c := range row.Cells {
 			cells = append(cells, c.text())
 		}

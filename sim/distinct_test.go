@@ -30,7 +30,7 @@ strategies:
 `
 
 // rowsOf returns the simulated-scale rows of one strategy and metric, in order.
-func rowsOf(rs []metrics.Result, strategy, metric string) []metrics.Result {
+func rowsOf(rs []metrics.Result, strategy string, metric metrics.Metric) []metrics.Result {
 	return metrics.Select(rs, strategy, metric, metrics.Sim)
 }
 

@@ -143,7 +143,7 @@ func (st *Setup) judge(rep *Report, name string, e scenarios.Expectation) Verdic
 	var other *float64
 	if e.Other != "" {
 		for _, r := range rep.Results {
-			if r.Strategy == name && r.Metric == e.Other && r.Scale == metrics.Sim && r.Value != nil {
+			if r.Strategy == name && string(r.Metric) == e.Other && r.Scale == metrics.Sim && r.Value != nil {
 				other = r.Value
 				break
 			}
@@ -155,7 +155,7 @@ func (st *Setup) judge(rep *Report, name string, e scenarios.Expectation) Verdic
 	}
 	rows := 0
 	for _, r := range rep.Results {
-		if r.Strategy != name || r.Metric != e.Metric || r.Scale != metrics.Sim || r.Value == nil {
+		if r.Strategy != name || string(r.Metric) != e.Metric || r.Scale != metrics.Sim || r.Value == nil {
 			continue
 		}
 		rows++

@@ -12,7 +12,7 @@ import (
 // to compare with, fails with the reason.
 func TestJudge(t *testing.T) {
 	st := prepare(t, smallYAML, Options{})
-	row := func(metric string, v float64, plan *float64, scale metrics.Scale) metrics.Result {
+	row := func(metric metrics.Metric, v float64, plan *float64, scale metrics.Scale) metrics.Result {
 		return metrics.Result{Strategy: "d", Metric: metric, Value: metrics.Measured(v), Plan: plan, Scale: scale}
 	}
 	rep := &Report{Results: []metrics.Result{

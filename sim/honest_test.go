@@ -21,7 +21,7 @@ func runYAML(t *testing.T, yaml string) *Report {
 
 // planOnly returns the rows of strategy and metric that carry no
 // measurement, at the given scale.
-func planOnly(rs []metrics.Result, strategy, metric string, scale metrics.Scale) []metrics.Result {
+func planOnly(rs []metrics.Result, strategy string, metric metrics.Metric, scale metrics.Scale) []metrics.Result {
 	var out []metrics.Result
 	for _, r := range rs {
 		if r.Strategy == strategy && r.Metric == metric && r.Scale == scale && !r.Measured() {
@@ -165,7 +165,7 @@ strategies:
   - {name: cm, type: count-min, params: {width: 100000, depth: 4}}
 `
 	plan := prepare(t, yaml, Options{}).Plan()
-	want := map[string]float64{"bytes": 1.6e6, "overestimate_bound": 27183, "bound_confidence": 0.98168,
+	want := map[metrics.Metric]float64{"bytes": 1.6e6, "overestimate_bound": 27183, "bound_confidence": 0.98168,
 		"overestimate_bound_2n_w": 20000, "bound_2n_w_confidence": 0.9375}
 	for metric, v := range want {
 		scale := metrics.Full

@@ -311,7 +311,7 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 	plans := k.plan()
 	plan := func(m metrics.Metric) *float64 {
 		for _, row := range plans {
-			if row.Metric == string(m) {
+			if row.Metric == m {
 				return row.Plan
 			}
 		}

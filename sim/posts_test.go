@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"countsim/metrics"
 )
 
 // postsYAML is a small posts run: 2,400 posts in 2 minutes on keys of 300
@@ -101,8 +103,9 @@ func TestPostsRun(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		design, metric string
-		want           float64
+		design string
+		metric metrics.Metric
+		want   float64
 	}{
 		{"one", "stripes_held", float64(posts)},
 		{"eight", "stripes_held", float64(8 * posts)},

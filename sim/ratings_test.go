@@ -48,7 +48,7 @@ func ratingsRun(t *testing.T, opts Options) (*Setup, *Report) {
 // one returns the value of the only simulated row of strategy and metric.
 func one(t *testing.T, rs []metrics.Result, strategy string, metric metrics.Metric) metrics.Result {
 	t.Helper()
-	got := rowsOf(rs, strategy, string(metric))
+	got := rowsOf(rs, strategy, metric)
 	if len(got) != 1 || got[0].Value == nil {
 		t.Fatalf("%s %s: got %d rows %+v, want one measured", strategy, metric, len(got), got)
 	}
@@ -103,12 +103,12 @@ func TestRatingsRun(t *testing.T) {
 			t.Errorf("%s: its top 10 has %v ratings on average", d, m)
 		}
 	}
-	for _, r := range rowsOf(rs, "naive", string(metrics.TopOverlap)) {
+	for _, r := range rowsOf(rs, "naive", metrics.TopOverlap) {
 		if *r.Value > 0.2 {
 			t.Errorf("naive %s", r.Note)
 		}
 	}
-	if got := len(rowsOf(rs, "wilson", string(metrics.TopOverlap))); got != 2 {
+	if got := len(rowsOf(rs, "wilson", metrics.TopOverlap)); got != 2 {
 		t.Errorf("wilson: %d overlap rows, want one per other design", got)
 	}
 	for _, r := range rs {

@@ -109,22 +109,22 @@ func TestTwinsOnARealStore(t *testing.T) {
 	for _, name := range []string{"single", "striped", "batched"} {
 		twin := name + "@fake"
 		for _, m := range []metrics.Metric{metrics.FinalCount, metrics.CountError} {
-			if a, b := find(t, rep.Results, name, string(m)).Value, find(t, rep.Results, twin, string(m)).Value; *a != *b {
+			if a, b := find(t, rep.Results, name, m).Value, find(t, rep.Results, twin, m).Value; *a != *b {
 				t.Errorf("%s %s = %v on the simulation, %v on the store", name, m, *a, *b)
 			}
 		}
-		if rows := metrics.Select(rep.Results, twin, string(metrics.NsPerEvent), metrics.Sim); len(rows) != 0 {
+		if rows := metrics.Select(rep.Results, twin, metrics.NsPerEvent, metrics.Sim); len(rows) != 0 {
 			t.Errorf("%s has an ns_per_event row: a twin's time is the store's", twin)
 		}
-		if v := *find(t, rep.Results, twin, string(metrics.KeptUp)).Value; v != 1 {
+		if v := *find(t, rep.Results, twin, metrics.KeptUp).Value; v != 1 {
 			t.Errorf("%s kept_up %v, want 1", twin, v)
 		}
 	}
-	if *find(t, rep.Results, "batched@fake", string(metrics.CountError)).Value >= 0 {
+	if *find(t, rep.Results, "batched@fake", metrics.CountError).Value >= 0 {
 		t.Error("batched@fake lost nothing to the crash")
 	}
 	for _, s := range b.stores {
-		ops := *find(t, rep.Results, s.design, string(metrics.StoreOps)).Value
+		ops := *find(t, rep.Results, s.design, metrics.StoreOps).Value
 		if ops != float64(s.ops) || ops == 0 || !s.paced || !s.settled || !s.closed {
 			t.Errorf("%s: store_ops %v, sent %d, paced %v, settled %v, closed %v", s.design, ops, s.ops, s.paced, s.settled, s.closed)
 		}
@@ -146,7 +146,7 @@ func TestSlowStoreIsSaidSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := *find(t, rep.Results, "striped@fake", string(metrics.KeptUp)).Value; v != 0 {
+	if v := *find(t, rep.Results, "striped@fake", metrics.KeptUp).Value; v != 0 {
 		t.Errorf("kept_up %v, want 0", v)
 	}
 	if len(st.Notes) != 3 || !strings.Contains(st.Notes[1], "striped@fake did not keep the scenario's pace") {
@@ -166,7 +166,7 @@ func TestFailingStoreStopsTheRun(t *testing.T) {
 	if rep == nil || !rep.Partial {
 		t.Fatalf("report %v, want a partial one", rep)
 	}
-	if w := *find(t, rep.Results, "truth", string(metrics.Writes)).Value; w >= 80_000 {
+	if w := *find(t, rep.Results, "truth", metrics.Writes).Value; w >= 80_000 {
 		t.Errorf("the truth took %v writes of 80,000: the run went on after the failure", w)
 	}
 	for _, s := range b.stores {
@@ -201,7 +201,7 @@ strategies:
 		t.Fatal(err)
 	}
 	for _, name := range []string{"pf", "pf@fake"} {
-		rows := metrics.Select(rep.Results, name, string(metrics.Distinct), metrics.Sim)
+		rows := metrics.Select(rep.Results, name, metrics.Distinct, metrics.Sim)
 		if len(rows) != 4 { // two days, their sum, the union
 			t.Fatalf("%s: %d distinct rows, want 4", name, len(rows))
 		}
@@ -262,8 +262,8 @@ strategies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	spread := *find(t, rep.Results, "spread", string(metrics.MaxNodeOps)).Value
-	tagged := *find(t, rep.Results, "tagged", string(metrics.MaxNodeOps)).Value
+	spread := *find(t, rep.Results, "spread", metrics.MaxNodeOps).Value
+	tagged := *find(t, rep.Results, "tagged", metrics.MaxNodeOps).Value
 	// Tagged: the busiest node-second is a whole second of the stream,
 	// Poisson-free (even arrivals): 20,000. Spread: 32 stripes over 8
 	// nodes, at most 12 stripes on a node by any seed's luck is 7,500.

@@ -37,7 +37,7 @@ func (w scoreRows) scorer(rep *Report, d design) *scorer {
 
 // truth appends a row about the stream itself, measured from the truth.
 func (w scoreRows) truth(rep *Report, m metrics.Metric, v float64, unit string, plan *float64, note string) {
-	rep.Results = append(rep.Results, metrics.Result{Scenario: w.scenario, Strategy: w.truthName, Metric: string(m),
+	rep.Results = append(rep.Results, metrics.Result{Scenario: w.scenario, Strategy: w.truthName, Metric: m,
 		Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 }
 
@@ -59,7 +59,7 @@ func (w scoreRows) plan(l strategies.PlanLine) metrics.Result {
 // add appends a measured row with plan beside it (nil: no promise).
 func (s *scorer) add(m metrics.Metric, v float64, unit string, plan *float64, note string) {
 	s.measured[m] = true
-	s.rep.Results = append(s.rep.Results, metrics.Result{Scenario: s.scenario, Strategy: s.d.name(), Metric: string(m),
+	s.rep.Results = append(s.rep.Results, metrics.Result{Scenario: s.scenario, Strategy: s.d.name(), Metric: m,
 		Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 }
 

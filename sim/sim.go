@@ -287,7 +287,7 @@ func planRow(scenario, strategy string, l strategies.PlanLine) metrics.Result {
 	if l.Full {
 		scale = metrics.Full
 	}
-	return metrics.Result{Scenario: scenario, Strategy: strategy, Metric: string(l.Metric), Unit: l.Unit,
+	return metrics.Result{Scenario: scenario, Strategy: strategy, Metric: l.Metric, Unit: l.Unit,
 		Plan: metrics.PlanOf(l.Value), Scale: scale, Note: l.Note}
 }
 

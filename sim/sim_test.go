@@ -53,7 +53,7 @@ func prepare(t *testing.T, yaml string, opts Options) *Setup {
 
 // find returns the first simulated-scale row of one strategy and metric,
 // failing if there is none.
-func find(t *testing.T, rs []metrics.Result, strategy, metric string) metrics.Result {
+func find(t *testing.T, rs []metrics.Result, strategy string, metric metrics.Metric) metrics.Result {
 	t.Helper()
 	got := metrics.Select(rs, strategy, metric, metrics.Sim)
 	if len(got) == 0 {
@@ -72,8 +72,9 @@ func TestRunScoresAgainstTruth(t *testing.T) {
 		t.Errorf("events: got %v, want 200000", got)
 	}
 	for _, c := range []struct {
-		strategy, metric string
-		want             float64
+		strategy string
+		metric   metrics.Metric
+		want     float64
 	}{
 		{"exact", "undercounts", 0}, {"exact", "max_overestimate", 0}, {"exact", "topk_recall", 1},
 		{"cm", "undercounts", 0}, {"cm", "topk_recall", 1}, {"ss", "topk_recall", 1},

@@ -110,7 +110,7 @@ func (st *Setup) sweepCurves(rep *Report) {
 	}
 	first := func(name string, m metrics.Metric) *metrics.Result {
 		for i, r := range rep.Results {
-			if r.Strategy == name && r.Metric == string(m) && r.Scale == metrics.Sim && r.Value != nil && (r.Stat == "" || r.Stat == "mean") {
+			if r.Strategy == name && r.Metric == m && r.Scale == metrics.Sim && r.Value != nil && (r.Stat == "" || r.Stat == "mean") {
 				return &rep.Results[i]
 			}
 		}

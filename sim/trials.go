@@ -72,9 +72,10 @@ func (st *Setup) runTrials(ctx context.Context) (*Report, error) {
 // rowKey names a row across trials: the n-th row of its design, metric and
 // scale.
 type rowKey struct {
-	strategy, metric string
-	scale            metrics.Scale
-	n                int
+	strategy string
+	metric   metrics.Metric
+	scale    metrics.Scale
+	n        int
 }
 
 // rowKeys lists the rows by key, in their order, and maps each key to its row.
@@ -160,9 +161,9 @@ func (st *Setup) boundTests(out *Report, reps []*Report) {
 			var o, k *float64
 			for _, r := range rep.Results {
 				switch {
-				case r.Strategy == d.name() && r.Metric == string(metrics.KeysOverBound) && r.Value != nil:
+				case r.Strategy == d.name() && r.Metric == metrics.KeysOverBound && r.Value != nil:
 					o = r.Value
-				case r.Strategy == truth && r.Metric == string(metrics.DistinctKeys) && r.Value != nil:
+				case r.Strategy == truth && r.Metric == metrics.DistinctKeys && r.Value != nil:
 					k = r.Value
 				}
 			}
@@ -180,7 +181,7 @@ func (st *Setup) boundTests(out *Report, reps []*Report) {
 			verdict = "FAILS"
 		}
 		add := func(m metrics.Metric, v float64, unit string, plan *float64, note string) {
-			out.Results = append(out.Results, metrics.Result{Scenario: st.Scenario.Name, Strategy: d.name(), Metric: string(m),
+			out.Results = append(out.Results, metrics.Result{Scenario: st.Scenario.Name, Strategy: d.name(), Metric: m,
 				Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 		}
 		add(metrics.ShareOverBound, over/keys, "share", delta,

@@ -61,10 +61,10 @@ func TestTrials(t *testing.T) {
 	}
 	var share, p *metrics.Result
 	for i, r := range a {
-		if r.Strategy == "cm" && r.Metric == string(metrics.ShareOverBound) {
+		if r.Strategy == "cm" && r.Metric == metrics.ShareOverBound {
 			share = &a[i]
 		}
-		if r.Strategy == "cm" && r.Metric == string(metrics.BoundTestP) {
+		if r.Strategy == "cm" && r.Metric == metrics.BoundTestP {
 			p = &a[i]
 		}
 	}
@@ -87,7 +87,7 @@ func TestBoundTestCatchesABias(t *testing.T) {
 	st.boundTests(out, []*Report{rep(1000), rep(1000)})
 	var p *metrics.Result
 	for i, r := range out.Results {
-		if r.Metric == string(metrics.BoundTestP) {
+		if r.Metric == metrics.BoundTestP {
 			p = &out.Results[i]
 		}
 	}

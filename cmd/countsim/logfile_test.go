@@ -46,7 +46,7 @@ func designRows(rs []metrics.Result) map[string]string {
 		if r.Timing || strings.HasPrefix(r.Strategy, "truth") {
 			continue
 		}
-		out[r.Strategy+" "+r.Metric+" "+string(r.Scale)] = optional(r.Value) + " / " + optional(r.Plan)
+		out[r.Strategy+" "+string(r.Metric)+" "+string(r.Scale)] = optional(r.Value) + " / " + optional(r.Plan)
 	}
 	return out
 }

@@ -307,7 +307,7 @@ func TestCricketFinalRun(t *testing.T) {
 	}
 	rs := runResultsOf(t, t.TempDir(), "cricket-final")
 	get := resultGetter(t, rs)
-	full := func(strategy, metric string) float64 {
+	full := func(strategy string, metric metrics.Metric) float64 {
 		t.Helper()
 		got := metrics.Select(rs, strategy, metric, metrics.Full)
 		if len(got) == 0 {
@@ -405,8 +405,9 @@ func TestCricketFinalRun(t *testing.T) {
 	// the run measured: the one key backs up, 8 shards near 6,250 a second,
 	// every rank exact under every tie policy but the naive dense sum.
 	for _, c := range []struct {
-		strategy, metric string
-		want             float64
+		strategy string
+		metric   metrics.Metric
+		want     float64
 	}{
 		{"sorted-set", "bytes_full", 2e9}, {"sorted-set", "fits_one_server", 1},
 		{"sharded-8", "board_shards_needed", 8}, {"sharded-8", "max_key_ops_per_s", 6250},
@@ -434,7 +435,7 @@ func TestCricketFinalRun(t *testing.T) {
 		t.Errorf("sharded-8 busiest shard-second: got %v, want in [6,250, 7,000)", b)
 	}
 	for _, s := range []string{"sorted-set", "sharded-8"} {
-		for _, m := range []string{"ranks_wrong_competition", "ranks_wrong_ordinal", "ranks_wrong_dense", "count_above_wrong"} {
+		for _, m := range []metrics.Metric{"ranks_wrong_competition", "ranks_wrong_ordinal", "ranks_wrong_dense", "count_above_wrong"} {
 			if got := get(s, m).Number(); got != 0 {
 				t.Errorf("%s %s: got %v, want 0", s, m, got)
 			}
@@ -452,7 +453,7 @@ func TestCricketFinalRun(t *testing.T) {
 }
 
 // rowsNamed returns the simulated-scale rows of one strategy and metric, in order.
-func rowsNamed(rs []metrics.Result, strategy, metric string) []metrics.Result {
+func rowsNamed(rs []metrics.Result, strategy string, metric metrics.Metric) []metrics.Result {
 	return metrics.Select(rs, strategy, metric, metrics.Sim)
 }
 
@@ -574,8 +575,8 @@ func TestPracticeStripesPlan(t *testing.T) {
 
 // resultGetter returns a lookup of simulated-scale rows that fails the test
 // when a row is missing.
-func resultGetter(t *testing.T, rs []metrics.Result) func(strategy, metric string) metrics.Result {
-	return func(strategy, metric string) metrics.Result {
+func resultGetter(t *testing.T, rs []metrics.Result) func(strategy string, metric metrics.Metric) metrics.Result {
+	return func(strategy string, metric metrics.Metric) metrics.Result {
 		t.Helper()
 		got := metrics.Select(rs, strategy, metric, metrics.Sim)
 		if len(got) == 0 {
@@ -627,7 +628,7 @@ func TestBoardBadInput(t *testing.T) {
 	// The file itself runs.
 	rs := runResultsOf(t, t.TempDir(), "testdata/board.yaml")
 	get := resultGetter(t, rs)
-	for _, m := range []string{"ranks_wrong_competition", "ranks_wrong_ordinal", "ranks_wrong_dense"} {
+	for _, m := range []metrics.Metric{"ranks_wrong_competition", "ranks_wrong_ordinal", "ranks_wrong_dense"} {
 		if got := get("sharded", m).Number(); got != 0 {
 			t.Errorf("sharded %s: got %v, want 0", m, got)
 		}

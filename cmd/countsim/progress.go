@@ -194,7 +194,7 @@ func stepEvents(st *sim.Setup, rep *sim.Report) int64 {
 		truth += "-" + st.Scenario.Step
 	}
 	for _, r := range rep.Results {
-		if r.Strategy == truth && r.Metric == string(metrics.Events) && r.Scale == metrics.Sim && r.Stat == "" && r.Value != nil {
+		if r.Strategy == truth && r.Metric == metrics.Events && r.Scale == metrics.Sim && r.Stat == "" && r.Value != nil {
 			return int64(*r.Value)
 		}
 	}

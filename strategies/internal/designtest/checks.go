@@ -203,9 +203,9 @@ func CheckPlannedBytes(t *testing.T, plan []strategies.PlanLine, s strategies.St
 		}
 		return 0, false
 	}
-	total, ok := planned("total_bytes")
+	total, ok := planned(metrics.TotalBytes)
 	if !ok {
-		total, ok = planned("bytes")
+		total, ok = planned(metrics.Bytes)
 	}
 	if !ok {
 		t.Fatalf("no sim-scale bytes line in the plan")
