@@ -1,8 +1,12 @@
 // Package metrics holds what a countsim run measured and writes it out.
 //
 // Every number is a [Result]: the scenario, the strategy (design) it belongs
-// to, the metric's name, its value and unit, the plan (the closed-form value)
-// where one exists, and whether it was read off the wall clock. A [Series] is
+// to, the [Metric], its value and unit, the plan (the closed-form value)
+// where one exists, and whether it was read off the wall clock. The metric
+// vocabulary is declared once, in metricnames.go (metrics.Bytes,
+// metrics.MaxOverestimate, …): the designs' plans, the runner's scorers and
+// the report's headlines name a figure by the same variable, and [All] and
+// [Known] read the list the declarations build. A [Series] is
 // the data behind a chart: a distribution, a curve or one bar per strategy,
 // with reference marks such as a bound.
 //

@@ -86,7 +86,7 @@ func parseURL(url string) (opts *redis.Options, addrs []string, err error) {
 }
 
 // Backend is a connection to one Redis server or Redis Cluster, which opens
-// a store for each twin design of a run ([sim.Backend]). It is safe for
+// a store for each twin design of a run ([strategies.Backend]). It is safe for
 // concurrent use.
 type Backend struct {
 	cfg     Config
@@ -252,7 +252,7 @@ func (b *Backend) nodeOf(name string) int {
 	return int(b.slots[Slot(name)])
 }
 
-// Open returns the store of one twin design ([sim.Backend]).
+// Open returns the store of one twin design ([strategies.Backend]).
 func (b *Backend) Open(ctx context.Context, design string, paced bool, fail func(error)) (strategies.RealStore, error) {
 	return newStore(ctx, b, design, paced && b.cfg.Pace != PaceMax, fail), nil
 }

@@ -1,10 +1,10 @@
 // Package redisstore is the real store: countsim's designs on a Redis server
-// or a Redis Cluster, beside the simulated cluster of package sim.
+// or a Redis Cluster, beside the simulated cluster of package sim/cluster.
 //
 // A [Backend] connects once (redis://host:port for one server,
 // redis-cluster://host:port,host:port,… for a cluster, through go-redis's
 // slot-aware ClusterClient, which follows MOVED and ASK) and opens one
-// store for each twin design of a run: a [sim.RealStore]. The store turns
+// store for each twin design of a run: a [strategies.RealStore]. The store turns
 // each [strategies.StoreOp] into its Redis command — INCRBY, GET, ZINCRBY,
 // ZADD, PFADD, PFCOUNT, PFMERGE — and sends a design's ops one pipeline at
 // a time: the ops of a batch that fall due within a millisecond of each
@@ -37,4 +37,9 @@
 // error, so the store reports its first one through the fail function the
 // run gave it, answers every later Do with zeros, and sends nothing more;
 // the run then stops with a partial report.
+//
+// redisstore implements the contracts of package strategies (Store,
+// Backend, RealStore, RankReader) and imports metrics; it stands beside
+// the runner, never above it: package sim opens it through
+// strategies.Backend, and the CLI connects it.
 package redisstore

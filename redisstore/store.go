@@ -297,7 +297,7 @@ func (s *store) Settle() {
 }
 
 // Ranks answers competition ranks from the store's own sorted sets
-// ([sim.RankReader]): a player's score is its ZSCORE on the sorted set that
+// ([strategies.RankReader]): a player's score is its ZSCORE on the sorted set that
 // holds it, its rank 1 + the members above it on every sorted set the
 // store wrote (ZCOUNT key (score +inf), as a board sharded over them
 // answers.
