@@ -42,7 +42,7 @@ BENCH      ?= Truth|CountMinAdd|HLLInsert|ExactObserve|SpaceSavingObserve|TopKOb
 BENCHCOUNT ?= 3
 bench:
 	@out=$$(mktemp); \
-	if ! $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) ./sim ./strategies ./workload > $$out; then \
+	if ! $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) ./sim/... ./strategies/... ./workload > $$out; then \
 		cat $$out; rm -f $$out; exit 1; fi; \
 	cat $$out; echo; awk -f tools/benchratio.awk $$out; rm -f $$out
 

@@ -26,10 +26,22 @@ import (
 // CheckInvariants asks whichever takes the design.
 var checkers []func(strategies.Strategy) (has bool, err error)
 
-// RegisterChecker adds f, which reports whether s is a design of the
-// caller's package with a check method, and what it returned.
-func RegisterChecker(f func(s strategies.Strategy) (has bool, err error)) {
-	checkers = append(checkers, f)
+// RegisterChecker adds the checker of the caller's designs: C is the
+// caller's interface of its check method, which a design of another
+// package cannot have (an unexported method is its package's), and check
+// calls it.
+//
+//	type checker interface{ check() error }
+//
+//	func init() { designtest.RegisterChecker(checker.check) }
+func RegisterChecker[C any](check func(C) error) {
+	checkers = append(checkers, func(s strategies.Strategy) (bool, error) {
+		c, ok := s.(C)
+		if !ok {
+			return false, nil
+		}
+		return true, check(c)
+	})
 }
 
 // check runs the check method of s, if a registered checker knows it.
