@@ -103,13 +103,18 @@ func NewHLL(p HLLParams, seed uint64) (*HLL, error) {
 	if err := strategies.ValidateWith("hll", &p); err != nil {
 		return nil, err
 	}
+	return emptyHLL(p, seed), nil
+}
+
+// emptyHLL is NewHLL of parameters already checked.
+func emptyHLL(p HLLParams, seed uint64) *HLL {
 	s := newHLL(uint8(p.Precision), seed)
 	if p.Dense || !hllSparseAllowed(s.p) {
 		s.dense = make([]uint8, 1<<s.p)
 	} else {
 		s.sp.init(hllSparseMinSlots)
 	}
-	return s, nil
+	return s
 }
 
 // newHLL returns a sketch with neither form allocated.

@@ -118,7 +118,7 @@ func (w *WindowedHLL) DistinctNow(now int64) float64 {
 	if b := w.clock.Of(now); b > w.clock.Newest {
 		w.rotate(b)
 	}
-	u, _ := NewHLL(w.p, w.seed)
+	u := emptyHLL(w.p, w.seed) // the ring's parameters, checked when it was built
 	for _, h := range w.ring {
 		if err := u.Merge(h); err != nil {
 			panic(fmt.Sprintf("strategies: windowed-hll: sketches of one ring do not merge: %v", err)) // unreachable: one p, one seed
