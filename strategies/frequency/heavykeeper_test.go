@@ -54,7 +54,7 @@ func checkHeavyKeeper(t *testing.T, s *HeavyKeeper, truth map[uint64]uint64, n u
 	}
 	bad := collidingKeys(s, truth)
 	for _, it := range s.Top(1 << 20) {
-		if tr := truth[it.Key]; !bad[it.Key] && !strategies.ErrsUnder.Within(it.Count, it.Err, tr) {
+		if tr := truth[it.Key]; !bad[it.Key] && !within(strategies.ErrsUnder, it.Count, it.Err, tr) {
 			t.Fatalf("item %+v, true count %d: not under within Err", it, tr)
 		}
 	}

@@ -177,7 +177,7 @@ func TestSplitTopKBounds(t *testing.T) {
 					if i > 0 && ds.Worse(&got[i-1], &it) {
 						t.Fatalf("seed %d, K'=%d: Top(%d) out of order at %d: %+v after %+v", seed, over, k, i, it, got[i-1])
 					}
-					if tr := truth[it.Key]; !strategies.ErrsUnder.Within(it.Count, it.Err, tr) {
+					if tr := truth[it.Key]; !within(strategies.ErrsUnder, it.Count, it.Err, tr) {
 						t.Fatalf("seed %d, K'=%d: Top(%d) item %+v, true count %d: not under within Err", seed, over, k, it, tr)
 					}
 				}
@@ -238,7 +238,7 @@ func TestSplitTopKMissesPlanted(t *testing.T) {
 			t.Errorf("K' = %d: got %+v first, want the planted key with its exact count and Err 0", over, got[0])
 		}
 		for _, it := range got {
-			if !strategies.ErrsUnder.Within(it.Count, it.Err, truth[it.Key]) {
+			if !within(strategies.ErrsUnder, it.Count, it.Err, truth[it.Key]) {
 				t.Errorf("K' = %d: %+v, true count %d", over, it, truth[it.Key])
 			}
 		}
