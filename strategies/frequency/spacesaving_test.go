@@ -20,17 +20,17 @@ func checkSpaceSaving(t *testing.T, s *SpaceSaving, truth map[uint64]uint64, n u
 	if err := s.check(); err != nil {
 		t.Fatal(err)
 	}
-	if s.N() != n {
-		t.Fatalf("N: got %d, want %d", s.N(), n)
+	if s.n != n {
+		t.Fatalf("N: got %d, want %d", s.n, n)
 	}
 	monitored := map[uint64]bool{}
-	for _, it := range s.Top(s.Counters()) {
+	for _, it := range s.Top(s.m) {
 		monitored[it.Key] = true
 		if tr := truth[it.Key]; it.Count < tr || it.Count-it.Err > tr {
 			t.Fatalf("key %d: true count %d not in [count − err, count] = [%d, %d]", it.Key, tr, it.Count-it.Err, it.Count)
 		}
 	}
-	threshold := n / uint64(s.Counters())
+	threshold := n / uint64(s.m)
 	for k, tr := range truth {
 		if tr > threshold && !monitored[k] {
 			t.Fatalf("key %d of true count %d > N/m = %d is not monitored", k, tr, threshold)
@@ -40,7 +40,7 @@ func checkSpaceSaving(t *testing.T, s *SpaceSaving, truth map[uint64]uint64, n u
 		}
 	}
 	for _, k := range []int{1, 5, 10} {
-		if !s.Guaranteed(k) {
+		if !s.guaranteed(k) {
 			continue
 		}
 		got, want := s.Top(k), designtest.TrueTop(truth, k)
@@ -97,7 +97,7 @@ func TestSpaceSavingEveryBatch(t *testing.T) {
 		}
 		checkSpaceSaving(t, s, truth, n)
 	}
-	if !s.Guaranteed(1) {
+	if !s.guaranteed(1) {
 		t.Errorf("Guaranteed(1): got false on a skewed stream, want true")
 	}
 }
@@ -119,7 +119,7 @@ func TestSpaceSavingNotFull(t *testing.T) {
 	if got := s.Min(); got != 0 {
 		t.Errorf("Min: got %d, want 0", got)
 	}
-	if !s.Guaranteed(2) {
+	if !s.guaranteed(2) {
 		t.Errorf("Guaranteed(2): got false with exact counts, want true")
 	}
 	designtest.CheckInvariants(t, s)
