@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// btset is the sorted set of players of zset (sortedset.go) — the same
+// BTSet is the sorted set of players of zset (sortedset.go) — the same
 // methods, order, stamping rules and answers — built as an order-statistic
 // counted B+tree instead of a skip list, so that an update at 2·10⁷ players
 // takes a handful of cache misses instead of the skip list's ~25 dependent
@@ -42,7 +42,7 @@ import (
 // O(log n) worst case (amortised over splits and merges; no randomness, so
 // the seed is unused and the structure depends on the operations alone);
 // score, place and len O(1); top(k) O(k); distinctScoresAbove O(r) for r
-// scores. A btset is not safe for concurrent use.
+// scores. A BTSet is not safe for concurrent use.
 type BTSet struct {
 	t   bttree // the players, keyed (score, stamp, id)
 	d   bttree // the distinct scores, keyed (score, 0, 0)
