@@ -14,7 +14,7 @@ import (
 // checkSpaceSaving checks the guarantees of Metwally et al. against the
 // truth: count − err ≤ true ≤ count for every monitored key; every key with
 // a true count above N/m is monitored; Count of any key is ≥ its true count;
-// and when Guaranteed(k) says so, Top(k) holds the true top k.
+// and when guaranteed(k) says so, Top(k) holds the true top k.
 func checkSpaceSaving(t *testing.T, s *SpaceSaving, truth map[uint64]uint64, n uint64) {
 	t.Helper()
 	if err := s.check(); err != nil {
@@ -46,7 +46,7 @@ func checkSpaceSaving(t *testing.T, s *SpaceSaving, truth map[uint64]uint64, n u
 		got, want := s.Top(k), designtest.TrueTop(truth, k)
 		for i := range want {
 			if truth[got[i].Key] != want[i].Count {
-				t.Fatalf("Guaranteed(%d) but rank %d has true count %d, want %d", k, i+1, truth[got[i].Key], want[i].Count)
+				t.Fatalf("guaranteed(%d) but rank %d has true count %d, want %d", k, i+1, truth[got[i].Key], want[i].Count)
 			}
 		}
 	}
@@ -98,7 +98,7 @@ func TestSpaceSavingEveryBatch(t *testing.T) {
 		checkSpaceSaving(t, s, truth, n)
 	}
 	if !s.guaranteed(1) {
-		t.Errorf("Guaranteed(1): got false on a skewed stream, want true")
+		t.Errorf("guaranteed(1): got false on a skewed stream, want true")
 	}
 }
 
@@ -120,7 +120,7 @@ func TestSpaceSavingNotFull(t *testing.T) {
 		t.Errorf("Min: got %d, want 0", got)
 	}
 	if !s.guaranteed(2) {
-		t.Errorf("Guaranteed(2): got false with exact counts, want true")
+		t.Errorf("guaranteed(2): got false with exact counts, want true")
 	}
 	designtest.CheckInvariants(t, s)
 }
