@@ -54,20 +54,6 @@ func (b Bias) String() string {
 	return "bias(?)"
 }
 
-// Within reports whether the answer count, erring by at most err, agrees
-// with the true count in the direction the bias allows.
-func (b Bias) Within(count, err, truth uint64) bool {
-	switch b {
-	case ErrsNever:
-		return count == truth
-	case ErrsOver:
-		return truth <= count && count-truth <= err
-	case ErrsUnder:
-		return count <= truth && truth-count <= err
-	}
-	return false
-}
-
 // PointCounter answers the count of one key: the sum of the positive
 // deltas of the writes to it observed so far, erring only in the direction
 // its Type's Bias says. Count may be called between batches, any number of

@@ -67,7 +67,7 @@ type RealNode struct {
 	Ops  int64
 }
 
-// keptUpWithin is the latency under which every op of a paced replay must
+// KeptUpWithin is the latency under which every op of a paced replay must
 // be answered for the replay to count as the scenario's: an op served more
 // than a second late was served by a server that could not keep up.
 const KeptUpWithin = time.Second

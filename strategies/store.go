@@ -46,9 +46,6 @@ func (k StoreOpKind) Writes() bool {
 	return k == IncrBy || k == ZIncrBy || k == ZAdd || k == PFAdd || k == PFMerge
 }
 
-// Returns reports whether Do gives the op a value in vals (Get, PFCount).
-func (k StoreOpKind) Returns() bool { return k == Get || k == PFCount }
-
 // StoreOp is one operation sent to a store at simulated time At (ns).
 type StoreOp struct {
 	At     int64

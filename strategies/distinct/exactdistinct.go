@@ -24,7 +24,7 @@ import (
 // ExactDistinctParams are the parameters of the exact set: none.
 type ExactDistinctParams struct{}
 
-// ExactDistinct is the exact set of the ids observed. Insert and Contains
+// ExactDistinct is the exact set of the ids observed. Insert and contains
 // take O(1) expected probes. Not safe for concurrent use.
 type ExactDistinct struct {
 	ids     []uint64 // 0 marks an empty slot
@@ -108,8 +108,8 @@ func (x *ExactDistinct) Insert(id uint64) {
 	}
 }
 
-// Contains reports whether id was inserted.
-func (x *ExactDistinct) Contains(id uint64) bool {
+// contains reports whether id was inserted.
+func (x *ExactDistinct) contains(id uint64) bool {
 	if id == 0 {
 		return x.hasZero
 	}

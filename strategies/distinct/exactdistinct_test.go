@@ -48,13 +48,13 @@ func TestExactDistinct(t *testing.T) {
 				t.Errorf("Distinct: got %v, want %v", got, want)
 			}
 			for id := range truth {
-				if !x.Contains(id) {
-					t.Fatalf("Contains(%d): false for an id inserted", id)
+				if !x.contains(id) {
+					t.Fatalf("contains(%d): false for an id inserted", id)
 				}
 			}
 			for range 1000 {
-				if id := r.Uint64() | 1; !truth[id] && x.Contains(id) {
-					t.Fatalf("Contains(%d): true for an id never inserted", id)
+				if id := r.Uint64() | 1; !truth[id] && x.contains(id) {
+					t.Fatalf("contains(%d): true for an id never inserted", id)
 				}
 			}
 			if want := int64(len(x.ids)) * 8; x.Bytes() != want || x.n > len(x.ids)*3/4 {
@@ -86,7 +86,7 @@ func TestExactDistinctMerge(t *testing.T) {
 		t.Errorf("union: got %d ids, want %d", got, want)
 	}
 	for id := range truth {
-		if !a.Contains(id) {
+		if !a.contains(id) {
 			t.Fatalf("union lacks %d", id)
 		}
 	}

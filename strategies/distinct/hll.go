@@ -138,17 +138,8 @@ func hllSplit(h uint64, p uint8) (idx uint32, rank uint8) {
 	return uint32(h >> (64 - p)), uint8(bits.LeadingZeros64(h&(^uint64(0)>>p))) - p + 1
 }
 
-// Precision returns p.
-func (s *HLL) Precision() int { return int(s.p) }
-
-// Registers returns m = 2^p.
-func (s *HLL) Registers() int { return 1 << s.p }
-
-// Seed returns the seed the sketch hashes with.
-func (s *HLL) Seed() uint64 { return s.seed }
-
-// Sparse reports whether the sketch is in its sparse form.
-func (s *HLL) Sparse() bool { return s.dense == nil }
+// sparse reports whether the sketch is in its sparse form.
+func (s *HLL) sparse() bool { return s.dense == nil }
 
 // Bytes returns the memory of the registers: once dense, m·6/8 bytes, the
 // registers packed at 6 bits as Redis and the binary encoding hold them
@@ -352,8 +343,8 @@ func (s *HLL) Merge(other *HLL) error {
 	return nil
 }
 
-// Clone returns an independent copy of s.
-func (s *HLL) Clone() *HLL {
+// clone returns an independent copy of s.
+func (s *HLL) clone() *HLL {
 	c := *s
 	if s.dense != nil {
 		c.dense = slices.Clone(s.dense)

@@ -166,7 +166,7 @@ func BenchmarkHLLEstimate(b *testing.B) {
 		s, _ := NewHLL(HLLParams{Precision: tt.p}, 1)
 		s.Observe(ev[:tt.n])
 		form := "dense"
-		if s.Sparse() {
+		if s.sparse() {
 			form = "sparse"
 		}
 		b.Run(fmt.Sprintf("p=%d/%s", tt.p, form), func(b *testing.B) {

@@ -50,7 +50,7 @@ func FuzzHLLUnmarshal(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, hllFixCRC(data)} {
-			r := recv.Clone()
+			r := recv.clone()
 			err := r.UnmarshalBinary(in)
 			if err != nil {
 				if !errors.Is(err, ErrEncoding) {

@@ -81,16 +81,16 @@ func TestHLLParams(t *testing.T) {
 				t.Fatal(err)
 			}
 			designtest.CheckInvariants(t, s)
-			if s.Bytes() != tt.bytes || s.Sparse() != tt.sparse || s.Precision() != tt.p || s.Registers() != 1<<tt.p {
-				t.Errorf("got %d bytes, sparse %v, p %d, m %d; want %d, %v, %d, %d", s.Bytes(), s.Sparse(), s.Precision(), s.Registers(), tt.bytes, tt.sparse, tt.p, 1<<tt.p)
+			if s.Bytes() != tt.bytes || s.sparse() != tt.sparse || int(s.p) != tt.p {
+				t.Errorf("got %d bytes, sparse %v, p %d; want %d, %v, %d", s.Bytes(), s.sparse(), s.p, tt.bytes, tt.sparse, tt.p)
 			}
 			d, err := NewHLL(HLLParams{Precision: tt.p, Dense: true}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			designtest.CheckInvariants(t, d)
-			if want := int64((1 << tt.p) * 6 / 8); d.Bytes() != want || d.Sparse() {
-				t.Errorf("dense: got %d bytes, sparse %v; want %d, false", d.Bytes(), d.Sparse(), want)
+			if want := int64((1 << tt.p) * 6 / 8); d.Bytes() != want || d.sparse() {
+				t.Errorf("dense: got %d bytes, sparse %v; want %d, false", d.Bytes(), d.sparse(), want)
 			}
 			if s.Estimate() != 0 || d.Distinct() != 0 {
 				t.Errorf("empty sketch: got estimates %v and %v, want 0", s.Estimate(), d.Distinct())
@@ -429,10 +429,10 @@ func TestHLLSparseToDense(t *testing.T) {
 			switched := -1
 			lastBytes := sp.Bytes()
 			for id := uint64(1); switched < 0 || id < uint64(switched)+50; id++ {
-				wasSparse := sp.Sparse()
+				wasSparse := sp.sparse()
 				if wasSparse && sp.sp.n == maxPairs {
 					// Convert a copy at the brink: same registers, same estimate.
-					c := sp.Clone()
+					c := sp.clone()
 					c.toDense()
 					designtest.CheckInvariants(t, c)
 					sameRegisters(t, "converted", c, sp)
@@ -449,13 +449,13 @@ func TestHLLSparseToDense(t *testing.T) {
 					t.Fatalf("bytes fell from %d to %d", lastBytes, sp.Bytes())
 				}
 				lastBytes = sp.Bytes()
-				if wasSparse && !sp.Sparse() {
+				if wasSparse && !sp.sparse() {
 					switched = int(id)
 					if sp.Bytes() != int64(m*6/8) {
 						t.Errorf("after the switch: %d bytes, want %d", sp.Bytes(), m*6/8)
 					}
 				}
-				if sp.Sparse() {
+				if sp.sparse() {
 					if sp.Bytes() > int64(m/2) || sp.sp.n > maxPairs {
 						t.Fatalf("sparse: %d bytes, %d pairs; want ≤ %d, ≤ %d", sp.Bytes(), sp.sp.n, m/2, maxPairs)
 					}
@@ -522,8 +522,8 @@ func TestHLLMerge(t *testing.T) {
 					if bAfter, _ := b.MarshalBinary(); !bytes.Equal(bBefore, bAfter) {
 						t.Errorf("merge %s changed its argument", order)
 					}
-					if !dense && a.Sparse() != union.Sparse() {
-						t.Errorf("merge %s: sparse %v, the union built directly %v", order, a.Sparse(), union.Sparse())
+					if !dense && a.sparse() != union.sparse() {
+						t.Errorf("merge %s: sparse %v, the union built directly %v", order, a.sparse(), union.sparse())
 					}
 				}
 			})
@@ -533,17 +533,17 @@ func TestHLLMerge(t *testing.T) {
 	t.Run("idempotent", func(t *testing.T) {
 		for _, hi := range []uint64{100, 50000} {
 			a := build(0, hi, false)
-			want := a.Clone()
+			want := a.clone()
 			if err := a.Merge(a); err != nil {
 				t.Fatal(err)
 			}
-			if err := a.Merge(want.Clone()); err != nil {
+			if err := a.Merge(want.clone()); err != nil {
 				t.Fatal(err)
 			}
 			designtest.CheckInvariants(t, a)
 			sameRegisters(t, "merge(A, A)", a, want)
-			if a.Sparse() != want.Sparse() || a.Bytes() != want.Bytes() {
-				t.Errorf("merge(A, A): sparse %v, %d bytes; want %v, %d", a.Sparse(), a.Bytes(), want.Sparse(), want.Bytes())
+			if a.sparse() != want.sparse() || a.Bytes() != want.Bytes() {
+				t.Errorf("merge(A, A): sparse %v, %d bytes; want %v, %d", a.sparse(), a.Bytes(), want.sparse(), want.Bytes())
 			}
 		}
 	})
@@ -591,7 +591,7 @@ func TestHLLTwoDays(t *testing.T) {
 	day1.Observe(ids(0, 40000))
 	day2.Observe(ids(10000, 48000))
 	sum := day1.Distinct() + day2.Distinct()
-	both := day1.Clone()
+	both := day1.clone()
 	if err := both.Merge(day2); err != nil {
 		t.Fatal(err)
 	}
@@ -671,15 +671,15 @@ func TestHLLEncodingRoundTrip(t *testing.T) {
 			}
 			designtest.CheckInvariants(t, &got)
 			sameRegisters(t, fmt.Sprintf("p=%d n=%d", p, n), &got, s)
-			if got.Estimate() != s.Estimate() || got.Sparse() != s.Sparse() || got.Bytes() != s.Bytes() || got.Seed() != s.Seed() {
+			if got.Estimate() != s.Estimate() || got.sparse() != s.sparse() || got.Bytes() != s.Bytes() || got.seed != s.seed {
 				t.Errorf("p=%d n=%d: decoded estimate %v sparse %v bytes %d seed %d; want %v %v %d %d", p, n,
-					got.Estimate(), got.Sparse(), got.Bytes(), got.Seed(), s.Estimate(), s.Sparse(), s.Bytes(), s.Seed())
+					got.Estimate(), got.sparse(), got.Bytes(), got.seed, s.Estimate(), s.sparse(), s.Bytes(), s.seed)
 			}
 			again, _ := got.MarshalBinary()
 			if !bytes.Equal(again, b) {
 				t.Errorf("p=%d n=%d: re-encoding differs", p, n)
 			}
-			if want := hllEncodedLen(uint8(p), s.Sparse(), s.sp.n); len(b) != want {
+			if want := hllEncodedLen(uint8(p), s.sparse(), s.sp.n); len(b) != want {
 				t.Errorf("p=%d n=%d: %d bytes, want %d", p, n, len(b), want)
 			}
 			// The decoded sketch goes on: it accepts more ids like the original.
@@ -727,9 +727,9 @@ func TestHLLEncodingGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256(b)
-		if got := hex.EncodeToString(sum[:]); got != tt.sha || s.Sparse() != tt.sparse || s.Estimate() != tt.est {
+		if got := hex.EncodeToString(sum[:]); got != tt.sha || s.sparse() != tt.sparse || s.Estimate() != tt.est {
 			t.Errorf("p=%d n=%d dense=%v: sha256 %s, sparse %v, estimate %v; want %s, %v, %v",
-				tt.p, tt.n, tt.dense, got, s.Sparse(), s.Estimate(), tt.sha, tt.sparse, tt.est)
+				tt.p, tt.n, tt.dense, got, s.sparse(), s.Estimate(), tt.sha, tt.sparse, tt.est)
 		}
 	}
 }
@@ -751,7 +751,7 @@ func TestHLLObserveIsInsert(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ins := obs.Clone()
+			ins := obs.clone()
 			for i := 0; i < len(ev); i += 1000 {
 				obs.Observe(ev[i : i+1000])
 			}
@@ -796,7 +796,7 @@ func hllBadEncodings(t testing.TB) (sparse, dense []byte, bad map[string][]byte)
 	for id := range uint64(1000) {
 		de.Insert(id)
 	}
-	if !sp.Sparse() || de.Sparse() {
+	if !sp.sparse() || de.sparse() {
 		t.Fatal("want one sparse and one dense sketch")
 	}
 	sparse, _ = sp.MarshalBinary()
@@ -894,14 +894,14 @@ func TestHLLDecodeRefuses(t *testing.T) {
 	t.Logf("%d broken inputs refused; e.g. %v", len(bad), recv.UnmarshalBinary(bad["sparse count 2^32-1"]))
 }
 
-// Clone is deep: changing the copy leaves the original as it was.
+// clone is deep: changing the copy leaves the original as it was.
 func TestHLLClone(t *testing.T) {
 	for _, n := range []uint64{10, 10000} {
 		s := newHLLT(t, 12, 1)
 		for id := range n {
 			s.Insert(id)
 		}
-		c := s.Clone()
+		c := s.clone()
 		designtest.CheckInvariants(t, c)
 		sameRegisters(t, "clone", c, s)
 		before, _ := s.MarshalBinary()
@@ -986,7 +986,7 @@ func TestHLLObserveAllocs(t *testing.T) {
 	for _, p := range []int64{4, 10, 14, 18} {
 		s := designtest.BuildDesign(t, "hll", []scenarios.Param{{Key: "p", Value: p}}, strategies.Env{Seed: 1})
 		s.Observe(ev) // the sparse phase may allocate: its table grows, then the dense array
-		if s.(*HLL).Sparse() {
+		if s.(*HLL).sparse() {
 			t.Fatalf("p=%d: still sparse after %d ids", p, len(ev))
 		}
 		if allocs := testing.AllocsPerRun(5, func() { s.Observe(ev[:4096]) }); allocs != 0 {

@@ -114,8 +114,8 @@ func (p CountMinParams) Shape() (width, depth int, eps, delta float64) {
 
 // CountMin is a count-min sketch of d rows of w uint32 counters in one flat
 // array. Counters saturate at 2^32−1 rather than wrap, so an estimate is
-// never below the truth. Add and Count cost O(d): one hash of the key (three
-// Mix64) and d counters. A CountMin is not safe for concurrent use.
+// never below the truth. An update and Count cost O(d): one hash of the key
+// (three Mix64) and d counters. A CountMin is not safe for concurrent use.
 //
 // # One hash an event; the rows by double hashing, with a third term
 //
@@ -222,21 +222,6 @@ func NewCountMin(p CountMinParams, seed uint64) (*CountMin, error) {
 	}, nil
 }
 
-// Width returns w, the counters per row.
-func (s *CountMin) Width() int { return s.rows.Width }
-
-// Depth returns d, the number of rows.
-func (s *CountMin) Depth() int { return s.rows.Depth }
-
-// Epsilon returns the ε the sketch guarantees (e/w in the width/depth form).
-func (s *CountMin) Epsilon() float64 { return s.eps }
-
-// Delta returns the δ the sketch guarantees (e^-d in the width/depth form).
-func (s *CountMin) Delta() float64 { return s.delta }
-
-// N returns the sum of all counts added.
-func (s *CountMin) N() uint64 { return s.rows.N }
-
 // Bound returns ⌈εN⌉: with probability 1 − δ a key's estimate exceeds its
 // true count by at most this.
 func (s *CountMin) Bound() uint64 {
@@ -290,9 +275,6 @@ func (s *CountMin) Observe(batch []workload.Event) {
 	s.rows.N = n
 }
 
-// Add adds delta to the count of key.
-func (s *CountMin) Add(key, delta uint64) { s.add(key, delta) }
-
 // add adds delta to key and returns the key's estimate afterwards.
 func (s *CountMin) add(key, delta uint64) uint64 {
 	if s.conservative {
@@ -331,11 +313,11 @@ func (s *CountMin) addConservative(key, delta uint64) uint64 {
 // below the true count.
 func (s *CountMin) Count(key uint64) uint64 { return s.rows.Count(key) }
 
-// Merge adds other's counters to s, so that s becomes the sketch of both
+// merge adds other's counters to s, so that s becomes the sketch of both
 // streams (for the plain update, exactly the sketch of the concatenated
 // stream). It refuses, leaving s unchanged, a sketch of another width, depth
 // or update rule (ErrMergeParams) or another seed (ErrMergeSeed). O(d·w).
-func (s *CountMin) Merge(other *CountMin) error {
+func (s *CountMin) merge(other *CountMin) error {
 	if other.rows.Width != s.rows.Width || other.rows.Depth != s.rows.Depth {
 		return fmt.Errorf("count-min: %w: %d×%d and %d×%d", strategies.ErrMergeParams, s.rows.Depth, s.rows.Width, other.rows.Depth, other.rows.Width)
 	}

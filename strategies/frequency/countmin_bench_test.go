@@ -141,7 +141,7 @@ func BenchmarkCountMinAdd(b *testing.B) {
 
 	b.Run("impl=floor", func(b *testing.B) {
 		s := newCM(b, params, 1)
-		f := newFloorCM(s.Width(), s.Depth(), 1)
+		f := newFloorCM(s.rows.Width, s.rows.Depth, 1)
 		b.ReportAllocs()
 		for b.Loop() {
 			f.Observe(ev)
@@ -150,7 +150,7 @@ func BenchmarkCountMinAdd(b *testing.B) {
 	})
 	b.Run("impl=floor-keys", func(b *testing.B) {
 		s := newCM(b, params, 1)
-		f := newFloorCM(s.Width(), s.Depth(), 1)
+		f := newFloorCM(s.rows.Width, s.rows.Depth, 1)
 		b.ReportAllocs()
 		for b.Loop() {
 			f.addKeys(keys)

@@ -35,13 +35,13 @@ func FuzzCountMinMerge(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, id := range ids[:half] {
-			a.Add(id, 1+id%5)
+			a.add(id, 1+id%5)
 		}
 		for _, id := range ids[half:] {
-			b.Add(id, 1+id%5)
+			b.add(id, 1+id%5)
 		}
 		before := slices.Clone(a.rows.Cells)
-		err = a.Merge(b)
+		err = a.merge(b)
 		if p1.Width != p2.Width || p1.Depth != p2.Depth || seed1 != seed2 {
 			if !errors.Is(err, strategies.ErrMergeParams) && !errors.Is(err, strategies.ErrMergeSeed) {
 				t.Fatalf("merge of %+v/%d into %+v/%d: %v, want a merge error", p2, seed2, p1, seed1, err)
@@ -62,7 +62,7 @@ func FuzzCountMinMerge(f *testing.F) {
 		}
 		whole, _ := NewCountMin(p1, seed1)
 		for _, id := range ids {
-			whole.Add(id, 1+id%5)
+			whole.add(id, 1+id%5)
 		}
 		if !slices.Equal(a.rows.Cells, whole.rows.Cells) || a.rows.N != whole.rows.N {
 			t.Fatal("the merged sketch is not the sketch of both streams")

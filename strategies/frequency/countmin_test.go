@@ -46,14 +46,14 @@ func TestCountMinDimensions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newCM(t, tt.p, 1)
-			if s.Width() != tt.width || s.Depth() != tt.depth {
-				t.Errorf("got %d×%d (w×d), want %d×%d", s.Width(), s.Depth(), tt.width, tt.depth)
+			if s.rows.Width != tt.width || s.rows.Depth != tt.depth {
+				t.Errorf("got %d×%d (w×d), want %d×%d", s.rows.Width, s.rows.Depth, tt.width, tt.depth)
 			}
 			if s.Bytes() != tt.bytes {
 				t.Errorf("got %d bytes, want %d", s.Bytes(), tt.bytes)
 			}
-			if s.Epsilon() != tt.eps || s.Delta() != tt.delta {
-				t.Errorf("got ε = %v, δ = %v, want %v, %v", s.Epsilon(), s.Delta(), tt.eps, tt.delta)
+			if s.eps != tt.eps || s.delta != tt.delta {
+				t.Errorf("got ε = %v, δ = %v, want %v, %v", s.eps, s.delta, tt.eps, tt.delta)
 			}
 		})
 	}
@@ -79,8 +79,8 @@ func TestCountMinNeverUndercounts(t *testing.T) {
 					cons.Observe(ev)
 					designtest.CheckInvariants(t, plain)
 					designtest.CheckInvariants(t, cons)
-					if plain.N() != n || cons.N() != n {
-						t.Errorf("got N = %d and %d, want %d", plain.N(), cons.N(), n)
+					if plain.rows.N != n || cons.rows.N != n {
+						t.Errorf("got N = %d and %d, want %d", plain.rows.N, cons.rows.N, n)
 					}
 					for k := range uint64(sp.Keys) {
 						if sp.Scramble {
@@ -105,9 +105,9 @@ func TestCountMinSaturates(t *testing.T) {
 	for _, cons := range []bool{false, true} {
 		t.Run(fmt.Sprintf("conservative=%v", cons), func(t *testing.T) {
 			s := newCM(t, CountMinParams{Width: 8, Depth: 3, Conservative: cons}, 1)
-			s.Add(1, math.MaxUint32-1)
-			s.Add(1, 5)
-			s.Add(2, 1<<40)
+			s.add(1, math.MaxUint32-1)
+			s.add(1, 5)
+			s.add(2, 1<<40)
 			if got := s.Count(1); got != math.MaxUint32 {
 				t.Errorf("Count(1): got %d, want %d", got, uint64(math.MaxUint32))
 			}
@@ -249,7 +249,7 @@ func TestCountMinColumns(t *testing.T) {
 	for range 200 {
 		key := r.Uint64()
 		paths := map[string]func(*CountMin){
-			"add":     func(c *CountMin) { c.Add(key, 3) },
+			"add":     func(c *CountMin) { c.add(key, 3) },
 			"observe": func(c *CountMin) { c.Observe([]workload.Event{{Key: key, Delta: 3, Op: workload.Write}}) },
 			"observe/saturating": func(c *CountMin) {
 				c.rows.N = math.MaxUint32
@@ -376,12 +376,12 @@ func TestCountMinMerge(t *testing.T) {
 	whole.Observe(ev)
 	a.Observe(ev[:20000])
 	b.Observe(ev[20000:])
-	if err := a.Merge(b); err != nil {
+	if err := a.merge(b); err != nil {
 		t.Fatal(err)
 	}
 	designtest.CheckInvariants(t, a)
-	if a.N() != whole.N() {
-		t.Errorf("merged N: got %d, want %d", a.N(), whole.N())
+	if a.rows.N != whole.rows.N {
+		t.Errorf("merged N: got %d, want %d", a.rows.N, whole.rows.N)
 	}
 	for i := range whole.rows.Cells {
 		if a.rows.Cells[i] != whole.rows.Cells[i] {
@@ -394,8 +394,8 @@ func TestCountMinMerge(t *testing.T) {
 		other *CountMin
 		want  error
 	}{
-		{"width", newCM(t, CountMinParams{Width: whole.Width() + 1, Depth: whole.Depth()}, 7), strategies.ErrMergeParams},
-		{"depth", newCM(t, CountMinParams{Width: whole.Width(), Depth: whole.Depth() + 1}, 7), strategies.ErrMergeParams},
+		{"width", newCM(t, CountMinParams{Width: whole.rows.Width + 1, Depth: whole.rows.Depth}, 7), strategies.ErrMergeParams},
+		{"depth", newCM(t, CountMinParams{Width: whole.rows.Width, Depth: whole.rows.Depth + 1}, 7), strategies.ErrMergeParams},
 		{"conservative", newCM(t, CountMinParams{Epsilon: 0.01, Delta: 0.01, Conservative: true}, 7), strategies.ErrMergeParams},
 		{"seed", newCM(t, p, 8), strategies.ErrMergeSeed},
 	}
@@ -403,7 +403,7 @@ func TestCountMinMerge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.other.Observe(ev[:100])
 			before := append([]uint32(nil), whole.rows.Cells...)
-			err := whole.Merge(tt.other)
+			err := whole.merge(tt.other)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("got error %v, want %v", err, tt.want)
 			}
@@ -451,8 +451,8 @@ func TestCountMinTopKRecall(t *testing.T) {
 		t.Errorf("recall of the true top 10: got %d/10\ngot  %v\nwant %v", hits, got, want)
 	}
 	for _, it := range got {
-		if it.Err != s.Sketch().Bound() {
-			t.Errorf("item %+v: got Err %d, want the bound ⌈εN⌉ = %d", it, it.Err, s.Sketch().Bound())
+		if it.Err != s.sketch.Bound() {
+			t.Errorf("item %+v: got Err %d, want the bound ⌈εN⌉ = %d", it, it.Err, s.sketch.Bound())
 		}
 	}
 }
@@ -586,7 +586,7 @@ func TestCountMinBoundFormula(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Add(42, c.n)
+		s.add(42, c.n)
 		if got := s.Bound(); got != c.want {
 			t.Errorf("%+v after N = %d: Bound %d, want %d", c.p, c.n, got, c.want)
 		}

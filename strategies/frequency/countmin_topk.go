@@ -53,10 +53,6 @@ func NewCountMinTopK(p CountMinParams, seed uint64) (*CountMinTopK, error) {
 	return &CountMinTopK{sketch: s, heap: ds.NewTopHeap(p.Top, s.rows.S1)}, nil
 }
 
-// Sketch returns the underlying sketch (for Width, Depth, N, Bound, Merge of
-// the counters). Adding to it directly bypasses the heap.
-func (s *CountMinTopK) Sketch() *CountMin { return s.sketch }
-
 // Bytes returns the sketch's counters plus the heap and its key index.
 func (s *CountMinTopK) Bytes() int64 { return s.sketch.Bytes() + s.heap.Bytes() }
 

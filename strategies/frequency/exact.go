@@ -73,12 +73,6 @@ func NewExact(p ExactParams, keysHint uint64, seed uint64) (*Exact, error) {
 	return x, nil
 }
 
-// Shards returns S.
-func (x *Exact) Shards() int { return len(x.shards) }
-
-// N returns the sum of all deltas counted.
-func (x *Exact) N() uint64 { return x.n }
-
 // Len returns the number of distinct keys counted.
 func (x *Exact) Len() int {
 	n := 0
@@ -97,8 +91,8 @@ func (x *Exact) Bytes() int64 {
 	return b
 }
 
-// ShardBytes returns the memory of each shard's table.
-func (x *Exact) ShardBytes() []int64 {
+// shardBytes returns the memory of each shard's table.
+func (x *Exact) shardBytes() []int64 {
 	bs := make([]int64, len(x.shards))
 	for i := range x.shards {
 		bs[i] = x.shards[i].Bytes()
@@ -153,9 +147,9 @@ func (x *Exact) Observe(batch []workload.Event) {
 	x.n += n
 }
 
-// Add adds delta (> 0) to key's count. O(1) expected; the table doubles when
+// add adds delta (> 0) to key's count. O(1) expected; the table doubles when
 // 3/4 full.
-func (x *Exact) Add(key, delta uint64) {
+func (x *Exact) add(key, delta uint64) {
 	if delta == 0 {
 		return
 	}

@@ -25,8 +25,8 @@ func TestExactCounts(t *testing.T) {
 				before := x.Bytes()
 				x.Observe(ev)
 				designtest.CheckInvariants(t, x)
-				if x.Len() != len(truth) || x.N() != n {
-					t.Errorf("got %d keys, N = %d, want %d, %d", x.Len(), x.N(), len(truth), n)
+				if x.Len() != len(truth) || x.n != n {
+					t.Errorf("got %d keys, N = %d, want %d, %d", x.Len(), x.n, len(truth), n)
 				}
 				for k, c := range truth {
 					if got := x.Count(k); got != c {
@@ -44,11 +44,11 @@ func TestExactCounts(t *testing.T) {
 					t.Errorf("did not grow from a hint of %d", hint)
 				}
 				var sum int64
-				for _, b := range x.ShardBytes() {
+				for _, b := range x.shardBytes() {
 					sum += b
 				}
-				if sum != x.Bytes() || len(x.ShardBytes()) != shards {
-					t.Errorf("shard bytes %v do not add up to %d over %d shards", x.ShardBytes(), x.Bytes(), shards)
+				if sum != x.Bytes() || len(x.shardBytes()) != shards {
+					t.Errorf("shard bytes %v do not add up to %d over %d shards", x.shardBytes(), x.Bytes(), shards)
 				}
 			})
 		}

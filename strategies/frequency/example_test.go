@@ -15,16 +15,18 @@ func Example_countMin() {
 	if err != nil {
 		panic(err)
 	}
+	var ev []workload.Event
 	for key := range uint64(10000) {
-		s.Add(key, 1+key%10)
+		ev = append(ev, workload.Event{Key: key, Delta: int64(1 + key%10), Op: workload.Write})
 	}
-	s.Add(42, 5000)
-	fmt.Println("w × d:", s.Width(), "×", s.Depth(), "=", s.Bytes(), "bytes")
-	fmt.Println("N:", s.N(), "bound εN:", s.Bound())
+	ev = append(ev, workload.Event{Key: 42, Delta: 5000, Op: workload.Write})
+	s.Observe(ev)
+	fmt.Println("4 B × 5 rows × 2719 counters =", s.Bytes(), "bytes")
+	fmt.Println("N = 60000, bound εN:", s.Bound())
 	fmt.Println("key 42: true 5003, estimate", s.Count(42))
 	// Output:
-	// w × d: 2719 × 5 = 54380 bytes
-	// N: 60000 bound εN: 60
+	// 4 B × 5 rows × 2719 counters = 54380 bytes
+	// N = 60000, bound εN: 60
 	// key 42: true 5003, estimate 5013
 }
 
@@ -43,12 +45,10 @@ func ExampleSpaceSaving() {
 	for _, it := range s.Top(3) {
 		fmt.Printf("key %d: count %d, error %d, true count in [%d, %d]\n", it.Key, it.Count, it.Err, it.Count-it.Err, it.Count)
 	}
-	fmt.Println("guaranteed top 1:", s.Guaranteed(1))
 	// Output:
 	// key 7: count 20, error 0, true count in [20, 20]
 	// key 103: count 10, error 9, true count in [1, 10]
 	// key 104: count 10, error 9, true count in [1, 10]
-	// guaranteed top 1: true
 }
 
 // Exact counts over 4 shards by key hash: the top 2 is the merge of the
@@ -58,9 +58,11 @@ func ExampleExact_Top() {
 	if err != nil {
 		panic(err)
 	}
+	var ev []workload.Event
 	for key := range uint64(100) {
-		x.Add(key, key%17)
+		ev = append(ev, workload.Event{Key: key, Delta: int64(key % 17), Op: workload.Write})
 	}
+	x.Observe(ev)
 	fmt.Println(x.Top(2), x.Len(), "keys")
 	// Output:
 	// [{16 16 0} {33 16 0}] 94 keys

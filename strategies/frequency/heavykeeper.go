@@ -170,9 +170,6 @@ func (s *HeavyKeeper) Parts() []strategies.Part {
 	return []strategies.Part{{Metric: metrics.Bytes, Bytes: s.sketchBytes()}, {Metric: metrics.HeapBytes, Bytes: s.heap.Bytes()}}
 }
 
-// N returns the sum of all deltas observed.
-func (s *HeavyKeeper) N() uint64 { return s.n }
-
 // hashes returns the key's h1 (also the heap index's hash), its row step
 // h2 (odd) and its fingerprint: row i's bucket is reduce(h1 + i·h2, w).
 func (s *HeavyKeeper) hashes(key uint64) (h1, h2 uint64, fp uint32) {
@@ -189,13 +186,6 @@ func (s *HeavyKeeper) Observe(batch []workload.Event) {
 		if e.Op == workload.Write && e.Delta > 0 {
 			s.add(e.Key, uint64(e.Delta))
 		}
-	}
-}
-
-// Add counts delta for key.
-func (s *HeavyKeeper) Add(key, delta uint64) {
-	if delta != 0 {
-		s.add(key, delta)
 	}
 }
 

@@ -95,16 +95,6 @@ func misraGriesBytes(k int) int64 {
 		int64(ds.FixedTableLen(k))*ds.TableSlotBytes[int32]()
 }
 
-// Counters returns k.
-func (s *MisraGries) Counters() int { return s.k }
-
-// N returns the sum of all deltas observed.
-func (s *MisraGries) N() uint64 { return s.n }
-
-// Decrement returns D, the total every count has lost so far: no count is
-// more than D below the truth, and D ≤ N/(k+1).
-func (s *MisraGries) Decrement() uint64 { return s.offset }
-
 // Bytes returns the memory of the counters, the buckets and the key index,
 // measured from their arrays.
 func (s *MisraGries) Bytes() int64 {
@@ -123,14 +113,7 @@ func (s *MisraGries) Observe(batch []workload.Event) {
 	}
 }
 
-// Add counts delta for key: O(1) amortised for a unit delta.
-func (s *MisraGries) Add(key, delta uint64) {
-	if delta != 0 {
-		s.add(key, delta)
-	}
-}
-
-// add is Add for delta > 0.
+// add counts delta > 0 for key: O(1) amortised for a unit delta.
 func (s *MisraGries) add(key, delta uint64) {
 	s.n += delta
 	h := s.index.Hash(key)

@@ -49,26 +49,26 @@ func checkMisraGries(t *testing.T, s *MisraGries, ref *mgRef, truth map[uint64]u
 	if err := s.check(); err != nil {
 		t.Fatal(err)
 	}
-	k := uint64(s.Counters())
-	if s.N() != n || s.Decrement() != ref.d {
-		t.Fatalf("N = %d, D = %d: want N = %d, D = %d", s.N(), s.Decrement(), n, ref.d)
+	k := uint64(s.k)
+	if s.n != n || s.offset != ref.d {
+		t.Fatalf("N = %d, D = %d: want N = %d, D = %d", s.n, s.offset, n, ref.d)
 	}
-	if (k+1)*s.Decrement() > n {
-		t.Fatalf("D = %d over N/(k+1) = %d/%d", s.Decrement(), n, k+1)
+	if (k+1)*s.offset > n {
+		t.Fatalf("D = %d over N/(k+1) = %d/%d", s.offset, n, k+1)
 	}
-	top := s.Top(s.Counters())
+	top := s.Top(s.k)
 	if len(top) != len(ref.c) {
 		t.Fatalf("holds %d keys, the reference %d", len(top), len(ref.c))
 	}
 	for _, it := range top {
-		if c, ok := ref.c[it.Key]; !ok || c != it.Count || it.Err != s.Decrement() {
+		if c, ok := ref.c[it.Key]; !ok || c != it.Count || it.Err != s.offset {
 			t.Fatalf("item %+v: the reference has count %d (held %v), D = %d", it, c, ok, ref.d)
 		}
 	}
 	for key, tr := range truth {
 		c := s.Count(key)
-		if c > tr || tr-c > s.Decrement() {
-			t.Fatalf("Count(%d) = %d, true %d: not in [true − D, true], D = %d", key, c, tr, s.Decrement())
+		if c > tr || tr-c > s.offset {
+			t.Fatalf("Count(%d) = %d, true %d: not in [true − D, true], D = %d", key, c, tr, s.offset)
 		}
 		if tr*(k+1) > n && c == 0 {
 			t.Fatalf("key %d of true count %d > N/(k+1) = %d/%d is not held", key, tr, n, k+1)
@@ -115,7 +115,7 @@ func TestMisraGriesGuarantees(t *testing.T) {
 						}
 						checkMisraGries(t, s, ref, truth, n)
 					}
-					if s.Decrement() == 0 && k < 1000 {
+					if s.offset == 0 && k < 1000 {
 						t.Errorf("D = 0: the stream never filled %d counters", k)
 					}
 				})
@@ -132,14 +132,14 @@ func TestMisraGriesByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []uint64{1, 2, 3, 1} { // c decrements a and b to 0, 1: a takes a counter again
-		s.Add(k, 1)
+		s.add(k, 1)
 	}
 	if got := s.Top(5); len(got) != 1 || got[0] != (strategies.Item{Key: 1, Count: 1, Err: 1}) {
 		t.Fatalf("after a b c a: got %+v, want [{1 1 1}]", got)
 	}
-	s.Add(4, 1) // a free counter: held as is
-	s.Add(1, 4) // a: 5
-	s.Add(9, 3) // full: δ = min(3, 1) = 1, key 4 leaves, 9 takes it with 2
+	s.add(4, 1) // a free counter: held as is
+	s.add(1, 4) // a: 5
+	s.add(9, 3) // full: δ = min(3, 1) = 1, key 4 leaves, 9 takes it with 2
 	want := []strategies.Item{{Key: 1, Count: 4, Err: 2}, {Key: 9, Count: 2, Err: 2}}
 	if got := s.Top(5); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
@@ -152,13 +152,12 @@ func TestMisraGriesByHand(t *testing.T) {
 	}
 }
 
-// Reads, zero and negative deltas are ignored; Add(key, 0) does nothing.
+// Reads, zero and negative deltas are ignored.
 func TestMisraGriesIgnores(t *testing.T) {
 	s, _ := NewMisraGries(MisraGriesParams{Counters: 3}, 1)
 	s.Observe([]workload.Event{{Key: 1, Delta: 2}, {Key: 2, Op: workload.Read, Delta: 1}, {Key: 3, Delta: 0}, {Key: 4, Delta: -3}})
-	s.Add(5, 0)
-	if got := s.Top(10); len(got) != 1 || got[0].Key != 1 || got[0].Count != 2 || s.N() != 2 {
-		t.Fatalf("got %+v (N = %d), want only key 1 counted 2", got, s.N())
+	if got := s.Top(10); len(got) != 1 || got[0].Key != 1 || got[0].Count != 2 || s.n != 2 {
+		t.Fatalf("got %+v (N = %d), want only key 1 counted 2", got, s.n)
 	}
 }
 

@@ -73,12 +73,6 @@ func spaceSavingBytes(m int) int64 {
 		int64(ds.FixedTableLen(m))*ds.TableSlotBytes[int32]()
 }
 
-// Counters returns m.
-func (s *SpaceSaving) Counters() int { return s.m }
-
-// N returns the sum of all deltas observed.
-func (s *SpaceSaving) N() uint64 { return s.n }
-
 // Bytes returns the memory of the counters, the buckets and the key index,
 // measured from their arrays.
 func (s *SpaceSaving) Bytes() int64 {
@@ -97,16 +91,9 @@ func (s *SpaceSaving) Observe(batch []workload.Event) {
 	}
 }
 
-// Add counts delta (> 0) for key: O(1) for a unit delta.
-func (s *SpaceSaving) Add(key, delta uint64) {
-	if delta != 0 {
-		s.add(key, delta)
-	}
-}
-
-// add is Add for delta > 0. The key is hashed once, and a key not
-// monitored takes the index slot where its probe ended: the index is probed
-// once an event.
+// add counts delta > 0 for key: O(1) for a unit delta. The key is hashed
+// once, and a key not monitored takes the index slot where its probe ended:
+// the index is probed once an event.
 func (s *SpaceSaving) add(key, delta uint64) {
 	s.n += delta
 	h := s.index.Hash(key)
@@ -171,11 +158,11 @@ func (s *SpaceSaving) Top(k int) []strategies.Item {
 	return items[:min(max(k, 0), len(items))]
 }
 
-// Guaranteed reports whether Top(k) is certainly the set of the k heaviest
+// guaranteed reports whether Top(k) is certainly the set of the k heaviest
 // keys (ties aside): each of the k first counts less its error is at least
 // the (k+1)-th count, which bounds every key outside the answer (the paper's
 // guaranteed top-k test). O(m log m).
-func (s *SpaceSaving) Guaranteed(k int) bool {
+func (s *SpaceSaving) guaranteed(k int) bool {
 	items := s.items()
 	if k <= 0 || k > len(items) {
 		return false

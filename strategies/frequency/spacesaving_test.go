@@ -14,23 +14,23 @@ import (
 // checkSpaceSaving checks the guarantees of Metwally et al. against the
 // truth: count − err ≤ true ≤ count for every monitored key; every key with
 // a true count above N/m is monitored; Count of any key is ≥ its true count;
-// and when Guaranteed(k) says so, Top(k) holds the true top k.
+// and when guaranteed(k) says so, Top(k) holds the true top k.
 func checkSpaceSaving(t *testing.T, s *SpaceSaving, truth map[uint64]uint64, n uint64) {
 	t.Helper()
 	if err := s.check(); err != nil {
 		t.Fatal(err)
 	}
-	if s.N() != n {
-		t.Fatalf("N: got %d, want %d", s.N(), n)
+	if s.n != n {
+		t.Fatalf("N: got %d, want %d", s.n, n)
 	}
 	monitored := map[uint64]bool{}
-	for _, it := range s.Top(s.Counters()) {
+	for _, it := range s.Top(s.m) {
 		monitored[it.Key] = true
 		if tr := truth[it.Key]; it.Count < tr || it.Count-it.Err > tr {
 			t.Fatalf("key %d: true count %d not in [count − err, count] = [%d, %d]", it.Key, tr, it.Count-it.Err, it.Count)
 		}
 	}
-	threshold := n / uint64(s.Counters())
+	threshold := n / uint64(s.m)
 	for k, tr := range truth {
 		if tr > threshold && !monitored[k] {
 			t.Fatalf("key %d of true count %d > N/m = %d is not monitored", k, tr, threshold)
@@ -40,13 +40,13 @@ func checkSpaceSaving(t *testing.T, s *SpaceSaving, truth map[uint64]uint64, n u
 		}
 	}
 	for _, k := range []int{1, 5, 10} {
-		if !s.Guaranteed(k) {
+		if !s.guaranteed(k) {
 			continue
 		}
 		got, want := s.Top(k), designtest.TrueTop(truth, k)
 		for i := range want {
 			if truth[got[i].Key] != want[i].Count {
-				t.Fatalf("Guaranteed(%d) but rank %d has true count %d, want %d", k, i+1, truth[got[i].Key], want[i].Count)
+				t.Fatalf("guaranteed(%d) but rank %d has true count %d, want %d", k, i+1, truth[got[i].Key], want[i].Count)
 			}
 		}
 	}
@@ -97,8 +97,8 @@ func TestSpaceSavingEveryBatch(t *testing.T) {
 		}
 		checkSpaceSaving(t, s, truth, n)
 	}
-	if !s.Guaranteed(1) {
-		t.Errorf("Guaranteed(1): got false on a skewed stream, want true")
+	if !s.guaranteed(1) {
+		t.Errorf("guaranteed(1): got false on a skewed stream, want true")
 	}
 }
 
@@ -119,8 +119,8 @@ func TestSpaceSavingNotFull(t *testing.T) {
 	if got := s.Min(); got != 0 {
 		t.Errorf("Min: got %d, want 0", got)
 	}
-	if !s.Guaranteed(2) {
-		t.Errorf("Guaranteed(2): got false with exact counts, want true")
+	if !s.guaranteed(2) {
+		t.Errorf("guaranteed(2): got false with exact counts, want true")
 	}
 	designtest.CheckInvariants(t, s)
 }

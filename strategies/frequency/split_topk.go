@@ -84,12 +84,6 @@ func NewSplitTopK(p SplitTopKParams, nodeKeys, seed uint64) (*SplitTopK, error) 
 	return &SplitTopK{nodes: newSplitNodes(p.Nodes, nodeKeys, seed), overfetch: p.Overfetch}, nil
 }
 
-// Nodes returns S.
-func (s *SplitTopK) Nodes() int { return len(s.nodes.tables) }
-
-// Overfetch returns K'.
-func (s *SplitTopK) Overfetch() int { return s.overfetch }
-
 // Observe counts every write event's positive Delta on the node of its
 // Actor; other events are ignored. No allocation unless a node's table
 // doubles.

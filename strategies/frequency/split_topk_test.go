@@ -177,7 +177,7 @@ func TestSplitTopKBounds(t *testing.T) {
 					if i > 0 && ds.Worse(&got[i-1], &it) {
 						t.Fatalf("seed %d, K'=%d: Top(%d) out of order at %d: %+v after %+v", seed, over, k, i, it, got[i-1])
 					}
-					if tr := truth[it.Key]; !strategies.ErrsUnder.Within(it.Count, it.Err, tr) {
+					if tr := truth[it.Key]; !within(strategies.ErrsUnder, it.Count, it.Err, tr) {
 						t.Fatalf("seed %d, K'=%d: Top(%d) item %+v, true count %d: not under within Err", seed, over, k, it, tr)
 					}
 				}
@@ -238,7 +238,7 @@ func TestSplitTopKMissesPlanted(t *testing.T) {
 			t.Errorf("K' = %d: got %+v first, want the planted key with its exact count and Err 0", over, got[0])
 		}
 		for _, it := range got {
-			if !strategies.ErrsUnder.Within(it.Count, it.Err, truth[it.Key]) {
+			if !within(strategies.ErrsUnder, it.Count, it.Err, truth[it.Key]) {
 				t.Errorf("K' = %d: %+v, true count %d", over, it, truth[it.Key])
 			}
 		}
@@ -319,8 +319,8 @@ func TestCoordinationByHand(t *testing.T) {
 	if got, want := x.Top(2), []strategies.Item{{Key: 9, Count: 12}, {Key: 1, Count: 11}}; !slices.Equal(got, want) {
 		t.Errorf("threshold-topk: Top(2) = %+v, want %+v", got, want)
 	}
-	wantRounds := [3]RoundCost{{3 + 1, 6, 96, 0}, {3, 3, 48, 0}, {3, 1, 16, 15}}
-	if got := x.Rounds(); got != wantRounds {
+	wantRounds := [3]roundCost{{3 + 1, 6, 96, 0}, {3, 3, 48, 0}, {3, 1, 16, 15}}
+	if got := x.rounds; got != wantRounds {
 		t.Errorf("threshold-topk: rounds %+v, want %+v", got, wantRounds)
 	}
 	if m, i, b := x.Coordination(); m != 10 || i != 10 || b != 160 {
@@ -330,8 +330,8 @@ func TestCoordinationByHand(t *testing.T) {
 	if m, i, b := x.Coordination(); m != 20 || i != 20 || b != 320 {
 		t.Errorf("threshold-topk after two answers: coordination %d messages, %d items, %d B; want 20, 20, 320", m, i, b)
 	}
-	if x.Top(0); x.Rounds()[0].Messages != 8 {
-		t.Errorf("Top(0) sent messages: %+v", x.Rounds())
+	if x.Top(0); x.rounds[0].Messages != 8 {
+		t.Errorf("Top(0) sent messages: %+v", x.rounds)
 	}
 }
 
@@ -428,8 +428,8 @@ func TestSplitParams(t *testing.T) {
 func TestSplitPlans(t *testing.T) {
 	env := strategies.Env{Seed: 1, Keys: 1000, Events: 80000, Top: 10, Nodes: 8}
 	s := designtest.BuildDesign(t, "split-topk", nil, env).(*SplitTopK)
-	if s.Nodes() != 8 || s.Overfetch() != 10 {
-		t.Errorf("split-topk built with %d nodes, K' %d; want 8, 10", s.Nodes(), s.Overfetch())
+	if len(s.nodes.tables) != 8 || s.overfetch != 10 {
+		t.Errorf("split-topk built with %d nodes, K' %d; want 8, 10", len(s.nodes.tables), s.overfetch)
 	}
 	if nb := s.NodeBytes(); nb != int64(ds.TableLen(1000))*ds.ExactSlotBytes || s.Bytes() < 8*nb {
 		t.Errorf("split-topk: node bytes %d, bytes %d; want a table for min(keys, events/S) = 1000 keys a node", nb, s.Bytes())

@@ -43,7 +43,8 @@ import (
 // skipped when no candidate is left whose sum is not yet exact. A message
 // is one node's answer in one phase, even an empty one: the coordinator
 // waits for every node it asked. What the coordinator sends the nodes (T,
-// the candidates) is not in Coordination; Rounds gives it for phase 3.
+// the candidates) is not in Coordination; the tally of each phase (rounds)
+// counts it for phase 3.
 //
 // Cost: phase 1 O(n log k) a node of n keys, phase 2 O(n) a node, phase 3
 // O(1) a candidate a node; the coordinator O(C log C) for C candidates.
@@ -64,12 +65,12 @@ func (p ThresholdTopKParams) resolve(env strategies.Env) (ThresholdTopKParams, e
 	return p, err
 }
 
-// RoundCost is what one phase of a distributed answer cost, summed over
+// roundCost is what one phase of a distributed answer cost, summed over
 // the answers given: the nodes' messages to the coordinator (one a node
 // asked), the items (key, count) they carried and their bytes, and the keys
 // the coordinator asked every node about (phase 3's candidates, once a node
 // asked).
-type RoundCost struct {
+type roundCost struct {
 	Messages, Items, Bytes int64
 	Requested              int64
 }
@@ -79,7 +80,7 @@ type RoundCost struct {
 // and a Distributed. Not safe for concurrent use.
 type ThresholdTopK struct {
 	nodes  splitNodes
-	rounds [3]RoundCost // summed over the answers given
+	rounds [3]roundCost // summed over the answers given
 }
 
 // NewThresholdTopK returns threshold-topk of p.Nodes ≥ 1 nodes, each node's
@@ -94,9 +95,6 @@ func NewThresholdTopK(p ThresholdTopKParams, nodeKeys, seed uint64) (*ThresholdT
 	}
 	return &ThresholdTopK{nodes: newSplitNodes(p.Nodes, nodeKeys, seed)}, nil
 }
-
-// Nodes returns S.
-func (s *ThresholdTopK) Nodes() int { return len(s.nodes.tables) }
 
 // Observe counts every write event's positive Delta on the node of its
 // Actor; other events are ignored. No allocation unless a node's table
@@ -121,10 +119,6 @@ func (s *ThresholdTopK) Coordination() (messages, items, bytes int64) {
 	}
 	return messages, items, bytes
 }
-
-// Rounds returns the cost of each phase, summed over every Top answered so
-// far.
-func (s *ThresholdTopK) Rounds() [3]RoundCost { return s.rounds }
 
 // tputCand is a key the coordinator has heard of: its partial sum and how
 // many of the nodes asked in phase 2 have sent it.
@@ -234,7 +228,7 @@ func (s *ThresholdTopK) Top(k int) []strategies.Item {
 }
 
 // add counts one message carrying n items.
-func (r *RoundCost) add(messages, n int) {
+func (r *roundCost) add(messages, n int) {
 	r.Messages += int64(messages)
 	r.Items += int64(n)
 	r.Bytes += int64(n) * splitNodeBytes
@@ -289,7 +283,7 @@ func init() {
 
 // thresholdTopKPlan: the nodes, and the closed-form part of an answer's
 // cost: at most three rounds of S messages, and phase 1's S·K candidates.
-// What phases 2 and 3 carry depends on the data (Rounds measures it).
+// What phases 2 and 3 carry depends on the data (rounds tallies it).
 func thresholdTopKPlan(p *ThresholdTopKParams, env strategies.Env) []strategies.PlanLine {
 	r, err := p.resolve(env)
 	if err != nil {

@@ -151,7 +151,7 @@ func TestThresholdVsOverfetch(t *testing.T) {
 			t.Fatalf("%d nodes: threshold-topk %+v, want %+v", c.nodes, got, want)
 		}
 		tm, ti, tb := x.Coordination()
-		rounds := x.Rounds()
+		rounds := x.rounds
 		t.Logf("%d nodes, global share %g: threshold-topk: %d messages, %d items, %d B (by phase: %d, %d, %d items; %d keys asked in phase 3)",
 			c.nodes, c.global, tm, ti, tb, rounds[0].Items, rounds[1].Items, rounds[2].Items, rounds[2].Requested)
 		s, err := NewSplitTopK(SplitTopKParams{Overfetch: K, Nodes: c.nodes}, 1<<12, 1)

@@ -250,8 +250,8 @@ func (b *Batched) Fault(f strategies.Fault) {
 // Lost returns the counts dropped by crashed servers so far.
 func (b *Batched) Lost() int64 { return b.lost }
 
-// Held returns the counts the servers hold unflushed now.
-func (b *Batched) Held() int64 {
+// unflushed returns the counts the servers hold now, not yet flushed.
+func (b *Batched) unflushed() int64 {
 	var h int64
 	for s := range b.servers {
 		for _, d := range b.servers[s].sums.Vals {
@@ -260,9 +260,6 @@ func (b *Batched) Held() int64 {
 	}
 	return h
 }
-
-// Flushes returns the server flushes that sent something so far.
-func (b *Batched) Flushes() int64 { return b.flushes }
 
 // Count returns what was flushed for key, once served: the sum of its
 // stripes' final values (0 if negative). Counts still held by servers are
@@ -288,9 +285,6 @@ func (b *Batched) Dropped() int64 {
 	}
 	return b.dd.dropped
 }
-
-// Gets returns the GETs sent for reads so far, and the refreshes they made.
-func (b *Batched) Gets() (gets, refreshes int64) { return b.io.gets, b.io.refreshed }
 
 // Bytes is the memory of the servers' tables, the flush heap, the op buffer,
 // the read cache and the dedup window.

@@ -125,8 +125,7 @@ func TestHotTotalsAgree(t *testing.T) {
 			// One Do a batch, and one more for each fold of an adaptive K.
 			calls := int64((len(ev) + 999) / 1000)
 			if sd, ok := s.(*Striped); ok {
-				_, shrinks := sd.Resizes()
-				calls += shrinks
+				calls += sd.shrinks
 			}
 			if f, ok := s.(strategies.Flusher); ok && f != nil {
 				calls++
@@ -382,13 +381,13 @@ func TestStripedAdaptive(t *testing.T) {
 			hi++
 		}
 		designtest.ObserveInBatches(t, s, ev[lo:hi], 3000)
-		gotK = append(gotK, s.StripesOf(0))
+		gotK = append(gotK, s.stripesOf(0))
 		lo = hi
 	}
 	if !slices.Equal(gotK, wantK) {
 		t.Errorf("K by second: got %v, want %v", gotK, wantK)
 	}
-	if g, sh := s.Resizes(); g != 4 || sh != 4 {
+	if g, sh := s.grows, s.shrinks; g != 4 || sh != 4 {
 		t.Errorf("resizes: got %d grows, %d shrinks, want 4 and 4", g, sh)
 	}
 	if got := s.Count(0); got != uint64(truth[0]) {
@@ -407,11 +406,11 @@ func TestStripedAdaptive(t *testing.T) {
 			t.Fatal(err)
 		}
 		designtest.ObserveInBatches(t, s, ev[:len(ev)-1], 4096)
-		if got := s.StripesOf(0); got != 8 {
+		if got := s.stripesOf(0); got != 8 {
 			t.Fatalf("K after 4 s at 4,000/s: got %d, want 8", got)
 		}
 		designtest.ObserveInBatches(t, s, ev[len(ev)-1:], 1)
-		if got := s.StripesOf(0); got != 1 {
+		if got := s.stripesOf(0); got != 1 {
 			t.Errorf("K after 6 idle seconds: got %d, want 1", got)
 		}
 		if got := s.Count(0); got != 16001 {
@@ -434,7 +433,7 @@ func TestStripedAdaptive(t *testing.T) {
 			t.Fatal(err)
 		}
 		designtest.ObserveInBatches(t, s, ev, 2000)
-		if g, sh := s.Resizes(); g == 0 || sh == 0 {
+		if g, sh := s.grows, s.shrinks; g == 0 || sh == 0 {
 			t.Fatalf("resizes: %d grows, %d shrinks: want both", g, sh)
 		}
 		if got := s.Count(0); got != uint64(truth[0]) {
@@ -511,11 +510,11 @@ func TestBatchedCrash(t *testing.T) {
 			t.Fatal(err)
 		}
 		designtest.ObserveInBatches(t, b, ev[:9], 100) // the events before the crash
-		if got := b.Held(); got != 13 {
+		if got := b.unflushed(); got != 13 {
 			t.Errorf("held before the crash: got %d, want 3+1+7+2 = 13", got)
 		}
 		b.Fault(strategies.Fault{At: 1500e6, Kind: strategies.AppCrash, Target: 2})
-		if got := b.Held(); got != 3 {
+		if got := b.unflushed(); got != 3 {
 			t.Errorf("held after the crash: got %d, want 1+2 = 3", got)
 		}
 		designtest.ObserveInBatches(t, b, ev[9:], 100)
@@ -651,8 +650,8 @@ func TestBatchedFlushes(t *testing.T) {
 		}
 		designtest.ObserveInBatches(t, b, ev, 4096)
 		b.Flush(end)
-		if st.Incrs != int64(len(intervals)) || b.Flushes() != int64(len(intervals)) {
-			t.Errorf("jitter %v: %d INCRBYs, %d flushes, want %d", jitter, st.Incrs, b.Flushes(), len(intervals))
+		if st.Incrs != int64(len(intervals)) || b.flushes != int64(len(intervals)) {
+			t.Errorf("jitter %v: %d INCRBYs, %d flushes, want %d", jitter, st.Incrs, b.flushes, len(intervals))
 		}
 		for _, op := range st.Log {
 			ok := op.At == end
@@ -713,7 +712,7 @@ func TestCachedReads(t *testing.T) {
 			if got := s.Shown(); !slices.Equal(got, want) {
 				t.Errorf("shown values differ from a refresh every ttl: got %v…, want %v…", got[:min(10, len(got))], want[:min(10, len(want))])
 			}
-			gets, ref := s.Gets()
+			gets, ref := s.io.gets, s.io.refreshed
 			if ref != refreshes || gets != k*refreshes || st.Gets != gets {
 				t.Errorf("got %d refreshes, %d GETs (store %d), want %d and %d", ref, gets, st.Gets, refreshes, k*refreshes)
 			}

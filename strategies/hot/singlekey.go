@@ -67,9 +67,6 @@ func (c *SingleKey) Dropped() int64 { return c.s.Dropped() }
 // Deduplicating reports whether the design drops resends (Deduper).
 func (c *SingleKey) Deduplicating() bool { return c.s.Deduplicating() }
 
-// Gets returns the GETs sent for reads so far, and the refreshes they made.
-func (c *SingleKey) Gets() (gets, refreshes int64) { return c.s.Gets() }
-
 // Bytes is the memory of the op buffer, the read cache and the dedup window.
 func (c *SingleKey) Bytes() int64 { return c.s.Bytes() }
 

@@ -425,8 +425,8 @@ func (s *Striped) Count(key uint64) uint64 {
 	return uint64(max(sum, 0))
 }
 
-// StripesOf returns the key's live stripes K now.
-func (s *Striped) StripesOf(key uint64) int {
+// stripesOf returns the key's live stripes K now.
+func (s *Striped) stripesOf(key uint64) int {
 	if s.perKey {
 		if slot := s.keys.Find(key, s.keySeed); slot >= 0 {
 			return int(s.state[slot].k)
@@ -434,9 +434,6 @@ func (s *Striped) StripesOf(key uint64) int {
 	}
 	return s.base
 }
-
-// Resizes returns how many times a key's K doubled and halved so far.
-func (s *Striped) Resizes() (grows, shrinks int64) { return s.grows, s.shrinks }
 
 // Shown returns the value shown for each Read event, in stream order.
 func (s *Striped) Shown() []int64 { return s.io.shown }
@@ -451,9 +448,6 @@ func (s *Striped) Dropped() int64 {
 	}
 	return s.dd.dropped
 }
-
-// Gets returns the GETs sent for reads so far, and the refreshes they made.
-func (s *Striped) Gets() (gets, refreshes int64) { return s.io.gets, s.io.refreshed }
 
 // Bytes is the memory of the op buffer, the per-key state and cache, and the
 // dedup window.

@@ -88,24 +88,24 @@ func TestPredictedStripes(t *testing.T) {
 			workload.Event{At: i * 500_000, Op: workload.Write, Key: big, Actor: 2_000_000, Delta: 1, ID: uint64(2*i + 1)})
 	}
 	s.Observe(b[:2]) // the first second's first events: K as predicted
-	if k := s.StripesOf(small); k != 1 {
+	if k := s.stripesOf(small); k != 1 {
 		t.Errorf("the small account's first K %d, want 1", k)
 	}
-	if k := s.StripesOf(big); k != 16 {
+	if k := s.stripesOf(big); k != 16 {
 		t.Errorf("the large account's first K %d, want 16", k)
 	}
 	s.Observe(b[2:])
 	if got := s.Count(small) + s.Count(big); got != 8000 {
 		t.Errorf("counts %d, want 8,000", got)
 	}
-	if k := s.StripesOf(small); k < 2 {
+	if k := s.stripesOf(small); k < 2 {
 		t.Errorf("the small account's K %d after a second of 2,000 writes over grow_above 500, want it grown", k)
 	}
 	// What a population run asks: the first K by followers, the live and
 	// held K of each key, and the growth over the keys as created.
 	ls, hs := s.Stripes(small)
 	lb, hb := s.Stripes(big)
-	if s.FirstStripes(40) != 1 || s.FirstStripes(2_000_000) != 16 || hs < ls || hb < lb || ls != s.StripesOf(small) {
+	if s.FirstStripes(40) != 1 || s.FirstStripes(2_000_000) != 16 || hs < ls || hb < lb || ls != s.stripesOf(small) {
 		t.Errorf("first K 1 and 16, got %d and %d; small %d/%d, big %d/%d", s.FirstStripes(40), s.FirstStripes(2_000_000), ls, hs, lb, hb)
 	}
 	if got, want := s.Grown(), int64(ls-1+lb-16); got != want {

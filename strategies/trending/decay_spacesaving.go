@@ -87,9 +87,6 @@ func decaySpaceSavingBytes(m int) int64 {
 // Law returns the decay law: the half-life.
 func (s *DecaySpaceSaving) Law() strategies.TrendLaw { return strategies.TrendLaw{HalfLife: s.clock.h} }
 
-// Counters returns m.
-func (s *DecaySpaceSaving) Counters() int { return s.m }
-
 // Bytes returns the memory of the counters, the heap and the index.
 func (s *DecaySpaceSaving) Bytes() int64 {
 	return int64(cap(s.ctr))*int64(unsafe.Sizeof(dssCounter{})) + int64(cap(s.heap))*4 + s.index.Bytes()
@@ -237,9 +234,9 @@ func (s *DecaySpaceSaving) counters(now int64) []decayedCounter {
 	return out
 }
 
-// Min returns the smallest counter's score at now: 0 while fewer than m
+// minScore returns the smallest counter's score at now: 0 while fewer than m
 // keys have been seen, and never more than W(now)/m.
-func (s *DecaySpaceSaving) Min(now int64) float64 {
+func (s *DecaySpaceSaving) minScore(now int64) float64 {
 	if len(s.ctr) < s.m {
 		return 0
 	}

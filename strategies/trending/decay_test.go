@@ -259,7 +259,7 @@ func TestDecaySpaceSavingBounds(t *testing.T) {
 					t.Fatalf("batch %d: scores sum to %v, naive total %v", bi, sum, total)
 				}
 				bar := total / float64(tc.m) * (1 + 1e-9)
-				if mn := s.Min(now); mn > bar {
+				if mn := s.minScore(now); mn > bar {
 					t.Fatalf("batch %d: min counter %v above W/m = %v", bi, mn, bar)
 				}
 				for key, tr := range truth {

@@ -133,12 +133,6 @@ func timeBucketsPlan(p *TimeBucketsParams, env strategies.Env) []strategies.Plan
 // Law returns the window: W buckets of the bucket's width.
 func (tb *TimeBuckets) Law() strategies.TrendLaw { return tb.clock.Law() }
 
-// Buckets returns W.
-func (tb *TimeBuckets) Buckets() int { return len(tb.ring) }
-
-// KeysTracked returns the keys with a non-zero count in the window.
-func (tb *TimeBuckets) KeysTracked() int { return tb.totals.Len() }
-
 // Bytes returns the memory of the W bucket tables and the totals.
 func (tb *TimeBuckets) Bytes() int64 {
 	b := tb.totals.Bytes()

@@ -354,8 +354,8 @@ func TestTimeBucketsParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := s.(*TimeBuckets)
-	if tb.Buckets() != 60 || tb.Law() != (strategies.TrendLaw{Window: int64(time.Hour), Bucket: int64(time.Minute)}) {
-		t.Errorf("defaults: W = %d, law %+v; want 60 buckets of a minute", tb.Buckets(), tb.Law())
+	if len(tb.ring) != 60 || tb.Law() != (strategies.TrendLaw{Window: int64(time.Hour), Bucket: int64(time.Minute)}) {
+		t.Errorf("defaults: W = %d, law %+v; want 60 buckets of a minute", len(tb.ring), tb.Law())
 	}
 	if _, err := NewTimeBuckets(TimeBucketsParams{Bucket: time.Minute, Window: time.Second}, 1); err == nil ||
 		!strings.Contains(err.Error(), "time-buckets: parameter window") {

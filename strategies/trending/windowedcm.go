@@ -211,9 +211,6 @@ func windowedCMPlan(p *WindowedCountMinParams, env strategies.Env) []strategies.
 // Law returns the window: W buckets of the bucket's width.
 func (s *WindowedCountMin) Law() strategies.TrendLaw { return s.clock.Law() }
 
-// Buckets returns W.
-func (s *WindowedCountMin) Buckets() int { return len(s.ring) }
-
 // Bytes returns the memory of the W + 1 sketches and the candidates.
 func (s *WindowedCountMin) Bytes() int64 { return s.sketchBytes() + s.cands.Bytes() }
 

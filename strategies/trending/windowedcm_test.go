@@ -12,6 +12,7 @@ import (
 	"countsim/scenarios"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
+	"countsim/strategies/internal/ds"
 	"countsim/workload"
 )
 
@@ -198,8 +199,8 @@ func TestWindowedCMTopK(t *testing.T) {
 			r := rand.New(rand.NewPCG(sp.Seed, 1))
 			ev := sp.Gen() // event i at i ns: 1,000 a bucket
 			s := newWindowedCM(t, WindowedCountMinParams{Bucket: bucket, Window: bucket * w, Width: 1 << 16, Depth: 6}, strategies.Env{Seed: sp.Seed, Top: k})
-			if s.cands.Limit != 4*k {
-				t.Fatalf("%d candidates, want 4 × K = %d", s.cands.Limit, 4*k)
+			if got, want := s.cands.Bytes(), ds.TopHeapBytes(4*k); got != want {
+				t.Fatalf("candidates' heap of %d bytes, want the %d of 4 × K = %d", got, want, 4*k)
 			}
 			checkWindowAnswers(t, r, s, ev, bucket*w, bucket, 1500, func(now int64, got []strategies.Trend, truth map[uint64]uint64) {
 				want := bruteTop(truth)
@@ -276,8 +277,8 @@ func TestWindowedCMParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := s.(*WindowedCountMin)
-	if x.agg.Width != 2719 || x.agg.Depth != 5 || x.Buckets() != 60 || x.cands.Limit != 40 {
-		t.Errorf("defaults: %d × %d, W = %d, top %d; want 5 × 2719, 60, 40", x.agg.Depth, x.agg.Width, x.Buckets(), x.cands.Limit)
+	if x.agg.Width != 2719 || x.agg.Depth != 5 || len(x.ring) != 60 || x.cands.Bytes() != ds.TopHeapBytes(40) {
+		t.Errorf("defaults: %d × %d, W = %d, heap %d bytes; want 5 × 2719, 60, the %d of 40 candidates", x.agg.Depth, x.agg.Width, len(x.ring), x.cands.Bytes(), ds.TopHeapBytes(40))
 	}
 }
 

@@ -340,7 +340,7 @@ const (
 	CheckPerKey
 )
 
-// ids reads 8-byte ids from data (a short tail is dropped).
+// FuzzIDs reads 8-byte ids from data (a short tail is dropped).
 func FuzzIDs(data []byte) []uint64 {
 	var out []uint64
 	for len(data) >= 8 {

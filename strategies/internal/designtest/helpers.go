@@ -86,7 +86,7 @@ type StreamSpec struct {
 	Scramble bool // key = workload.Mix64(rank) instead of rank
 }
 
-// events generates the stream: Write events of Delta 1.
+// Gen generates the stream: Write events of Delta 1.
 func (sp StreamSpec) Gen() []workload.Event {
 	r := rand.New(rand.NewPCG(sp.Seed, 0x7465737473747265))
 	z := Zipf(sp.Keys, sp.S)

@@ -129,9 +129,9 @@ func (h *Dense[V]) Bytes() int64 {
 	return int64(cap(h.tab))*4 + int64(cap(h.Keys))*8 + int64(cap(h.Vals))*int64(unsafe.Sizeof(v))
 }
 
-// check: the index is empty or a power of two ≥ 8 at most half full, every
-// key has a value, and every key is found at its own number (hashing with
-// seed).
+// Check validates the index: empty or a power of two ≥ 8 at most half
+// full, every key has a value, and every key is found at its own number
+// (hashing with seed).
 func (h *Dense[V]) Check(seed uint64) error {
 	if len(h.Keys) != len(h.Vals) {
 		return fmt.Errorf("dense keys: %d keys, %d values", len(h.Keys), len(h.Vals))

@@ -45,7 +45,7 @@ type slotTable[V uint64 | float64] struct {
 	Mask  uint64 // len(slots) − 1
 	Seed  uint64
 	N     int // keys held
-	Room  int // 3/4 of len(slots): a new key beyond it doubles the table
+	room  int // 3/4 of len(slots): a new key beyond it doubles the table
 }
 
 // slot is one slot: a key and its count, 0 in an empty slot.
@@ -74,7 +74,7 @@ func (t *slotTable[V]) Init(size, seed uint64) {
 	t.Mask = size - 1
 	t.Seed = seed
 	t.N = 0
-	t.Room = int(size / 4 * 3)
+	t.room = int(size / 4 * 3)
 }
 
 // Len returns the number of keys held.
@@ -114,7 +114,7 @@ func (t *slotTable[V]) Add(h, key uint64, delta V) {
 // slot where its probe from its hash h ended; if the table is full it
 // doubles first, and the key goes where its probe ends in the new slots.
 func (t *slotTable[V]) Insert(s *slot[V], h, key uint64, delta V) {
-	if t.N >= t.Room {
+	if t.N >= t.room {
 		t.grow()
 		s = t.Find(h, key)
 	}
@@ -233,8 +233,8 @@ func (t *slotTable[V]) All() iter.Seq2[uint64, V] {
 // an empty slot has key 0.
 func (t *slotTable[V]) Check() error {
 	l := len(t.Slots)
-	if l < 8 || l&(l-1) != 0 || uint64(l) != t.Mask+1 || t.Room != l/4*3 {
-		return fmt.Errorf("count table: bad shape: %d slots, mask %#x, room %d", l, t.Mask, t.Room)
+	if l < 8 || l&(l-1) != 0 || uint64(l) != t.Mask+1 || t.room != l/4*3 {
+		return fmt.Errorf("count table: bad shape: %d slots, mask %#x, room %d", l, t.Mask, t.room)
 	}
 	n := 0
 	for i, s := range t.Slots {
@@ -257,8 +257,8 @@ func (t *slotTable[V]) Check() error {
 			}
 		}
 	}
-	if n != t.N || n > t.Room {
-		return fmt.Errorf("count table: %d keys held, n = %d, room for %d", n, t.N, t.Room)
+	if n != t.N || n > t.room {
+		return fmt.Errorf("count table: %d keys held, n = %d, room for %d", n, t.N, t.room)
 	}
 	return nil
 }

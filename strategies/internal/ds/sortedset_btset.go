@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// btset is the sorted set of players of zset (sortedset.go) — the same
+// BTSet is the sorted set of players of zset (sortedset.go) — the same
 // methods, order, stamping rules and answers — built as an order-statistic
 // counted B+tree instead of a skip list, so that an update at 2·10⁷ players
 // takes a handful of cache misses instead of the skip list's ~25 dependent
@@ -42,7 +42,7 @@ import (
 // O(log n) worst case (amortised over splits and merges; no randomness, so
 // the seed is unused and the structure depends on the operations alone);
 // score, place and len O(1); top(k) O(k); distinctScoresAbove O(r) for r
-// scores. A btset is not safe for concurrent use.
+// scores. A BTSet is not safe for concurrent use.
 type BTSet struct {
 	t   bttree // the players, keyed (score, stamp, id)
 	d   bttree // the distinct scores, keyed (score, 0, 0)
@@ -128,11 +128,11 @@ func (z *BTSet) move(p *btslot, s int64) {
 	if p.score == s {
 		return
 	}
-	if !z.t.remove(btkey{p.score, p.stamp, p.ID}) {
+	if !z.t.remove(btkey{p.score, p.stamp, p.id}) {
 		z.d.remove(btkey{score: p.score})
 	}
 	p.score, p.stamp = s, z.seq
-	z.place1(btkey{s, z.seq, p.ID})
+	z.place1(btkey{s, z.seq, p.id})
 }
 
 // rankOrdinal returns a player's position in the order, 1 for the best, or
@@ -269,7 +269,7 @@ type btids struct {
 // player's stamp is at least 1: stamps rise above the set's counter, which
 // starts at 0).
 type btslot struct {
-	ID    uint64
+	id    uint64
 	score int64
 	stamp uint64
 }
@@ -291,7 +291,7 @@ func (m *btids) find(id uint64) *btslot {
 	i, _ := bits.Mul64(btmix(id), uint64(len(m.slot)))
 	for {
 		s := &m.slot[i]
-		if s.stamp == 0 || s.ID == id {
+		if s.stamp == 0 || s.id == id {
 			return s
 		}
 		if i++; i == uint64(len(m.slot)) {
@@ -309,7 +309,7 @@ func (m *btids) add(id uint64) *btslot {
 		m.slot = make([]btslot, len(old)+len(old)/2)
 		for _, s := range old {
 			if s.stamp != 0 {
-				*m.find(s.ID) = s
+				*m.find(s.id) = s
 			}
 		}
 	}
@@ -327,8 +327,8 @@ func (m *btids) check() error {
 			continue
 		}
 		used++
-		if m.find(s.ID) != s {
-			return fmt.Errorf("btset: player %d at slot %d not found there", s.ID, i)
+		if m.find(s.id) != s {
+			return fmt.Errorf("btset: player %d at slot %d not found there", s.id, i)
 		}
 	}
 	if used != m.n || 4*used > 3*len(m.slot) {

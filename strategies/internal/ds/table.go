@@ -236,10 +236,10 @@ func (t *Table[V]) DelAt(h, key uint64) bool {
 	return true
 }
 
-// All yields every key held with its value, in slot order (an order that
+// all yields every key held with its value, in slot order (an order that
 // depends on the seed and the size). The table must not change during the
 // loop.
-func (t *Table[V]) All() iter.Seq2[uint64, V] {
+func (t *Table[V]) all() iter.Seq2[uint64, V] {
 	return func(yield func(uint64, V) bool) {
 		var zero V
 		for i, v := range t.vals {

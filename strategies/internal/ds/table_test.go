@@ -21,16 +21,15 @@ func heldKey[V any](r *rand.Rand, want map[uint64]V) uint64 {
 	return keys[r.IntN(len(keys))]
 }
 
-// heldTable is what CheckHeld reads of a table: table[V] and CountTable.
+// heldTable is what checkHeld reads of a table: Table[V] and CountTable.
 type heldTable[V comparable] interface {
 	Check() error
 	Len() int
-	All() iter.Seq2[uint64, V]
 }
 
-// CheckHeld fails the test if the table's invariants do not hold, or its
-// length or what all yields is not exactly want.
-func checkHeld[V comparable](t *testing.T, x heldTable[V], want map[uint64]V) {
+// checkHeld fails the test if the table's invariants do not hold, or its
+// length or what all (the table's iterator) yields is not exactly want.
+func checkHeld[V comparable](t *testing.T, x heldTable[V], all iter.Seq2[uint64, V], want map[uint64]V) {
 	t.Helper()
 	if err := x.Check(); err != nil {
 		t.Fatal(err)
@@ -39,7 +38,7 @@ func checkHeld[V comparable](t *testing.T, x heldTable[V], want map[uint64]V) {
 		t.Fatalf("len: got %d, want %d", x.Len(), len(want))
 	}
 	n := 0
-	for k, v := range x.All() {
+	for k, v := range all {
 		n++
 		if w, ok := want[k]; !ok || w != v {
 			t.Fatalf("all yields key %d = %v, want %v (held %v)", k, v, w, ok)
@@ -54,7 +53,7 @@ func checkHeld[V comparable](t *testing.T, x heldTable[V], want map[uint64]V) {
 // not hold exactly the keys and values of want.
 func checkTable[V comparable](t *testing.T, x *Table[V], want map[uint64]V) {
 	t.Helper()
-	checkHeld(t, x, want)
+	checkHeld(t, x, x.all(), want)
 	for k, v := range want {
 		if got := x.Get(k); got != v {
 			t.Fatalf("get(%d): got %v, want %v", k, got, v)

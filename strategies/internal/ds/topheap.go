@@ -28,7 +28,7 @@ type TopHeap struct {
 	Heap  []heapEntry
 	pos   []int32      // slot → heap position
 	Index Table[int32] // key → slot + 1 (fixed capacity limit)
-	Limit int
+	limit int
 }
 
 // heapEntry is an item and the slot of its key.
@@ -42,7 +42,7 @@ func NewTopHeap(limit int, seed uint64) TopHeap {
 		Heap:  make([]heapEntry, 0, limit),
 		pos:   make([]int32, limit),
 		Index: NewFixedTable[int32](limit, seed),
-		Limit: limit,
+		limit: limit,
 	}
 }
 
@@ -61,7 +61,7 @@ func Worse(a, b *strategies.Item) bool {
 }
 
 func (h *TopHeap) Len() int   { return len(h.Heap) }
-func (h *TopHeap) Full() bool { return len(h.Heap) >= h.Limit }
+func (h *TopHeap) Full() bool { return len(h.Heap) >= h.limit }
 
 // Min returns the root, the worst item held; the heap must not be empty.
 func (h *TopHeap) Min() *strategies.Item { return &h.Heap[0].Item }
@@ -194,10 +194,10 @@ func (h *TopHeap) Bytes() int64 {
 
 // Check validates the heap order, the limit, the slots and the index.
 func (h *TopHeap) Check() error {
-	if len(h.Heap) > h.Limit {
-		return fmt.Errorf("heap: %d items over the limit %d", len(h.Heap), h.Limit)
+	if len(h.Heap) > h.limit {
+		return fmt.Errorf("heap: %d items over the limit %d", len(h.Heap), h.limit)
 	}
-	slots := make([]bool, h.Limit)
+	slots := make([]bool, h.limit)
 	for i := range h.Heap {
 		e := &h.Heap[i]
 		if i > 0 {
@@ -205,7 +205,7 @@ func (h *TopHeap) Check() error {
 				return fmt.Errorf("heap: item %d %+v worse than its parent %d %+v", i, e.Item, p, h.Heap[p].Item)
 			}
 		}
-		if e.Slot < 0 || int(e.Slot) >= h.Limit || slots[e.Slot] {
+		if e.Slot < 0 || int(e.Slot) >= h.limit || slots[e.Slot] {
 			return fmt.Errorf("heap: item %d has slot %d, out of range or shared", i, e.Slot)
 		}
 		slots[e.Slot] = true
