@@ -13,6 +13,7 @@ import (
 	"countsim/scenarios"
 	"countsim/sim"
 	"countsim/strategies"
+	_ "countsim/strategies/all" // every design type, for list and the runs
 )
 
 var cmdRun = &command{
