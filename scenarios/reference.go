@@ -86,22 +86,8 @@ func refKey(f *field, path, kinds string) KeyDoc {
 	if f.Required {
 		d.Default = "required"
 	}
+	d.Type = f.Kind()
 	switch f.form {
-	case formInt, formUint:
-		d.Type = "integer"
-	case formWhole:
-		d.Type = "whole number"
-	case formNumber:
-		d.Type = "number"
-	case formDuration:
-		d.Type = "duration"
-	case formBool:
-		d.Type = "bool"
-	case formString:
-		d.Type = "string"
-		if f.Str != "" {
-			d.Type = f.Str
-		}
 	case formStruct, formOptional:
 		d.Type = "mapping"
 	case formList:

@@ -27,33 +27,30 @@ import (
 // timed stream may last.
 const maxDuration = schema.MaxDuration
 
-// form is how a field's value is written and decoded.
-type form int
+// form is how a field's value is written and decoded: package schema's
+// scalar forms, then a scenario's own.
+type form = schema.Form
 
 const (
-	formInt      form = iota // int or int64: an integer in lo..hi (≥ 0)
-	formUint                 // uint64: a non-negative integer in lo..hi
-	formWhole                // float64 holding a whole number in lo..hi
-	formNumber               // float64: a finite number in its range
-	formDuration             // int64 ns: a Go duration or seconds, up to 24h
-	formBool                 // bool
-	formString               // string: a name, line, label, text, one of a set, or plain
-	formText                 // a type with UnmarshalText (a tie policy, a read path)
-	formStruct               // a struct: a mapping with the struct's keys
-	formOptional             // *struct: a mapping, nil when the key is absent
-	formList                 // []struct: a list of mappings
-	formParams               // []Param: a mapping of raw scalars
-	formExpect               // []Expectation: a list of strings
-	formSweep                // *Sweep: one parameter and a list of its values
-	formRun                  // Run: the kind of run, given by one of the kinds' keys
+	formInt      = schema.FormInt      // int or int64: an integer in lo..hi (≥ 0)
+	formUint     = schema.FormUint     // uint64: a non-negative integer in lo..hi
+	formWhole    = schema.FormWhole    // float64 holding a whole number in lo..hi
+	formNumber   = schema.FormNumber   // float64: a finite number in its range
+	formDuration = schema.FormDuration // int64 ns: a Go duration or seconds, up to 24h
+	formBool     = schema.FormBool     // bool
+	formString   = schema.FormString   // string: a name, line, label, text, one of a set, or plain
+	formText     = schema.FormText     // a type with UnmarshalText (a tie policy, a read path)
 )
 
-// scalarForms are the forms of package schema's scalar fields.
-var scalarForms = map[schema.Form]form{
-	schema.FormInt: formInt, schema.FormUint: formUint, schema.FormWhole: formWhole,
-	schema.FormNumber: formNumber, schema.FormDuration: formDuration, schema.FormBool: formBool,
-	schema.FormString: formString, schema.FormText: formText,
-}
+const (
+	formStruct   form = schema.FormOther + 1 + iota // a struct: a mapping with the struct's keys
+	formOptional                                    // *struct: a mapping, nil when the key is absent
+	formList                                        // []struct: a list of mappings
+	formParams                                      // []Param: a mapping of raw scalars
+	formExpect                                      // []Expectation: a list of strings
+	formSweep                                       // *Sweep: one parameter and a list of its values
+	formRun                                         // Run: the kind of run, given by one of the kinds' keys
+)
 
 // field is one key of a mapping: its tags as package schema reads them,
 // and how this decoder decodes it.
@@ -142,7 +139,7 @@ func newField(owner reflect.Type, sf reflect.StructField, index []int) *field {
 	}
 	switch t := sf.Type; {
 	case f.Field.Form != schema.FormOther:
-		f.form = scalarForms[f.Field.Form]
+		f.form = f.Field.Form
 	case t == paramType:
 		f.form = formParams
 		f.Allowed = "key: value pairs whose values are numbers, bools or strings"

@@ -194,7 +194,7 @@ func (t *Type) New() Params { return reflect.New(t.params).Interface().(Params) 
 
 // Validate holds decoded parameters to their tags and their rules across
 // fields (CheckParams), the type named in the error.
-func (t *Type) Validate(p Params) error { return WithType(t.Name, CheckParams(p)) }
+func (t *Type) Validate(p Params) error { return ValidateWith(t.Name, p) }
 
 // Check is what Build would refuse, found without building: a design on
 // servers in a scenario without a cluster (store false), or parameters that
@@ -238,43 +238,13 @@ func (t *Type) Plan(p Params, env Env) []PlanLine { return t.plan(p, env) }
 func (t *Type) ParamDocs() []ParamDoc {
 	var docs []ParamDoc
 	for _, f := range schema.Of(t.params) {
-		d := ParamDoc{Key: f.Key, Kind: kindName(f), Default: f.DefaultDoc, Allowed: f.Allowed, Range: f.Range, Doc: f.Doc}
-		switch {
-		case f.Form == schema.FormDuration:
-			d.Range = fmt.Sprintf("%c%s,%s%c", "[("[b2i(f.LoOpen)], schema.FormatDuration(f.Lo), schema.FormatDuration(f.Hi), "])"[b2i(f.HiOpen)])
-		case d.Range == "":
-			d.Range = f.Allowed
-		}
+		d := ParamDoc{Key: f.Key, Kind: f.Kind(), Default: f.DefaultDoc, Allowed: f.Allowed, Range: f.RangeText(), Doc: f.Doc}
 		if f.Required {
 			d.Default = "required"
 		}
 		docs = append(docs, d)
 	}
 	return docs
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// kindName is what a parameter's value is, in a word.
-func kindName(f *schema.Field) string {
-	switch f.Form {
-	case schema.FormInt, schema.FormUint:
-		return "integer"
-	case schema.FormWhole:
-		return "whole number"
-	case schema.FormNumber:
-		return "number"
-	case schema.FormDuration:
-		return "duration"
-	case schema.FormBool:
-		return "bool"
-	}
-	return "string"
 }
 
 // ParamDoc describes one parameter: its key, what its value is, its

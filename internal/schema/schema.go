@@ -267,6 +267,52 @@ func (f *Field) InRange(x float64) bool {
 	return !math.IsNaN(x)
 }
 
+// Kind is what a value of the field is, in a word or two, as the
+// references print it: integer, whole number, number, duration, bool, or
+// a string's form (name, line, label, text, string); "" for FormOther.
+func (f *Field) Kind() string {
+	switch f.Form {
+	case FormInt, FormUint:
+		return "integer"
+	case FormWhole:
+		return "whole number"
+	case FormNumber:
+		return "number"
+	case FormDuration:
+		return "duration"
+	case FormBool:
+		return "bool"
+	case FormString:
+		if f.Str != "" {
+			return f.Str
+		}
+		return "string"
+	case FormText:
+		return "string"
+	}
+	return ""
+}
+
+// RangeText is the field's range as a reference's column shows it: the
+// range tag as written ((0,1), 1..32), a duration's bounds as durations
+// ((0,24h]), or for a field without a range what is allowed (its values).
+func (f *Field) RangeText() string {
+	switch {
+	case f.Form == FormDuration:
+		lo, hi := "[", "]"
+		if f.LoOpen {
+			lo = "("
+		}
+		if f.HiOpen {
+			hi = ")"
+		}
+		return lo + FormatDuration(f.Lo) + "," + FormatDuration(f.Hi) + hi
+	case f.Range != "":
+		return f.Range
+	}
+	return f.Allowed
+}
+
 // Optional reports whether the field's zero value means "not given": it
 // has no default and is not required, so a value built in Go that leaves
 // it at zero leaves the choice to the code that reads it.

@@ -234,3 +234,27 @@ func TestNumberRule(t *testing.T) {
 		}
 	}
 }
+
+// Kind and RangeText are what the references print of a field.
+func TestKindAndRangeText(t *testing.T) {
+	type named struct {
+		N string `key:"n" type:"name" doc:"a name"`
+	}
+	fs := append(Of(reflect.TypeFor[every]()), Of(reflect.TypeFor[named]())...)
+	want := []struct{ kind, rng string }{
+		{"integer", "1..10"}, {"integer", "2..3"}, {"whole number", "0..1e6"}, {"number", "(0,1)"},
+		{"duration", "(0,24h]"}, {"duration", "(0,1000h]"}, {"bool", "true, false"}, {"string", "a, b"},
+		{"string", "red, green"}, {"name", NameRule},
+	}
+	for i, f := range fs {
+		if f.Kind() != want[i].kind || f.RangeText() != want[i].rng {
+			t.Errorf("%s: kind %q, range %q; want %q, %q", f.Key, f.Kind(), f.RangeText(), want[i].kind, want[i].rng)
+		}
+	}
+	type window struct {
+		W time.Duration `key:"w" range:">=0" doc:"a window from 0"`
+	}
+	if got := Of(reflect.TypeFor[window]())[0].RangeText(); got != "[0,24h]" {
+		t.Errorf("a duration from 0, capped at 24h: %q, want [0,24h]", got)
+	}
+}
