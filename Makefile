@@ -17,8 +17,8 @@ run: build
 ## test: formatting, vet, the suite with the race detector (-short: the
 ## acceptance runs of the built-in scenarios are too slow under -race), then
 ## the whole suite, acceptance runs included, without it, then countsim
-## check: every expectation of the built-in scenarios (the worked examples'
-## numbers) still holds
+## check: every bound of the built-in scenarios (the worked examples'
+## numbers) still holds and every trap they show on purpose still shows
 test: fmt-check vet
 	$(GO) test -race -short -shuffle=on -count=1 $(PKGS)
 	$(GO) test -count=1 $(PKGS)

@@ -15,7 +15,7 @@ import (
 // image fetched: the styles inline, the charts inline SVG), readable opened
 // from disk. A table of contents; then per scenario, per step, the summary
 // (designs as columns, the questions as rows, each value beside its plan
-// and marked ✔ or ✘ where an expectation judged it), the notes; the
+// and marked ✔, ⚠ or ✘ where an expectation judged it, the legend above), the notes; the
 // charts; every row and table, folded; the manifest last.
 func HTML(w io.Writer, r *Run) error {
 	var b bytes.Buffer
@@ -48,6 +48,9 @@ func HTML(w io.Writer, r *Run) error {
 		b.WriteString("</li>\n")
 	}
 	b.WriteString(`<li><a href="#manifest">Manifest</a></li></ol></nav>` + "\n</header>\n<main>\n")
+	fmt.Fprintf(&b, `<p class="legend" id="legend"><strong>Marks:</strong> <span class="held">%s</span> a bound or goal the design meets held (expect:); `+
+		`<span class="trap">%s</span> a trap or failure the scenario shows on purpose showed (shows:): the worst figure of its design, not one to copy; `+
+		`<span class="failed">%s</span> a bound failed, or a trap did not show.</p>`+"\n", MarkHeld, MarkTrap, MarkFailed)
 	for i := range r.Scenarios {
 		sc := &r.Scenarios[i]
 		fmt.Fprintf(&b, `<section class="scenario" id="%s">`+"\n<h2>%s</h2>\n", anchor("scenario", sc.Name), e(sc.Title))
@@ -97,7 +100,7 @@ func HTML(w io.Writer, r *Run) error {
 
 // footnote is the last line of both reports.
 const footnote = "Rows marked ⏱ are read off the wall clock and vary between runs; every other figure is the same for the same seed. " +
-	"In a summary, a value stands before its plan (value / plan); ✔ marks a figure every expectation on it held, ✘ one that failed."
+	"In a summary, a value stands before its plan (value / plan). " + Legend
 
 // htmlCharts writes charts side by side, each inline SVG with its title.
 func htmlCharts(b *bytes.Buffer, charts []Chart) {
@@ -126,9 +129,11 @@ func htmlSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
 			for _, c := range row.Cells {
 				class := ""
 				switch c.Mark {
-				case "✔":
+				case MarkHeld:
 					class = ` class="pass"`
-				case "✘":
+				case MarkTrap:
+					class = ` class="trap"`
+				case MarkFailed:
 					class = ` class="fail"`
 				}
 				fmt.Fprintf(b, "<td%s>%s", class, e(strings.Join(c.Values, " · ")))
@@ -144,16 +149,16 @@ func htmlSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
 		}
 		b.WriteString("</tbody></table>\n")
 	}
-	if held, all := st.passed(); all > 0 {
+	if t := st.tally(); t != "" {
 		class := "held"
-		if held < all {
+		if len(st.failed()) > 0 {
 			class = "broken"
 		}
-		fmt.Fprintf(b, `<p class="%s">%d of %s hold.</p>`+"\n", class, held, plural(all, "expectation"))
+		fmt.Fprintf(b, `<p class="%s">%s</p>`+"\n", class, e(t))
 		if f := st.failed(); len(f) > 0 {
 			b.WriteString(`<ul class="failed">`)
 			for _, v := range f {
-				fmt.Fprintf(b, "<li>%s: <code>%s</code></li>", e(v.Design), e(v.Text))
+				fmt.Fprintf(b, "<li>%s: <code>%s</code></li>", e(v.Design), e(v.why()))
 			}
 			b.WriteString("</ul>\n")
 		}
@@ -235,6 +240,10 @@ table.summary tbody th{text-align:left;font-weight:500;background:#f6f8fa;white-
 table.summary td{white-space:nowrap;font-variant-numeric:tabular-nums}
 td.pass{background:#dafbe1}
 td.fail{background:#ffebe9}
+td.trap{background:#fff1c2}
+td.trap .mark,.legend .trap{color:#9a6700}
+.legend .held{color:#1a7f37}
+.legend .failed{color:#cf222e}
 .plan{color:#57606a}
 .mark{font-weight:700}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}

@@ -24,6 +24,7 @@ func Markdown(w io.Writer, r *Run) error {
 		fmt.Fprintf(&b, "- [%s](#%s)\n", sc.Title, anchor("scenario", sc.Name))
 	}
 	b.WriteString("- [Manifest](#manifest)\n\n")
+	b.WriteString("**Marks:** " + Legend + "\n\n")
 	for i := range r.Scenarios {
 		sc := &r.Scenarios[i]
 		fmt.Fprintf(&b, "<a id=\"%s\"></a>\n\n## %s\n\nScenario `%s` (%s), seed %d.\n\n", anchor("scenario", sc.Name), sc.Title, sc.Name, sc.File, sc.Seed)
@@ -85,10 +86,10 @@ func mdSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
 		}
 		b.WriteString("\n")
 	}
-	if held, all := st.passed(); all > 0 {
-		fmt.Fprintf(b, "%d of %s hold.\n\n", held, plural(all, "expectation"))
+	if t := st.tally(); t != "" {
+		fmt.Fprintf(b, "%s\n\n", t)
 		for _, v := range st.failed() {
-			fmt.Fprintf(b, "- ✘ %s: `%s`\n", v.Design, v.Text)
+			fmt.Fprintf(b, "- ✘ %s: `%s`\n", v.Design, v.why())
 		}
 		if len(st.failed()) > 0 {
 			b.WriteString("\n")
@@ -98,12 +99,15 @@ func mdSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
 
 // Text writes the short summary a run prints: per scenario and step its
 // title, then a line a design with its answers to the summary's questions
-// (value / plan, ✔ or ✘), and the expectations' tally. The full tables are
+// (value / plan, ✔, ⚠ or ✘), and the expectations' tally. The full tables are
 // in the report folder.
 func Text(w io.Writer, r *Run) error {
 	var b bytes.Buffer
 	if r.Partial {
 		b.WriteString("PARTIAL: the run was stopped before the end.\n\n")
+	}
+	if r.judged() {
+		b.WriteString("Marks: " + Legend + "\n\n")
 	}
 	for i := range r.Scenarios {
 		sc := &r.Scenarios[i]
@@ -130,10 +134,10 @@ func Text(w io.Writer, r *Run) error {
 				fmt.Fprintf(tw, "  %s\t%s\n", d, strings.Join(parts, "; "))
 			}
 			tw.Flush()
-			if held, all := st.passed(); all > 0 {
-				fmt.Fprintf(&b, "  %d of %s hold", held, plural(all, "expectation"))
+			if t := st.tally(); t != "" {
+				fmt.Fprintf(&b, "  %s", strings.TrimSuffix(t, "."))
 				for _, v := range st.failed() {
-					fmt.Fprintf(&b, "; ✘ %s: %s", v.Design, v.Text)
+					fmt.Fprintf(&b, "; ✘ %s: %s", v.Design, v.why())
 				}
 				b.WriteString(".\n")
 			}

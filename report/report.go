@@ -37,11 +37,25 @@ type Step struct {
 	Charts      []Chart // the step's charts, after its summary
 }
 
-// Verdict is one expectation of a design, judged.
+// Verdict is one expectation of a design, judged: a bound or goal of its
+// expect: list, or a trap of its shows: list.
 type Verdict struct {
 	Design, Metric, Text string
-	Pass                 bool
+	Pass                 bool // the bound held, or the trap showed
+	Trap                 bool // a shows: item: holding, it shows a trap on purpose
 }
+
+// The marks of a summary's cells, and the legend that says them.
+const (
+	MarkHeld   = "✔" // every bound on the figure held
+	MarkFailed = "✘" // a bound on it failed, or a trap it should show did not
+	MarkTrap   = "⚠" // it shows a trap on purpose: the failure the scenario exists to show
+)
+
+// Legend says the marks; it stands above a report's first table.
+const Legend = "✔ a bound or goal the design meets held (expect:); " +
+	"⚠ a trap or failure the scenario shows on purpose showed (shows:): the worst figure of its design, not one to copy; " +
+	"✘ a bound failed, or a trap did not show."
 
 // Chart is one chart of a scenario: its title, its SVG (inlined in the
 // HTML page) and its path in the report folder (linked from report.md).
@@ -100,7 +114,7 @@ var headlines = []headline{
 type Cell struct {
 	Values []string // measured, one per row of the metric (days, checkpoints)
 	Plan   string   // the plan beside it, when one row has one
-	Mark   string   // "✔" every expectation on it held, "✘" one failed, "" none
+	Mark   string   // MarkHeld, MarkTrap, MarkFailed, or "" where nothing judged it
 }
 
 // Row is one question of a step's summary.
@@ -151,23 +165,30 @@ func (sc *Scenario) Summary(st *Step) []Row {
 	return rows
 }
 
-// mark is ✔ when every expectation of design on metric held, ✘ when one
-// failed, "" when there is none.
+// mark is the cell of design on metric marked by its verdicts: ✘ when a
+// bound failed or a trap did not show; else ⚠ when a trap showed, even
+// beside a bound that held (a shown trap is never marked ✔); else ✔ when
+// bounds held; "" when nothing judged it.
 func mark(vs []Verdict, design string, metric metrics.Metric) string {
 	m := ""
 	for _, v := range vs {
 		if v.Design != design || metrics.Metric(v.Metric) != metric {
 			continue
 		}
-		if !v.Pass {
-			return "✘"
+		switch {
+		case !v.Pass:
+			return MarkFailed
+		case v.Trap:
+			m = MarkTrap
+		case m == "":
+			m = MarkHeld
 		}
-		m = "✔"
 	}
 	return m
 }
 
-// failed lists the expectations of a step that did not hold.
+// failed lists the expectations of a step that did not hold: bounds that
+// failed and traps that did not show.
 func (st *Step) failed() []Verdict {
 	var out []Verdict
 	for _, v := range st.Verdicts {
@@ -217,14 +238,66 @@ func (c Cell) text() string {
 	return s
 }
 
-// passed counts a step's expectations held and all.
-func (st *Step) passed() (held, all int) {
+// passed counts a step's bounds held and all, and its traps shown and
+// all.
+func (st *Step) passed() (held, bounds, shown, traps int) {
 	for _, v := range st.Verdicts {
-		if v.Pass {
-			held++
+		switch {
+		case v.Trap:
+			traps++
+			if v.Pass {
+				shown++
+			}
+		default:
+			bounds++
+			if v.Pass {
+				held++
+			}
 		}
 	}
-	return held, len(st.Verdicts)
+	return held, bounds, shown, traps
+}
+
+// judged reports whether any step of the run has a verdict.
+func (r *Run) judged() bool {
+	for _, sc := range r.Scenarios {
+		for _, st := range sc.Steps {
+			if len(st.Verdicts) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tally says a step's verdicts in a sentence: "12 of 13 bounds hold; 2
+// of 2 traps shown." ("" without verdicts).
+func (st *Step) tally() string {
+	held, bounds, shown, traps := st.passed()
+	var parts []string
+	if bounds > 0 {
+		verb := "hold"
+		if bounds == 1 {
+			verb = "holds"
+		}
+		parts = append(parts, fmt.Sprintf("%d of %s %s", held, plural(bounds, "bound"), verb))
+	}
+	if traps > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %s shown", shown, plural(traps, "trap")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + "."
+}
+
+// why is a failed verdict in a few words: the bound, or the trap that did
+// not show.
+func (v Verdict) why() string {
+	if v.Trap {
+		return v.Text + " (trap not shown)"
+	}
+	return v.Text
 }
 
 // plural is "1 design", "2 designs".

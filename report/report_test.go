@@ -13,8 +13,10 @@ func row(design string, metric metrics.Metric, v float64, plan *float64) metrics
 }
 
 // run is a scenario of two designs: a ✔ on a's count error, a ✘ on b's
-// memory, a plan beside a's load, a full-scale row the summary ignores, and
-// a metric no headline names but an expectation does.
+// memory, a plan beside a's load, a full-scale row the summary ignores, a
+// metric no headline names but an expectation does, a trap a's load shows
+// beside a bound it meets (⚠, never ✔), and a trap b's count error fails
+// to show (✘).
 func testRun() *Run {
 	return &Run{
 		Manifest: []byte(`{"seed": 1}`),
@@ -26,6 +28,9 @@ func testRun() *Run {
 					{Design: "a", Metric: "count_error", Text: "count_error == 0", Pass: true},
 					{Design: "b", Metric: "bytes", Text: "bytes <= 10", Pass: false},
 					{Design: "b", Metric: "odd_metric", Text: "odd_metric > 1", Pass: true},
+					{Design: "a", Metric: "max_key_ops_per_s", Text: "max_key_ops_per_s <= 7000", Pass: true},
+					{Design: "a", Metric: "max_key_ops_per_s", Text: "max_key_ops_per_s > 6000", Pass: true, Trap: true},
+					{Design: "b", Metric: "count_error", Text: "count_error > 0", Pass: false, Trap: true},
 				}}},
 			Results: []metrics.Result{
 				row("a", "count_error", 0, metrics.PlanOf(0)),
@@ -57,9 +62,9 @@ func TestSummary(t *testing.T) {
 		got = append(got, strings.Join(cells, "|"))
 	}
 	want := []string{
-		"count_error|0 / 0 ✔|-3 / 0",
+		"count_error|0 / 0 ✔|-3 / 0 ✘",
 		"bytes|8|12 ✘",
-		"max_key_ops_per_s|6,384 / 6,250|",
+		"max_key_ops_per_s|6,384 / 6,250 ⚠|",
 		"odd_metric||2 ✔",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -81,14 +86,26 @@ func TestHTML(t *testing.T) {
 		`<td class="pass">0 <span class="plan">/ 0</span> <span class="mark">✔</span></td>`,
 		`<td class="fail">12 <span class="mark">✘</span></td>`,
 		`<figure class="chart"><svg viewBox="0 0 576 360"><path d="M0,0"/></svg>`,
-		`<p class="broken">2 of 3 expectations hold.</p>`,
+		`<td class="trap">6,384 <span class="plan">/ 6,250</span> <span class="mark">⚠</span></td>`,
+		`<p class="broken">3 of 4 bounds hold; 1 of 2 traps shown.</p>`,
 		"<li>b: <code>bytes &lt;= 10</code></li>",
+		"<li>b: <code>count_error &gt; 0 (trap not shown)</code></li>",
 		"b did not keep up",
 		"{&#34;seed&#34;: 1}",
 		`<a href="#scenario-s">`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	// The legend stands above the first table.
+	if l, tb := strings.Index(page, `<p class="legend"`), strings.Index(page, "<table"); l < 0 || tb < 0 || l > tb || !strings.Contains(page[l:tb], "⚠") {
+		t.Errorf("the legend (at %d) is not above the first table (at %d)", l, tb)
+	}
+	// No shown trap is marked ✔.
+	for _, line := range strings.Split(page, "\n") {
+		if strings.Contains(line, `class="trap"`) && strings.Contains(line, "✔") && !strings.Contains(line, `class="legend"`) {
+			t.Errorf("a trap marked ✔: %s", line)
 		}
 	}
 	for _, bad := range []string{"<?xml", "<!-- Generated", "http://", "https://", "<script"} {
@@ -108,9 +125,11 @@ func TestMarkdownAndText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| question | a | b |",
-		"| final count − truth | 0 / 0 ✔ | -3 / 0 |",
-		"2 of 3 expectations hold.",
+		"| final count − truth | 0 / 0 ✔ | -3 / 0 ✘ |",
+		"3 of 4 bounds hold; 1 of 2 traps shown.",
 		"- ✘ b: `bytes <= 10`",
+		"- ✘ b: `count_error > 0 (trap not shown)`",
+		"**Marks:** ✔",
 		"![load](plots/s-load.svg)",
 		"| s: design | metric | measured | plan | unit | note |",
 		"```json\n{\"seed\": 1}\n```",
@@ -123,9 +142,67 @@ func TestMarkdownAndText(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(txt.String()), "\n")
-	if len(lines) != 5 || !strings.HasPrefix(lines[1], "  a ") || !strings.Contains(lines[2], "memory, bytes 12 ✘") ||
-		!strings.Contains(lines[3], "2 of 3 expectations hold; ✘ b: bytes <= 10.") {
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "Marks: ✔") || !strings.HasPrefix(lines[3], "  a ") ||
+		!strings.Contains(lines[3], "busiest key, ops/s 6,384 / 6,250 ⚠") || !strings.Contains(lines[4], "memory, bytes 12 ✘") ||
+		!strings.Contains(lines[5], "3 of 4 bounds hold; 1 of 2 traps shown; ✘ b: bytes <= 10; ✘ b: count_error > 0 (trap not shown).") {
 		t.Errorf("text summary:\n%s", txt.String())
+	}
+}
+
+// TestMark: a cell's mark from every mix of its verdicts. A failed bound
+// or a trap not shown is ✘ whatever else holds; a shown trap is ⚠ even
+// beside held bounds, in either order; held bounds alone are ✔; verdicts
+// on another design or metric leave the cell alone.
+func TestMark(t *testing.T) {
+	held := Verdict{Design: "d", Metric: "m", Pass: true}
+	failed := Verdict{Design: "d", Metric: "m"}
+	shown := Verdict{Design: "d", Metric: "m", Pass: true, Trap: true}
+	unshown := Verdict{Design: "d", Metric: "m", Trap: true}
+	other := Verdict{Design: "e", Metric: "m"}
+	otherMetric := Verdict{Design: "d", Metric: "n"}
+	for _, c := range []struct {
+		vs   []Verdict
+		want string
+	}{
+		{nil, ""},
+		{[]Verdict{other, otherMetric}, ""},
+		{[]Verdict{held}, MarkHeld},
+		{[]Verdict{held, held, other}, MarkHeld},
+		{[]Verdict{failed}, MarkFailed},
+		{[]Verdict{held, failed}, MarkFailed},
+		{[]Verdict{failed, held}, MarkFailed},
+		{[]Verdict{shown}, MarkTrap},
+		{[]Verdict{held, shown}, MarkTrap},
+		{[]Verdict{shown, held}, MarkTrap},
+		{[]Verdict{unshown}, MarkFailed},
+		{[]Verdict{shown, unshown}, MarkFailed},
+		{[]Verdict{unshown, held}, MarkFailed},
+		{[]Verdict{shown, failed}, MarkFailed},
+		{[]Verdict{held, other, otherMetric}, MarkHeld},
+	} {
+		if got := mark(c.vs, "d", "m"); got != c.want {
+			t.Errorf("mark(%+v) = %q, want %q", c.vs, got, c.want)
+		}
+	}
+}
+
+// TestTally: the sentence under a summary, for bounds, traps, both and
+// neither.
+func TestTally(t *testing.T) {
+	for _, c := range []struct {
+		vs   []Verdict
+		want string
+	}{
+		{nil, ""},
+		{[]Verdict{{Pass: true}}, "1 of 1 bound holds."},
+		{[]Verdict{{Pass: true}, {}}, "1 of 2 bounds hold."},
+		{[]Verdict{{Trap: true, Pass: true}}, "1 of 1 trap shown."},
+		{[]Verdict{{}, {Trap: true}, {Trap: true, Pass: true}}, "0 of 1 bound holds; 1 of 2 traps shown."},
+	} {
+		st := Step{Verdicts: c.vs}
+		if got := st.tally(); got != c.want {
+			t.Errorf("tally(%+v) = %q, want %q", c.vs, got, c.want)
+		}
 	}
 }
 

@@ -274,7 +274,7 @@ func (d *decoder) value(f *field, kn, vn *yaml.Node, path string, dst reflect.Va
 		}
 		dst.Set(reflect.ValueOf(ps))
 	case formExpect:
-		es, err := d.expectations(vn, path)
+		es, err := d.expectations(vn, path, f.Key == showsKey)
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Expectation is one assertion of an `expect:` list, on a metric the run
+// Expectation is one assertion of an `expect:` or a `shows:` list, on a
+// metric the run
 // measures for a design (or, at the top of a scenario or step, for the
 // truth): `metric op value`, `metric op plan` or `metric op other`, where
 // op is one of <=, <, ==, >=, >, plan is the closed-form number printed
@@ -18,6 +19,12 @@ import (
 // the same design (`planted_node_max < local_kth_min`). Whether the metrics
 // exist, and the plan, is checked when the scenario is prepared (package
 // sim); here only its form.
+//
+// The two lists say different things of the same grammar. An `expect:`
+// item says a design meets its bound or its goal (`count_error == 0`); a
+// `shows:` item (Trap) says the scenario reproduces a trap or a failure on
+// purpose (`count_error > 0` on batching without dedup): holding, it shows
+// the trap, and a reader must never take it for a design that works.
 type Expectation struct {
 	Text   string  // as written
 	Metric string  // the metric's name
@@ -25,8 +32,12 @@ type Expectation struct {
 	Value  float64 // the number compared with, unless Plan or Other
 	Plan   bool    // compare with the row's plan
 	Other  string  // compare with this metric's measured value, for the same design
+	Trap   bool    // from a shows: list: a trap the scenario shows on purpose
 	Pos    Pos     // the item's position
 }
+
+// showsKey is the key of the lists of traps.
+const showsKey = "shows"
 
 // Ops are the comparisons an expectation may make.
 var Ops = []string{"<=", "<", "==", ">=", ">"}
@@ -37,7 +48,7 @@ var metricSyntax = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 var expectSyntax = regexp.MustCompile(`^([a-z][a-z0-9_]*)\s*(<=|>=|==|<|>)\s*(\S+)$`)
 
-// ParseExpectation reads one expectation's text, as an expect: list holds it.
+// ParseExpectation reads one expectation's text, as an expect: or shows: list holds it.
 func ParseExpectation(text string) (Expectation, error) {
 	m := expectSyntax.FindStringSubmatch(strings.TrimSpace(text))
 	if m == nil {
@@ -78,8 +89,9 @@ func (e Expectation) Holds(measured, rhs float64) bool {
 	return false
 }
 
-// expectations decodes an `expect:` list: a sequence of strings.
-func (d *decoder) expectations(vn *yaml.Node, path string) ([]Expectation, error) {
+// expectations decodes an `expect:` or, with trap, a `shows:` list: a
+// sequence of strings.
+func (d *decoder) expectations(vn *yaml.Node, path string, trap bool) ([]Expectation, error) {
 	if err := d.plain(vn, path); err != nil {
 		return nil, err
 	}
@@ -102,7 +114,7 @@ func (d *decoder) expectations(vn *yaml.Node, path string) ([]Expectation, error
 		if err != nil {
 			return nil, d.fail(item, ipath, "%v", err)
 		}
-		e.Pos = d.pos(item)
+		e.Pos, e.Trap = d.pos(item), trap
 		out = append(out, e)
 	}
 	return out, nil

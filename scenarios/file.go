@@ -49,7 +49,9 @@ type body struct {
 	Faults     []Fault    `key:"faults" entry:"fault" doc:"faults injected at simulated times, in time order (a timed stream only)"`
 	Strategies []Strategy `key:"strategies" range:"1.." required:"true" entry:"strategy" doc:"the designs to compare, each run on the same events"`
 	// Expect are assertions on the truth's rows (the stream itself).
-	Expect []Expectation `key:"expect" doc:"assertions on the truth's measured rows (the stream itself), each 'metric op value' or 'metric op plan' (countsim check)"`
+	Expect []Expectation `key:"expect" doc:"assertions on the truth's measured rows (the stream itself), each 'metric op value', 'metric op plan' or 'metric op metric' (countsim check: PASS or FAIL)"`
+	// Shows are traps the stream itself shows on purpose.
+	Shows []Expectation `key:"shows" doc:"traps the truth's measured rows show on purpose, in expect's grammar (countsim check: SHOWN or NOT SHOWN)"`
 	// Trials runs the whole scenario this many times, each with a seed of
 	// its own derived from the scenario's.
 	Trials int `key:"trials" range:"1..10000" default:"1" doc:"runs of the scenario, each with its own seed derived from seed (the same seeds every time): every measured figure is reported over them (mean, min, p50, p95, max), and a design's share of keys over its bound is tested against δ"`
@@ -133,7 +135,7 @@ func (s *stepSpec) check(r *rule) error {
 // against the stream, the cluster and the assumptions, and the linked
 // figures.
 func (d *decoder) finish(s *Scenario, b *body, path string) error {
-	s.Run, s.Questions, s.Cluster, s.Faults, s.Strategies, s.Expect = b.Run, b.Questions, b.Cluster, b.Faults, b.Strategies, b.Expect
+	s.Run, s.Questions, s.Cluster, s.Faults, s.Strategies, s.Expect, s.Shows = b.Run, b.Questions, b.Cluster, b.Faults, b.Strategies, b.Expect, b.Shows
 	s.Trials, s.FalseAlarm = b.Trials, b.FalseAlarm
 	if err := d.checkFaults(s, path); err != nil {
 		return err

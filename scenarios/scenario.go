@@ -52,6 +52,7 @@ type Scenario struct {
 	Faults     []Fault       // injected at simulated times, in time order
 	Strategies []Strategy    // the designs to compare, in file order
 	Expect     []Expectation // assertions on the truth's rows
+	Shows      []Expectation // traps the truth's rows show on purpose
 	Trials     int           // runs, each with its own derived seed (1: one run)
 	FalseAlarm float64       // the false-alarm level of the tests over trials
 
@@ -160,7 +161,11 @@ type Strategy struct {
 	OnDemand bool `key:"on_demand" doc:"leave the design out unless the run names it with -with NAME (a design too large for every run); true or false"`
 	// Expect are assertions on the design's measured metrics, checked by
 	// countsim check.
-	Expect []Expectation `key:"expect" doc:"assertions on the design's measured metrics, each 'metric op value' or 'metric op plan' (countsim check)"`
+	Expect []Expectation `key:"expect" doc:"the bounds and goals the design meets: assertions on its measured metrics, each 'metric op value', 'metric op plan' or 'metric op metric' (countsim check: PASS or FAIL)"`
+	// Shows are the traps or failures the design shows on purpose, in the
+	// same grammar: holding, an item shows the trap (countsim check:
+	// SHOWN or NOT SHOWN; the report marks it ⚠, never ✔).
+	Shows []Expectation `key:"shows" doc:"the traps or failures the design shows on purpose, in expect's grammar (countsim check: SHOWN or NOT SHOWN; the report marks a shown trap ⚠, never ✔)"`
 	// Sweep runs the design once for each value of one parameter.
 	Sweep *Sweep `key:"sweep" doc:"one parameter and a list of its values: the design runs once a value, on the same events, and the report draws its error against memory with the plan's curve"`
 	Pos   Pos    // the entry's position (its first key, after the "- ")

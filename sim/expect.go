@@ -10,12 +10,15 @@ import (
 	"countsim/strategies"
 )
 
-// Expectations: the assertions of a scenario's `expect:` lists, checked
-// against what a run measured (countsim check). A design's expectation is
-// checked when the scenario is prepared — its metric must be one countsim
-// reports, and a comparison with the plan needs a plan at the simulated
-// scale — and judged against every measured row of its metric after the
-// run: it holds when every such row does.
+// Expectations: the assertions of a scenario's `expect:` and `shows:`
+// lists, checked against what a run measured (countsim check). A design's
+// expectation is checked when the scenario is prepared — its metric must be
+// one countsim reports, and a comparison with the plan needs a plan at the
+// simulated scale — and judged against every measured row of its metric
+// after the run: it holds when every such row does. An `expect:` item that
+// holds is a bound met (PASS); a `shows:` item that holds is a trap shown
+// (SHOWN): the same judge, a different word, so that no reader takes the
+// trap for a design that works.
 
 // Verdict is one expectation judged against a run.
 type Verdict struct {
@@ -24,8 +27,26 @@ type Verdict struct {
 	Expect   scenarios.Expectation
 	Measured *float64 // the row judged (the first that fails, else the first); nil: not measured
 	Plan     *float64 // the row's plan, if it has one; with Expect.Other, the other metric's value
-	Pass     bool
-	Why      string // why it failed, when it did for want of a row or a plan
+	Pass     bool     // the expectation held: a bound met, or a trap shown
+	Why      string   // why it failed, when it did for want of a row or a plan
+}
+
+// Trap reports whether the verdict is on a `shows:` item: a trap the
+// scenario shows on purpose.
+func (v Verdict) Trap() bool { return v.Expect.Trap }
+
+// Word is the verdict as check prints it: PASS or FAIL for a bound or a
+// goal, SHOWN or NOT SHOWN for a trap.
+func (v Verdict) Word() string {
+	switch {
+	case v.Trap() && v.Pass:
+		return "SHOWN"
+	case v.Trap():
+		return "NOT SHOWN"
+	case v.Pass:
+		return "PASS"
+	}
+	return "FAIL"
 }
 
 // checkExpectations refuses, with the line of each, an expectation on a
@@ -56,14 +77,14 @@ func (st *Setup) checkExpectations() error {
 		}
 		return nil
 	}
-	for _, e := range st.Scenario.Expect {
+	for _, e := range assertions(st.Scenario.Expect, st.Scenario.Shows) {
 		if err := known(e, nil); err != nil {
 			return err
 		}
 	}
 	for i := range st.designs {
 		d := &st.designs[i]
-		for _, e := range d.spec.Expect {
+		for _, e := range assertions(d.spec.Expect, d.spec.Shows) {
 			if err := known(e, d); err != nil {
 				return err
 			}
@@ -73,6 +94,11 @@ func (st *Setup) checkExpectations() error {
 		}
 	}
 	return nil
+}
+
+// assertions is an expect: list, then a shows: list.
+func assertions(expect, shows []scenarios.Expectation) []scenarios.Expectation {
+	return append(slices.Clip(expect), shows...)
 }
 
 // metricNames lists every metric countsim reports.
@@ -122,14 +148,15 @@ func (d design) plannedNames() string {
 }
 
 // Judge judges every expectation of the scenario against the rows a run
-// of it returned, in file order: the truth's first, then each design's.
+// of it returned: the truth's first, then each design's, each its expect:
+// list then its shows: list.
 func (st *Setup) Judge(rep *Report) []Verdict {
 	var out []Verdict
-	for _, e := range st.Scenario.Expect {
+	for _, e := range assertions(st.Scenario.Expect, st.Scenario.Shows) {
 		out = append(out, st.judge(rep, truthName(st.Scenario), e))
 	}
 	for _, d := range st.designs {
-		for _, e := range d.spec.Expect {
+		for _, e := range assertions(d.spec.Expect, d.spec.Shows) {
 			out = append(out, st.judge(rep, d.name(), e))
 		}
 	}

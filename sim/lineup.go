@@ -48,7 +48,7 @@ func (l *lineup) twin(backend string) {
 		if d.typ.OnServers() {
 			t := d
 			t.real = backend
-			t.spec.Expect = nil
+			t.spec.Expect, t.spec.Shows = nil, nil
 			all = append(all, t)
 		}
 	}

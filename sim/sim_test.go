@@ -38,7 +38,7 @@ strategies:
     params: {counters: 100}
 `
 
-func prepare(t *testing.T, yaml string, opts Options) *Setup {
+func prepare(t testing.TB, yaml string, opts Options) *Setup {
 	t.Helper()
 	scn, err := scenarios.Parse("small.yaml", []byte(yaml))
 	if err != nil {

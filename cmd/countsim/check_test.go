@@ -11,6 +11,13 @@ import (
 // smallWith writes testdata/small.yaml with count-min's expectations.
 func smallWith(t *testing.T, expect string) string {
 	t.Helper()
+	return smallWithLines(t, "    expect: "+expect+"\n")
+}
+
+// smallWithLines writes testdata/small.yaml with lines added to count-min's
+// entry.
+func smallWithLines(t *testing.T, lines string) string {
+	t.Helper()
 	src, err := os.ReadFile("testdata/small.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -20,7 +27,7 @@ func smallWith(t *testing.T, expect string) string {
 		t.Fatal("small.yaml has no count-min top line")
 	}
 	p := filepath.Join(t.TempDir(), "small.yaml")
-	out := strings.Replace(string(src), old, old+"    expect: "+expect+"\n", 1)
+	out := strings.Replace(string(src), old, old+lines, 1)
 	if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +46,7 @@ func TestCheckVerdicts(t *testing.T) {
 	if !strings.HasPrefix(fail, "FAIL") || !strings.Contains(fail, "count-min") {
 		t.Errorf("failing line %q, want FAIL for count-min", fail)
 	}
-	if !strings.HasPrefix(lineWith(stdout, "undercounts == 0"), "PASS") || !strings.Contains(stdout, "1 passed, 1 failed") {
+	if !strings.HasPrefix(lineWith(stdout, "undercounts == 0"), "PASS") || !strings.Contains(stdout, "1 passed, 1 failed; 0 shown, 0 not shown") {
 		t.Errorf("got\n%s\nwant undercounts passing and the summary 1 passed, 1 failed", stdout)
 	}
 	data, err := os.ReadFile(junit)
@@ -64,14 +71,119 @@ func TestCheckVerdicts(t *testing.T) {
 		suites.Suites[0].Cases[0].Line == 0 || suites.Suites[0].Cases[1].Failure != nil {
 		t.Errorf("JUnit: %+v, want 2 tests, the first failed with its line", suites)
 	}
-	// The file is not written over: a second run with it is refused first.
-	if _, stderr, code := cli(t, "check", "-junit", junit, smallWith(t, `["undercounts == 0"]`)); code != 2 || !strings.Contains(stderr, "already exists") {
-		t.Errorf("-junit over a file: exit %d, %q; want 2", code, stderr)
-	}
 
 	stdout, _, code = cli(t, "check", smallWith(t, `["max_overestimate <= plan"]`))
 	if code != 0 || !strings.HasPrefix(lineWith(stdout, "max_overestimate <= plan"), "PASS") {
 		t.Errorf("against the plan: exit %d\n%s", code, stdout)
+	}
+}
+
+// A trap (shows:) is judged as a bound is and printed apart: SHOWN when it
+// holds, NOT SHOWN when not, under its own heading after the bounds, the
+// legend above them; a trap not shown fails check (exit 1) as a failed
+// bound does, and JUnit keeps both, a trap's case named "shows".
+func TestCheckTraps(t *testing.T) {
+	junit := filepath.Join(t.TempDir(), "check.xml")
+	p := smallWithLines(t, "    expect: [\"undercounts == 0\"]\n    shows: [\"max_overestimate > 0\", \"max_overestimate > 1e12\"]\n")
+	stdout, stderr, code := cli(t, "check", "-junit", junit, p)
+	if code != 1 || !strings.Contains(stderr, "1 of 2 traps not shown") || strings.Contains(stderr, "bound") {
+		t.Fatalf("exit %d, stderr %q, want 1 and the trap not shown named\n%s", code, stderr, stdout)
+	}
+	legend, bounds, traps := strings.Index(stdout, "SHOWN / NOT SHOWN"), strings.Index(stdout, "Bounds and goals (expect:)"), strings.Index(stdout, "Traps shown on purpose (shows:)")
+	if legend < 0 || bounds < legend || traps < bounds {
+		t.Errorf("want the legend, then the bounds, then the traps:\n%s", stdout)
+	}
+	if l := lineWith(stdout, "max_overestimate > 0"); !strings.HasPrefix(l, "SHOWN ") || strings.Index(stdout, l) < traps {
+		t.Errorf("shown trap: %q, want SHOWN under the traps", l)
+	}
+	if l := lineWith(stdout, "max_overestimate > 1e12"); !strings.HasPrefix(l, "NOT SHOWN") {
+		t.Errorf("trap not shown: %q, want NOT SHOWN", l)
+	}
+	if l := lineWith(stdout, "undercounts == 0"); !strings.HasPrefix(l, "PASS") || strings.Index(stdout, l) > traps {
+		t.Errorf("bound: %q, want PASS above the traps", l)
+	}
+	if !strings.Contains(stdout, "1 passed, 0 failed; 1 shown, 1 not shown") {
+		t.Errorf("summary missing:\n%s", stdout)
+	}
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &suites); err != nil {
+		t.Fatal(err)
+	}
+	cs := suites.Suites[0].Cases
+	if suites.Tests != 3 || suites.Failures != 1 || len(cs) != 3 || cs[1].Name != "count-min: shows max_overestimate > 0" || cs[1].Failure != nil ||
+		cs[2].Failure == nil || !strings.HasPrefix(cs[2].Failure.Message, "trap not shown: measured") {
+		t.Errorf("JUnit: %+v", suites)
+	}
+	// Every trap shown and every bound held: exit 0.
+	if stdout, _, code := cli(t, "check", smallWithLines(t, "    shows: [\"max_overestimate > 0\"]\n")); code != 0 || !strings.Contains(stdout, "0 passed, 0 failed; 1 shown, 0 not shown") {
+		t.Errorf("a trap shown: exit %d\n%s", code, stdout)
+	}
+}
+
+// -junit writes a new file, or over check's own earlier JUnit report (CI
+// re-runs in a dirty workspace); any other file there — the user's own, or
+// another tool's JUnit, or a link — is refused before anything runs and
+// left as it was.
+func TestCheckJUnitPlace(t *testing.T) {
+	dir := t.TempDir()
+	p := smallWith(t, `["undercounts == 0"]`)
+	own := filepath.Join(dir, "own.xml")
+	if _, _, code := cli(t, "check", "-junit", own, p); code != 0 {
+		t.Fatalf("first run: exit %d", code)
+	}
+	first, _ := os.ReadFile(own)
+	// Over its own report: written again, with the new verdicts.
+	if _, stderr, code := cli(t, "check", "-junit", own, smallWith(t, `["undercounts == 0", "bytes > 0"]`)); code != 0 {
+		t.Fatalf("over its own report: exit %d, %s", code, stderr)
+	}
+	second, _ := os.ReadFile(own)
+	if string(first) == string(second) || !strings.Contains(string(second), `tests="2"`) {
+		t.Errorf("its own report was not written over:\n%s", second)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.new")); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	link := filepath.Join(dir, "link.xml")
+	if err := os.Symlink(own, link); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		"mine.txt":   "my notes\n",
+		"other.xml":  `<?xml version="1.0"?><testsuites name="go test" tests="1"></testsuites>`,
+		"suffix.xml": string(second) + "<extra/>",
+		"empty.xml":  "",
+		"link.xml":   "",
+	} {
+		path := filepath.Join(dir, name)
+		if name != "link.xml" {
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before, _ := os.ReadFile(path)
+		stdout, stderr, code := cli(t, "check", "-junit", path, p)
+		after, _ := os.ReadFile(path)
+		if code != 2 || !strings.Contains(stderr, "not a JUnit report countsim check wrote") || stdout != "" || string(before) != string(after) {
+			t.Errorf("-junit %s: exit %d, stderr %q, changed %v; want 2 before anything ran, the file as it was", name, code, stderr, string(before) != string(after))
+		}
+	}
+	if _, stderr, code := cli(t, "check", "-junit", filepath.Join(dir, "no", "such.xml"), p); code != 2 || !strings.Contains(stderr, "no folder") {
+		t.Errorf("-junit in a missing folder: exit %d, %q", code, stderr)
 	}
 }
 
@@ -175,7 +287,7 @@ func TestCheckOverTrials(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, _, code := cli(t, "check", p)
-	if code != 0 || !strings.Contains(stdout, "3 passed, 0 failed") || !strings.HasPrefix(lineWith(stdout, "bound_test_p"), "PASS") {
+	if code != 0 || !strings.Contains(stdout, "3 passed, 0 failed;") || !strings.HasPrefix(lineWith(stdout, "bound_test_p"), "PASS") {
 		t.Errorf("exit %d\n%s", code, stdout)
 	}
 }

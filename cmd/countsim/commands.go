@@ -28,7 +28,8 @@ report.md, results.csv, results.json, manifest.json, plots/ and tables/, and
 prints the results
 on stdout: -format summary (the default) as a few lines a step — each
 design's answers to the questions that matter, beside their plans, marked
-✔ or ✘ where an expectation judged them — then the folder's path; -format
+✔ (a bound held), ⚠ (a trap shown on purpose) or ✘ (a bound failed, a trap
+not shown) where an expectation judged them — then the folder's path; -format
 md as a markdown table of every row a scenario, then the folder's path; csv or json as results.csv or results.json holds them,
 and nothing else (the folder's path goes to stderr).
 

@@ -100,11 +100,15 @@ func TestValidateEveryFile(t *testing.T) {
 	}
 }
 
-// The CLI's messages that count say "1 expectation", "1 row": never "1 rows".
+// The CLI's messages that count say "1 bound", "1 trap", "1 row": never "1 rows".
 func TestMessagesSayOneInTheSingular(t *testing.T) {
 	_, stderr, code := cli(t, "check", smallWith(t, `["max_overestimate <= 1"]`))
-	if code != 1 || !strings.Contains(stderr, "1 of 1 expectation failed") {
-		t.Errorf("check with one expectation failing: exit %d, %q; want 1 of 1 expectation failed", code, stderr)
+	if code != 1 || !strings.Contains(stderr, "1 of 1 bound failed") {
+		t.Errorf("check with one bound failing: exit %d, %q; want 1 of 1 bound failed", code, stderr)
+	}
+	_, stderr, code = cli(t, "check", smallWithLines(t, "    shows: [\"max_overestimate <= 1\"]\n"))
+	if code != 1 || !strings.Contains(stderr, "1 of 1 trap not shown") {
+		t.Errorf("check with one trap not shown: exit %d, %q; want 1 of 1 trap not shown", code, stderr)
 	}
 	dir := t.TempDir()
 	old, new := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")

@@ -130,7 +130,7 @@ func reportRun(dir string, setups []*sim.Setup, results []metrics.Result, files 
 			}
 		}
 		for _, v := range st.Judge(&sim.Report{Results: sc.Results}) {
-			step.Verdicts = append(step.Verdicts, report.Verdict{Design: v.Design, Metric: v.Expect.Metric, Text: v.Expect.Text, Pass: v.Pass})
+			step.Verdicts = append(step.Verdicts, report.Verdict{Design: v.Design, Metric: v.Expect.Metric, Text: v.Expect.Text, Pass: v.Pass, Trap: v.Trap()})
 		}
 		sc.Steps = append(sc.Steps, step)
 	}
