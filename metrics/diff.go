@@ -53,38 +53,33 @@ func show(v *float64) string {
 }
 
 // Diff compares two runs' result rows as benchstat compares benchmarks:
-// rows are matched by scenario, strategy, metric and scale (the n-th row
-// of a name with the n-th); a measured value that moved by more than tol
+// rows are matched by scenario, strategy, metric, scale and stat (the n-th
+// row of those with the n-th); a measured value that moved by more than tol
 // relative to the larger of the two (0: any change), a plan that changed,
 // and rows that appeared or vanished are changes. Timing rows (read off a
-// clock) whose values both exist come back as Timed, for their ratio; they
-// are never changes of results. The changes come in the new run's order,
-// then what vanished in the old run's.
+// clock, in either run) whose values both exist, the old one not 0, come
+// back as Timed, for their ratio; they are never changes of results. The
+// changes come in the new run's order, then what vanished in the old run's.
 func Diff(old, new []Result, tol float64) []Change {
-	key := func(rs []Result) ([]string, map[string]Result) {
-		keys := make([]string, len(rs))
-		byKey := map[string]Result{}
-		seen := map[string]int{}
+	ids := func(rs []Result) ([]rowID, map[rowID]Result) {
+		list := make([]rowID, len(rs))
+		byID := map[rowID]Result{}
+		seen := map[rowID]int{}
 		for i, r := range rs {
-			name := fmt.Sprintf("%s/%s %s (%s)", r.Scenario, r.Strategy, r.Metric, r.Scale)
-			if r.Stat != "" {
-				name = fmt.Sprintf("%s/%s %s (%s, %s)", r.Scenario, r.Strategy, r.Metric, r.Scale, r.Stat)
-			}
-			k := name
-			if n := seen[name]; n > 0 {
-				k = fmt.Sprintf("%s #%d", name, n+1)
-			}
-			seen[name]++
-			keys[i], byKey[k] = k, r
+			first := rowID{r.Scenario, r.Strategy, r.Metric, r.Scale, r.Stat, 0}
+			id := first
+			id.n = seen[first]
+			seen[first]++
+			list[i], byID[id] = id, r
 		}
-		return keys, byKey
+		return list, byID
 	}
-	oldKeys, oldBy := key(old)
-	newKeys, newBy := key(new)
+	oldIDs, oldBy := ids(old)
+	newIDs, newBy := ids(new)
 	var out []Change
-	for _, k := range newKeys {
-		n := newBy[k]
-		o, ok := oldBy[k]
+	for _, id := range newIDs {
+		n, k := newBy[id], id.String()
+		o, ok := oldBy[id]
 		switch {
 		case !ok:
 			out = append(out, Change{Kind: Appeared, Key: k, New: n.Value})
@@ -105,10 +100,10 @@ func Diff(old, new []Result, tol float64) []Change {
 			out = append(out, Change{Kind: Replanned, Key: k, Old: o.Plan, New: n.Plan})
 		}
 	}
-	for _, k := range oldKeys {
-		if _, ok := newBy[k]; !ok {
-			o := oldBy[k]
-			c := Change{Kind: Vanished, Key: k, Old: o.Value}
+	for _, id := range oldIDs {
+		if _, ok := newBy[id]; !ok {
+			o := oldBy[id]
+			c := Change{Kind: Vanished, Key: id.String(), Old: o.Value}
 			if o.Value == nil {
 				c.Old = o.Plan
 			}
@@ -116,6 +111,31 @@ func Diff(old, new []Result, tol float64) []Change {
 		}
 	}
 	return out
+}
+
+// rowID is what pairs a row with its counterpart in the other run: its
+// names, and which row of those names it is (n = 0 for the first). The
+// names are compared apart, not as the key they print as: "s/d" and "x"
+// are not "s" and "d/x".
+type rowID struct {
+	scenario, strategy string
+	metric             Metric
+	scale              Scale
+	stat               string
+	n                  int
+}
+
+// String is the change's Key: "scenario/strategy metric (scale)", the stat
+// after the scale, and #n+1 for all but the first row of those names.
+func (id rowID) String() string {
+	k := fmt.Sprintf("%s/%s %s (%s)", id.scenario, id.strategy, id.metric, id.scale)
+	if id.stat != "" {
+		k = fmt.Sprintf("%s/%s %s (%s, %s)", id.scenario, id.strategy, id.metric, id.scale, id.stat)
+	}
+	if id.n > 0 {
+		k = fmt.Sprintf("%s #%d", k, id.n+1)
+	}
+	return k
 }
 
 // moved reports whether two optional numbers differ: one absent, or apart

@@ -1,11 +1,14 @@
 package metrics
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -27,13 +30,61 @@ func WriteJSON(w io.Writer, results []Result) error {
 	return enc.Encode(results)
 }
 
-// ReadJSON reads what WriteJSON wrote.
+// ReadJSON reads what WriteJSON wrote: one JSON array of rows, nothing
+// after it. Anything else (an empty input, null, a value of the wrong
+// type, bytes after the array) is an error that says the line where the
+// input goes wrong and what is allowed there; no rows come with it.
 func ReadJSON(r io.Reader) ([]Result, error) {
-	var rs []Result
-	if err := json.NewDecoder(r).Decode(&rs); err != nil {
+	data, err := io.ReadAll(r)
+	if err != nil {
 		return nil, fmt.Errorf("metrics: reading results: %w", err)
 	}
+	const allowed = "a JSON array of result rows, as countsim run writes in results.json"
+	start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+	if start == len(data) {
+		return nil, fmt.Errorf("metrics: reading results: empty (allowed: %s)", allowed)
+	}
+	var rs []Result
+	err = json.Unmarshal(data, &rs)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return nil, fmt.Errorf("metrics: reading results: line %d: %v (allowed: %s)", lineAt(data, syntax.Offset), err, allowed)
+	case errors.As(err, &typ):
+		where := "the top level"
+		if typ.Field != "" {
+			where = fmt.Sprintf("field %q", typ.Field)
+		} else if typ.Type.Kind() == reflect.Struct {
+			where = "a row"
+		}
+		return nil, fmt.Errorf("metrics: reading results: line %d: %s is a JSON %s (allowed: %s)", lineAt(data, typ.Offset), where, typ.Value, jsonKind(typ.Type))
+	case err != nil:
+		return nil, fmt.Errorf("metrics: reading results: %w", err)
+	case rs == nil:
+		return nil, fmt.Errorf("metrics: reading results: line %d: null (allowed: %s)", lineAt(data, int64(start)), allowed)
+	}
 	return rs, nil
+}
+
+// lineAt is the line (from 1) of data's byte offset.
+func lineAt(data []byte, offset int64) int {
+	return 1 + bytes.Count(data[:min(max(offset, 0), int64(len(data)))], []byte("\n"))
+}
+
+// jsonKind says what JSON a field of type t takes, for ReadJSON's errors.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Float64:
+		return "a number within ±1.7976931348623157e308, or null"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Struct:
+		return "an object: a result row"
+	}
+	return "a JSON array of result rows, as countsim run writes in results.json"
 }
 
 // csvHeader is the first row WriteCSV writes.
