@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,9 +32,10 @@ const DefaultTimeout = 2 * time.Second
 
 // Config says which Redis to use and how.
 type Config struct {
-	// URL is redis://[user:password@]host:port[/db] for one server, or
-	// redis-cluster://host:port,host:port,… for a Redis Cluster (any of
-	// its nodes; the others are found from it).
+	// URL is redis://[user:password@]host[:port][/db] for one server (port
+	// 6379 if none), or redis-cluster://host:port,host:port,… for a Redis
+	// Cluster (any of its nodes; the others are found from it). A host is
+	// required and a port is a number in 1..65535.
 	URL string
 	// Pace is PaceReal ("" too) or PaceMax.
 	Pace string
@@ -61,28 +63,52 @@ func CheckPace(pace string) error {
 const urlForms = "allowed: redis://host:port[/db] or redis-cluster://host:port,host:port,…"
 
 // parseURL returns the addresses of a cluster URL (cluster true), or the
-// options of a one-server URL.
-func parseURL(url string) (opts *redis.Options, addrs []string, err error) {
+// options of a one-server URL. Every address it accepts is host:port with
+// a host and a port in 1..65535 (a one-server URL without a port has
+// Redis's, 6379); every error names the URL and the allowed forms.
+func parseURL(raw string) (opts *redis.Options, addrs []string, err error) {
 	switch {
-	case strings.HasPrefix(url, "redis-cluster://"):
-		for a := range strings.SplitSeq(strings.TrimPrefix(url, "redis-cluster://"), ",") {
-			if _, _, err := net.SplitHostPort(a); err != nil {
-				return nil, nil, fmt.Errorf("store %s: node %q: %v (%s)", url, a, err, urlForms)
+	case strings.HasPrefix(raw, "redis-cluster://"):
+		for a := range strings.SplitSeq(strings.TrimPrefix(raw, "redis-cluster://"), ",") {
+			if err := checkAddr(a); err != nil {
+				return nil, nil, fmt.Errorf("store %q: node %q: %v (%s)", raw, a, err, urlForms)
 			}
 			addrs = append(addrs, a)
 		}
 		return nil, addrs, nil
-	case strings.HasPrefix(url, "redis://"):
-		if rest := strings.TrimPrefix(url, "redis://"); rest == "" || rest[0] == '/' {
-			return nil, nil, fmt.Errorf("store %q: no host (%s)", url, urlForms)
+	case strings.HasPrefix(raw, "redis://"):
+		// go-redis would take a missing host for localhost: refuse it.
+		if u, err := url.Parse(raw); err == nil && u.Hostname() == "" {
+			return nil, nil, fmt.Errorf("store %q: no host (%s)", raw, urlForms)
 		}
-		o, err := redis.ParseURL(url)
+		o, err := redis.ParseURL(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("store %s: %v (%s)", url, err, urlForms)
+			return nil, nil, fmt.Errorf("store %q: %v (%s)", raw, err, urlForms)
+		}
+		if err := checkAddr(o.Addr); err != nil {
+			return nil, nil, fmt.Errorf("store %q: %v (%s)", raw, err, urlForms)
+		}
+		if o.DB < 0 {
+			return nil, nil, fmt.Errorf("store %q: database %d not allowed, the least is 0 (%s)", raw, o.DB, urlForms)
 		}
 		return o, nil, nil
 	}
-	return nil, nil, fmt.Errorf("store %q: unknown scheme (%s)", url, urlForms)
+	return nil, nil, fmt.Errorf("store %q: unknown scheme (%s)", raw, urlForms)
+}
+
+// checkAddr checks that a is host:port, with a host and a port in 1..65535.
+func checkAddr(a string) error {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return err
+	}
+	if host == "" {
+		return errors.New("no host")
+	}
+	if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
+		return fmt.Errorf("port %q not a number in 1..65535", port)
+	}
+	return nil
 }
 
 // Backend is a connection to one Redis server or Redis Cluster, which opens
