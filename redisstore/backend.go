@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,9 +32,10 @@ const DefaultTimeout = 2 * time.Second
 
 // Config says which Redis to use and how.
 type Config struct {
-	// URL is redis://[user:password@]host:port[/db] for one server, or
-	// redis-cluster://host:port,host:port,… for a Redis Cluster (any of
-	// its nodes; the others are found from it).
+	// URL is redis://[user:password@]host[:port][/db] for one server (port
+	// 6379 if none), or redis-cluster://host:port,host:port,… for a Redis
+	// Cluster (any of its nodes; the others are found from it). A host is
+	// required and a port is a number in 1..65535.
 	URL string
 	// Pace is PaceReal ("" too) or PaceMax.
 	Pace string
@@ -61,28 +63,52 @@ func CheckPace(pace string) error {
 const urlForms = "allowed: redis://host:port[/db] or redis-cluster://host:port,host:port,…"
 
 // parseURL returns the addresses of a cluster URL (cluster true), or the
-// options of a one-server URL.
-func parseURL(url string) (opts *redis.Options, addrs []string, err error) {
+// options of a one-server URL. Every address it accepts is host:port with
+// a host and a port in 1..65535 (a one-server URL without a port has
+// Redis's, 6379); every error names the URL and the allowed forms.
+func parseURL(raw string) (opts *redis.Options, addrs []string, err error) {
 	switch {
-	case strings.HasPrefix(url, "redis-cluster://"):
-		for a := range strings.SplitSeq(strings.TrimPrefix(url, "redis-cluster://"), ",") {
-			if _, _, err := net.SplitHostPort(a); err != nil {
-				return nil, nil, fmt.Errorf("store %s: node %q: %v (%s)", url, a, err, urlForms)
+	case strings.HasPrefix(raw, "redis-cluster://"):
+		for a := range strings.SplitSeq(strings.TrimPrefix(raw, "redis-cluster://"), ",") {
+			if err := checkAddr(a); err != nil {
+				return nil, nil, fmt.Errorf("store %q: node %q: %v (%s)", raw, a, err, urlForms)
 			}
 			addrs = append(addrs, a)
 		}
 		return nil, addrs, nil
-	case strings.HasPrefix(url, "redis://"):
-		if rest := strings.TrimPrefix(url, "redis://"); rest == "" || rest[0] == '/' {
-			return nil, nil, fmt.Errorf("store %q: no host (%s)", url, urlForms)
+	case strings.HasPrefix(raw, "redis://"):
+		// go-redis would take a missing host for localhost: refuse it.
+		if u, err := url.Parse(raw); err == nil && u.Hostname() == "" {
+			return nil, nil, fmt.Errorf("store %q: no host (%s)", raw, urlForms)
 		}
-		o, err := redis.ParseURL(url)
+		o, err := redis.ParseURL(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("store %s: %v (%s)", url, err, urlForms)
+			return nil, nil, fmt.Errorf("store %q: %v (%s)", raw, err, urlForms)
+		}
+		if err := checkAddr(o.Addr); err != nil {
+			return nil, nil, fmt.Errorf("store %q: %v (%s)", raw, err, urlForms)
+		}
+		if o.DB < 0 {
+			return nil, nil, fmt.Errorf("store %q: database %d not allowed, the least is 0 (%s)", raw, o.DB, urlForms)
 		}
 		return o, nil, nil
 	}
-	return nil, nil, fmt.Errorf("store %q: unknown scheme (%s)", url, urlForms)
+	return nil, nil, fmt.Errorf("store %q: unknown scheme (%s)", raw, urlForms)
+}
+
+// checkAddr checks that a is host:port, with a host and a port in 1..65535.
+func checkAddr(a string) error {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return err
+	}
+	if host == "" {
+		return errors.New("no host")
+	}
+	if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
+		return fmt.Errorf("port %q not a number in 1..65535", port)
+	}
+	return nil
 }
 
 // Backend is a connection to one Redis server or Redis Cluster, which opens
@@ -92,9 +118,10 @@ type Backend struct {
 	cfg     Config
 	client  redis.UniversalClient
 	cluster bool
-	run     string   // the run's part of every key name
-	nodes   []string // the masters' addresses, sorted
-	slots   []int16  // slot → index in nodes (a cluster's); nil: one node
+	opts    *redis.Options // a one-server URL's (nil: a cluster's)
+	run     string         // the run's part of every key name
+	nodes   []string       // the masters' addresses, sorted
+	slots   []int16        // slot → index in nodes (a cluster's); nil: one node
 }
 
 // Connect connects to the store cfg names, checks that it answers (and,
@@ -124,7 +151,7 @@ func Connect(ctx context.Context, cfg Config) (*Backend, error) {
 		opts.PoolTimeout, opts.MaxRetries, opts.Protocol = cfg.Timeout, -1, 2
 		opts.DisableIdentity, opts.MaintNotificationsConfig = true, off
 		b.client = redis.NewClient(opts)
-		b.nodes = []string{opts.Addr}
+		b.nodes, b.opts = []string{opts.Addr}, opts
 	} else {
 		b.cluster = true
 		b.client = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs,
@@ -193,9 +220,7 @@ func (b *Backend) connect(ctx context.Context) error {
 // "no nodes" or a MOVED loop.
 func clusterReady(ctx context.Context, addrs []string, timeout time.Duration) error {
 	for _, a := range addrs {
-		c := redis.NewClient(&redis.Options{Addr: a, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
-			PoolTimeout: timeout, MaxRetries: -1, Protocol: 2, DisableIdentity: true,
-			MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
+		c := redis.NewClient(nodeOptions(nil, a, timeout))
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		info, err := c.ClusterInfo(cctx).Result()
 		cancel()
@@ -214,6 +239,91 @@ func clusterReady(ctx context.Context, addrs []string, timeout time.Duration) er
 		}
 	}
 	return nil
+}
+
+// nodeOptions are the options of a client of the one node at addr, by
+// itself: base's (a one-server URL's: its user, password and db) or none,
+// with every call bounded by timeout and no retries.
+func nodeOptions(base *redis.Options, addr string, timeout time.Duration) *redis.Options {
+	var o redis.Options
+	if base != nil {
+		o = *base
+	}
+	o.Addr, o.PoolSize = addr, 1
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolTimeout = timeout, timeout, timeout, timeout
+	o.MaxRetries, o.Protocol, o.DisableIdentity = -1, 2, true
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return &o
+}
+
+// probe asks node i, by itself, whether it is there: nil if it answers a
+// PING within the timeout, else why not.
+func (b *Backend) probe(ctx context.Context, i int) error {
+	c := redis.NewClient(nodeOptions(b.opts, b.nodes[i], b.cfg.Timeout))
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	return c.Ping(ctx).Err()
+}
+
+// nodeErr is err, which a call to the nodes of cmds met, naming the node to
+// blame: the node of the first command the server refused (a Redis error
+// reply); else (a connection reset or refused, a timeout) each node of a
+// failed command that does not answer a PING now, as gone away; else
+// (they all answer) those nodes as too slow. A call that failed because
+// ctx ended blames no node: the run was stopped.
+func (b *Backend) nodeErr(ctx context.Context, cmds []redis.Cmder, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	var blamed []int // in order of their first failed command
+	name := ""       // the first failed command's
+	for _, c := range cmds {
+		cerr := c.Err()
+		if cerr == nil || errors.Is(cerr, redis.Nil) {
+			continue
+		}
+		n := 0
+		if args := c.Args(); len(args) > 1 {
+			if key, ok := args[1].(string); ok {
+				n = b.nodeOf(key)
+			}
+		}
+		if _, ok := errors.AsType[redis.Error](cerr); ok {
+			return fmt.Errorf("node %s: %s: %w", b.nodes[n], strings.ToUpper(c.Name()), cerr)
+		}
+		if name == "" {
+			name = strings.ToUpper(c.Name())
+		}
+		if !slices.Contains(blamed, n) {
+			blamed = append(blamed, n)
+		}
+	}
+	if len(blamed) == 0 {
+		return err
+	}
+	var gone, why []string
+	for _, n := range blamed {
+		if perr := b.probe(ctx, n); perr != nil {
+			gone, why = append(gone, b.nodes[n]), append(why, perr.Error())
+		}
+	}
+	if len(gone) > 0 {
+		return fmt.Errorf("%s %s went away (PING: %s): %s: %w", plural(len(gone)), strings.Join(gone, ", "), strings.Join(why, "; "), name, err)
+	}
+	slow := make([]string, len(blamed))
+	for i, n := range blamed {
+		slow[i] = b.nodes[n]
+	}
+	return fmt.Errorf("%s %s did not answer within %s (a PING now answers): %s: %w", plural(len(slow)), strings.Join(slow, ", "), b.cfg.Timeout, name, err)
+}
+
+// plural is "node" or "nodes".
+func plural(n int) string {
+	if n == 1 {
+		return "node"
+	}
+	return "nodes"
 }
 
 // discard drops go-redis's own log lines (a failed dial, retried): the

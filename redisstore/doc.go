@@ -33,10 +33,14 @@
 //
 // Failure. Every call has a timeout (2 s by default) and no retries: a
 // refused connection, a server that goes away mid-run or a cluster that is
-// not ready is an error within seconds, never a hang. Do cannot return an
-// error, so the store reports its first one through the fail function the
-// run gave it, answers every later Do with zeros, and sends nothing more;
-// the run then stops with a partial report.
+// not ready is an error within seconds, never a hang. The error names the
+// node to blame: the one whose command the server refused, or, when a
+// call got no answer, each node of it that does not answer a PING of its
+// own afterwards ("node 127.0.0.1:7002 went away"; if they all answer,
+// those that were too slow). Do cannot return an error, so the store
+// reports its first one through the fail function the run gave it, answers
+// every later Do with zeros, and sends nothing more; the run then stops
+// with a partial report.
 //
 // redisstore implements the contracts of package strategies (Store,
 // Backend, RealStore, RankReader) and imports metrics; it stands beside

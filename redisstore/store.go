@@ -165,6 +165,7 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 			src := s.key(op.Member, op.Tag)
 			c = s.pipe.PFMerge(s.ctx, ks.name, ks.name, src.name)
 		default:
+			s.pipe.Discard() // nothing of this pipeline is sent, not even later by Close
 			s.failWith(fmt.Errorf("redis store: unknown op kind %d", op.Kind))
 			return
 		}
@@ -185,20 +186,20 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 	cancel()
 	reply := time.Now()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		s.failWith(fmt.Errorf("redis store %s: %w", s.b.cfg.URL, err))
+		s.failWith(s.errorf("", s.cmds, err))
 		return
 	}
 	k := 0
 	for ci, c := range s.cmds {
 		if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) {
-			s.failWith(fmt.Errorf("redis store %s: %s: %w", s.b.cfg.URL, c.Name(), err))
+			s.failWith(s.errorf("", s.cmds, err))
 			return
 		}
 		switch c := c.(type) {
 		case *redis.StringCmd: // GET
 			v, err := c.Int64()
 			if err != nil && !errors.Is(err, redis.Nil) {
-				s.failWith(fmt.Errorf("redis store %s: GET: %w", s.b.cfg.URL, err))
+				s.failWith(fmt.Errorf("redis store %s: node %s: GET: %w", s.b.cfg.URL, s.b.nodes[s.b.nodeOf(c.Args()[1].(string))], err))
 				return
 			}
 			vals[off+k] = v
@@ -230,6 +231,17 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 	}
 }
 
+// errorf is err, which the call of cmds met (what the store was doing, if
+// not sending a design's ops), naming the store and the node to blame
+// ([Backend.nodeErr]).
+func (s *store) errorf(what string, cmds []redis.Cmder, err error) error {
+	err = s.b.nodeErr(s.ctx, cmds, err)
+	if what != "" {
+		return fmt.Errorf("redis store %s: %s: %w", s.b.cfg.URL, what, err)
+	}
+	return fmt.Errorf("redis store %s: %w", s.b.cfg.URL, err)
+}
+
 // failWith records the store's first error and reports it to the run.
 func (s *store) failWith(err error) {
 	if s.failed == nil {
@@ -250,9 +262,10 @@ func (s *store) Final(key uint64) int64 {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.b.cfg.Timeout)
 	defer cancel()
-	v, err := s.b.client.Get(ctx, k.name).Int64()
+	get := s.b.client.Get(ctx, k.name)
+	v, err := get.Int64()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		s.failWith(fmt.Errorf("redis store %s: GET: %w", s.b.cfg.URL, err))
+		s.failWith(s.errorf("", []redis.Cmder{get}, err))
 		return 0
 	}
 	return v
@@ -276,10 +289,10 @@ func (s *store) Settle() {
 			cmds[j] = s.pipe.Get(s.ctx, k.name)
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, s.b.cfg.Timeout)
-		_, err := s.pipe.Exec(ctx)
+		sent, err := s.pipe.Exec(ctx)
 		cancel()
 		if err != nil && !errors.Is(err, redis.Nil) {
-			s.failWith(fmt.Errorf("redis store %s: reading back: %w", s.b.cfg.URL, err))
+			s.failWith(s.errorf("reading back", sent, err))
 			return
 		}
 		for j, k := range part {
@@ -315,8 +328,8 @@ func (s *store) Ranks(players []uint64) (scores, ranks []int64, found []bool, er
 	exec := func(what string) error {
 		ctx, cancel := context.WithTimeout(s.ctx, s.b.cfg.Timeout)
 		defer cancel()
-		if _, err := s.pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-			s.failWith(fmt.Errorf("redis store %s: %s: %w", s.b.cfg.URL, what, err))
+		if sent, err := s.pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			s.failWith(s.errorf("reading ranks ("+what+")", sent, err))
 			return s.failed
 		}
 		return nil
@@ -394,8 +407,8 @@ func (s *store) Close() error {
 		for _, key := range s.order[i:min(len(s.order), i+settleBatch)] {
 			s.pipe.Unlink(ctx, s.keys[key].name)
 		}
-		if _, err := s.pipe.Exec(ctx); err != nil {
-			return fmt.Errorf("redis store %s: deleting the run's keys (%s*): %w", s.b.cfg.URL, s.prefix, err)
+		if sent, err := s.pipe.Exec(ctx); err != nil {
+			return fmt.Errorf("redis store %s: deleting the run's keys (%s*): %w", s.b.cfg.URL, s.prefix, s.b.nodeErr(ctx, sent, err))
 		}
 	}
 	return nil
