@@ -76,6 +76,7 @@ func fileError(path string, err error) error {
 //     (viewers over days), or a profile; a key that only another kind takes
 //     is refused with the reason, and a kind may refuse sections (a profile
 //     takes no questions, cluster or faults);
+//   - a design's sweep varies a parameter its params do not give;
 //   - the rules across the keys of one kind are in its file (timed.go,
 //     audience.go, profile.go); those across sections are in rules.go
 //     (faults against the stream and the cluster, names unique in the
