@@ -350,9 +350,6 @@ func (d *decoder) params(v *yaml.Node, path string) ([]Param, error) {
 		if err != nil {
 			return nil, err
 		}
-		if key == "" {
-			return nil, d.fail(k, path, "empty key (allowed: a parameter name)")
-		}
 		value, err := d.param(val, join(path, key))
 		if err != nil {
 			return nil, err
@@ -407,6 +404,15 @@ func (d *decoder) key(k *yaml.Node, path string, seen map[string]*yaml.Node) (st
 	}
 	if k.Kind != yaml.ScalarNode {
 		return "", d.fail(k, path, "%s as a key is not allowed (allowed: a plain name)", describe(k))
+	}
+	// A key with no text (`? ` alone, `""`) or a null one (`~`, `null`)
+	// names nothing: the keyless fields of a schema (the run) must not
+	// match it.
+	if k.Value == "" {
+		return "", d.fail(k, path, "empty key (allowed: a plain name)")
+	}
+	if isNull(k) {
+		return "", d.fail(k, path, "null key %s is not allowed (allowed: a plain name; quote it to make it a string)", k.Value)
 	}
 	if prev := seen[k.Value]; prev != nil {
 		return "", d.fail(k, path, "key %q given twice (first at line %d)", k.Value, prev.Line)

@@ -194,7 +194,7 @@ func (d *decoder) pickKind(kn, vn *yaml.Node, path string, cands []*kindDef) (*k
 	if vn.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(vn.Content); i += 2 {
 			m := vn.Content[i]
-			if m.Kind != yaml.ScalarNode || m.Tag == "!!merge" || at != nil && m.Value == at.Value {
+			if !nameKey(m) || at != nil && m.Value == at.Value {
 				continue // repeats and bad keys are the mapping's own errors
 			}
 			for _, c := range cands {
@@ -215,7 +215,11 @@ func (d *decoder) pickKind(kn, vn *yaml.Node, path string, cands []*kindDef) (*k
 	}
 	union := unionKeys(cands)
 	for i := 0; i+1 < len(vn.Content); i += 2 {
-		if m := vn.Content[i]; m.Kind == yaml.ScalarNode && m.Tag != "!!merge" && !slices.Contains(union, m.Value) {
+		m := vn.Content[i]
+		if _, err := d.key(m, path, map[string]*yaml.Node{}); err != nil {
+			return nil, err // a key that names nothing, at its own line
+		}
+		if !slices.Contains(union, m.Value) {
 			return nil, d.fail(m, path, "unknown key %q (allowed: %s)", m.Value, joinKeys(union))
 		}
 	}
@@ -233,6 +237,12 @@ func (d *decoder) pickKind(kn, vn *yaml.Node, path string, cands []*kindDef) (*k
 		allowed = append(allowed, c.marker+": "+rule)
 	}
 	return nil, d.fail(kn, "", "%s needs %s (allowed: %s)", path, orList(needs), strings.Join(allowed, "; or "))
+}
+
+// nameKey reports whether the key node m is one the decoder may read as a
+// name (decoder.key refuses the others, when the mapping is read).
+func nameKey(m *yaml.Node) bool {
+	return m.Kind == yaml.ScalarNode && m.Tag != "!!merge" && m.Value != "" && !isNull(m)
 }
 
 // orList joins items as "a", "a or b", "a, b or c".

@@ -128,8 +128,9 @@ func (d *decoder) checkFaults(s *Scenario, path string) error {
 	return nil
 }
 
-// check: the strategy's name is unique in the file, across its steps, and
-// its type is not empty.
+// check: the strategy's name is unique in the file, across its steps, its
+// type is not empty, and a parameter it sweeps is not in its params too
+// (one of the two would be dropped without a word).
 func (s *Strategy) check(r *rule) error {
 	d := r.d
 	use, dup := d.strategyNames[s.Name]
@@ -143,6 +144,16 @@ func (s *Strategy) check(r *rule) error {
 	d.strategyNames[s.Name] = strategyUse{line: r.vals["name"].Line, step: d.step}
 	if s.Type == "" {
 		return r.fail("type", "empty (allowed: a design type such as count-min)")
+	}
+	if sw := s.Sweep; sw != nil {
+		for _, p := range s.Params {
+			if p.Key == sw.Key {
+				e := Errorf(sw.Pos, "%s: %s is also given in params, at line %d (allowed: %s in sweep or in params, not both)",
+					join(r.path, "sweep."+sw.Key), sw.Key, p.Pos.Line, sw.Key)
+				e.Path = join(r.path, "sweep."+sw.Key)
+				return e
+			}
+		}
 	}
 	return nil
 }

@@ -83,10 +83,11 @@ func (s *mapping) keys() []string {
 	return ks
 }
 
-// field returns the field of key, or nil.
+// field returns the field of key, or nil. The run's field has no key of
+// its own: no key finds it, not even "".
 func (s *mapping) field(key string) *field {
 	for _, f := range s.fields {
-		if f.Key == key {
+		if f.Key == key && f.form != formRun {
 			return f
 		}
 	}

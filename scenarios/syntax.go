@@ -58,9 +58,10 @@ func fileError(path string, err error) error {
 //   - one YAML document, a mapping; at most 1 MiB of UTF-8 text. A UTF-16
 //     file (YAML allows it, some Windows tools write it) is refused with a
 //     hint to save it as UTF-8, so that every line found here is the file's;
-//   - unknown keys, repeated keys, anchors and aliases (&x, *x, <<) and tags
-//     other than the standard !!str, !!int, !!float, !!bool, !!null, !!map and
-//     !!seq are refused;
+//   - unknown keys, repeated keys, keys that name nothing (empty, null, a
+//     list or a mapping: `?`, `""`, `~`, `? [a]`), anchors and aliases (&x,
+//     *x, <<) and tags other than the standard !!str, !!int, !!float, !!bool,
+//     !!null, !!map and !!seq are refused;
 //   - an integer field takes a YAML integer (10000000, 10_000_000, 0x10,
 //     0o17) or an integer-valued float (1e7, 1.0e7); 2.5 and "10" are
 //     refused, and so is 010, which YAML 1.1 reads as octal 8;
@@ -75,6 +76,7 @@ func fileError(path string, err error) error {
 //     (viewers over days), or a profile; a key that only another kind takes
 //     is refused with the reason, and a kind may refuse sections (a profile
 //     takes no questions, cluster or faults);
+//   - a design's sweep varies a parameter its params do not give;
 //   - the rules across the keys of one kind are in its file (timed.go,
 //     audience.go, profile.go); those across sections are in rules.go
 //     (faults against the stream and the cluster, names unique in the

@@ -68,10 +68,11 @@ func parseUnixNumber(s string) (int64, timeError) {
 	}
 	i := 0
 	var n uint64
+	huge := false // beyond uint64: out of range, once the syntax is known good
 	for ; i < len(s) && isDigitByte(s[i]); i++ {
 		d := uint64(s[i] - '0')
 		if n > (math.MaxUint64-d)/10 {
-			return 0, errTimeRange
+			huge = true
 		}
 		n = n*10 + d
 	}
@@ -89,6 +90,9 @@ func parseUnixNumber(s string) (int64, timeError) {
 				return 0, errTimeSyntax
 			}
 		}
+	}
+	if huge {
+		return 0, errTimeRange
 	}
 	var scale uint64
 	var digits int // fraction digits that reach the nanosecond

@@ -113,7 +113,7 @@ func (r *predictRule) stripes(actor uint64, lo, hi int) int {
 	}
 	k := lo
 	if r.per > 0 {
-		k = int(min(math.Ceil(f/r.per), float64(hotMaxStripes)))
+		k = r.perK(f)
 	} else {
 		for i, at := range r.at {
 			if f >= float64(at) {
@@ -122,6 +122,11 @@ func (r *predictRule) stripes(actor uint64, lo, hi int) int {
 		}
 	}
 	return min(max(k, lo), hi)
+}
+
+// perK is per_followers' K for f followers (as counted), before the clamp.
+func (r *predictRule) perK(f float64) int {
+	return int(min(math.Ceil(f/r.per), float64(hotMaxStripes)))
 }
 
 // String is the rule as a note says it.
@@ -160,7 +165,11 @@ func (r *predictRule) protectedFactor() float64 {
 // expectedScaled is E[K(c·F)]. K is non-decreasing in F, so E[K] = lo +
 // Σ_{k=lo..hi−1} P(K > k): for a table, lo + Σ_i (K_i − K_{i−1})·P(c·F ≥
 // F_i) over its clamped steps, P(F ≥ ⌈F_i/c⌉); for per_followers N, lo +
-// Σ_k P(c·F > k·N), P(F ≥ ⌊k·N/c⌋ + 1) (F a whole number).
+// Σ_k P(c·F > k·N), P(F ≥ ⌊k·N/c⌋ + 1) (F a whole number). Each bound on
+// F is then moved to the least F at which stripes, in its float64
+// arithmetic, steps (a step or two at most: 687 / 22.9 is
+// 30.000000000000004, so 687 followers get 31 stripes at per_followers
+// 22.9), so that the plan is the mean of the K the counters start with.
 func (r *predictRule) expectedScaled(atLeast func(f uint64) float64, c float64, lo, hi int) float64 {
 	e := float64(lo)
 	// P(F ≥ x) for a real x, 0 beyond any uint64.
@@ -172,7 +181,7 @@ func (r *predictRule) expectedScaled(atLeast func(f uint64) float64, c float64, 
 	}
 	if r.per > 0 {
 		for k := lo; k < hi; k++ {
-			p := from(math.Floor(float64(k)*r.per/c) + 1)
+			p := from(leastFollowers(math.Floor(float64(k)*r.per/c)+1, func(f float64) bool { return r.perK(f*c) > k }))
 			if p == 0 {
 				break
 			}
@@ -184,11 +193,30 @@ func (r *predictRule) expectedScaled(atLeast func(f uint64) float64, c float64, 
 	for i, at := range r.at {
 		k := min(max(r.k[i], lo), hi)
 		if k > prev {
-			e += float64(k-prev) * from(math.Ceil(float64(at)/c))
+			e += float64(k-prev) * from(leastFollowers(math.Ceil(float64(at)/c), func(f float64) bool { return f*c >= float64(at) }))
 			prev = k
 		}
 	}
 	return e
+}
+
+// leastFollowers returns the least whole number of followers f ≥ 1 for which
+// steps(f) holds (steps is false then true as f grows), from a guess within
+// a few of it. A guess of 2^53 or more is returned as it is: whole numbers
+// there are not all float64 values (and no author has so many followers).
+func leastFollowers(guess float64, steps func(f float64) bool) float64 {
+	const exact = 1 << 53
+	f := max(guess, 1)
+	if f >= exact {
+		return f
+	}
+	for i := 0; i < 4 && f > 1 && steps(f-1); i++ {
+		f--
+	}
+	for i := 0; i < 4 && !steps(f); i++ {
+		f++
+	}
+	return f
 }
 
 // FirstStripes is the K a key's counter starts with for a post of actor.

@@ -130,6 +130,8 @@ func (r *Regional) regionOf(e *workload.Event) int {
 // Observe counts each write in its region (and in the region's news since
 // its last send), flags a hashtag whose regional count reaches the
 // threshold, and sends every region's news at each period's end it passes.
+// The send at a period's end t carries the writes before t: a write at t
+// itself is counted after that send, and goes with the next.
 func (r *Regional) Observe(batch []workload.Event) {
 	r.ops = r.ops[:0]
 	for i := range batch {
