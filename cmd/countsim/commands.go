@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"countsim/metrics"
+	"countsim/redisstore"
 	"countsim/scenarios"
 	"countsim/sim"
 	"countsim/strategies"
@@ -232,6 +233,15 @@ func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Se
 		return nil, &usageError{fmt.Sprintf("scenario name %q given twice (%s and %s)", scn.Name, prev, scn.File)}
 	}
 	seen[scn.Name] = scn.File
+	// The store: block's URL, held to what redisstore will dial (scenarios
+	// checks only its form: it imports nothing of ours), before anything runs.
+	for _, step := range append([]*scenarios.Scenario{scn}, scn.Steps...) {
+		if s := step.Store; s != nil {
+			if err := redisstore.CheckURL(s.URL); err != nil {
+				return nil, scenarios.Errorf(s.Pos, "store.url: %v", err)
+			}
+		}
+	}
 	steps := scn.Steps
 	if len(steps) == 0 {
 		steps = []*scenarios.Scenario{scn}
