@@ -34,6 +34,35 @@ func smallWithLines(t *testing.T, lines string) string {
 	return p
 }
 
+// junitFile is what the tests read of check's JUnit report.
+type junitFile struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Suites   []struct {
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Line    int    `xml:"line,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"failure"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// readJUnit reads the JUnit report at path.
+func readJUnit(t *testing.T, path string) junitFile {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f junitFile
+	if err := xml.Unmarshal(data, &f); err != nil {
+		t.Fatalf("JUnit file: %v\n%s", err, data)
+	}
+	return f
+}
+
 // A bound that cannot hold fails with the measured number beside it, exit
 // 1, and one JUnit failure; the same bound against the plan holds, exit 0.
 func TestCheckVerdicts(t *testing.T) {
@@ -49,24 +78,7 @@ func TestCheckVerdicts(t *testing.T) {
 	if !strings.HasPrefix(lineWith(stdout, "undercounts == 0"), "PASS") || !strings.Contains(stdout, "1 passed, 1 failed; 0 shown, 0 not shown") {
 		t.Errorf("got\n%s\nwant undercounts passing and the summary 1 passed, 1 failed", stdout)
 	}
-	data, err := os.ReadFile(junit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var suites struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Cases []struct {
-				Name    string    `xml:"name,attr"`
-				Line    int       `xml:"line,attr"`
-				Failure *struct{} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
-	if err := xml.Unmarshal(data, &suites); err != nil {
-		t.Fatalf("JUnit file: %v\n%s", err, data)
-	}
+	suites := readJUnit(t, junit)
 	if suites.Tests != 2 || suites.Failures != 1 || len(suites.Suites) != 1 || suites.Suites[0].Cases[0].Failure == nil ||
 		suites.Suites[0].Cases[0].Line == 0 || suites.Suites[0].Cases[1].Failure != nil {
 		t.Errorf("JUnit: %+v, want 2 tests, the first failed with its line", suites)
@@ -105,25 +117,7 @@ func TestCheckTraps(t *testing.T) {
 	if !strings.Contains(stdout, "1 passed, 0 failed; 1 shown, 1 not shown") {
 		t.Errorf("summary missing:\n%s", stdout)
 	}
-	data, err := os.ReadFile(junit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var suites struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Cases []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Message string `xml:"message,attr"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
-	if err := xml.Unmarshal(data, &suites); err != nil {
-		t.Fatal(err)
-	}
+	suites := readJUnit(t, junit)
 	cs := suites.Suites[0].Cases
 	if suites.Tests != 3 || suites.Failures != 1 || len(cs) != 3 || cs[1].Name != "count-min: shows max_overestimate > 0" || cs[1].Failure != nil ||
 		cs[2].Failure == nil || !strings.HasPrefix(cs[2].Failure.Message, "trap not shown: measured") {
