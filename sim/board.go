@@ -214,17 +214,22 @@ type trueBoard struct {
 // of the top K and of the players checked: the first min(100, checked),
 // then checked − 100 evenly spaced over the rest. It keeps the ranks of
 // those only, so that a board of 20,000,000 players costs 24 B a player
-// while it is sorted.
-func (t *boardTruth) ranked(checked, top int) trueBoard {
+// while it is sorted. It stops with ctx's error when ctx ends first
+// (every stopEvery players, and in the sort: sortStop).
+func (t *boardTruth) ranked(ctx context.Context, checked, top int) (trueBoard, error) {
 	type entry struct {
 		player uint64
 		boardEntry
 	}
 	all := make([]entry, 0, len(t.players))
 	for p, e := range t.players {
+		if stopped(ctx, len(all)) {
+			return trueBoard{}, ctx.Err()
+		}
 		all = append(all, entry{p, e})
 	}
-	slices.SortFunc(all, func(a, b entry) int {
+	// Every stamp is unique (one a change): the order is total.
+	err := sortStop(ctx, all, func(a, b entry) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
@@ -233,6 +238,9 @@ func (t *boardTruth) ranked(checked, top int) trueBoard {
 		}
 		return cmp.Compare(a.player, b.player)
 	})
+	if err != nil {
+		return trueBoard{}, err
+	}
 	n := len(all)
 	picks := make([]int, 0, checked) // indices into all, ascending
 	if n <= checked {
@@ -253,6 +261,9 @@ func (t *boardTruth) ranked(checked, top int) trueBoard {
 	var competition int64
 	next := 0
 	for i := range all {
+		if stopped(ctx, i) {
+			return trueBoard{}, ctx.Err()
+		}
 		e := &all[i]
 		if i > 0 && all[i-1].score == e.score {
 			tb.tied++
@@ -272,7 +283,7 @@ func (t *boardTruth) ranked(checked, top int) trueBoard {
 			next++
 		}
 	}
-	return tb
+	return tb, nil
 }
 
 // realStores: a board's designs on the store have twins on a real store,
@@ -283,48 +294,76 @@ func (k *boardKind) realStores() bool { return !k.spec.Scores.Standings }
 
 func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	w, designs := k.spec, k.lineup.designs
-	tr := &boardTruth{players: make(map[uint64]boardEntry, k.lineup.env.Keys)}
+	tr := &boardTruth{players: make(map[uint64]boardEntry, truthHint(k.lineup.env.Keys))}
 	ctx, rr, cause := k.twins.start(ctx, len(designs))
 	defer rr.close()
+	sctx, release := scoring(ctx)
+	defer release()
 	r, err := k.newRun(ctx, tr, rr)
 	if err != nil {
 		return nil, err
 	}
 	if w.Scores.Standings {
-		k.load(r, tr)
+		if err := k.load(ctx, r, tr); err != nil {
+			return k.stoppedLoading(tr), cause(err)
+		}
 	}
 	events, err := k.feeder.feed(ctx, r.run, k.scores, w.Batch)
 	if err == nil {
 		r.finish(w.Duration())
 		err = ctx.Err()
 	} else {
-		r.takeSteady(w.Duration())
+		r.takeSteady(r.fedUntil + 1) // what was fed
 	}
 	if err = cause(err); err == nil {
 		rr.settle()
 	}
 	rep := &Report{Partial: err != nil}
-	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: score changes and rank queries")
-	k.rows.truth(rep, metrics.Writes, float64(tr.writes), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "score changes; plan ∫ rate dt")
-	k.rows.truth(rep, metrics.RankQueries, float64(tr.reads), "queries", metrics.PlanOf(math.Round(w.ExpectedReads())), "rank queries (read events)")
-	top := k.top
-	tb := tr.ranked(w.Checked, top)
-	tr.players = nil // the designs are judged against tb alone
-	note := "players who scored; plan Σ 1 − e^(−writes·P(rank))"
-	if w.Scores.Standings {
-		note = "every player: the standings, and the changes of the stream"
+	writesPlan, readsPlan := w.ExpectedWrites(), w.ExpectedReads()
+	if rep.Partial {
+		f := timedFed(&w.Timed, events, float64(tr.writes), r.fedUntil)
+		k.lineup.replan(rep, f)
+		writesPlan, _ = phasesUntil(w.Phases, f.until)
+		readsPlan = w.Reads * float64(f.until) / 1e9
 	}
-	k.rows.truth(rep, metrics.Players, float64(tb.players), "players", metrics.PlanOf(math.Round(k.players)), note)
-	k.rows.truth(rep, metrics.DistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
-	k.rows.truth(rep, metrics.TiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
+	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: score changes and rank queries")
+	k.rows.truth(rep, metrics.Writes, float64(tr.writes), "events", metrics.PlanOf(math.Round(writesPlan)), "score changes; plan ∫ rate dt")
+	k.rows.truth(rep, metrics.RankQueries, float64(tr.reads), "queries", metrics.PlanOf(math.Round(readsPlan)), "rank queries (read events)")
+	top := k.top
+	tb, rankErr := tr.ranked(sctx, w.Checked, top)
+	tr.players = nil // the designs are judged against tb alone
+	ranked := rankErr == nil
+	if ranked {
+		note := "players who scored; plan Σ 1 − e^(−writes·P(rank))"
+		players := k.players
+		if rep.Partial && !w.Scores.Standings { // those who scored in what was fed
+			players = expectedDistinct(writesPlan, w.Keys, k.src.Prob)
+		}
+		if w.Scores.Standings {
+			note = "every player: the standings, and the changes of the stream"
+		}
+		plan := metrics.PlanOf(math.Round(players))
+		k.rows.truth(rep, metrics.Players, float64(tb.players), "players", plan, note)
+		k.rows.truth(rep, metrics.DistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
+		k.rows.truth(rep, metrics.TiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
+	}
 	checks := tb.checks
 	scored := make([]judged, len(r.designs))
-	var jobs []func()
-	for i, built := range r.designs {
-		jobs = append(jobs, func() { scored[i] = k.judge(built, tb, top) })
+	if ranked {
+		var jobs []func()
+		for i, built := range r.designs {
+			jobs = append(jobs, func() { scored[i] = k.judge(sctx, built, tb, top) })
+		}
+		k.workers.parallel(jobs)
 	}
-	k.workers.parallel(jobs)
-	rankErr := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "rank-error", Kind: metrics.Bars,
+	switch {
+	case !ranked:
+		rep.cut("the true board's rows and every design's answers against it")
+	case slices.ContainsFunc(scored, func(j judged) bool { return j.cut }):
+		rep.cut("every design's answers against the true board")
+		ranked = false
+	}
+	rankErrs := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "rank-error", Kind: metrics.Bars,
 		Title:  fmt.Sprintf("mean error of the competition rank, %s players checked", metrics.Format(float64(len(checks)))),
 		XLabel: "design", YLabel: "mean |rank − true rank|"}
 	for i, built := range r.designs {
@@ -340,29 +379,45 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 					"store reads a rank query sent: the design's reads / the rank queries")
 			}
 		}
-		scored[i].rows(s)
+		if ranked {
+			scored[i].rows(s)
+		}
 		if rs := rr.stores[i]; rs != nil {
 			rr.score(s, i, w.Duration())
-			if err == nil {
+			if err == nil && ranked {
 				k.realRanks(s, rs, checks)
 			}
 		}
-		if scored[i].ranks {
-			rankErr.Labels = append(rankErr.Labels, s.d.name())
-			rankErr.Y = append(rankErr.Y, scored[i].meanCompetitionError)
+		if ranked && scored[i].ranks {
+			rankErrs.Labels = append(rankErrs.Labels, s.d.name())
+			rankErrs.Y = append(rankErrs.Y, scored[i].meanCompetitionError)
 		}
 		s.finish()
 	}
-	if len(rankErr.Labels) > 0 {
-		rep.Series = append(rep.Series, rankErr)
+	if len(rankErrs.Labels) > 0 {
+		rep.Series = append(rep.Series, rankErrs)
 	}
 	rr.table(rep)
 	if err == nil {
-		if err = cause(ctx.Err()); err != nil { // a real store failed while ranks were read back
+		if err = cause(ctx.Err()); err != nil { // a real store failed while ranks were read back, or the run was stopped while scored
 			rep.Partial = true
 		}
 	}
 	return rep, err
+}
+
+// stoppedLoading is the report of a run stopped while the standings
+// loaded: the truth's count of the players it had taken, and nothing of
+// the designs, each of which holds a part of the standings of its own.
+func (k *boardKind) stoppedLoading(tr *boardTruth) *Report {
+	rep := &Report{Partial: true}
+	n := k.spec.Keys
+	k.rows.truth(rep, metrics.Events, 0, "events", nil, "every event fed: none, the standings were loading")
+	k.rows.truth(rep, metrics.Players, float64(len(tr.players)), "players", nil,
+		fmt.Sprintf("players of the standings the truth had loaded when the run stopped, of %s", metrics.Format(float64(n))))
+	rep.note(fmt.Sprintf("Stopped while the standings loaded (the truth had taken %s of the %s players): the stream was not fed, and no design is judged against a board half loaded.",
+		metrics.Format(float64(len(tr.players))), metrics.Format(float64(n))))
+	return rep
 }
 
 // realRanks asks a twin's real store the checked players' scores and
@@ -398,7 +453,10 @@ func (k *boardKind) realRanks(s *scorer, rs strategies.RealStore, checks []stand
 
 // judge compares a design's answers with the truth, off the feed's lanes;
 // it returns what adds the rows, to be called in the designs' order.
-func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) judged {
+//
+// It looks at ctx every judgeEvery players checked; stopped, it returns a
+// judgement that is cut and adds no rows.
+func (k *boardKind) judge(ctx context.Context, built strategies.Strategy, tb trueBoard, top int) judged {
 	checks := tb.checks
 	var rows []func(s *scorer)
 	add := func(f func(s *scorer)) { rows = append(rows, f) }
@@ -429,7 +487,11 @@ func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) judg
 		}
 	})
 	if b, ok := built.(strategies.Board); ok {
-		add(k.judgeBoard(b, tb, top))
+		f, err := k.judgeBoard(ctx, b, tb, top)
+		if err != nil {
+			return judged{cut: true}
+		}
+		add(f)
 	}
 	var meanComp float64
 	ties := rk.RankTies()
@@ -439,7 +501,10 @@ func (k *boardKind) judge(built strategies.Strategy, tb trueBoard, top int) judg
 		}
 		var wrong int64
 		var errs []float64
-		for _, c := range checks {
+		for j, c := range checks {
+			if j%judgeEvery == 0 && ctx.Err() != nil {
+				return judged{cut: true}
+			}
 			want := c.competition
 			switch t {
 			case strategies.TiesOrdinal:
@@ -483,7 +548,12 @@ type judged struct {
 	rows                 func(s *scorer)
 	meanCompetitionError float64
 	ranks                bool
+	cut                  bool // stopped before the end: no rows
 }
+
+// judgeEvery is the players checked between two looks at the context: a
+// rank query of a sharded board of 20 M players asks every shard.
+const judgeEvery = 64
 
 // tieMetrics names the rows of a tie policy.
 func tieMetrics(t strategies.Ties) (wrong, maxErr metrics.Metric) {
@@ -498,7 +568,7 @@ func tieMetrics(t strategies.Ties) (wrong, maxErr metrics.Metric) {
 
 // judgeBoard: the leaders against the true top K, and the counts above
 // the checked players' scores against the truth.
-func (k *boardKind) judgeBoard(b strategies.Board, tb trueBoard, top int) func(s *scorer) {
+func (k *boardKind) judgeBoard(ctx context.Context, b strategies.Board, tb trueBoard, top int) (func(s *scorer), error) {
 	checks := tb.checks
 	var exact, recall float64
 	if top > 0 {
@@ -524,7 +594,10 @@ func (k *boardKind) judgeBoard(b strategies.Board, tb trueBoard, top int) func(s
 		recall = float64(hits) / float64(max(len(want), 1))
 	}
 	var wrong int64
-	for _, c := range checks {
+	for j, c := range checks {
+		if j%judgeEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if b.CountAbove(c.score) != c.competition-1 {
 			wrong++
 		}
@@ -535,7 +608,7 @@ func (k *boardKind) judgeBoard(b strategies.Board, tb trueBoard, top int) func(s
 			s.add(metrics.TopKRecall, recall, "share", nil, fmt.Sprintf("of the true top %d, the share among the leaders", top))
 		}
 		s.add(metrics.CountAboveWrong, float64(wrong), "scores", nil, fmt.Sprintf("of the %d checked players' scores, those whose count above is not the truth's", len(checks)))
-	}
+	}, nil
 }
 
 // rankErrorRows: the error of an estimated competition rank, absolute

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -22,7 +23,10 @@ func TestBoardTruthRanked(t *testing.T) {
 		{Op: workload.Write, Key: 1, Delta: 10},
 		{Op: workload.Read, Key: 1},
 	})
-	tb := tr.ranked(1000, 2)
+	tb, err := tr.ranked(context.Background(), 1000, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []standing{ // player, then competition, ordinal, dense
 		{player: 9, competition: 1, ordinal: 1, dense: 1},
 		{player: 4, competition: 2, ordinal: 2, dense: 2},
@@ -51,7 +55,9 @@ func TestBoardTruthRanked(t *testing.T) {
 	for p := range uint64(10_000) {
 		big.observe([]workload.Event{{Op: workload.Set, Key: p, Delta: int64(p % 97)}})
 	}
-	tb = big.ranked(1000, 10)
+	if tb, err = big.ranked(context.Background(), 1000, 10); err != nil {
+		t.Fatal(err)
+	}
 	if len(tb.checks) != 1000 || tb.checks[99].ordinal != 100 || tb.checks[100].ordinal != 101 || tb.checks[999].ordinal < 9900 {
 		t.Errorf("sample: %d checks, ordinals %d, %d … %d", len(tb.checks), tb.checks[99].ordinal, tb.checks[100].ordinal, tb.checks[999].ordinal)
 	}

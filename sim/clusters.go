@@ -61,6 +61,7 @@ type clusterRun struct {
 	shutdown []int64         // the writes each design sent after it
 	drained  []int64         // when each cluster had served everything, ns
 	finished bool            // the stream ran to its end
+	end      int64           // when the stream the steady state was taken of ended, ns: its length, or a stopped one's last event
 	real     *realRun        // the twins' real stores; nil without any
 }
 
@@ -129,6 +130,7 @@ func (r *clusterRun) finish(end int64) {
 // takeSteady takes each cluster's statistics of the stream, which ended at
 // end.
 func (r *clusterRun) takeSteady(end int64) {
+	r.end = end
 	r.steady = make([]cluster.Stats, len(r.clusters))
 	for i, c := range r.clusters {
 		if c != nil {

@@ -36,7 +36,10 @@
 // whatever GOMAXPROCS is; only the timing rows (ns per event, each lane's
 // thread CPU time on Linux) differ. A count stream's truth is an array by
 // rank (ranktruth.go); scoring compares every design with it side by side,
-// keeping overestimates as a histogram. A Setup runs once; it is not safe
+// keeping overestimates as a histogram. Every long loop looks at the run's
+// context once a chunk of items (stop.go), so that a run stops within a
+// second of Ctrl-C; a stopped run scores what was fed against plans worked
+// out again for it (partial.go). A Setup runs once; it is not safe
 // for concurrent use; Options.Progress is called from another goroutine.
 //
 // sim imports scenarios, workload, strategies (every family, through

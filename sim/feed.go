@@ -30,6 +30,9 @@ type run struct {
 	faults   []strategies.Fault
 	next     []int    // the next fault to deliver, for each design
 	names    []string // the designs' names, in order: their lanes'
+	// fedUntil is the simulated time (At) of the last event the feed
+	// handed out: where a stopped stream stopped.
+	fedUntil int64
 
 	// ticks are times (ascending) at which tick is called for each design,
 	// between its last event before the time and its first at or after;
@@ -132,17 +135,39 @@ type Progress struct {
 // Options.Progress is set and Options.ProgressEvery is 0.
 const DefaultProgressEvery = 2 * time.Second
 
-// laneDepth is how many chunks a lane may have waiting: enough that a lane
-// that is briefly slower does not stall the others, few enough that the
-// buffers stay small (a chunk of 65,536 events is 3 MB).
-const laneDepth = 3
+// laneDepth is how many pieces of the stream (lanePiece) a lane may have
+// waiting: enough that a lane that is briefly slower does not stall the
+// others, few enough that no lane runs far ahead of the slowest. A stopped
+// feed waits for every lane to take what it was handed, so that all took
+// the same events: the slowest lane's lag — the piece in its hand, those
+// waiting, and the one being handed to it, at most laneDepth + 2 pieces
+// (25 k events) — bounds the stop; at 4.3 µs an event, the full board's
+// sorted set (leaderboard-full) takes them in 0.1 s.
+const laneDepth = 4
 
-// fedChunk is a chunk handed to every lane; the last lane done with it
-// gives its buffer back.
+// lanePiece is about the events a lane is handed at a time: the whole
+// batches of a chunk that make at least this many (one batch where a batch
+// is larger, the whole chunk where the chunk is smaller). A chunk of
+// 65,536 events is 3 MB; a piece, the part of it a lane takes in one go.
+const lanePiece = 4096
+
+// fedChunk is a chunk handed to every lane, piece by piece; the last lane
+// done with its last piece gives its buffer back.
 type fedChunk struct {
 	chunk
-	left atomic.Int32 // lanes not done with it yet
+	left atomic.Int32 // pieces × lanes not taken yet
 }
+
+// piece is the events lo..hi of a chunk handed to a lane: whole batches
+// of it.
+type piece struct {
+	c      *fedChunk
+	lo, hi int
+}
+
+// pieceLen is the events of a piece for batches of batch events: whole
+// batches, at least lanePiece events or one batch.
+func pieceLen(batch int) int { return max(batch, (lanePiece+batch-1)/batch*batch) }
 
 // lane is one consumer of the stream on its own goroutine: the truth, or
 // one design. Lanes share nothing but the chunks they read, so a run's
@@ -150,13 +175,15 @@ type fedChunk struct {
 type lane struct {
 	name  string
 	take  func(b []workload.Event, ranks []uint32) int64 // observes a batch (ranks nil but from a rankedSource), returns ns spent
-	in    chan *fedChunk
+	in    chan piece
 	ns    atomic.Int64 // time spent taking batches
 	taken atomic.Int64 // events taken
 }
 
 // feedBuffers is the most chunk buffers a feed holds at once: one per
-// generating worker, the lanes' queues, and the chunks in hand.
+// generating worker, the chunks the lanes' queues and hands span (as many
+// as the pieces they hold, where a piece is a whole chunk), and the chunk
+// being handed out.
 func feedBuffers(workers int) int { return workers + laneDepth + 3 }
 
 // workers is how many goroutines generate the chunks of a stream, or run
@@ -278,21 +305,22 @@ func (f feeder) feed(ctx context.Context, r *run, src source, batch int) (int64,
 	}
 	var lanesDone sync.WaitGroup
 	for _, l := range lanes {
-		l.in = make(chan *fedChunk, laneDepth)
+		l.in = make(chan piece, laneDepth)
 		lanesDone.Add(1)
 		go func() {
 			defer lanesDone.Done()
 			lockLane() // the goroutine ends with its lane; its thread goes with it
-			for c := range l.in {
-				for lo := 0; lo < len(c.events); lo += batch {
-					hi := min(lo+batch, len(c.events))
+			for p := range l.in {
+				c := p.c
+				for lo := p.lo; lo < p.hi; lo += batch {
+					hi := min(lo+batch, p.hi)
 					var ranks []uint32
 					if c.ranks != nil {
 						ranks = c.ranks[lo:hi]
 					}
 					l.ns.Add(l.take(c.events[lo:hi], ranks))
 				}
-				l.taken.Add(int64(len(c.events)))
+				l.taken.Add(int64(p.hi - p.lo))
 				if c.left.Add(-1) == 0 {
 					pool <- c.chunk
 				}
@@ -356,11 +384,14 @@ func (f feeder) feed(ctx context.Context, r *run, src source, batch int) (int64,
 
 	pending := map[int]chunk{}
 	var fed int64
+	span := pieceLen(batch)
 	for next := 0; inOrder || next < nChunks; {
-		if err := ctx.Err(); err != nil {
-			return fed, err
+		var c chunk
+		select {
+		case c = <-done:
+		case <-ctx.Done(): // stop at the next piece, generated or not
+			return fed, ctx.Err()
 		}
-		c := <-done
 		if inOrder && len(c.events) == 0 {
 			return fed, nil // the end of a source read in order
 		}
@@ -370,22 +401,52 @@ func (f feeder) feed(ctx context.Context, r *run, src source, batch int) (int64,
 			if !ok {
 				break
 			}
-			if err := ctx.Err(); err != nil { // stop at the next chunk, generated or not
+			delete(pending, next)
+			n, err := f.handOut(ctx, r, lanes, pool, c, span)
+			fed += n
+			if err != nil {
 				return fed, err
 			}
-			delete(pending, next)
-			fc := &fedChunk{chunk: c}
-			fc.left.Store(int32(len(lanes)))
-			for _, l := range lanes {
-				l.in <- fc
-			}
-			if len(lanes) == 0 {
-				pool <- c
-			}
-			fed += int64(len(c.events))
 			dispatched.Add(1)
 			next++
 		}
+	}
+	return fed, nil
+}
+
+// handOut hands chunk c to every lane, piece by piece (span events each,
+// whole batches), until ctx ends: a piece is handed to every lane or to
+// none, so that every lane takes the same events. It returns the events
+// handed out, and notes the time of the last in r.fedUntil.
+func (f feeder) handOut(ctx context.Context, r *run, lanes []*lane, pool chan chunk, c chunk, span int) (int64, error) {
+	pieces := (len(c.events) + span - 1) / span
+	if len(lanes) == 0 || pieces == 0 {
+		pool <- c
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if n := len(c.events); n > 0 {
+			r.fedUntil = c.events[n-1].At
+		}
+		return int64(len(c.events)), nil
+	}
+	fc := &fedChunk{chunk: c}
+	fc.left.Store(int32(pieces * len(lanes)))
+	var fed int64
+	for j := range pieces {
+		if err := ctx.Err(); err != nil {
+			// The pieces not handed out are taken by no lane.
+			if fc.left.Add(-int32((pieces-j)*len(lanes))) == 0 {
+				pool <- c
+			}
+			return fed, err
+		}
+		p := piece{c: fc, lo: j * span, hi: min((j+1)*span, len(c.events))}
+		for _, l := range lanes {
+			l.in <- p
+		}
+		fed += int64(p.hi - p.lo)
+		r.fedUntil = c.events[p.hi-1].At
 	}
 	return fed, nil
 }

@@ -85,6 +85,9 @@ type realStorer interface {
 //     for each design and the rows of its load (clusters.go); a kind that
 //     uses it asks for it, so that only such a kind refuses a bad cluster.
 type harness struct {
+	// ctx is Prepare's context: a constructor that takes long looks at
+	// it, and may stop short (PrepareContext then reports the stop).
+	ctx      context.Context
 	scn      *scenarios.Scenario
 	lineup   *lineup
 	feeder   feeder

@@ -54,7 +54,10 @@ func newLogKind(h *harness) (kind, error) {
 		cfg.Tolerance = time.Duration(spec.Tolerance)
 	}
 	k := &logKind{feeder: h.feeder, spec: spec, cfg: cfg}
-	if err := k.estimate(); err != nil {
+	if err := k.estimate(h.ctx); err != nil {
+		if h.ctx.Err() != nil {
+			return nil, err // Prepare says it was stopped
+		}
 		return nil, k.badInput(err)
 	}
 	// As for a count stream, Keys is the most distinct keys the stream can
@@ -76,8 +79,9 @@ func newLogKind(h *harness) (kind, error) {
 // known exactly; a longer one is extrapolated from its head by the bytes
 // read — its events in proportion, its distinct keys by Heaps' law, the
 // growth of the keys seen from half the head to all of it repeated for
-// every doubling to the whole log (keys repeat more as a log grows).
-func (k *logKind) estimate() error {
+// every doubling to the whole log (keys repeat more as a log grows). It
+// stops with ctx's error when ctx ends first, looking at each read.
+func (k *logKind) estimate(ctx context.Context) error {
 	r, err := workload.OpenLog(k.cfg)
 	if err != nil {
 		return err
@@ -87,6 +91,9 @@ func (k *logKind) estimate() error {
 	seen := map[uint64]bool{}
 	half := 0
 	for r.Events() < logSampleEvents {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if half == 0 && r.Events() >= logSampleEvents/2 {
 			half = len(seen)
 		}
@@ -224,12 +231,17 @@ func (k *logKind) run(ctx context.Context) (*Report, error) {
 	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
 		return nil, err
 	}
+	sctx, release := scoring(ctx)
+	defer release()
 	src := &logSource{cfg: k.cfg}
 	events, err := k.feeder.feedCount(ctx, r, src, k.spec.Batch)
 	if src.err != nil {
 		return nil, k.badInput(src.err) // bad input: nothing is reported
 	}
 	rep := &Report{Partial: err != nil}
+	if rep.Partial { // every design's plan for the events read
+		k.lineup.replan(rep, fed{events: events, writes: float64(events)})
+	}
 	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
 	if k.spec.SkipBad > 0 {
 		k.rows.truth(rep, metrics.SkippedLines, float64(src.skipped), "lines", nil,
@@ -239,26 +251,36 @@ func (k *logKind) run(ctx context.Context) (*Report, error) {
 		k.rows.truth(rep, metrics.ReorderedEvents, float64(src.reordered), "events", nil,
 			"events earlier than one before them, within the tolerance, taken at the later time")
 	}
-	k.score(rep, r, tr, events, nil, nil)
-	if err == nil {
-		err = k.topStrings(rep, tr, src.last)
+	k.score(sctx, rep, r, tr, events, nil, nil)
+	if err == nil && !rep.Partial {
+		err = k.topStrings(sctx, rep, tr, src.last)
 	}
-	return rep, err
+	return rep, stoppedScoring(ctx, rep, err)
 }
 
 // topStrings adds the table of the true top K with the keys' strings, read
 // again from the log.
-func (k *logKind) topStrings(rep *Report, tr *truth, last *workload.LogReader) error {
+//
+// It stops when ctx ends, the table then left out and rep saying so.
+func (k *logKind) topStrings(ctx context.Context, rep *Report, tr *truth, last *workload.LogReader) error {
 	top := k.top
 	if top <= 0 || last == nil {
 		return nil
 	}
-	kc := tr.top(top)
+	kc, err := tr.top(ctx, top)
+	if err != nil {
+		rep.cut("the table of the top keys' strings")
+		return nil
+	}
 	keys := make([]uint64, len(kc))
 	for i, c := range kc {
 		keys[i] = c.key
 	}
-	names, err := last.Strings(keys)
+	names, err := last.StringsContext(ctx, keys)
+	if ctx.Err() != nil {
+		rep.cut("the table of the top keys' strings")
+		return nil
+	}
 	if err != nil {
 		return k.badInput(err)
 	}

@@ -40,6 +40,10 @@ type postsKind struct {
 	// (the earliest on ties) whose jump leaves at least postsWatchAfter of
 	// the run; −1 when there is none.
 	small int
+	// prep is Prepare's context, which the estimate of the memory looks
+	// at (it reads every post); need is that estimate, once made.
+	prep context.Context
+	need *int64
 }
 
 // postsTick is how often each design's K of the followed post and its
@@ -75,14 +79,24 @@ func newPostsKind(h *harness) (kind, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := workload.NewPosts(cfg)
+	src, err := workload.NewPostsContext(h.ctx, cfg)
+	if h.ctx.Err() != nil {
+		return nil, h.ctx.Err() // Prepare says it was stopped
+	}
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
-	k := &postsKind{feeder: h.feeder, clusters: cl, spec: spec, src: src, posts: src.Posts(), small: -1}
+	posts, err := src.PostsContext(h.ctx)
+	if err != nil {
+		return nil, err // stopped: Prepare says so
+	}
+	k := &postsKind{feeder: h.feeder, clusters: cl, spec: spec, src: src, posts: posts, small: -1, prep: h.ctx}
 	k.keyed = newKeyed(h, uint64(len(k.posts)), src.ExpectedLikes(), nil, "no law of one key: posts")
-	k.index = make(map[uint64]int32, len(k.posts))
+	k.index = make(map[uint64]int32, truthHint(uint64(len(k.posts)))) // grown past the hint: a make of 2^24 entries cannot stop
 	for j, p := range k.posts {
+		if stopped(h.ctx, j) {
+			return nil, h.ctx.Err()
+		}
 		k.index[p.Key] = int32(j)
 		if !p.Viral || p.ViralAt >= w.Length {
 			continue
@@ -128,13 +142,23 @@ func (k *postsKind) accepts(t *strategies.Type) error {
 // runs up to its GC target, twice what is live (GOGC 100): they count
 // twice. Measured without that: the built-in viral-posts peaked at 630 MB
 // against a plan of 439 MB.
+//
+// It is worked out once, at Prepare, looking at Prepare's context every
+// stopEvery posts: stopped, it returns what it had (Prepare then reports
+// the stop) and works it out again when asked next.
 func (k *postsKind) memory() (int64, int64) {
+	if k.need != nil {
+		return *k.need, 1
+	}
 	need := int64(len(k.posts)) * (int64(unsafe.Sizeof(postCount{})) + 48 + int64(unsafe.Sizeof(workload.PostInfo{})))
 	need += 8 * (k.spec.Stream.Length/1e9 + 1)
 	probes := k.probes()
 	for _, sh := range probes {
 		var keys, secs float64
 		for j := range k.posts {
+			if stopped(k.prep, j) {
+				return need, 1
+			}
 			p := &k.posts[j]
 			m := k.src.Mass(j, 0, k.spec.Stream.Length)
 			likes := m + 6*math.Sqrt(m) + 1
@@ -147,6 +171,7 @@ func (k *postsKind) memory() (int64, int64) {
 		}
 		need += 2 * (int64(keys)*cluster.KeyBytes + int64(secs*18)) // key-seconds: 12 bytes, their slices growing by half
 	}
+	k.need = &need
 	return need, 1
 }
 
@@ -189,10 +214,14 @@ func (k *postsKind) plan() []metrics.Result {
 }
 
 // viralExpected is share × rate × ∫_0^D P(c + U·W < D) dc: D − W/2 when W ≤
-// D, D²/(2W) otherwise (c a post's creation, U uniform, W within).
-func (k *postsKind) viralExpected() float64 {
+// D, D²/(2W) otherwise (c a post's creation, U uniform, W within), for the
+// run's length D.
+func (k *postsKind) viralExpected() float64 { return k.viralWithin(k.spec.Stream.Length) }
+
+// viralWithin is viralExpected for the first until ns of the run.
+func (k *postsKind) viralWithin(until int64) float64 {
 	w := k.spec.Stream
-	d, win := float64(w.Length)/1e9, float64(w.Viral.Within)/1e9
+	d, win := float64(until)/1e9, float64(w.Viral.Within)/1e9
 	span := d - win/2
 	if win > d {
 		span = d * d / (2 * win)
@@ -265,17 +294,25 @@ func (t *postsTruth) count(key uint64) uint64 {
 	return 0
 }
 
-func (t *postsTruth) distinct() int {
+func (t *postsTruth) distinct(ctx context.Context) (int, error) {
 	n := 0
 	for j := range t.posts {
+		if stopped(ctx, j) {
+			return 0, ctx.Err()
+		}
 		if t.posts[j].count > 0 {
 			n++
 		}
 	}
-	return n
+	return n, nil
 }
 
-func (t *postsTruth) top(k int) []keyCount { return topOf(t.all(), k) }
+func (t *postsTruth) top(ctx context.Context, k int) ([]keyCount, error) {
+	return topOf(ctx, t.all(), k)
+}
+
+// ready: the table of posts is read as it is.
+func (t *postsTruth) ready(context.Context) error { return nil }
 
 // all yields the posts liked, in the table's order.
 func (t *postsTruth) all() iter.Seq2[uint64, uint64] {
@@ -290,6 +327,8 @@ func (t *postsTruth) all() iter.Seq2[uint64, uint64] {
 
 func (k *postsKind) run(ctx context.Context) (*Report, error) {
 	w := k.spec.Stream
+	sctx, release := scoring(ctx)
+	defer release()
 	tr := newPostsTruth(k)
 	r, err := k.clusters.newRun(ctx, k.lineup, tr, nil)
 	if err != nil {
@@ -305,7 +344,7 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 		}
 		r.finish(w.Length)
 	} else {
-		r.takeSteady(w.Length)
+		r.takeSteady(r.fedUntil + 1) // what was fed
 	}
 	rep := &Report{Partial: err != nil}
 	plans := k.plan()
@@ -317,13 +356,41 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 		}
 		return nil
 	}
+	until, posts, viral := w.Length, len(k.posts), k.viral
+	if rep.Partial { // every plan for the first until ns, which were fed
+		until = max(r.fedUntil, 1)
+		k.lineup.replan(rep, fed{events: events, of: k.src.ExpectedLikes(), writes: float64(tr.n), until: until})
+		likes := metrics.PlanOf(0)
+		posts, viral = 0, 0
+		for j := range k.posts {
+			if stopped(sctx, j) {
+				likes = nil
+				break
+			}
+			p := &k.posts[j]
+			if p.Created < until {
+				posts++
+				*likes += k.src.Mass(j, 0, until)
+			}
+			if p.Viral && p.ViralAt < until {
+				viral++
+			}
+		}
+		if likes != nil {
+			*likes = math.Round(*likes)
+		}
+		plans = []metrics.Result{{Metric: metrics.Writes, Plan: likes}, {Metric: metrics.Posts, Plan: metrics.PlanOf(w.Rate * float64(until) / 1e9)}}
+		if v := w.Viral; v != nil && v.Share > 0 {
+			plans = append(plans, metrics.Result{Metric: metrics.ViralPosts, Plan: metrics.PlanOf(k.viralWithin(until))})
+		}
+	}
 	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every like fed")
 	k.rows.truth(rep, metrics.Writes, float64(tr.n), "events", plan(metrics.Writes), "likes; plan Σ ∫ rate dt over the posts")
-	k.rows.truth(rep, metrics.Posts, float64(len(k.posts)), "posts", plan(metrics.Posts), "posts created; plan rate × duration")
+	k.rows.truth(rep, metrics.Posts, float64(posts), "posts", plan(metrics.Posts), "posts created; plan rate × duration")
 	if w.Viral != nil && w.Viral.Share > 0 {
-		k.rows.truth(rep, metrics.ViralPosts, float64(k.viral), "posts", plan(metrics.ViralPosts), "posts whose jump fell within the run")
+		k.rows.truth(rep, metrics.ViralPosts, float64(viral), "posts", plan(metrics.ViralPosts), "posts whose jump fell within the run")
 	}
-	if k.small >= 0 {
+	if k.small >= 0 && k.posts[k.small].ViralAt < until { // the followed post's jump was fed
 		p := k.posts[k.small]
 		peak := float64(tr.posts[k.small].peak)
 		capa := k.clusters.cfg.KeyCapacity
@@ -333,13 +400,13 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 		k.rows.truth(rep, metrics.ViralStripesNeeded, math.Ceil(peak/capa), "stripes", metrics.PlanOf(math.Ceil(p.ViralRate/capa)),
 			fmt.Sprintf("⌈busiest second / key capacity %s⌉: the stripes that carry its peak", metrics.Format(capa)))
 	}
-	k.score(rep, r.run, tr, events, func(s *scorer, i int) {
-		if err == nil {
-			k.measure(s, r, tr, watch, i)
+	k.score(sctx, rep, r.run, tr, events, func(s *scorer, i int) {
+		if err == nil && k.measure(sctx, s, r, tr, watch, i) != nil {
+			rep.cut("the posts' stripes and the followed post's rows")
 		}
 	}, nil)
 	if err == nil {
 		k.likesSeries(rep, tr)
 	}
-	return rep, err
+	return rep, stoppedScoring(ctx, rep, err)
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -76,12 +77,18 @@ func (k *postsKind) watch(r *clusterRun) *postsWatch {
 }
 
 // measure adds what design i of a posts run measured, beside what
-// keyed.score adds of its counts.
-func (k *postsKind) measure(s *scorer, r *clusterRun, tr *postsTruth, w *postsWatch, i int) {
+// keyed.score adds of its counts. It stops with ctx's error when ctx ends
+// first (looking every stopEvery posts), the rows after then left out.
+func (k *postsKind) measure(ctx context.Context, s *scorer, r *clusterRun, tr *postsTruth, w *postsWatch, i int) error {
 	k.clusters.rows(s, r, i, false, k.spec.Stream.Length)
 	if pc, ok := r.designs[i].(strategies.PointCounter); ok {
 		var final, want int64
+		j := 0
 		for key, c := range tr.all() {
+			if stopped(ctx, j) {
+				return ctx.Err()
+			}
+			j++
 			final += int64(pc.Count(key))
 			want += int64(c)
 		}
@@ -91,7 +98,7 @@ func (k *postsKind) measure(s *scorer, r *clusterRun, tr *postsTruth, w *postsWa
 	}
 	sh, c := w.sharded[i], r.clusters[i]
 	if sh == nil || c == nil {
-		return
+		return nil
 	}
 	capa := r.steady[i].KeyCapacity
 	head := k.clusters.headroom
@@ -101,6 +108,9 @@ func (k *postsKind) measure(s *scorer, r *clusterRun, tr *postsTruth, w *postsWa
 	var held, unneeded, postsOver, secsOver int64
 	var over, smallOver []int
 	for j := range k.posts {
+		if stopped(ctx, j) {
+			return ctx.Err()
+		}
 		p := &k.posts[j]
 		h := k.held(sh, j)
 		held += int64(h)
@@ -136,6 +146,7 @@ func (k *postsKind) measure(s *scorer, r *clusterRun, tr *postsTruth, w *postsWa
 		k.followed(s, r, tr, w, i, smallOver, capa)
 	}
 	k.liveSeries(s, w, i)
+	return nil
 }
 
 // held is the most stripes design sh gave post j: as created, or more if

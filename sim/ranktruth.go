@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"iter"
 	"math"
 
@@ -9,10 +10,17 @@ import (
 
 // tally is the exact count of every key, as scoring reads it: the map
 // truth of a timed stream and the rank truth of a count stream both are.
+//
+// The methods that read every key stop, with ctx's error, when ctx ends
+// first: they look at it every stopEvery keys (stop.go).
 type tally interface {
 	count(key uint64) uint64
-	distinct() int
-	top(k int) []keyCount
+	distinct(ctx context.Context) (int, error)
+	top(ctx context.Context, k int) ([]keyCount, error)
+	// ready makes the truth ready to be read by several goroutines at once
+	// (a truth by key sorts its keys); all calls it itself, without a
+	// context, when it was not called.
+	ready(ctx context.Context) error
 	// all yields every key written with its count, in an order fixed by
 	// the run (never by map iteration).
 	all() iter.Seq2[uint64, uint64]
@@ -127,15 +135,21 @@ func (t *rankTruth[C]) count(key uint64) uint64 {
 	return uint64(t.at[r-1])
 }
 
-func (t *rankTruth[C]) distinct() int {
+func (t *rankTruth[C]) distinct(ctx context.Context) (int, error) {
 	n := 0
-	for _, c := range t.at {
+	for i, c := range t.at {
+		if stopped(ctx, i) {
+			return 0, ctx.Err()
+		}
 		if c != 0 {
 			n++
 		}
 	}
-	return n
+	return n, nil
 }
+
+// ready: an array by rank is read as it is.
+func (t *rankTruth[C]) ready(context.Context) error { return nil }
 
 // all yields the keys written by rank, hottest first.
 func (t *rankTruth[C]) all() iter.Seq2[uint64, uint64] {
@@ -151,13 +165,16 @@ func (t *rankTruth[C]) all() iter.Seq2[uint64, uint64] {
 // top selects the k heaviest keys in one pass over the array, without
 // sorting it: a rank's key is worked out only when its count could enter
 // the answer.
-func (t *rankTruth[C]) top(k int) []keyCount {
+func (t *rankTruth[C]) top(ctx context.Context, k int) ([]keyCount, error) {
 	sel := selection{k: k}
 	for i, c := range t.at {
+		if stopped(ctx, i) {
+			return nil, ctx.Err()
+		}
 		if c == 0 || sel.full() && uint64(c) < sel.last().count {
 			continue
 		}
 		sel.offer(keyCount{t.src.KeyOf(uint64(i) + 1), uint64(c)})
 	}
-	return sel.best
+	return sel.best, nil
 }

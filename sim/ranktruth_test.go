@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -25,8 +26,11 @@ func TestRankTruthAgreesWithMapTruth(t *testing.T) {
 			byKey.observe(b)
 			byRanks.(rankObserver).observeRanks(ranks)
 		}
-		if byRank.total() != byKey.total() || byRank.distinct() != byKey.distinct() {
-			t.Fatalf("scramble %v: totals %d/%d, distinct %d/%d", scramble, byRank.total(), byKey.total(), byRank.distinct(), byKey.distinct())
+		ctx := context.Background()
+		nRank, _ := byRank.distinct(ctx)
+		nKey, _ := byKey.distinct(ctx)
+		if byRank.total() != byKey.total() || nRank != nKey {
+			t.Fatalf("scramble %v: totals %d/%d, distinct %d/%d", scramble, byRank.total(), byKey.total(), nRank, nKey)
 		}
 		// Fed the ranks beside the events, it holds the same array.
 		if a, b := byRank.(*rankTruth[uint32]), byRanks.(*rankTruth[uint32]); !slices.Equal(a.at, b.at) || a.n != b.n {
@@ -39,11 +43,12 @@ func TestRankTruthAgreesWithMapTruth(t *testing.T) {
 				t.Fatalf("scramble %v: key %#x counted %d (count %d), want %d", scramble, key, c, byRank.count(key), want)
 			}
 		}
-		if seen != byKey.distinct() {
-			t.Fatalf("scramble %v: all yields %d keys, want %d", scramble, seen, byKey.distinct())
+		if seen != nKey {
+			t.Fatalf("scramble %v: all yields %d keys, want %d", scramble, seen, nKey)
 		}
 		for _, k := range []int{1, 10, 1000, 60_000} {
-			if got, want := byRank.top(k), sortedTop(byKey.counts, k); !slices.Equal(got, want) {
+			got, _ := byRank.top(ctx, k)
+			if want := sortedTop(byKey.counts, k); !slices.Equal(got, want) {
 				t.Fatalf("scramble %v, top %d: got %v…, want %v…", scramble, k, got[:min(3, len(got))], want[:min(3, len(want))])
 			}
 		}
@@ -75,13 +80,14 @@ func TestSelectionMatchesSort(t *testing.T) {
 			counts[rng.Uint64N(1000)] = 1 + rng.Uint64N(4) // few distinct counts: ties everywhere
 		}
 		k := rng.IntN(30)
-		if got, want := topOf(func(yield func(uint64, uint64) bool) {
+		got, _ := topOf(context.Background(), func(yield func(uint64, uint64) bool) {
 			for key, c := range counts {
 				if !yield(key, c) {
 					return
 				}
 			}
-		}, k), sortedTop(counts, k); !slices.Equal(got, want) && (len(got) != 0 || len(want) != 0) {
+		}, k)
+		if want := sortedTop(counts, k); !slices.Equal(got, want) && (len(got) != 0 || len(want) != 0) {
 			t.Fatalf("trial %d, k %d: got %v, want %v", trial, k, got, want)
 		}
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -183,6 +184,8 @@ func (t *ratingTruth) observe(batch []workload.Event) {
 }
 
 func (k *ratingsKind) run(ctx context.Context) (*Report, error) {
+	sctx, release := scoring(ctx)
+	defer release()
 	items := k.spec.Stream.Items
 	tr := &ratingTruth{src: k.src, n: make([]int64, items), sum: make([]int64, items)}
 	r := &run{truth: tr}
@@ -191,8 +194,11 @@ func (k *ratingsKind) run(ctx context.Context) (*Report, error) {
 	}
 	events, err := k.feeder.feed(ctx, r, k.src, k.spec.Batch)
 	rep := &Report{Partial: err != nil}
-	k.score(rep, r, tr, events)
-	return rep, err
+	if rep.Partial { // every design's plan for the ratings fed
+		k.lineup.replan(rep, fed{events: events, of: float64(k.spec.Stream.Ratings), writes: float64(events)})
+	}
+	k.score(sctx, rep, r, tr, events)
+	return rep, stoppedScoring(ctx, rep, err)
 }
 
 // ratingsTop is one design's top K with what the truth knows of it.
@@ -208,8 +214,11 @@ type ratingsTop struct {
 // score adds the truth's rows, then every design's: its memory and speed,
 // how thinly rated its top K is, its overlap with the others' and with the
 // true-quality top K, its precision at K, its score of an item rated once
-// with 5 stars; then a table of each top K and bars of the shares.
-func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) {
+// with 5 stars; then a table of each top K and bars of the shares. Reading
+// the truth stops when ctx ends (every stopEvery items, and in the sort):
+// every row but the events' and the designs' memory and speed is then
+// left out, and rep says so.
+func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *ratingTruth, events int64) {
 	designs, spec, src := k.lineup.designs, k.spec, k.src
 	K := spec.Top
 	complete := events == spec.Stream.Ratings
@@ -230,7 +239,21 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 	var rated, few, enough, onceTop int64
 	var onceRank uint64
 	var eligible []uint64 // ranks rated enough
+	start := len(rep.Results)
+	cut := func() {
+		rep.cut("the truth's items and every design's top K against them")
+		k.rows.truth(rep, metrics.Events, float64(events), "ratings", nil, "every rating fed")
+		for i, built := range r.designs {
+			s := k.rows.scorer(rep, designs[i])
+			s.memory(built, "measured from the design's arrays")
+			s.finish()
+		}
+	}
 	for i, n := range tr.n {
+		if stopped(ctx, i) {
+			cut()
+			return
+		}
 		switch {
 		case n == 0:
 			continue
@@ -263,7 +286,7 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 	k.rows.truth(rep, metrics.OneFiveStarItems, float64(onceTop), "items", plan(exp.onceTop),
 		"items rated exactly once, with 5 stars; plan Σ P(X_r = 1)·P(5 stars | q_r)")
 
-	slices.SortStableFunc(eligible, func(a, b uint64) int { // quality descending, then rank
+	if err := sortStop(ctx, eligible, func(a, b uint64) int { // quality descending, then rank: a total order
 		qa, qb := src.Quality(a), src.Quality(b)
 		switch {
 		case qa > qb:
@@ -271,8 +294,12 @@ func (k *ratingsKind) score(rep *Report, r *run, tr *ratingTruth, events int64) 
 		case qa < qb:
 			return 1
 		}
-		return 0
-	})
+		return cmp.Compare(a, b)
+	}); err != nil {
+		rep.Results = rep.Results[:start] // the truth's rows, now without the rest
+		cut()
+		return
+	}
 	qualityTop := map[uint64]bool{}
 	for _, rank := range eligible[:min(K, len(eligible))] {
 		qualityTop[src.KeyOf(rank)] = true

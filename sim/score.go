@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -163,10 +164,15 @@ type pointStats struct {
 }
 
 // measurePoints compares pc's count of every key the truth holds with the
-// truth. It reads pc and tr only, so designs are measured side by side.
-func measurePoints(pc strategies.PointCounter, tr tally, bound *float64) *pointStats {
+// truth. It reads pc and tr only, so designs are measured side by side. It
+// stops with ctx's error when ctx ends first, looking every stopEvery
+// keys.
+func measurePoints(ctx context.Context, pc strategies.PointCounter, tr tally, bound *float64) (*pointStats, error) {
 	ps := &pointStats{}
 	for key, want := range tr.all() {
+		if stopped(ctx, ps.keys) {
+			return nil, ctx.Err()
+		}
 		ps.keys++
 		est := pc.Count(key)
 		if est < want {
@@ -182,7 +188,7 @@ func measurePoints(pc strategies.PointCounter, tr tally, bound *float64) *pointS
 			ps.overBound++
 		}
 	}
-	return ps
+	return ps, nil
 }
 
 // points adds the rows of a point counter's counts against the truth:

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -11,7 +12,9 @@ import (
 // servers scores what design i of a timed run adds: the load its cluster
 // took in the steady state, what the shutdown sent, what readers were
 // shown, its final counts against the truth tr, and what a crash lost.
-func (k *timedKind) servers(s *scorer, r *clusterRun, tr *truth, i int) {
+// The comparisons with the truth stop when ctx ends (looking every
+// stopEvery reads or keys), their rows then left out and rep saying so.
+func (k *timedKind) servers(ctx context.Context, rep *Report, s *scorer, r *clusterRun, tr *truth, i int) {
 	built := r.designs[i]
 	if c := r.clusters[i]; c != nil {
 		k.cluster(s, r, i)
@@ -20,14 +23,22 @@ func (k *timedKind) servers(s *scorer, r *clusterRun, tr *truth, i int) {
 		r.real.score(s, i, k.spec.Duration())
 	}
 	if rd, ok := built.(strategies.Reader); ok && len(tr.reads) > 0 {
-		k.reads(s, tr, rd)
+		if err := k.reads(ctx, s, tr, rd); err != nil {
+			rep.cut("the values readers were shown, against the truth")
+		}
 	}
 	pc, ok := built.(strategies.PointCounter)
 	if !ok {
 		return
 	}
 	var final, want int64
+	j := 0
 	for key, c := range tr.counts {
+		if stopped(ctx, j) {
+			rep.cut("the designs' final counts against the truth")
+			return
+		}
+		j++
 		final += int64(pc.Count(key))
 		want += int64(c)
 	}
@@ -57,15 +68,18 @@ func (k *timedKind) crashes() bool {
 
 // reads compares each value a reader was shown with the truth at that
 // moment: staleness in counts, and in seconds where the truth kept history.
-func (k *timedKind) reads(s *scorer, tr *truth, rd strategies.Reader) {
+func (k *timedKind) reads(ctx context.Context, s *scorer, tr *truth, rd strategies.Reader) error {
 	shown := rd.Shown()
 	if len(shown) != len(tr.reads) {
 		s.add(metrics.ReadsAnswered, float64(len(shown)), "reads", metrics.PlanOf(float64(len(tr.reads))), "a reader must answer every read event")
-		return
+		return nil
 	}
 	counts := make([]float64, len(shown))
 	var secs []float64
 	for j, v := range shown {
+		if stopped(ctx, j) {
+			return ctx.Err()
+		}
 		now := tr.reads[j]
 		counts[j] = float64(int64(now) - v)
 		if ns, ok := tr.staleness(tr.readKey[j], uint64(max(v, 0)), now, tr.readAt[j]); ok {
@@ -81,6 +95,7 @@ func (k *timedKind) reads(s *scorer, tr *truth, rd strategies.Reader) {
 			Title: "age of the count a reader was shown", Kind: metrics.Distribution, XLabel: "seconds (log)", YLabel: "reads", LogX: true,
 			ZeroLabel: "0 (fresh)", Values: secs})
 	}
+	return nil
 }
 
 func maxOf(xs []float64) float64 {
@@ -98,5 +113,5 @@ func maxOf(xs []float64) float64 {
 // against the key's capacity, the backlog that built up and the queueing
 // delay; then what the shutdown sent, and when the cluster was idle.
 func (k *timedKind) cluster(s *scorer, r *clusterRun, i int) {
-	k.clusters.rows(s, r, i, k.spec.Steady(), k.spec.Duration())
+	k.clusters.rows(s, r, i, k.spec.Steady(), r.end)
 }

@@ -105,6 +105,14 @@ type Setup struct {
 // Prepare checks a loaded scenario against the registry and the memory
 // limit. Every error is a *scenarios.Error naming the file and line.
 func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
+	return PrepareContext(context.Background(), scn, opts)
+}
+
+// PrepareContext is Prepare, stopping when ctx ends first: the kinds
+// whose set-up takes long (a posts run draws its table of posts and
+// estimates its memory from every post) look at ctx as they go, and
+// PrepareContext then returns an error that wraps ctx's cause.
+func PrepareContext(ctx context.Context, scn *scenarios.Scenario, opts Options) (*Setup, error) {
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = DefaultMemoryLimit
 	}
@@ -118,7 +126,12 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 			Sim:  figures(scn.Simulated()),
 		}},
 	}
-	k, err := newKind(st.harness())
+	h := st.harness()
+	h.ctx = ctx
+	k, err := newKind(h)
+	if ctx.Err() != nil {
+		return nil, stoppedPreparing(ctx, scn)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +168,9 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 		return nil, err
 	}
 	need := st.MemoryNeeded()
+	if ctx.Err() != nil { // the estimate stopped short
+		return nil, stoppedPreparing(ctx, scn)
+	}
 	if need > opts.MemoryLimit {
 		return nil, scenarios.Errorf(scn.Run.Where(), "the run would need about %s bytes (truth and designs), more than the limit of %s bytes: lower the stream's size or the designs'",
 			metrics.Format(float64(need)), metrics.Format(float64(opts.MemoryLimit)))
@@ -164,6 +180,11 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 			metrics.Format(float64(need)), metrics.Format(float64(avail)))
 	}
 	return st, nil
+}
+
+// stoppedPreparing is the error of a scenario whose Prepare was stopped.
+func stoppedPreparing(ctx context.Context, scn *scenarios.Scenario) error {
+	return fmt.Errorf("%s: stopped while it was prepared: %w", scn.ID(), context.Cause(ctx))
 }
 
 // prepareDesign decodes, checks and plans one design: the entry i of the
@@ -302,6 +323,11 @@ func (st *Setup) Run(ctx context.Context) (*Report, error) {
 	rep, err := run(ctx)
 	if rep != nil {
 		st.sweepCurves(rep)
+		for _, n := range rep.Notes {
+			if !slices.Contains(st.Notes, n) {
+				st.Notes = append(st.Notes, n)
+			}
+		}
 	}
 	return rep, err
 }
@@ -311,7 +337,11 @@ type Report struct {
 	Results []metrics.Result
 	Series  []metrics.Series
 	Tables  []metrics.Table
-	Partial bool // the run was stopped before the stream ended
+	Partial bool // the run was stopped before the stream ended, or while it was scored
+	// Notes are what a reader must know of the rows that no row says: that
+	// the plans of a stopped run are for what it fed, what scoring left
+	// out when it was cut short. Run adds them to Setup.Notes.
+	Notes []string
 }
 
 // harness assembles the pieces a kind of run is given (kind.go): the
@@ -323,6 +353,7 @@ func (st *Setup) harness() *harness {
 	w := workersOf(st.opts)
 	p := progress{scenario: scn.Name, report: st.opts.Progress, every: st.opts.ProgressEvery}
 	return &harness{
+		ctx:      context.Background(),
 		scn:      scn,
 		lineup:   st.lineup,
 		feeder:   feeder{workers: w, progress: p},

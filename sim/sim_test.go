@@ -194,7 +194,7 @@ func TestScoringCatchesAWrongDesign(t *testing.T) {
 	st.designs = st.designs[:1]
 	r := &run{truth: tr, designs: []strategies.Strategy{&liar{victim: 5}}, names: []string{"exact"}, elapsed: []int64{0}}
 	rep := &Report{}
-	k.score(rep, r, tr, 6, nil, nil)
+	k.score(context.Background(), rep, r, tr, 6, nil, nil)
 	if got := find(t, rep.Results, "exact", "undercounts").Number(); got != 1 {
 		t.Errorf("undercounts: got %v, want 1", got)
 	}

@@ -104,6 +104,8 @@ func (t *splitTruth) observe(batch []workload.Event) {
 }
 
 func (k *splitKind) run(ctx context.Context) (*Report, error) {
+	sctx, release := scoring(ctx)
+	defer release()
 	tr := &splitTruth{truth: newTruth(int(k.lineup.env.Keys), false, false), planted: k.src.PlantedKey(), perNode: make([]uint64, k.spec.Nodes.Count)}
 	r := &run{truth: tr}
 	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
@@ -111,25 +113,37 @@ func (k *splitKind) run(ctx context.Context) (*Report, error) {
 	}
 	events, err := k.feeder.feedCount(ctx, r, k.src, k.spec.Batch)
 	rep := &Report{Partial: err != nil}
+	if rep.Partial { // every design's plan for the events fed
+		k.lineup.replan(rep, fed{events: events, of: float64(k.spec.Events), writes: float64(events)})
+	}
 	k.rows.events(rep, events, k.spec.Events)
 	k.rows.truth(rep, metrics.Nodes, float64(k.spec.Nodes.Count), "nodes", nil, k.spec.Nodes.Describe())
 	if k.spec.Nodes.Plant > 0 {
-		k.trap(rep, tr)
+		k.trap(sctx, rep, tr, events)
 	}
-	k.score(rep, r, tr.truth, events, nil, func(s *scorer, i int, got []strategies.Item, recall float64) {
+	k.score(sctx, rep, r, tr.truth, events, nil, func(s *scorer, i int, got []strategies.Item, recall float64) {
 		k.answer(s, r.designs[i], got, recall)
 	})
-	return rep, err
+	return rep, stoppedScoring(ctx, rep, err)
 }
 
 // trap adds the truth's account of the planted item: its total, its count
 // on its busiest node, and, with regions, the smallest of the nodes' own
-// K-th counts, which it must stay below to be in no local top K.
-func (k *splitKind) trap(rep *Report, tr *splitTruth) {
+// K-th counts, which it must stay below to be in no local top K. Its plans
+// are for the events fed (events of the stream's). The nodes' own counts
+// stop when ctx ends, their row then left out.
+func (k *splitKind) trap(ctx context.Context, rep *Report, tr *splitTruth, events int64) {
 	total := tr.count(tr.planted)
 	plans := map[metrics.Metric]*float64{}
 	for _, p := range k.plan() {
 		plans[metrics.Metric(p.Metric)] = p.Plan
+	}
+	if share := float64(events) / float64(k.spec.Events); share < 1 { // a stopped stream: the figures scale with its events
+		for m, p := range plans { // each an expected count, N times a share
+			if p != nil {
+				plans[m] = metrics.PlanOf(*p * share)
+			}
+		}
 	}
 	k.rows.truth(rep, metrics.PlantedCount, float64(total), "events", plans[metrics.PlantedCount], "the planted item's true total")
 	k.rows.truth(rep, metrics.PlantedNodeMax, float64(slices.Max(tr.perNode)), "events", plans[metrics.PlantedNodeMax],
@@ -139,7 +153,17 @@ func (k *splitKind) trap(rep *Report, tr *splitTruth) {
 	}
 	// A node's own items: the keys other than the planted one, by node.
 	own := make([][]uint64, k.spec.Nodes.Count)
+	if tr.ready(ctx) != nil {
+		rep.cut("the nodes' own K-th counts")
+		return
+	}
+	j := 0
 	for key, c := range tr.all() {
+		if stopped(ctx, j) {
+			rep.cut("the nodes' own K-th counts")
+			return
+		}
+		j++
 		if key == tr.planted {
 			continue
 		}
@@ -155,7 +179,12 @@ func (k *splitKind) trap(rep *Report, tr *splitTruth) {
 			low = 0
 			break
 		}
-		slices.SortFunc(cs, func(a, b uint64) int { return cmp.Compare(b, a) })
+		// Counts repeat, so the order is not total: only the K-th value
+		// is read, the same whatever the sort.
+		if err := sortStop(ctx, cs, func(a, b uint64) int { return cmp.Compare(b, a) }); err != nil {
+			rep.cut("the nodes' own K-th counts")
+			return
+		}
 		low = min(low, cs[k.k-1])
 	}
 	in := "in no node's local top"

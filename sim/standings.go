@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
@@ -18,10 +19,19 @@ import (
 // among equal scores the more active player reached it first and every
 // insertion lands at the end of a board's order. The order is a counting
 // sort over the scores (at most 2^24 + 1 of them).
-func (k *boardKind) load(r *clusterRun, tr *boardTruth) {
+//
+// It looks at ctx every stopEvery players of the sort, and each loader
+// before each piece of loadPiece players it takes: stopped, every loader
+// stops within a piece and load returns ctx's error, the loaders then
+// holding different parts of the standings (the run judges no design
+// against them).
+func (k *boardKind) load(ctx context.Context, r *clusterRun, tr *boardTruth) error {
 	n, top := k.spec.Keys, k.spec.Scores.StartMax
 	at := make([]uint32, top+2) // at[top−s]: where the players of score s begin
 	for rank := uint64(1); rank <= n; rank++ {
+		if stopped(ctx, int(rank)) {
+			return ctx.Err()
+		}
 		at[top-k.scores.StartScore(rank)+1]++
 	}
 	for i := 1; i < len(at); i++ {
@@ -29,6 +39,9 @@ func (k *boardKind) load(r *clusterRun, tr *boardTruth) {
 	}
 	order := make([]uint32, n) // rank − 1, best first
 	for rank := uint64(1); rank <= n; rank++ {
+		if stopped(ctx, int(rank)) {
+			return ctx.Err()
+		}
 		j := top - k.scores.StartScore(rank)
 		order[at[j]] = uint32(rank - 1)
 		at[j]++
@@ -45,10 +58,13 @@ func (k *boardKind) load(r *clusterRun, tr *boardTruth) {
 	stop := k.progress.load(names, done, int64(len(order)))
 	defer stop()
 	feed := func(j int, take func([]workload.Event)) {
-		buf := make([]workload.Event, 0, workload.DefaultChunkSize)
-		for off := 0; off < len(order); off += workload.DefaultChunkSize {
+		buf := make([]workload.Event, 0, loadPiece)
+		for off := 0; off < len(order); off += loadPiece {
+			if ctx.Err() != nil {
+				return
+			}
 			buf = buf[:0]
-			for _, r0 := range order[off:min(off+workload.DefaultChunkSize, len(order))] {
+			for _, r0 := range order[off:min(off+loadPiece, len(order))] {
 				rank := uint64(r0) + 1
 				buf = append(buf, workload.Event{Op: workload.Set, Key: src.KeyOf(rank), Delta: k.scores.StartScore(rank)})
 			}
@@ -64,7 +80,17 @@ func (k *boardKind) load(r *clusterRun, tr *boardTruth) {
 		}
 	}
 	k.workers.parallel(jobs)
+	for j := range done {
+		if done[j].Load() < int64(len(order)) {
+			return ctx.Err() // a loader stopped
+		}
+	}
+	return nil
 }
+
+// loadPiece is the players a loader takes between two looks at the run's
+// context: at 4.3 µs a player (a sorted set of 20 M), 35 ms.
+const loadPiece = 8192
 
 // load reports the progress of the standings while they load, until the
 // function it returns is called: the players every loader has taken, and

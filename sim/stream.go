@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -69,6 +70,8 @@ func (k *streamKind) memory() (int64, int64) {
 }
 
 func (k *streamKind) run(ctx context.Context) (*Report, error) {
+	sctx, release := scoring(ctx)
+	defer release()
 	tr := k.truth()
 	r := &run{truth: tr}
 	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
@@ -76,9 +79,14 @@ func (k *streamKind) run(ctx context.Context) (*Report, error) {
 	}
 	events, err := k.feeder.feedCount(ctx, r, k.src, k.spec.Batch)
 	rep := &Report{Partial: err != nil}
+	kk := k.keyed
+	if rep.Partial { // every plan for the events fed
+		k.lineup.replan(rep, fed{events: events, of: float64(k.spec.Events), writes: float64(events)})
+		kk.writes = float64(events)
+	}
 	k.rows.events(rep, events, k.spec.Events)
-	k.score(rep, r, tr, events, nil, nil)
-	return rep, err
+	kk.score(sctx, rep, r, tr, events, nil, nil)
+	return rep, stoppedScoring(ctx, rep, err)
 }
 
 // truth is the stream's ground truth: by rank when the array is the
@@ -152,35 +160,49 @@ func (k keyed) plan() []metrics.Result {
 // score adds the truth's rows and every design's: its memory and speed,
 // its counts against the truth, what more the kind asks of it (more, when
 // not nil), its top K and what the kind asks of that answer (afterTop,
-// when not nil), then its plan rows.
-func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *scorer, i int), afterTop func(s *scorer, i int, got []strategies.Item, recall float64)) {
+// when not nil), then its plan rows. Reading the truth and comparing every
+// design with it stop when ctx ends (the scoring context, stop.go): the
+// rows against the truth are then left out, and rep says so.
+func (k keyed) score(ctx context.Context, rep *Report, r *run, tr tally, events int64, more func(s *scorer, i int), afterTop func(s *scorer, i int, got []strategies.Item, recall float64)) {
 	designs := k.lineup.designs
 	top := k.top
 	var trueTop []keyCount
 	var distinct int
-	// The truth's own answers and every design's counts of every key are
-	// worked out side by side: each reads the truth and one design only.
 	stats := make([]*pointStats, len(r.designs))
-	jobs := []func(){func() {
-		if top > 0 {
-			trueTop = tr.top(top)
+	judged := tr.ready(ctx) == nil
+	if judged {
+		// The truth's own answers and every design's counts of every key
+		// are worked out side by side: each reads the truth and one design
+		// only.
+		errs := make([]error, len(r.designs)+1)
+		jobs := []func(){func() {
+			if top > 0 {
+				if trueTop, errs[0] = tr.top(ctx, top); errs[0] != nil {
+					return
+				}
+			}
+			distinct, errs[0] = tr.distinct(ctx)
+		}}
+		for i, built := range r.designs {
+			if pc, ok := built.(strategies.PointCounter); ok {
+				bound := designs[i].planned(metrics.OverestimateBound)
+				jobs = append(jobs, func() { stats[i], errs[i+1] = measurePoints(ctx, pc, tr, bound) })
+			}
 		}
-		distinct = tr.distinct()
-	}}
-	for i, built := range r.designs {
-		if pc, ok := built.(strategies.PointCounter); ok {
-			bound := designs[i].planned(metrics.OverestimateBound)
-			jobs = append(jobs, func() { stats[i] = measurePoints(pc, tr, bound) })
+		k.workers.parallel(jobs)
+		judged = !slices.ContainsFunc(errs, func(err error) bool { return err != nil })
+	}
+	if !judged {
+		rep.cut("the truth's distinct keys and top K, and every design's counts and top K against the truth")
+	} else {
+		k.rows.truth(rep, metrics.DistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
+		if len(trueTop) > 0 {
+			k.rows.truth(rep, metrics.Top1Count, float64(trueTop[0].count), "events", k.expectedPlan(1), "N·P(rank 1) = "+k.lawNote())
 		}
-	}
-	k.workers.parallel(jobs)
-	k.rows.truth(rep, metrics.DistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
-	if len(trueTop) > 0 {
-		k.rows.truth(rep, metrics.Top1Count, float64(trueTop[0].count), "events", k.expectedPlan(1), "N·P(rank 1) = "+k.lawNote())
-	}
-	if len(trueTop) == top && top > 0 {
-		k.rows.truth(rep, metrics.KthTrueCount, float64(trueTop[top-1].count), "events", k.expectedPlan(uint64(top)),
-			fmt.Sprintf("the %s key's true count; plan %s", ordinal(top), k.lawNote()))
+		if len(trueTop) == top && top > 0 {
+			k.rows.truth(rep, metrics.KthTrueCount, float64(trueTop[top-1].count), "events", k.expectedPlan(uint64(top)),
+				fmt.Sprintf("the %s key's true count; plan %s", ordinal(top), k.lawNote()))
+		}
 	}
 	// The top-K recall of each design not swept; not drawn where every bar
 	// is the same (Run drops flat charts), the value is in the tables.
@@ -196,13 +218,13 @@ func (k keyed) score(rep *Report, r *run, tr tally, events int64, more func(s *s
 		if designs[i].real == "" { // a twin's time is the real store's: its own rows
 			s.speed(r.elapsed[i], events, note)
 		}
-		if stats[i] != nil {
+		if judged && stats[i] != nil {
 			s.points(stats[i])
 		}
 		if more != nil {
 			more(s, i)
 		}
-		if tk, ok := built.(strategies.TopK); ok && top > 0 {
+		if tk, ok := built.(strategies.TopK); ok && top > 0 && judged {
 			rc, got := s.top(tk, tr, trueTop, top)
 			// A swept design's recall is on its sweep's curve, against
 			// memory (sweep.go): the bars hold the others.

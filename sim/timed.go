@@ -122,6 +122,8 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	w := k.spec
 	ctx, rr, cause := k.twins.start(ctx, len(k.lineup.designs))
 	defer rr.close()
+	sctx, release := scoring(ctx)
+	defer release()
 	tr := newTruth(int(k.lineup.env.Keys), w.Resend > 0, w.Keys <= historyMaxKeys)
 	r, err := k.newRun(ctx, tr, rr)
 	if err != nil {
@@ -132,7 +134,7 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 		r.finish(w.Duration())
 		err = k.feeder.secondPass(ctx, r.run, k.src, w.Batch)
 	} else {
-		r.takeSteady(w.Duration()) // what was fed, with nothing sent after it
+		r.takeSteady(r.fedUntil + 1) // what was fed, with nothing sent after it
 	}
 	if err == nil {
 		err = ctx.Err() // a real store failed in the shutdown
@@ -142,15 +144,23 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 		rr.settle()
 	}
 	rep := &Report{Partial: err != nil}
-	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: writes, reads and resends")
-	k.rows.truth(rep, metrics.Writes, float64(tr.n), "events", metrics.PlanOf(math.Round(w.ExpectedWrites())), "logical writes; plan ∫ rate dt")
-	k.rows.truth(rep, metrics.Reads, float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(w.ExpectedReads())), "read events")
-	if w.Resend > 0 {
-		k.rows.truth(rep, metrics.Resends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*w.ExpectedWrites())), "writes sent twice (same ID)")
+	kk, writesPlan, readsPlan := k.keyed, w.ExpectedWrites(), w.ExpectedReads()
+	if rep.Partial { // every plan for what was fed
+		f := timedFed(w, events, float64(tr.n), r.fedUntil)
+		k.lineup.replan(rep, f)
+		writesPlan, _ = phasesUntil(w.Phases, f.until)
+		readsPlan = w.Reads * float64(f.until) / 1e9
+		kk.writes = writesPlan
 	}
-	k.score(rep, r.run, tr, events, func(s *scorer, i int) { k.servers(s, r, tr, i) }, nil)
+	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: writes, reads and resends")
+	k.rows.truth(rep, metrics.Writes, float64(tr.n), "events", metrics.PlanOf(math.Round(writesPlan)), "logical writes; plan ∫ rate dt")
+	k.rows.truth(rep, metrics.Reads, float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(readsPlan)), "read events")
+	if w.Resend > 0 {
+		k.rows.truth(rep, metrics.Resends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*writesPlan)), "writes sent twice (same ID)")
+	}
+	kk.score(sctx, rep, r.run, tr, events, func(s *scorer, i int) { k.servers(sctx, rep, s, r, tr, i) }, nil)
 	rr.table(rep)
-	return rep, err
+	return rep, stoppedScoring(ctx, rep, err)
 }
 
 // newRun builds every design, each on a simulated cluster of its own when

@@ -50,8 +50,12 @@ func (st *Setup) runTrials(ctx context.Context) (*Report, error) {
 	for _, seed := range trialSeeds(st.Scenario.Seed, st.Scenario.Trials) {
 		scn := *st.Scenario
 		scn.Seed, scn.Trials = seed, 1
-		one, err := Prepare(&scn, st.opts)
+		one, err := PrepareContext(ctx, &scn, st.opts)
 		if err != nil {
+			if ctx.Err() != nil {
+				stopped = ctx.Err()
+				break
+			}
 			return nil, err // cannot happen: the same scenario was prepared
 		}
 		rep, err := one.kind.run(ctx)

@@ -1,8 +1,9 @@
 package sim
 
 import (
+	"cmp"
+	"context"
 	"iter"
-	"maps"
 	"slices"
 	"sync"
 
@@ -27,18 +28,28 @@ type truth struct {
 	readKey []uint64            // and its key
 	history map[uint64][]uint64 // per key: the count at the end of each millisecond
 
-	sortOnce sync.Once
-	sorted   []uint64 // every key written, ascending, once the stream is fed
+	sortMu   sync.Mutex
+	sorted   []uint64 // every key written, ascending, once ready (the stream fed)
+	isSorted bool
 }
+
+// truthHintMax is the most entries a truth's map is made for up front: a
+// map made for more is one allocation that writes all of it (seconds for
+// 20 M entries on a busy machine), which a stopped run cannot cut short;
+// past it the map grows as it fills, a table of 1,024 slots at a time.
+const truthHintMax = 1 << 20
+
+// truthHint is the size hint of a truth's map for about n keys.
+func truthHint(n uint64) int { return int(min(n, truthHintMax)) }
 
 // historyMaxKeys is the most keys whose per-millisecond history the truth
 // keeps (hot-counter scenarios have a handful).
 const historyMaxKeys = 64
 
 func newTruth(sizeHint int, dedup, history bool) *truth {
-	t := &truth{counts: make(map[uint64]uint64, sizeHint)}
+	t := &truth{counts: make(map[uint64]uint64, truthHint(uint64(max(sizeHint, 0))))}
 	if dedup {
-		t.ids = make(map[uint64]struct{}, sizeHint)
+		t.ids = make(map[uint64]struct{}, truthHint(uint64(max(sizeHint, 0))))
 	}
 	if history {
 		t.history = map[uint64][]uint64{}
@@ -129,22 +140,48 @@ type keyCount struct {
 
 // top returns the k heaviest keys, count descending then key ascending —
 // the same order the designs' Top answers use.
-func (t *truth) top(k int) []keyCount { return topOf(t.all(), k) }
+func (t *truth) top(ctx context.Context, k int) ([]keyCount, error) {
+	if err := t.ready(ctx); err != nil {
+		return nil, err
+	}
+	return topOf(ctx, t.all(), k)
+}
 
 // count is the exact count of key.
 func (t *truth) count(key uint64) uint64 { return t.counts[key] }
 
 // distinct is the number of keys written.
-func (t *truth) distinct() int { return len(t.counts) }
+func (t *truth) distinct(context.Context) (int, error) { return len(t.counts), nil }
+
+// ready sorts the keys written, once the stream is fed, looking at ctx
+// every stopEvery keys and in the sort (sortStop): stopped, it returns
+// ctx's error and leaves them unsorted, for a later call to sort.
+func (t *truth) ready(ctx context.Context) error {
+	t.sortMu.Lock()
+	defer t.sortMu.Unlock()
+	if t.isSorted {
+		return nil
+	}
+	keys := make([]uint64, 0, len(t.counts))
+	for k := range t.counts {
+		if stopped(ctx, len(keys)) {
+			return ctx.Err()
+		}
+		keys = append(keys, k)
+	}
+	if err := sortStop(ctx, keys, cmp.Compare[uint64]); err != nil {
+		return err
+	}
+	t.sorted, t.isSorted = keys, true
+	return nil
+}
 
 // all yields every key written with its count, keys ascending, so that
 // scoring visits keys in an order that does not depend on map iteration.
-// The keys are sorted once, on the first call; all may be called from
-// several goroutines once the stream is fed.
+// The keys are sorted once (ready); all may be called from several
+// goroutines once the stream is fed.
 func (t *truth) all() iter.Seq2[uint64, uint64] {
-	t.sortOnce.Do(func() {
-		t.sorted = slices.Sorted(maps.Keys(t.counts))
-	})
+	_ = t.ready(context.Background())
 	return func(yield func(uint64, uint64) bool) {
 		for _, k := range t.sorted {
 			if !yield(k, t.counts[k]) {
@@ -154,13 +191,19 @@ func (t *truth) all() iter.Seq2[uint64, uint64] {
 	}
 }
 
-// topOf selects the k heaviest of the keys all yields.
-func topOf(all iter.Seq2[uint64, uint64], k int) []keyCount {
+// topOf selects the k heaviest of the keys all yields, looking at ctx
+// every stopEvery keys.
+func topOf(ctx context.Context, all iter.Seq2[uint64, uint64], k int) ([]keyCount, error) {
 	sel := selection{k: k}
+	i := 0
 	for key, c := range all {
+		if stopped(ctx, i) {
+			return nil, ctx.Err()
+		}
+		i++
 		sel.offer(keyCount{key, c})
 	}
-	return sel.best
+	return sel.best, nil
 }
 
 // selection holds the k heaviest keys offered so far, count descending

@@ -4,6 +4,7 @@ package workload
 // chance that two of them share a hash.
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -19,6 +20,12 @@ import (
 // them all. Keys found on no line are absent from the map; bad lines are
 // passed over.
 func (r *LogReader) Strings(keys []uint64) (map[uint64]string, error) {
+	return r.StringsContext(context.Background(), keys)
+}
+
+// StringsContext is Strings, stopping with ctx's error (and the strings
+// found so far) when ctx ends first: it looks every 65,536 lines.
+func (r *LogReader) StringsContext(ctx context.Context, keys []uint64) (map[uint64]string, error) {
 	out := make(map[uint64]string, len(keys))
 	want := make(map[uint64]struct{}, len(keys))
 	for _, k := range keys {
@@ -36,7 +43,10 @@ func (r *LogReader) Strings(keys []uint64) (map[uint64]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for len(out) < len(want) {
+	for line := 1; len(out) < len(want); line++ {
+		if line&(1<<16-1) == 0 && ctx.Err() != nil {
+			return out, ctx.Err()
+		}
 		if err := src.next(); err != nil {
 			if _, bad := err.(*LogError); bad {
 				continue

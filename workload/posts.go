@@ -30,6 +30,7 @@ package workload
 // superposition of the posts' processes is the stream; a chunk sorts it.
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -200,7 +201,12 @@ type Posts struct {
 }
 
 // NewPosts validates cfg and draws the posts' table: O(posts).
-func NewPosts(cfg PostsConfig) (*Posts, error) {
+func NewPosts(cfg PostsConfig) (*Posts, error) { return NewPostsContext(context.Background(), cfg) }
+
+// NewPostsContext is NewPosts, stopping with ctx's error when ctx ends
+// before the table is drawn: it looks every 65,536 posts (2^24 posts take
+// seconds).
+func NewPostsContext(ctx context.Context, cfg PostsConfig) (*Posts, error) {
 	fin := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	share := func(x float64) bool { return !math.IsNaN(x) && x >= 0 && x <= 1 }
 	fl := cfg.Followers
@@ -253,7 +259,7 @@ func NewPosts(cfg PostsConfig) (*Posts, error) {
 	}
 	p := &Posts{cfg: cfg, chunks: int(chunks), lambda: math.Ln2 / float64(cfg.HalfLife)}
 	p.windowDecay = -math.Expm1(-p.lambda * float64(cfg.Window))
-	if err := p.draw(); err != nil {
+	if err := p.draw(ctx); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -270,7 +276,7 @@ const (
 // draw draws the table from a PCG of (Seed, Label): the creations by
 // exponential gaps, then for each post its followers, noise, protection,
 // virality and jump time, in that order.
-func (p *Posts) draw() error {
+func (p *Posts) draw(ctx context.Context) error {
 	cfg := &p.cfg
 	lh := xxhash.Sum64String(cfg.Label)
 	p.likeHash = SplitMix64(lh ^ postsLikeTag)
@@ -289,6 +295,9 @@ func (p *Posts) draw() error {
 	noiseShift := cfg.Noise * cfg.Noise / 2
 	t := 0.0
 	for j := 0; ; j++ {
+		if j&(1<<16-1) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		t += r.ExpFloat64() / perNs
 		if t >= float64(cfg.Duration) {
 			break
@@ -336,6 +345,9 @@ func (p *Posts) draw() error {
 	var em int64
 	var peak float64 // Σ peak rates, likes/ns: a bound on any window's rate
 	for j := range p.posts {
+		if j&(1<<16-1) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		pt := &p.posts[j]
 		p.created[j] = pt.created
 		em = max(em, min(pt.end(), cfg.Duration))
@@ -416,11 +428,21 @@ func (p *Posts) window(i int) (start, end int64) {
 // Posts returns a copy of the table, in order of creation (the post's
 // index j is its place here).
 func (p *Posts) Posts() []PostInfo {
+	out, _ := p.PostsContext(context.Background())
+	return out
+}
+
+// PostsContext is Posts, stopping with ctx's error when ctx ends first:
+// it looks every 65,536 posts.
+func (p *Posts) PostsContext(ctx context.Context) ([]PostInfo, error) {
 	out := make([]PostInfo, len(p.posts))
 	for j := range p.posts {
+		if j&(1<<16-1) == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		out[j] = p.Post(j)
 	}
-	return out
+	return out, nil
 }
 
 // Post returns post j of the table, j in [0, Len()).

@@ -246,9 +246,13 @@ func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Se
 	if len(steps) == 0 {
 		steps = []*scenarios.Scenario{scn}
 	}
+	ctx := env.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var setups []*sim.Setup
 	for _, step := range steps {
-		st, err := sim.Prepare(step, sim.Options{MemoryLimit: env.memLimit, With: env.with,
+		st, err := sim.PrepareContext(ctx, step, sim.Options{MemoryLimit: env.memLimit, With: env.with,
 			Progress: env.progressFor(step.ID()), ProgressEvery: progressEvery, Store: env.storeFor(step)})
 		if err != nil {
 			return nil, err

@@ -39,7 +39,11 @@
 // line and what is allowed, and nothing is written); 1 any other failure,
 // including a run stopped by Ctrl-C, whose folder then holds what was
 // measured so far, marked partial, an expectation that failed (check) and a
-// row that changed (diff).
+// row that changed (diff). Ctrl-C stops a run within a second whatever it
+// is doing; its stderr and summary say after how many events it stopped,
+// and every plan beside a partial measurement is the plan for the events
+// fed (the report's notes say so). Stopped before its scenario was
+// prepared, a run writes nothing.
 //
 // Each subcommand takes -h for its flags.
 package main

@@ -30,6 +30,9 @@ type command struct {
 
 // cmdEnv is what a command writes to and its parsed flags.
 type cmdEnv struct {
+	// ctx is the command's context, for the steps that are given no other
+	// (preparing a scenario: prepareScenario); nil means none.
+	ctx            context.Context
 	stdout, stderr io.Writer
 	out            string            // run -out
 	memLimit       int64             // run/plan/validate -mem (bytes)
@@ -94,7 +97,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		if c.Name != name {
 			continue
 		}
-		env := &cmdEnv{stdout: stdout, stderr: stderr}
+		env := &cmdEnv{ctx: ctx, stdout: stdout, stderr: stderr}
 		fs := c.flags(env, stderr)
 		rest, err := parseArgs(fs, args[1:])
 		if err != nil {

@@ -217,11 +217,12 @@ func TestGolden(t *testing.T) {
 
 func TestStoppedRunWritesPartialReport(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	defer cancel()
 	out := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	err := run(ctx, &stdout, &stderr, []string{"run", "-out", out, "testdata/small.yaml"})
-	if code := exitCode(err, &stderr); code != 1 {
+	var stdout bytes.Buffer
+	stderr := &cancelOn{cancel: cancel, at: "countsim: running small"} // stopped once prepared, as it starts
+	err := run(ctx, &stdout, stderr, []string{"run", "-progress", "-out", out, "testdata/small.yaml"})
+	if code := exitCode(err, stderr); code != 1 {
 		t.Fatalf("got exit %d, want 1 (%v)", code, err)
 	}
 	dirs, _ := filepath.Glob(filepath.Join(out, "small-*"))

@@ -15,7 +15,9 @@ import (
 
 // What `countsim run` says on stderr while it works: the line that starts
 // each step, a status line while a step's stream is fed (sim's Progress,
-// every sim.DefaultProgressEvery), and a line when the step is done.
+// every sim.DefaultProgressEvery), and a line when the step is done — or,
+// stopped (Ctrl-C), a line that says after how many events it stopped,
+// never that it is done.
 
 // progressEvery is how often a step's stream reports its progress; tests
 // shorten it.
@@ -94,19 +96,20 @@ func (p *progress) line(s string) {
 	fmt.Fprintln(p.w, s)
 }
 
-// done says that step id is done, after took; events is what its stream
-// fed (0: as its last status said, if it had one).
-func (p *progress) done(id string, took time.Duration, events int64) {
+// done says that step id is done, or was stopped, after took; events is
+// what its stream fed (−1: unknown, then as its last status said, if it
+// had one).
+func (p *progress) done(id string, took time.Duration, events int64, stopped bool) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if events == 0 {
-		events = p.fed[id]
+	if n, ok := p.fed[id]; events < 0 && ok {
+		events = n
 	}
 	p.clear()
-	fmt.Fprintln(p.w, doneLine(id, took, events))
+	fmt.Fprintln(p.w, doneLine(id, took, events, stopped))
 }
 
 // clear wipes the status line on screen, if any; p.mu is held.
@@ -150,8 +153,15 @@ func eta(s sim.Progress) (time.Duration, bool) {
 }
 
 // doneLine says a step is done: its wall time and the events it fed
-// (left out when 0, unknown).
-func doneLine(id string, took time.Duration, events int64) string {
+// (left out when 0, or unknown: −1). A step stopped part way says instead
+// after how many events it stopped (its wall time alone when unknown).
+func doneLine(id string, took time.Duration, events int64, stopped bool) string {
+	if stopped {
+		if events < 0 {
+			return fmt.Sprintf("countsim: %s: stopped after %.1f s", id, took.Seconds())
+		}
+		return fmt.Sprintf("countsim: %s: stopped after %s, in %.1f s", id, plural(events, "event"), took.Seconds())
+	}
 	line := fmt.Sprintf("countsim: %s: done in %.1f s", id, took.Seconds())
 	if events > 0 {
 		line += ", " + plural(events, "event")
@@ -183,11 +193,11 @@ func fitLine(line string, width int) string {
 }
 
 // stepEvents is what a step's stream fed: the measured events row of its
-// truth ("truth", or "truth-STEP" in a step), or 0 when it has none (a
+// truth ("truth", or "truth-STEP" in a step), or −1 when it has none (a
 // profile; trials, whose rows are over the trials).
 func stepEvents(st *sim.Setup, rep *sim.Report) int64 {
 	if rep == nil {
-		return 0
+		return -1
 	}
 	truth := "truth"
 	if st.Scenario.Step != "" {
@@ -198,5 +208,5 @@ func stepEvents(st *sim.Setup, rep *sim.Report) int64 {
 			return int64(*r.Value)
 		}
 	}
-	return 0
+	return -1
 }

@@ -31,13 +31,13 @@ func TestStatusLine(t *testing.T) {
 			t.Errorf("got  %q\nwant %q", got, c.want)
 		}
 	}
-	if got := doneLine("cricket-final/views", 60400*time.Millisecond, 12_205_000); got != "countsim: cricket-final/views: done in 60.4 s, 12,205,000 events" {
+	if got := doneLine("cricket-final/views", 60400*time.Millisecond, 12_205_000, false); got != "countsim: cricket-final/views: done in 60.4 s, 12,205,000 events" {
 		t.Errorf("done line %q", got)
 	}
-	if got := doneLine("hll-accuracy", 1234*time.Millisecond, 0); got != "countsim: hll-accuracy: done in 1.2 s" {
+	if got := doneLine("hll-accuracy", 1234*time.Millisecond, -1, false); got != "countsim: hll-accuracy: done in 1.2 s" {
 		t.Errorf("done line without events %q", got)
 	}
-	if got := doneLine("one", time.Second, 1); got != "countsim: one: done in 1.0 s, 1 event" {
+	if got := doneLine("one", time.Second, 1, false); got != "countsim: one: done in 1.0 s, 1 event" {
 		t.Errorf("done line of one event %q", got)
 	}
 }
@@ -65,7 +65,7 @@ func TestProgressPrinter(t *testing.T) {
 	short := sim.Progress{Events: 3, Done: 0.5, Elapsed: 10 * time.Second}
 	p.status("a", long)
 	p.status("a", short)
-	p.done("a", 20*time.Second, 0)
+	p.done("a", 20*time.Second, -1, false)
 	p.line("countsim: running b")
 	first := fitLine(statusLine("a", long), 70)
 	second := statusLine("a", short)
@@ -84,7 +84,7 @@ func TestProgressPrinter(t *testing.T) {
 	p = &progress{w: &b, fed: map[string]int64{}}
 	p.status("a", long)
 	p.status("a", short)
-	p.done("a", 20*time.Second, 7)
+	p.done("a", 20*time.Second, 7, false)
 	want = statusLine("a", long) + "\n" + second + "\n" + "countsim: a: done in 20.0 s, 7 events\n"
 	if b.String() != want {
 		t.Errorf("not a terminal:\ngot  %q\nwant %q", b.String(), want)
@@ -93,7 +93,7 @@ func TestProgressPrinter(t *testing.T) {
 	var none *progress // -q: a nil printer prints nothing and does not panic
 	none.status("a", long)
 	none.line("x")
-	none.done("a", time.Second, 1)
+	none.done("a", time.Second, 1, false)
 }
 
 // The printer exists only on a terminal or with -progress, never with -q.

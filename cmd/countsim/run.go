@@ -55,7 +55,8 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		took := time.Since(t0)
 		wall = append(wall, took)
 		recordPeak(st, peakRSS())
-		prog.done(st.Scenario.ID(), took, stepEvents(st, rep))
+		stopped := rep != nil && rep.Partial || rep == nil && err != nil && ctx.Err() != nil // never "done"
+		prog.done(st.Scenario.ID(), took, stepEvents(st, rep), stopped)
 		for _, n := range st.Notes {
 			fmt.Fprintf(env.stderr, "countsim: %s: %s\n", st.Scenario.ID(), n)
 		}

@@ -61,12 +61,15 @@ var (
 )
 
 // NewScoreHistogram returns an empty histogram sized for about players
-// players.
+// players, at most 2^20 of them up front: past that its table grows as it
+// fills, a part at a time, where a map made for 2^24 players is one
+// allocation that takes seconds on a busy machine and that a stopped run
+// cannot cut short.
 func NewScoreHistogram(p ScoreHistogramParams, players uint64) (*ScoreHistogram, error) {
 	if err := strategies.ValidateWith("score-histogram", &p); err != nil {
 		return nil, err
 	}
-	return &ScoreHistogram{width: p.Width, min: p.Min, scores: make(map[uint64]int64, min(players, 1<<24)), tree: make([]int64, 1+64)}, nil
+	return &ScoreHistogram{width: p.Width, min: p.Min, scores: make(map[uint64]int64, min(players, 1<<20)), tree: make([]int64, 1+64)}, nil
 }
 
 func init() {
