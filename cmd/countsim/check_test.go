@@ -4,8 +4,13 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim"
 )
 
 // smallWith writes testdata/small.yaml with count-min's expectations.
@@ -283,5 +288,40 @@ func TestCheckOverTrials(t *testing.T) {
 	stdout, _, code := cli(t, "check", p)
 	if code != 0 || !strings.Contains(stdout, "3 passed, 0 failed;") || !strings.HasPrefix(lineWith(stdout, "bound_test_p"), "PASS") {
 		t.Errorf("exit %d\n%s", code, stdout)
+	}
+}
+
+// A stopped run's report judges only what was measured: an expectation
+// whose rows the run never reached is left out with a note, never marked
+// ✘; a complete run without those rows fails them.
+func TestPartialReportJudgesWhatWasMeasured(t *testing.T) {
+	scn, err := scenarios.Load(smallWith(t, `["undercounts == 0", "max_overestimate <= plan"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sim.Prepare(scn, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := []metrics.Result{{Scenario: scn.Name, Strategy: "count-min", Metric: metrics.Undercounts, Value: metrics.Measured(0), Scale: metrics.Sim}}
+	for _, c := range []struct {
+		partial  bool
+		verdicts int
+		note     string
+	}{
+		{true, 1, "1 expectation not judged: the run stopped before its row was measured."},
+		{false, 2, ""},
+	} {
+		r, err := reportRun(t.TempDir(), []*sim.Setup{st}, measured, nil, nil, c.partial, []byte("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := r.Scenarios[0].Steps[0]
+		if len(step.Verdicts) != c.verdicts || !step.Verdicts[0].Pass {
+			t.Errorf("partial %v: verdicts %+v, want %d, the first held", c.partial, step.Verdicts, c.verdicts)
+		}
+		if got := slices.Contains(step.Notes, c.note); got != (c.note != "") {
+			t.Errorf("partial %v: notes %q, want %q", c.partial, step.Notes, c.note)
+		}
 	}
 }

@@ -129,8 +129,17 @@ func reportRun(dir string, setups []*sim.Setup, results []metrics.Result, files 
 				}
 			}
 		}
+		unjudged := 0
 		for _, v := range st.Judge(&sim.Report{Results: sc.Results}) {
+			if partial && v.Measured == nil {
+				unjudged++ // the run stopped before its row was measured: no verdict, not a ✘
+				continue
+			}
 			step.Verdicts = append(step.Verdicts, report.Verdict{Design: v.Design, Metric: v.Expect.Metric, Text: v.Expect.Text, Pass: v.Pass, Trap: v.Trap()})
+		}
+		if unjudged > 0 {
+			step.Notes = append(slices.Clip(step.Notes), fmt.Sprintf("%s not judged: the run stopped before %s measured.",
+				plural(unjudged, "expectation"), map[bool]string{true: "its row was", false: "their rows were"}[unjudged == 1]))
 		}
 		sc.Steps = append(sc.Steps, step)
 	}
