@@ -67,6 +67,16 @@ type realStorer interface {
 	realStores() bool
 }
 
+// A drawer draws what its run is made of once Prepare has checked that the
+// run fits in memory: a table as large as the run (a posts run's posts),
+// which its constructor only sampled, so that memory, worked out from the
+// sample, refuses a run too large before anything that large is drawn.
+// memory must say the same before and after draw.
+type drawer interface {
+	kind
+	draw() error
+}
+
 // harness is what Setup gives a kind's constructor: the scenario, and the
 // pieces of a run, each small and each a kind may keep or leave.
 //

@@ -163,6 +163,11 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 		return nil, scenarios.Errorf(scn.Run.Where(), "the run would need about %s bytes (truth and designs), more than the %s bytes this machine has available: lower the stream's size or the designs'",
 			metrics.Format(float64(need)), metrics.Format(float64(avail)))
 	}
+	if dk, ok := k.(drawer); ok {
+		if err := dk.draw(); err != nil {
+			return nil, err
+		}
+	}
 	return st, nil
 }
 
