@@ -77,6 +77,14 @@ type drawer interface {
 	draw() error
 }
 
+// A churner makes garbage all the stream long (a log's reader, at every
+// line it parses): the heap then runs up to its GC target, twice what is
+// live (GOGC 100), and MemoryNeeded counts what the run holds twice.
+type churner interface {
+	kind
+	churns() bool
+}
+
 // harness is what Setup gives a kind's constructor: the scenario, and the
 // pieces of a run, each small and each a kind may keep or leave.
 //
