@@ -67,6 +67,24 @@ type realStorer interface {
 	realStores() bool
 }
 
+// A drawer draws what its run is made of once Prepare has checked that the
+// run fits in memory: a table as large as the run (a posts run's posts),
+// which its constructor only sampled, so that memory, worked out from the
+// sample, refuses a run too large before anything that large is drawn.
+// memory must say the same before and after draw.
+type drawer interface {
+	kind
+	draw() error
+}
+
+// A churner makes garbage all the stream long (a log's reader, at every
+// line it parses): the heap then runs up to its GC target, twice what is
+// live (GOGC 100), and MemoryNeeded counts what the run holds twice.
+type churner interface {
+	kind
+	churns() bool
+}
+
 // harness is what Setup gives a kind's constructor: the scenario, and the
 // pieces of a run, each small and each a kind may keep or leave.
 //

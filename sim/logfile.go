@@ -152,18 +152,42 @@ func (k *logKind) plan() []metrics.Result {
 		Value: pairs, Unit: "pairs", Note: fmt.Sprintf("distinct key strings whose XXH64 collide, expected: n(n−1)/2⁶⁵ for n ≈ %s keys", metrics.Format(math.Round(k.keys)))})}
 }
 
-func (k *logKind) memory() (int64, int64) { return int64(k.keys) * logTruthBytesPerKey, 1 }
+// memory: the truth's map, made with room for the keys estimated (at most
+// 2^26: past that it grows), and the sorted copy of its keys that scoring
+// makes, as the keys estimated. Measured: the 2.3 GB log of 130 M searches
+// of the README (29.1 M distinct phrases, 36.7 M estimated) with
+// search-full-day's designs peaked at 3.46 GB against 3.26 GB planned.
+func (k *logKind) memory() (int64, int64) {
+	return goMapBytes(int64(min(k.keys, 1<<26))) + int64(k.keys)*logSortedBytesPerKey, 1
+}
 
-// logTruthBytesPerKey is what the truth of a log costs a key it estimates:
-// the map entry, the sorted copy of the keys scoring makes, and the heap's
-// room above them while that copy is made. Measured: a 2.3 GB log of 130 M
-// searches, 29.1 M distinct phrases against 36.7 M estimated, peaked at
-// 3.37 GB (92 B an estimated key); the count stream's 64 B a key left that
-// run 40% over its plan.
-const logTruthBytesPerKey = 96
+// churns: the reader makes garbage at every line it parses (80 B an event
+// of a CSV log, 48 of NDJSON), all the log long, so the heap runs up to its
+// GC target, twice what is live, whatever the run holds. Measured without
+// this (and at 96 B a key for the truth): a log of 10^7 searches split
+// over 8 nodes, replayed with search-split's designs (2.2 GB live),
+// peaked at 4.05 GB against a plan of 2.37 GB; with it, 4.58 GB planned.
+func (k *logKind) churns() bool { return true }
 
-// The truth's map grows with the keys seen; it starts at the head's
-// estimate of them.
+// logSortedBytesPerKey is what the sorted copy of the truth's keys costs a
+// key: 8 B, and the room its slice grows into as it is collected.
+const logSortedBytesPerKey = 10
+
+// goMapBytes is the memory of a Go map of 16-byte entries (uint64 to
+// uint64) made with room for n: Swiss tables (Go 1.24 on) of 1,024 slots,
+// each a 16-byte entry and a control byte, filled to 7/8 at most, as many
+// tables as a power of two, and 6% for the tables' and groups' headers.
+// Measured: a map made for 1,124,686 and filled to 95% takes 33.6 B an
+// entry made room for; made for 3,659,263, 20.7 B: this gives 33.5 and
+// 20.6 (TestGoMapBytes).
+func goMapBytes(n int64) int64 {
+	const slots, slotBytes, fill = 1024, 17, 1024 * 7 / 8
+	tables := int64(1)
+	for tables*fill < n {
+		tables *= 2
+	}
+	return tables * slots * slotBytes * 106 / 100
+}
 
 // logSource is the log as a source read once, in order (feed.go): chunk i
 // is the next DefaultChunkSize events; chunk 0 opens the log afresh, so a

@@ -32,18 +32,25 @@ type postsKind struct {
 	feeder   feeder
 	clusters clusters
 	spec     *scenarios.Posts
-	src      *workload.Posts
-	posts    []workload.PostInfo
-	index    map[uint64]int32 // a post's key → its index in the table
-	viral    int              // posts whose jump falls within the run
+	cfg      workload.PostsConfig
+	// sample is the table the memory plan and the designs' figures are
+	// worked out from, before anything as large as the run is drawn: the
+	// table itself when the run expects at most postsSampleMax posts, else
+	// the posts of the same law at a rate scale times lower (a thinned
+	// Poisson process: the same law of a post, fewer of them).
+	sample *workload.Posts
+	scale  float64
+	// Drawn by draw, once Prepare has checked the run fits in memory.
+	src   *workload.Posts
+	posts []workload.PostInfo
+	index map[uint64]int32 // a post's key → its index in the table
+	viral int              // posts whose jump falls within the run
 	// small is the followed post: the viral post of the smallest account
 	// (the earliest on ties) whose jump leaves at least postsWatchAfter of
 	// the run; −1 when there is none.
 	small int
-	// prep is Prepare's context, which the estimate of the memory looks
-	// at (it reads every post); need is that estimate, once made.
+	// prep is Prepare's context, which drawing the table looks at.
 	prep context.Context
-	need *int64
 }
 
 // postsTick is how often each design's K of the followed post and its
@@ -53,6 +60,17 @@ const postsTick = int64(100e6)
 // postsWatchAfter is the least of the run the followed post's jump must
 // leave, to see what growth does.
 const postsWatchAfter = int64(60e9)
+
+// postsSampleMax is the most posts the sample of a posts run holds: a
+// table drawn in milliseconds, whose sums estimate the table's within a
+// few percent (TestPostsPlanFromSample: 1.6% at 295,200 posts, 0.4% at
+// 16 M). A run of more posts plans its designs from the sample too (the
+// posts and likes expected); the table's own rows are the table's.
+const postsSampleMax = 1 << 16
+
+// newPosts draws a table of posts (workload.NewPosts); a test counts what
+// it is asked to draw.
+var newPosts = workload.NewPostsContext
 
 func init() { defineKind("posts", newPostsKind) }
 
@@ -79,23 +97,54 @@ func newPostsKind(h *harness) (kind, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := workload.NewPostsContext(h.ctx, cfg)
-	if h.ctx.Err() != nil {
-		return nil, h.ctx.Err() // Prepare says it was stopped
+	k := &postsKind{feeder: h.feeder, clusters: cl, spec: spec, cfg: cfg, scale: 1, small: -1, prep: h.ctx}
+	scfg := cfg
+	if n := w.ExpectedPosts(); n > postsSampleMax {
+		k.scale = n / postsSampleMax
+		scfg.PostRate = cfg.PostRate / k.scale
 	}
-	if err != nil {
+	if k.sample, err = newPosts(h.ctx, scfg); err != nil {
+		if h.ctx.Err() != nil {
+			return nil, h.ctx.Err() // Prepare says it was stopped
+		}
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
-	posts, err := src.PostsContext(h.ctx)
-	if err != nil {
-		return nil, err // stopped: Prepare says so
+	posts := float64(k.sample.Len()) * k.scale
+	likes := k.sample.ExpectedLikes() * k.scale
+	k.keyed = newKeyed(h, uint64(math.Round(posts)), likes, nil, "no law of one key: posts")
+	env := &h.lineup.env
+	env.Keys = uint64(max(math.Round(posts), 1))
+	env.Events = int64(math.Round(likes))
+	env.Duration = w.Length
+	env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: k.sample.FollowersAtLeast, Protected: w.Protected, ViralPeak: viralPeak}
+	return k, nil
+}
+
+// draw draws the table of posts — the sample itself when it is the table —
+// and finds the viral posts and the one to follow. Prepare calls it once
+// the memory plan, worked out from the sample, fits.
+func (k *postsKind) draw() error {
+	src := k.sample
+	if k.scale != 1 {
+		var err error
+		if src, err = newPosts(k.prep, k.cfg); err != nil {
+			if k.prep.Err() != nil {
+				return k.prep.Err() // Prepare says it was stopped
+			}
+			return scenarios.Errorf(k.spec.Pos, "workload: %v", err)
+		}
+		k.keys, k.writes = uint64(src.Len()), src.ExpectedLikes()
 	}
-	k := &postsKind{feeder: h.feeder, clusters: cl, spec: spec, src: src, posts: posts, small: -1, prep: h.ctx}
-	k.keyed = newKeyed(h, uint64(len(k.posts)), src.ExpectedLikes(), nil, "no law of one key: posts")
+	w := k.spec.Stream
+	posts, err := src.PostsContext(k.prep)
+	if err != nil {
+		return k.prep.Err() // Prepare says it was stopped
+	}
+	k.src, k.posts = src, posts
 	k.index = make(map[uint64]int32, truthHint(uint64(len(k.posts)))) // grown past the hint: a make of 2^24 entries cannot stop
 	for j, p := range k.posts {
-		if stopped(h.ctx, j) {
-			return nil, h.ctx.Err()
+		if stopped(k.prep, j) {
+			return k.prep.Err() // Prepare says it was stopped
 		}
 		k.index[p.Key] = int32(j)
 		if !p.Viral || p.ViralAt >= w.Length {
@@ -109,12 +158,7 @@ func newPostsKind(h *harness) (kind, error) {
 			k.small = j
 		}
 	}
-	env := &h.lineup.env
-	env.Keys = uint64(max(len(k.posts), 1))
-	env.Events = int64(math.Round(src.ExpectedLikes()))
-	env.Duration = w.Length
-	env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: src.FollowersAtLeast, Protected: w.Protected, ViralPeak: viralPeak}
-	return k, nil
+	return nil
 }
 
 func (k *postsKind) describe() string {
@@ -141,37 +185,30 @@ func (k *postsKind) accepts(t *strategies.Type) error {
 // clusters grow all run long, one small allocation at a time, so the heap
 // runs up to its GC target, twice what is live (GOGC 100): they count
 // twice. Measured without that: the built-in viral-posts peaked at 630 MB
-// against a plan of 439 MB.
-//
-// It is worked out once, at Prepare, looking at Prepare's context every
-// stopEvery posts: stopped, it returns what it had (Prepare then reports
-// the stop) and works it out again when asked next.
+// against a plan of 439 MB. It is worked out from the sample, before the
+// table is drawn: a run that cannot fit is refused without drawing it
+// (its sums over the sample's posts, times scale).
 func (k *postsKind) memory() (int64, int64) {
-	if k.need != nil {
-		return *k.need, 1
-	}
-	need := int64(len(k.posts)) * (int64(unsafe.Sizeof(postCount{})) + 48 + int64(unsafe.Sizeof(workload.PostInfo{})))
+	posts := float64(k.sample.Len()) * k.scale
+	need := int64(posts * float64(int64(unsafe.Sizeof(postCount{}))+48+int64(unsafe.Sizeof(workload.PostInfo{}))))
 	need += 8 * (k.spec.Stream.Length/1e9 + 1)
 	probes := k.probes()
 	for _, sh := range probes {
 		var keys, secs float64
-		for j := range k.posts {
-			if stopped(k.prep, j) {
-				return need, 1
-			}
-			p := &k.posts[j]
-			m := k.src.Mass(j, 0, k.spec.Stream.Length)
+		for j := range k.sample.Len() {
+			p := k.sample.Post(j)
+			m := k.sample.Mass(j, 0, k.spec.Stream.Length)
 			likes := m + 6*math.Sqrt(m) + 1
 			kk := 1.0
 			if sh != nil {
-				kk = float64(sh.StripesFor(p.Actor(), k.src.PeakRate(j)))
+				kk = float64(sh.StripesFor(p.Actor(), k.sample.PeakRate(j)))
 			}
 			keys += min(likes, kk)
 			secs += min(likes, kk*(float64(p.End-p.Created)/1e9+1))
 		}
+		keys, secs = keys*k.scale, secs*k.scale
 		need += 2 * (int64(keys)*cluster.KeyBytes + int64(secs*18)) // key-seconds: 12 bytes, their slices growing by half
 	}
-	k.need = &need
 	return need, 1
 }
 

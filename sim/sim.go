@@ -179,6 +179,14 @@ func PrepareContext(ctx context.Context, scn *scenarios.Scenario, opts Options) 
 		return nil, scenarios.Errorf(scn.Run.Where(), "the run would need about %s bytes (truth and designs), more than the %s bytes this machine has available: lower the stream's size or the designs'",
 			metrics.Format(float64(need)), metrics.Format(float64(avail)))
 	}
+	if dk, ok := k.(drawer); ok {
+		if err := dk.draw(); err != nil {
+			if ctx.Err() != nil {
+				return nil, stoppedPreparing(ctx, scn)
+			}
+			return nil, err
+		}
+	}
 	return st, nil
 }
 
@@ -250,13 +258,13 @@ func (st *Setup) MemoryNeeded() int64 {
 	// process itself.
 	held += int64(feedBuffers(int(workersOf(st.opts)))) * workload.DefaultChunkSize * (int64(unsafe.Sizeof(workload.Event{})) + 4) // events and ranks
 	held += int64(len(st.designs)) * int64(unsafe.Sizeof(overs{}))
-	if st.hasTwins() {
-		// A real store's client (go-redis) makes garbage at every op: the
-		// heap then runs up to its GC target, twice what is live (GOGC
-		// 100), where a simulation alone allocates little once built.
-		// Measured without this: the cricket final's viewers on Redis (a
-		// 40 M-id exact set live while PFADD's arguments churn) peaked at
-		// 2.28 GB against a plan of 1.42 GB.
+	if ck, ok := st.kind.(churner); st.hasTwins() || ok && ck.churns() {
+		// A real store's client (go-redis) makes garbage at every op, a
+		// log's reader at every line: the heap then runs up to its GC
+		// target, twice what is live (GOGC 100), where a simulation alone
+		// allocates little once built. Measured without this: the cricket
+		// final's viewers on Redis (a 40 M-id exact set live while PFADD's
+		// arguments churn) peaked at 2.28 GB against a plan of 1.42 GB.
 		held *= 2
 	}
 	return held + processBytes

@@ -166,9 +166,10 @@ func init() {
 		}))
 }
 
-// splitTopKPlan: the nodes, and what one answer to the scenario's top-K
-// question costs: S messages carrying at most S·K' keys of 16 B, the merge's
-// candidates. The same at any scale: K' and S are the design's.
+// splitTopKPlan: the nodes, their tables' bytes, and what one answer to the
+// scenario's top-K question costs: S messages carrying at most S·K' keys of
+// 16 B, the merge's candidates. The same at any scale: K' and S are the
+// design's.
 func splitTopKPlan(p *SplitTopKParams, env strategies.Env) []strategies.PlanLine {
 	r, err := p.resolve(env)
 	if err != nil {
@@ -177,6 +178,7 @@ func splitTopKPlan(p *SplitTopKParams, env strategies.Env) []strategies.PlanLine
 	s, kk := float64(r.Nodes), float64(r.Overfetch)
 	return []strategies.PlanLine{
 		{Metric: metrics.Nodes, Value: s, Unit: "nodes", Note: "S"},
+		splitNodesPlan(env, r.Nodes),
 		{Metric: metrics.MergeCandidates, Value: s * kk, Unit: "keys", Note: "S × K' local top-K' entries, at most; a key split over nodes may be in none"},
 		{Metric: metrics.Messages, Value: s, Unit: "messages", Note: "S: one a node an answer"},
 		{Metric: metrics.ItemsSent, Value: s * kk, Unit: "keys", Note: "S × K' at most (a node holding fewer keys sends them all)"},

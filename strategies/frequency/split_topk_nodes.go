@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"countsim/metrics"
 	"countsim/strategies"
 	"countsim/strategies/internal/ds"
 	"countsim/workload"
@@ -45,6 +46,21 @@ func splitNodeKeys(keys uint64, events int64, nodes int) uint64 {
 		return min(keys, (uint64(events)+uint64(nodes)-1)/uint64(nodes))
 	}
 	return keys
+}
+
+// splitNodesBytes is the memory of S nodes sized for keys keys over events
+// events, as bytes measures them before any table grows: the S tables of
+// 16 B slots, and their headers.
+func splitNodesBytes(keys uint64, events int64, nodes int) int64 {
+	slots := int64(ds.TableLen(splitNodeKeys(keys, events, nodes)))
+	return int64(nodes) * (slots*ds.ExactSlotBytes + int64(unsafe.Sizeof(ds.CountTable{})))
+}
+
+// splitNodesPlan is the bytes plan line of S nodes (split-topk's and
+// threshold-topk's).
+func splitNodesPlan(env strategies.Env, nodes int) strategies.PlanLine {
+	return strategies.PlanLine{Metric: metrics.Bytes, Value: float64(splitNodesBytes(env.Keys, env.Events, nodes)), Unit: "B",
+		Note: "S tables of 16 B × the power of two ≥ 4/3 of a node's keys (at most all the keys, at most events/S)"}
 }
 
 // newSplitNodes returns nodes empty tables, each sized for about nodeKeys

@@ -424,7 +424,8 @@ func TestSplitParams(t *testing.T) {
 }
 
 // The designs resolve K' and S from the scenario, and their plans give the
-// cost of one answer to its question.
+// cost of one answer to its question, and the bytes their nodes hold once
+// built (what the memory check counts them at).
 func TestSplitPlans(t *testing.T) {
 	env := strategies.Env{Seed: 1, Keys: 1000, Events: 80000, Top: 10, Nodes: 8}
 	s := designtest.BuildDesign(t, "split-topk", nil, env).(*SplitTopK)
@@ -434,13 +435,44 @@ func TestSplitPlans(t *testing.T) {
 	if nb := s.NodeBytes(); nb != int64(ds.TableLen(1000))*ds.ExactSlotBytes || s.Bytes() < 8*nb {
 		t.Errorf("split-topk: node bytes %d, bytes %d; want a table for min(keys, events/S) = 1000 keys a node", nb, s.Bytes())
 	}
-	want := map[metrics.Metric]float64{metrics.Nodes: 8, metrics.MergeCandidates: 80, metrics.Messages: 8, metrics.ItemsSent: 80, metrics.BytesSent: 1280}
+	want := map[metrics.Metric]float64{metrics.Nodes: 8, metrics.MergeCandidates: 80, metrics.Messages: 8, metrics.ItemsSent: 80, metrics.BytesSent: 1280,
+		metrics.Bytes: float64(s.Bytes())}
 	typ, _ := strategies.Lookup("split-topk")
 	p, _ := designtest.DecodeParams(typ, []scenarios.Param{{Key: "overfetch", Value: int64(10)}})
 	checkSplitPlan(t, typ.Plan(p, env), want)
+	th := designtest.BuildDesign(t, "threshold-topk", nil, env)
 	typ, _ = strategies.Lookup("threshold-topk")
 	p, _ = designtest.DecodeParams(typ, nil)
-	checkSplitPlan(t, typ.Plan(p, env), map[metrics.Metric]float64{metrics.Nodes: 8, metrics.Messages: 24, metrics.MergeCandidates: 80})
+	checkSplitPlan(t, typ.Plan(p, env), map[metrics.Metric]float64{metrics.Nodes: 8, metrics.Messages: 24, metrics.MergeCandidates: 80,
+		metrics.Bytes: float64(th.Bytes())})
+	// Sized by the events a node takes when they are fewer than the keys,
+	// and over nodes of the design's own: the plan follows.
+	for _, c := range []struct {
+		env   strategies.Env
+		nodes int64
+	}{
+		{strategies.Env{Seed: 1, Keys: 800_001, Events: 4_000_000, Top: 10, Nodes: 8}, 0},
+		{strategies.Env{Seed: 1, Keys: 1_000_000, Events: 100_000, Top: 10, Nodes: 16}, 3},
+	} {
+		var params []scenarios.Param
+		if c.nodes > 0 {
+			params = []scenarios.Param{{Key: "nodes", Value: c.nodes}}
+		}
+		for _, name := range []string{"split-topk", "threshold-topk"} {
+			built := designtest.BuildDesign(t, name, params, c.env)
+			typ, _ := strategies.Lookup(name)
+			p, _ := designtest.DecodeParams(typ, params)
+			planned := -1.0
+			for _, l := range typ.Plan(p, c.env) {
+				if l.Metric == metrics.Bytes {
+					planned = l.Value
+				}
+			}
+			if planned != float64(built.Bytes()) {
+				t.Errorf("%s over %d keys, %d events, nodes %d: plan %v B (-1: none), built %d B", name, c.env.Keys, c.env.Events, c.nodes, planned, built.Bytes())
+			}
+		}
+	}
 }
 
 func checkSplitPlan(t *testing.T, lines []strategies.PlanLine, want map[metrics.Metric]float64) {

@@ -281,7 +281,7 @@ func init() {
 		}))
 }
 
-// thresholdTopKPlan: the nodes, and the closed-form part of an answer's
+// thresholdTopKPlan: the nodes, their tables' bytes, and the closed-form part of an answer's
 // cost: at most three rounds of S messages, and phase 1's S·K candidates.
 // What phases 2 and 3 carry depends on the data (rounds tallies it).
 func thresholdTopKPlan(p *ThresholdTopKParams, env strategies.Env) []strategies.PlanLine {
@@ -292,6 +292,7 @@ func thresholdTopKPlan(p *ThresholdTopKParams, env strategies.Env) []strategies.
 	s := float64(r.Nodes)
 	lines := []strategies.PlanLine{
 		{Metric: metrics.Nodes, Value: s, Unit: "nodes", Note: "S"},
+		splitNodesPlan(env, r.Nodes),
 		{Metric: metrics.Messages, Value: 3 * s, Unit: "messages", Note: "3S at most: three rounds of one a node; fewer when every node sent all it holds, or no candidate is left to complete"},
 	}
 	if env.Top > 0 {
