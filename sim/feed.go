@@ -421,14 +421,16 @@ func (f feeder) feed(ctx context.Context, r *run, src source, batch int) (int64,
 func (f feeder) handOut(ctx context.Context, r *run, lanes []*lane, pool chan chunk, c chunk, span int) (int64, error) {
 	pieces := (len(c.events) + span - 1) / span
 	if len(lanes) == 0 || pieces == 0 {
-		pool <- c
+		n := len(c.events)
 		if err := ctx.Err(); err != nil {
+			pool <- c
 			return 0, err
 		}
-		if n := len(c.events); n > 0 {
+		if n > 0 {
 			r.fedUntil = c.events[n-1].At
 		}
-		return int64(len(c.events)), nil
+		pool <- c // from here on, a generator may write into it
+		return int64(n), nil
 	}
 	fc := &fedChunk{chunk: c}
 	fc.left.Store(int32(pieces * len(lanes)))
@@ -442,11 +444,15 @@ func (f feeder) handOut(ctx context.Context, r *run, lanes []*lane, pool chan ch
 			return fed, err
 		}
 		p := piece{c: fc, lo: j * span, hi: min((j+1)*span, len(c.events))}
+		// Read before the piece is handed: once the lanes have taken the
+		// last piece, the chunk's buffer is back in the pool and a
+		// generator writes into it.
+		at := c.events[p.hi-1].At
 		for _, l := range lanes {
 			l.in <- p
 		}
 		fed += int64(p.hi - p.lo)
-		r.fedUntil = c.events[p.hi-1].At
+		r.fedUntil = at
 	}
 	return fed, nil
 }
