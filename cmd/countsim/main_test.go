@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -474,7 +475,31 @@ func TestHLLAccuracyProfile(t *testing.T) {
 }
 
 func TestLikesRun(t *testing.T) {
-	rs := runResultsOf(t, t.TempDir(), "likes")
+	out := t.TempDir()
+	rs := runResultsOf(t, out, "likes")
+	// The traps it shows on purpose — one row's backlog, batching's count
+	// error without dedup — are marked ⚠ in amber, never a green ✔.
+	pages, _ := filepath.Glob(filepath.Join(out, "likes-*", "report.html"))
+	if len(pages) != 1 {
+		t.Fatalf("report.html: %v", pages)
+	}
+	page, err := os.ReadFile(pages[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := regexp.MustCompile(`<td class="(pass|trap|fail)">[^\n]*?</td>`).FindAllStringSubmatch(string(page), -1)
+	traps := 0
+	for _, c := range cells {
+		if c[1] == "trap" {
+			traps++
+		}
+		if c[1] == "trap" && (strings.Contains(c[0], "✔") || !strings.Contains(c[0], "⚠")) || c[1] == "pass" && strings.Contains(c[0], "⚠") {
+			t.Errorf("a cell marked wrongly: %s", c[0])
+		}
+	}
+	if traps != 2 || !strings.Contains(string(page), `<p class="legend"`) {
+		t.Errorf("report.html: %d cells marked as traps, want 2, and the legend", traps)
+	}
 	get := resultGetter(t, rs)
 	resends := get("truth", "resends").Number()
 	if resends == 0 {
