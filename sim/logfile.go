@@ -263,8 +263,16 @@ func (k *logKind) run(ctx context.Context) (*Report, error) {
 		return nil, k.badInput(src.err) // bad input: nothing is reported
 	}
 	rep := &Report{Partial: err != nil}
-	if rep.Partial { // every design's plan for the events read
+	switch {
+	case rep.Partial: // every design's plan for the events read
 		k.lineup.replan(rep, fed{events: events, writes: float64(events)})
+	case !k.whole && float64(events) != math.Ceil(k.events):
+		// The log read whole: its N is known, no longer the estimate from
+		// its head; every plan that depends on it (εN, N/m) is worked out
+		// for it, and the judgement of keys over the bound with it.
+		k.lineup.planFor(fed{events: events, writes: float64(events)})
+		rep.note(fmt.Sprintf("The log held %s events, estimated at %s from its first %s before the read: every simulated-scale plan is worked out for the %s read.",
+			metrics.Format(float64(events)), metrics.Format(math.Ceil(k.events)), metrics.Format(logSampleEvents), metrics.Format(float64(events))))
 	}
 	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
 	if k.spec.SkipBad > 0 {

@@ -32,6 +32,21 @@ type fed struct {
 // rep's notes. The sizes the designs were built for (Env.Keys, Reads) stay:
 // the designs hold what they were built to hold.
 func (l *lineup) replan(rep *Report, f fed) {
+	l.planFor(f)
+	what := metrics.Format(float64(f.events)) + " events"
+	if f.of > 0 {
+		what += " of the " + metrics.Format(f.of) + " planned"
+	}
+	fedText := metrics.Format(f.writes) + " writes"
+	if f.until > 0 {
+		fedText += fmt.Sprintf(" over the first %s s", metrics.Format(round(float64(f.until)/1e9, 3)))
+	}
+	rep.note(fmt.Sprintf("Stopped after %s: every simulated-scale plan beside a measurement is worked out for what was fed (%s), not for the whole stream; the full-scale plans are the scenario's.", what, fedText))
+}
+
+// planFor works every design's plan out again for the stream f fed (see
+// replan).
+func (l *lineup) planFor(f fed) {
 	env := l.env
 	env.Events = int64(f.writes)
 	if env.Sim.Events > 0 {
@@ -47,15 +62,6 @@ func (l *lineup) replan(rep *Report, f fed) {
 		d := &l.designs[i]
 		d.plan = d.typ.Plan(d.params, env)
 	}
-	what := metrics.Format(float64(f.events)) + " events"
-	if f.of > 0 {
-		what += " of the " + metrics.Format(f.of) + " planned"
-	}
-	fedText := metrics.Format(f.writes) + " writes"
-	if f.until > 0 {
-		fedText += fmt.Sprintf(" over the first %s s", metrics.Format(round(float64(f.until)/1e9, 3)))
-	}
-	rep.note(fmt.Sprintf("Stopped after %s: every simulated-scale plan beside a measurement is worked out for what was fed (%s), not for the whole stream; the full-scale plans are the scenario's.", what, fedText))
 }
 
 // note adds a note to rep, once.
