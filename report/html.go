@@ -48,9 +48,14 @@ func HTML(w io.Writer, r *Run) error {
 		b.WriteString("</li>\n")
 	}
 	b.WriteString(`<li><a href="#manifest">Manifest</a></li></ol></nav>` + "\n</header>\n<main>\n")
-	fmt.Fprintf(&b, `<p class="legend" id="legend"><strong>Marks:</strong> <span class="held">%s</span> a bound or goal the design meets held (expect:); `+
-		`<span class="trap">%s</span> a trap or failure the scenario shows on purpose showed (shows:): the worst figure of its design, not one to copy; `+
-		`<span class="failed">%s</span> a bound failed, or a trap did not show.</p>`+"\n", MarkHeld, MarkTrap, MarkFailed)
+	b.WriteString(`<p class="legend" id="legend"><strong>Marks:</strong> `)
+	for i, l := range legend {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, `<span class="%s">%s</span> %s`, l.class, l.mark, e(l.says))
+	}
+	b.WriteString(".</p>\n")
 	for i := range r.Scenarios {
 		sc := &r.Scenarios[i]
 		fmt.Fprintf(&b, `<section class="scenario" id="%s">`+"\n<h2>%s</h2>\n", anchor("scenario", sc.Name), e(sc.Title))
@@ -99,7 +104,7 @@ func HTML(w io.Writer, r *Run) error {
 }
 
 // footnote is the last line of both reports.
-const footnote = "Rows marked ⏱ are read off the wall clock and vary between runs; every other figure is the same for the same seed. " +
+var footnote = "Rows marked ⏱ are read off the wall clock and vary between runs; every other figure is the same for the same seed. " +
 	"In a summary, a value stands before its plan (value / plan). " + Legend
 
 // htmlCharts writes charts side by side, each inline SVG with its title.

@@ -52,10 +52,22 @@ const (
 	MarkTrap   = "⚠" // it shows a trap on purpose: the failure the scenario exists to show
 )
 
-// Legend says the marks; it stands above a report's first table.
-const Legend = "✔ a bound or goal the design meets held (expect:); " +
-	"⚠ a trap or failure the scenario shows on purpose showed (shows:): the worst figure of its design, not one to copy; " +
-	"✘ a bound failed, or a trap did not show."
+// legend is what each mark says, with the class the HTML legend gives it.
+var legend = []struct{ mark, class, says string }{
+	{MarkHeld, "held", "a bound or goal the design meets held (expect:)"},
+	{MarkTrap, "trap", "a trap or failure the scenario shows on purpose showed (shows:): the worst figure of its design, not one to copy"},
+	{MarkFailed, "failed", "a bound failed, or a trap did not show"},
+}
+
+// Legend says the marks in a sentence; it stands above a report's first
+// table.
+var Legend = func() string {
+	var parts []string
+	for _, l := range legend {
+		parts = append(parts, l.mark+" "+l.says)
+	}
+	return strings.Join(parts, "; ") + "."
+}()
 
 // Chart is one chart of a scenario: its title, its SVG (inlined in the
 // HTML page) and its path in the report folder (linked from report.md).

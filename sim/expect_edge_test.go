@@ -59,18 +59,13 @@ func TestJudgeOperatorEdges(t *testing.T) {
 		{"0.7", 0.7, false}, {"1e-6", 1e-6, false}, {"-0.25", -0.25, false}, {"3.6", 3.6, false}, {"1.1", 1.1, false},
 	} {
 		below, above := math.Nextafter(th.v, math.Inf(-1)), math.Nextafter(th.v, math.Inf(1))
-		cases := []struct {
+		type edge struct {
 			x    float64
-			sign int
-		}{{below, 0}, {th.v, 1}, {above, 2}}
+			sign int // 0, 1, 2: below, at, above the threshold
+		}
+		cases := []edge{{below, 0}, {th.v, 1}, {above, 2}}
 		if th.int {
-			cases = append(cases, struct {
-				x    float64
-				sign int
-			}{th.v - 1, 0}, struct {
-				x    float64
-				sign int
-			}{th.v + 1, 2})
+			cases = append(cases, edge{th.v - 1, 0}, edge{th.v + 1, 2})
 		}
 		for _, op := range scenarios.Ops {
 			for _, c := range cases {

@@ -55,10 +55,7 @@ func newLogKind(h *harness) (kind, error) {
 	}
 	k := &logKind{feeder: h.feeder, spec: spec, cfg: cfg}
 	if err := k.estimate(h.ctx); err != nil {
-		if h.ctx.Err() != nil {
-			return nil, err // Prepare says it was stopped
-		}
-		return nil, k.badInput(err)
+		return nil, k.badInput(err) // stopped: Prepare says so instead
 	}
 	// As for a count stream, Keys is the most distinct keys the stream can
 	// hold: a log read whole at Prepare holds at most its events (its key

@@ -104,10 +104,7 @@ func newPostsKind(h *harness) (kind, error) {
 		scfg.PostRate = cfg.PostRate / k.scale
 	}
 	if k.sample, err = newPosts(h.ctx, scfg); err != nil {
-		if h.ctx.Err() != nil {
-			return nil, h.ctx.Err() // Prepare says it was stopped
-		}
-		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
+		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err) // stopped: Prepare says so instead
 	}
 	posts := float64(k.sample.Len()) * k.scale
 	likes := k.sample.ExpectedLikes() * k.scale
@@ -122,15 +119,13 @@ func newPostsKind(h *harness) (kind, error) {
 
 // draw draws the table of posts — the sample itself when it is the table —
 // and finds the viral posts and the one to follow. Prepare calls it once
-// the memory plan, worked out from the sample, fits.
+// the memory plan, worked out from the sample, fits; stopped, it returns
+// an error and Prepare says the run was stopped instead.
 func (k *postsKind) draw() error {
 	src := k.sample
 	if k.scale != 1 {
 		var err error
 		if src, err = newPosts(k.prep, k.cfg); err != nil {
-			if k.prep.Err() != nil {
-				return k.prep.Err() // Prepare says it was stopped
-			}
 			return scenarios.Errorf(k.spec.Pos, "workload: %v", err)
 		}
 		k.keys, k.writes = uint64(src.Len()), src.ExpectedLikes()
@@ -138,13 +133,13 @@ func (k *postsKind) draw() error {
 	w := k.spec.Stream
 	posts, err := src.PostsContext(k.prep)
 	if err != nil {
-		return k.prep.Err() // Prepare says it was stopped
+		return err
 	}
 	k.src, k.posts = src, posts
 	k.index = make(map[uint64]int32, truthHint(uint64(len(k.posts)))) // grown past the hint: a make of 2^24 entries cannot stop
 	for j, p := range k.posts {
 		if stopped(k.prep, j) {
-			return k.prep.Err() // Prepare says it was stopped
+			return k.prep.Err()
 		}
 		k.index[p.Key] = int32(j)
 		if !p.Viral || p.ViralAt >= w.Length {

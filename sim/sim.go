@@ -109,9 +109,9 @@ func Prepare(scn *scenarios.Scenario, opts Options) (*Setup, error) {
 }
 
 // PrepareContext is Prepare, stopping when ctx ends first: the kinds
-// whose set-up takes long (a posts run draws its table of posts and
-// estimates its memory from every post) look at ctx as they go, and
-// PrepareContext then returns an error that wraps ctx's cause.
+// whose set-up takes long (a log's head is read, a posts run draws its
+// table of posts) look at ctx as they go, and PrepareContext then returns
+// an error that wraps ctx's cause, whatever error the kind gave.
 func PrepareContext(ctx context.Context, scn *scenarios.Scenario, opts Options) (*Setup, error) {
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = DefaultMemoryLimit
@@ -168,7 +168,7 @@ func PrepareContext(ctx context.Context, scn *scenarios.Scenario, opts Options) 
 		return nil, err
 	}
 	need := st.MemoryNeeded()
-	if ctx.Err() != nil { // the estimate stopped short
+	if ctx.Err() != nil { // stopped while the designs were prepared
 		return nil, stoppedPreparing(ctx, scn)
 	}
 	if need > opts.MemoryLimit {

@@ -28,9 +28,8 @@ type truth struct {
 	readKey []uint64            // and its key
 	history map[uint64][]uint64 // per key: the count at the end of each millisecond
 
-	sortMu   sync.Mutex
-	sorted   []uint64 // every key written, ascending, once ready (the stream fed)
-	isSorted bool
+	sortMu sync.Mutex
+	sorted []uint64 // every key written, ascending, once ready (the stream fed); nil before
 }
 
 // truthHintMax is the most entries a truth's map is made for up front: a
@@ -47,9 +46,10 @@ func truthHint(n uint64) int { return int(min(n, truthHintMax)) }
 const historyMaxKeys = 64
 
 func newTruth(sizeHint int, dedup, history bool) *truth {
-	t := &truth{counts: make(map[uint64]uint64, truthHint(uint64(max(sizeHint, 0))))}
+	hint := truthHint(uint64(max(sizeHint, 0)))
+	t := &truth{counts: make(map[uint64]uint64, hint)}
 	if dedup {
-		t.ids = make(map[uint64]struct{}, truthHint(uint64(max(sizeHint, 0))))
+		t.ids = make(map[uint64]struct{}, hint)
 	}
 	if history {
 		t.history = map[uint64][]uint64{}
@@ -159,7 +159,7 @@ func (t *truth) distinct(context.Context) (int, error) { return len(t.counts), n
 func (t *truth) ready(ctx context.Context) error {
 	t.sortMu.Lock()
 	defer t.sortMu.Unlock()
-	if t.isSorted {
+	if t.sorted != nil {
 		return nil
 	}
 	keys := make([]uint64, 0, len(t.counts))
@@ -172,7 +172,7 @@ func (t *truth) ready(ctx context.Context) error {
 	if err := sortStop(ctx, keys, cmp.Compare[uint64]); err != nil {
 		return err
 	}
-	t.sorted, t.isSorted = keys, true
+	t.sorted = keys // not nil, even with no key
 	return nil
 }
 

@@ -84,24 +84,18 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) error {
 			took = append(took, time.Since(t0)/time.Duration(len(vs)))
 		}
 	}
-	failed, unshown := writeVerdicts(env.stdout, verdicts)
+	t := writeVerdicts(env.stdout, verdicts)
 	if env.junit != "" {
 		if err := writeJUnitFile(env.junit, func(w io.Writer) error { return writeJUnit(w, verdicts, took) }); err != nil {
 			return err
 		}
 	}
 	var bad []string
-	traps := 0
-	for _, v := range verdicts {
-		if v.Trap() {
-			traps++
-		}
+	if t.failed > 0 {
+		bad = append(bad, fmt.Sprintf("%d of %s failed", t.failed, plural(t.passed+t.failed, "bound")))
 	}
-	if failed > 0 {
-		bad = append(bad, fmt.Sprintf("%d of %s failed", failed, plural(len(verdicts)-traps, "bound")))
-	}
-	if unshown > 0 {
-		bad = append(bad, fmt.Sprintf("%d of %s not shown", unshown, plural(traps, "trap")))
+	if t.unshown > 0 {
+		bad = append(bad, fmt.Sprintf("%d of %s not shown", t.unshown, plural(t.shown+t.unshown, "trap")))
 	}
 	if len(bad) > 0 {
 		return errors.New(strings.Join(bad, "; "))
@@ -116,10 +110,13 @@ SHOWN / NOT SHOWN    a trap or failure the scenario reproduces on purpose (shows
                      a shown trap is the worst figure of its design, not one to copy
 `
 
+// checkTally is what check counted: bounds that held and failed, traps
+// shown and not.
+type checkTally struct{ passed, failed, shown, unshown int }
+
 // writeVerdicts prints the legend, the bounds' verdicts, the traps'
-// verdicts apart, and the summary; it returns how many bounds failed and
-// how many traps were not shown.
-func writeVerdicts(w io.Writer, verdicts []sim.Verdict) (failed, unshown int) {
+// verdicts apart, and the summary; it returns the counts.
+func writeVerdicts(w io.Writer, verdicts []sim.Verdict) checkTally {
 	io.WriteString(w, checkLegend)
 	section := func(title string, trap bool) (held, missed int) {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -141,10 +138,11 @@ func writeVerdicts(w io.Writer, verdicts []sim.Verdict) (failed, unshown int) {
 		tw.Flush()
 		return held, missed
 	}
-	passed, failed := section("Bounds and goals (expect:)", false)
-	shown, unshown := section("Traps shown on purpose (shows:)", true)
-	fmt.Fprintf(w, "\n%d passed, %d failed; %d shown, %d not shown\n", passed, failed, shown, unshown)
-	return failed, unshown
+	var t checkTally
+	t.passed, t.failed = section("Bounds and goals (expect:)", false)
+	t.shown, t.unshown = section("Traps shown on purpose (shows:)", true)
+	fmt.Fprintf(w, "\n%d passed, %d failed; %d shown, %d not shown\n", t.passed, t.failed, t.shown, t.unshown)
+	return t
 }
 
 // number formats a value that may be absent.
