@@ -6,7 +6,11 @@ package scenarios
 // every design like a count stream (issue 15).
 
 import (
+	"maps"
+	"math"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -29,7 +33,75 @@ type Log struct {
 	Tolerance int64 `key:"tolerance" type:"duration" range:">=0" default:"0" doc:"how much earlier than the latest event an event may be and still be taken (at the latest's time); an event earlier still is a bad line"`
 	SkipBad   int64 `key:"skip_bad" range:"0..1e12" default:"0" doc:"bad lines to skip and count in the report before one is refused (0: the first bad line is refused, with the log's name and line)"`
 	Batch     int   `key:"batch" range:"1..1048576" default:"4096" doc:"events handed to the designs at a time"`
-	Pos       Pos   // the workload key
+	// As is the kind of run the log is replayed as; the keys of each kind
+	// but count are in a struct of their own (logas_*.go), given only with
+	// that kind.
+	As string `key:"as" oneof:"count,timed,audience,trending,board,ratings,split" default:"count" doc:"what the log is replayed as: count, a count stream; timed, a timed stream on the simulated cluster (with cluster: and faults:); audience, the distinct actors of each day; trending, phrases over the log's own clock; board, score changes and rank reads on a leaderboard; ratings, stars given to items; split, events partitioned over nodes by a column"`
+	LogAudience
+	LogTrending
+	LogBoard
+	LogRatings
+	LogSplit
+	Pos Pos // the workload key
+}
+
+// logAs is the options of one kind a log is replayed as (logas_*.go): a
+// struct embedded in Log whose keys are refused with any other as.
+type logAs interface {
+	// refuses says why a run of this kind takes no such section, or "".
+	refuses(section string) string
+	// check checks the kind's keys against the rest of the log's.
+	check(l *Log, r *rule) error
+}
+
+// logAsKinds maps a value of as to the struct of its keys (nil: none of
+// its own); the keys of every other struct are refused with it.
+var logAsKinds = map[string]reflect.Type{
+	"count":    nil,
+	"timed":    nil,
+	"audience": reflect.TypeFor[LogAudience](),
+	"trending": reflect.TypeFor[LogTrending](),
+	"board":    reflect.TypeFor[LogBoard](),
+	"ratings":  reflect.TypeFor[LogRatings](),
+	"split":    reflect.TypeFor[LogSplit](),
+}
+
+// asOptions returns the options of the kind the log is replayed as (nil
+// for count and timed).
+func (l *Log) asOptions() logAs {
+	switch l.As {
+	case "audience":
+		return &l.LogAudience
+	case "trending":
+		return &l.LogTrending
+	case "board":
+		return &l.LogBoard
+	case "ratings":
+		return &l.LogRatings
+	case "split":
+		return &l.LogSplit
+	}
+	return nil
+}
+
+// checkAs refuses a key of another kind than the one the log is replayed
+// as, naming the kind it belongs to.
+func (l *Log) checkAs(r *rule) error {
+	for _, as := range slices.Sorted(maps.Keys(logAsKinds)) {
+		t := logAsKinds[as]
+		if t == nil || as == l.As {
+			continue
+		}
+		for _, key := range schemaOf(t).keys() {
+			if r.has(key) {
+				return r.failKey(key, "is for as: %s, and this log is replayed as %s (allowed: remove %s, or as: %s)", as, l.As, key, as)
+			}
+		}
+	}
+	if o := l.asOptions(); o != nil {
+		return o.check(l, r)
+	}
+	return nil
 }
 
 func init() {
@@ -37,9 +109,18 @@ func init() {
 		new: func() Run { return new(Log) }})
 }
 
-func (l *Log) Kind() string        { return "log" }
-func (l *Log) Where() Pos          { return l.Pos }
-func (l *Log) Duration() int64     { return 0 }
+func (l *Log) Kind() string { return "log" }
+func (l *Log) Where() Pos   { return l.Pos }
+
+// Duration is 0 but for a timed replay: then the log's span, unknown until
+// it is read, is taken as the longest a stream may be (a fault after the
+// log's end is refused when the log is read).
+func (l *Log) Duration() int64 {
+	if l.As == "timed" {
+		return math.MaxInt64
+	}
+	return 0
+}
 func (l *Log) simulates() []Figure { return nil }
 
 // check: a column is read one way: actor or actor_id, id or event_id; rate
@@ -55,15 +136,21 @@ func (l *Log) check(r *rule) error {
 	case l.Time == "" && l.Tolerance > 0:
 		return r.failKey("tolerance", "given without time: events without times are never out of order (allowed: remove tolerance, or give time)")
 	}
-	return nil
+	return l.checkAs(r)
 }
 
-// refuses: a log is replayed as a count stream: no simulated cluster, no
-// fault, which need a stream whose time the scenario states.
+// refuses: a log replayed as a count stream has no simulated cluster and
+// no fault: those are a timed replay's (as: timed); every other kind says
+// what it refuses itself.
 func (l *Log) refuses(section string) string {
+	if o := l.asOptions(); o != nil {
+		return o.refuses(section)
+	}
 	switch section {
 	case "cluster", "faults":
-		return "a recorded log is replayed as a count stream, without a simulated cluster or faults"
+		if l.As == "count" {
+			return "a recorded log replayed as a count stream has no simulated cluster or faults; as: timed replays it as a timed stream on the cluster"
+		}
 	}
 	return ""
 }

@@ -9,7 +9,7 @@ import (
 // checkAccepted: what FuzzParse may accept of a log.
 func (l *Log) checkAccepted(s *Scenario) error {
 	if l.File == "" || l.Key == "" || (l.Format != "csv" && l.Format != "ndjson") || !(l.Rate > 0) || l.Tolerance < 0 ||
-		l.SkipBad < 0 || l.Batch < 1 || l.Batch > 1<<20 || s.Cluster != nil || s.Faults != nil || l.Pos.Line < 1 {
+		l.SkipBad < 0 || l.Batch < 1 || l.Batch > 1<<20 || l.As != "timed" && (s.Cluster != nil || s.Faults != nil) || l.Pos.Line < 1 {
 		return fmt.Errorf("log %+v beside cluster %v, faults %v", l, s.Cluster, s.Faults)
 	}
 	return nil
@@ -56,7 +56,7 @@ strategies:
 	}{
 		{"no key", "name: l\nworkload:\n  file: x.csv\nstrategies: [{name: a, type: exact}]\n", 2, `missing required key "key"`},
 		{"format", "name: l\nworkload:\n  file: x.csv\n  key: k\n  format: xml\nstrategies: [{name: a, type: exact}]\n", 5, "allowed: csv, ndjson"},
-		{"cluster", "name: l\nworkload:\n  file: x.csv\n  key: k\ncluster: {nodes: 2}\nstrategies: [{name: a, type: exact}]\n", 5, "a recorded log is replayed as a count stream"},
+		{"cluster", "name: l\nworkload:\n  file: x.csv\n  key: k\ncluster: {nodes: 2}\nstrategies: [{name: a, type: exact}]\n", 5, "a recorded log replayed as a count stream has no simulated cluster"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("cases/x.yaml", []byte(c.yaml))
@@ -78,6 +78,15 @@ func TestLogWorkloadRules(t *testing.T) {
 		{"  id: a\n  event_id: b\n", 7, "allowed: one of id, hashed, or event_id"},
 		{"  time: t\n  rate: 10\n", 7, "given with time"},
 		{"  tolerance: 1s\n", 6, "given without time"},
+		{"  as: xml\n", 6, "allowed: count, timed, audience, trending, board, ratings, split"},
+		{"  day: 1h\n", 6, "day: is for as: audience, and this log is replayed as count (allowed: remove day, or as: audience)"},
+		{"  as: audience\n  stars: s\n", 7, "stars: is for as: ratings, and this log is replayed as audience"},
+		{"  as: audience\n", 3, "as: audience needs the column of who acted"},
+		{"  as: trending\n", 3, "as: trending needs the log's clock"},
+		{"  as: ratings\n", 3, "as: ratings needs the column of the stars"},
+		{"  as: ratings\n  stars: s\n  delta: d\n", 8, "given with as: ratings"},
+		{"  as: split\n", 3, "as: split needs the column of each event's node"},
+		{"  as: board\n  standings_score: s\n", 7, "given without standings"},
 	} {
 		_, err := Parse("cases/x.yaml", []byte(head+c.more))
 		mustError(t, err, "cases/x.yaml", c.line, c.want)

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,49 +29,108 @@ import (
 // logKind runs with the keyed questions' pieces and a feeder.
 type logKind struct {
 	keyed
+	*logBase
 	feeder feeder
-	spec   *scenarios.Log
-	cfg    workload.LogConfig
+}
+
+// logBase is what every replay of a log starts from, whatever it is
+// replayed as: the spec, the reader's config, and what Prepare's read of
+// its head says of it.
+type logBase struct {
+	spec *scenarios.Log
+	cfg  workload.LogConfig
 	// estimated from the head of the log at Prepare: its events and
 	// distinct keys, for the memory check and the designs' size hints;
 	// whole: the head was the whole log, and they are exact
-	events, keys float64
-	whole        bool
+	logEvents, logKeys float64
+	whole              bool
 }
 
 func init() { defineKind("log", newLogKind) }
+
+// logAs builds the runner of a log replayed as a kind other than a count
+// stream (as: timed, audience, …), each in a file of its own (log_*.go)
+// that registers it with defineLogAs.
+var logAs = map[string]func(h *harness, b *logBase) (kind, error){}
+
+// defineLogAs registers the runner of a log replayed as kind as. It panics
+// on a duplicate.
+func defineLogAs(as string, build func(h *harness, b *logBase) (kind, error)) {
+	if _, dup := logAs[as]; dup {
+		panic("sim: log as " + as + " defined twice")
+	}
+	logAs[as] = build
+}
 
 // logSampleEvents is how much of the log Prepare reads to estimate its
 // size: enough to see the bytes an event takes and how keys repeat.
 const logSampleEvents = 1 << 20
 
-func newLogKind(h *harness) (kind, error) {
+// newLogBase reads the spec's log config and estimates the log from its
+// head (a missing file or column, or a bad line there, is bad input).
+func newLogBase(h *harness) (*logBase, error) {
 	spec := h.scn.Run.(*scenarios.Log)
 	cfg := workload.LogConfig{Path: spec.Path(h.scn.File), Format: spec.Format, Key: spec.Key, KeyID: spec.KeyID,
 		Time: spec.Time, Actor: spec.Actor, ActorID: spec.ActorID, ID: spec.ID, EventID: spec.EventID, Delta: spec.Delta, Op: spec.Op,
 		SkipBad: int(min(spec.SkipBad, math.MaxInt32))}
+	switch spec.As {
+	case "board":
+		cfg.Score = spec.Score
+	case "ratings":
+		cfg.Delta = spec.Stars
+	case "split":
+		cfg.Node, cfg.Nodes = spec.Node, spec.NodeCount
+		if cfg.Nodes == 0 {
+			cfg.Nodes = workload.MaxSplitNodes
+		}
+	}
 	if spec.Time == "" {
 		cfg.Rate = spec.Rate
 	} else {
 		cfg.Tolerance = time.Duration(spec.Tolerance)
 	}
-	k := &logKind{feeder: h.feeder, spec: spec, cfg: cfg}
-	if err := k.estimate(h.ctx); err != nil {
-		return nil, k.badInput(err) // stopped: Prepare says so instead
+	b := &logBase{spec: spec, cfg: cfg}
+	if err := b.estimate(h.ctx); err != nil {
+		return nil, b.badInput(err) // stopped: Prepare says so instead
 	}
+	return b, nil
+}
+
+func newLogKind(h *harness) (kind, error) {
+	b, err := newLogBase(h)
+	if err != nil {
+		return nil, err
+	}
+	if as := b.spec.As; as != "count" {
+		build, ok := logAs[as]
+		if !ok {
+			return nil, scenarios.Errorf(b.spec.Pos, "workload.as: a log is not replayed as %s yet (allowed: %s)", as, strings.Join(logAsNames(), ", "))
+		}
+		return build(h, b)
+	}
+	k := &logKind{logBase: b, feeder: h.feeder}
 	// As for a count stream, Keys is the most distinct keys the stream can
 	// hold: a log read whole at Prepare holds at most its events (its key
 	// space is unknown), so that a design sizes itself as it would for the
 	// synthetic stream of those events; a longer log, its keys estimated.
 	env := &h.lineup.env
-	env.Keys = uint64(math.Ceil(k.keys))
+	env.Keys = uint64(math.Ceil(k.logKeys))
 	if k.whole {
-		env.Keys = uint64(k.events)
+		env.Keys = uint64(k.logEvents)
 	}
-	env.Events = int64(math.Ceil(k.events))
-	k.keyed = newKeyed(h, uint64(k.keys), k.events, nil, "no plan: a recorded log has no law of its keys")
+	env.Events = int64(math.Ceil(k.logEvents))
+	k.keyed = newKeyed(h, uint64(k.logKeys), k.logEvents, nil, "no plan: a recorded log has no law of its keys")
 	return k, nil
 }
+
+// logAsNames lists what a log is replayed as today: count and the kinds
+// registered.
+func logAsNames() []string {
+	return append([]string{"count"}, slices.Sorted(maps.Keys(logAs))...)
+}
+
+// source is the log as a source read once, in order, afresh.
+func (b *logBase) source() *logSource { return &logSource{cfg: b.cfg} }
 
 // estimate reads the head of the log: a missing file or column, or a bad
 // line there, is refused before anything runs. A log read whole there is
@@ -78,7 +139,7 @@ func newLogKind(h *harness) (kind, error) {
 // growth of the keys seen from half the head to all of it repeated for
 // every doubling to the whole log (keys repeat more as a log grows). It
 // stops with ctx's error when ctx ends first, looking at each read.
-func (k *logKind) estimate(ctx context.Context) error {
+func (k *logBase) estimate(ctx context.Context) error {
 	r, err := workload.OpenLog(k.cfg)
 	if err != nil {
 		return err
@@ -99,7 +160,7 @@ func (k *logKind) estimate(ctx context.Context) error {
 			seen[e.Key] = true
 		}
 		if err == io.EOF {
-			k.events, k.keys = float64(r.Events()), float64(len(seen))
+			k.logEvents, k.logKeys = float64(r.Events()), float64(len(seen))
 			k.whole = true
 			return nil
 		}
@@ -108,16 +169,16 @@ func (k *logKind) estimate(ctx context.Context) error {
 		}
 	}
 	scale := max(float64(r.Size())/float64(max(r.BytesRead(), 1)), 1)
-	k.events = float64(r.Events()) * scale
+	k.logEvents = float64(r.Events()) * scale
 	growth := float64(len(seen)) / float64(max(half, 1))
-	k.keys = min(k.events, float64(len(seen))*math.Pow(max(growth, 1), math.Log2(scale)))
+	k.logKeys = min(k.logEvents, float64(len(seen))*math.Pow(max(growth, 1), math.Log2(scale)))
 	return nil
 }
 
 // badInput is a log's error as bad input: at the log's line (a
 // *scenarios.Error, so that the run exits 2 and writes nothing), or at the
 // workload key for an error of the file as a whole.
-func (k *logKind) badInput(err error) error {
+func (k *logBase) badInput(err error) error {
 	var le *workload.LogError
 	if errors.As(err, &le) {
 		return &scenarios.Error{Pos: scenarios.Pos{File: le.Path, Line: int(le.Line)}, Msg: le.Msg}
@@ -135,7 +196,7 @@ func (k *logKind) describe() string {
 		about = ""
 	}
 	return fmt.Sprintf("Recorded log: %s (%s, key column %s, %s), %s%s events over %s%s keys, batches of %d.",
-		k.cfg.Path, k.spec.Format, k.spec.Key, timing, about, metrics.Format(math.Round(k.events)), about, metrics.Format(math.Round(k.keys)), k.spec.Batch)
+		k.cfg.Path, k.spec.Format, k.spec.Key, timing, about, metrics.Format(math.Round(k.logEvents)), about, metrics.Format(math.Round(k.logKeys)), k.spec.Batch)
 }
 
 func (k *logKind) accepts(*strategies.Type) error { return nil }
@@ -144,9 +205,9 @@ func (k *logKind) accepts(*strategies.Type) error { return nil }
 // the K-th; the chance of two key strings sharing a 64-bit hash is its
 // own plan row.
 func (k *logKind) plan() []metrics.Result {
-	pairs := workload.CollisionPairs(k.keys)
+	pairs := workload.CollisionPairs(k.logKeys)
 	return []metrics.Result{k.rows.plan(strategies.PlanLine{Metric: metrics.HashCollisions,
-		Value: pairs, Unit: "pairs", Note: fmt.Sprintf("distinct key strings whose XXH64 collide, expected: n(n−1)/2⁶⁵ for n ≈ %s keys", metrics.Format(math.Round(k.keys)))})}
+		Value: pairs, Unit: "pairs", Note: fmt.Sprintf("distinct key strings whose XXH64 collide, expected: n(n−1)/2⁶⁵ for n ≈ %s keys", metrics.Format(math.Round(k.logKeys)))})}
 }
 
 // memory: the truth's map, made with room for the keys estimated (at most
@@ -155,7 +216,7 @@ func (k *logKind) plan() []metrics.Result {
 // of the README (29.1 M distinct phrases, 36.7 M estimated) with
 // search-full-day's designs peaked at 3.46 GB against 3.26 GB planned.
 func (k *logKind) memory() (int64, int64) {
-	return goMapBytes(int64(min(k.keys, 1<<26))) + int64(k.keys)*logSortedBytesPerKey, 1
+	return goMapBytes(int64(min(k.logKeys, 1<<26))) + int64(k.logKeys)*logSortedBytesPerKey, 1
 }
 
 // churns: the reader makes garbage at every line it parses (80 B an event
@@ -247,14 +308,14 @@ func (s *logSource) Done() float64 {
 }
 
 func (k *logKind) run(ctx context.Context) (*Report, error) {
-	tr := newTruth(int(min(k.keys, 1<<26)), false, false)
+	tr := newTruth(int(min(k.logKeys, 1<<26)), false, false)
 	r := &run{truth: tr}
 	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
 		return nil, err
 	}
 	sctx, release := scoring(ctx)
 	defer release()
-	src := &logSource{cfg: k.cfg}
+	src := k.source()
 	events, err := k.feeder.feedCount(ctx, r, src, k.spec.Batch)
 	if src.err != nil {
 		return nil, k.badInput(src.err) // bad input: nothing is reported
@@ -263,13 +324,13 @@ func (k *logKind) run(ctx context.Context) (*Report, error) {
 	switch {
 	case rep.Partial: // every design's plan for the events read
 		k.lineup.replan(rep, fed{events: events, writes: float64(events)})
-	case !k.whole && float64(events) != math.Ceil(k.events):
+	case !k.whole && float64(events) != math.Ceil(k.logEvents):
 		// The log read whole: its N is known, no longer the estimate from
 		// its head; every plan that depends on it (εN, N/m) is worked out
 		// for it, and the judgement of keys over the bound with it.
 		k.lineup.planFor(fed{events: events, writes: float64(events)})
 		rep.note(fmt.Sprintf("The log held %s events, estimated at %s from its first %s before the read: every simulated-scale plan is worked out for the %s read.",
-			metrics.Format(float64(events)), metrics.Format(math.Ceil(k.events)), metrics.Format(logSampleEvents), metrics.Format(float64(events))))
+			metrics.Format(float64(events)), metrics.Format(math.Ceil(k.logEvents)), metrics.Format(logSampleEvents), metrics.Format(float64(events))))
 	}
 	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
 	if k.spec.SkipBad > 0 {

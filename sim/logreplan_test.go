@@ -34,8 +34,8 @@ func TestLogPlansFromWhatWasRead(t *testing.T) {
 		"questions: {top: 10}\nstrategies:\n  - {name: cm, type: count-min, params: {epsilon: 0.001, delta: 0.01}}\n"+
 		"  - {name: ss, type: space-saving, params: {counters: 1000}}\n", Options{})
 	lk := st.kind.(*logKind)
-	if lk.whole || lk.events == n {
-		t.Fatalf("the estimate is exact (%v events, whole %v): the test shows nothing", lk.events, lk.whole)
+	if lk.whole || lk.logEvents == n {
+		t.Fatalf("the estimate is exact (%v events, whole %v): the test shows nothing", lk.logEvents, lk.whole)
 	}
 	rep, err := st.Run(context.Background())
 	if err != nil {
@@ -60,7 +60,7 @@ func TestLogPlansFromWhatWasRead(t *testing.T) {
 	if got := plan("cm", metrics.MaxOverestimate); got != 0.001*n {
 		t.Errorf("the bound beside count-min's largest overestimate: %v, want %v", got, 0.001*n)
 	}
-	want := fmt.Sprintf("The log held %s events, estimated at %s", metrics.Format(n), metrics.Format(math.Ceil(lk.events)))
+	want := fmt.Sprintf("The log held %s events, estimated at %s", metrics.Format(n), metrics.Format(math.Ceil(lk.logEvents)))
 	if !slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.HasPrefix(s, want) }) {
 		t.Errorf("notes %q, want one starting %q", rep.Notes, want)
 	}

@@ -104,6 +104,20 @@ type LogConfig struct {
 	// Op, optional, is the column of the event's Op: "write", "read" or
 	// "set"; without it every event is a write.
 	Op string
+	// Score, optional, is a column of absolute scores (a leaderboard's): a
+	// line with a decimal int64 there is a Set of that score (its Delta),
+	// whatever Delta and Op say; a line with the field empty (in NDJSON,
+	// null, or absent from a line but the first, whose fields name the
+	// columns) is read without it.
+	Score string
+	// Node, optional, is the column of the node an event is counted on
+	// (a split stream's): its Actor, the node's number from 0. A value is
+	// a decimal number below Nodes, or else a name, numbered from 0 in the
+	// order names first appear: a log names its nodes one way or the
+	// other, and a line of the other way is bad. At most Nodes distinct
+	// nodes. Not with Actor or ActorID.
+	Node  string
+	Nodes int
 
 	// SkipBad is how many bad lines may be skipped (≥ 0): they are counted
 	// (Skipped) and the first few kept (SkippedErrors); the next bad line
@@ -135,6 +149,8 @@ const (
 	colEventID
 	colDelta
 	colOp
+	colScore
+	colNode
 	numLogCols
 
 	colRecord logCol = -1 // the whole record, for logRecords.line
@@ -142,11 +158,11 @@ const (
 
 // String returns the LogConfig field that names the column.
 func (c logCol) String() string {
-	return [numLogCols]string{"Key", "KeyID", "Time", "Actor", "ActorID", "ID", "EventID", "Delta", "Op"}[c]
+	return [numLogCols]string{"Key", "KeyID", "Time", "Actor", "ActorID", "ID", "EventID", "Delta", "Op", "Score", "Node"}[c]
 }
 
 func (cfg *LogConfig) columns() [numLogCols]string {
-	return [numLogCols]string{cfg.Key, cfg.KeyID, cfg.Time, cfg.Actor, cfg.ActorID, cfg.ID, cfg.EventID, cfg.Delta, cfg.Op}
+	return [numLogCols]string{cfg.Key, cfg.KeyID, cfg.Time, cfg.Actor, cfg.ActorID, cfg.ID, cfg.EventID, cfg.Delta, cfg.Op, cfg.Score, cfg.Node}
 }
 
 // logRecords is one format's reading of a log, a record at a time.
@@ -190,6 +206,8 @@ type LogReader struct {
 	started                          bool  // t0 is set
 	err                              error // what the next Read returns: io.EOF or what stopped it
 	skippedErrs                      []*LogError
+	nodes                            map[string]uint64 // the nodes named so far, with Node
+	nodeNumbers                      bool              // the node column has given a number
 	count                            atomic.Int64 // bytes read from the file
 	size                             int64
 }
@@ -243,6 +261,15 @@ func (r *LogReader) check() error {
 	}
 	if cfg.SkipBad < 0 {
 		return fmt.Errorf("workload: log skip bad %d not >= 0", cfg.SkipBad)
+	}
+	if cfg.Node != "" {
+		if cfg.Actor != "" || cfg.ActorID != "" {
+			return fmt.Errorf("workload: log node column %q set with an actor column: an event's node is its Actor (set one)", cfg.Node)
+		}
+		if cfg.Nodes < 1 || cfg.Nodes > MaxSplitNodes {
+			return fmt.Errorf("workload: log nodes %d not in 1..%d (the Node column needs the number of nodes)", cfg.Nodes, MaxSplitNodes)
+		}
+		r.nodes = map[string]uint64{}
 	}
 	if cfg.Time == "" {
 		if math.IsNaN(cfg.Rate) || math.IsInf(cfg.Rate, 0) || cfg.Rate <= 0 {
@@ -367,6 +394,11 @@ func (r *LogReader) decode() (ev Event, bad *LogError, err error) {
 	if bad != nil {
 		return ev, bad, nil
 	}
+	if cfg.Node != "" {
+		if ev.Actor, bad = r.node(); bad != nil {
+			return ev, bad, nil
+		}
+	}
 	switch {
 	case cfg.EventID != "":
 		ev.ID, bad = r.decimal(colEventID)
@@ -404,6 +436,15 @@ func (r *LogReader) decode() (ev Event, bad *LogError, err error) {
 			ev.Op = Set
 		default:
 			return ev, r.bad(colOp, fmt.Sprintf("%q is not one of write, read, set", clip(s))), nil
+		}
+	}
+	if cfg.Score != "" {
+		if s, why := r.src.value(colScore); why == "" && s != "" {
+			d, ok := parseDecimalI64(s)
+			if !ok {
+				return ev, r.bad(colScore, fmt.Sprintf("%q is not a decimal int64", clip(s))), nil
+			}
+			ev.Op, ev.Delta = Set, d
 		}
 	}
 	// The time last: an event's time moves the clock only once the rest of
@@ -459,6 +500,51 @@ func (r *LogReader) decode() (ev Event, bad *LogError, err error) {
 	}
 	r.events++
 	return ev, nil, nil
+}
+
+// node returns the number of the current record's node: its decimal below
+// Nodes, or its name's number in the order names appeared.
+func (r *LogReader) node() (uint64, *LogError) {
+	s, bad := r.text(colNode)
+	if bad != nil {
+		return 0, bad
+	}
+	n := uint64(r.cfg.Nodes)
+	if s == "" {
+		return 0, r.bad(colNode, "empty: every event names its node")
+	}
+	if v, ok := parseDecimalU64(s); ok {
+		switch {
+		case len(r.nodes) > 0:
+			return 0, r.bad(colNode, fmt.Sprintf("%q is a number, and the nodes before it were named (allowed: names only, or numbers only)", clip(s)))
+		case v >= n:
+			return 0, r.bad(colNode, fmt.Sprintf("node %d is not below the %d nodes", v, n))
+		}
+		r.nodeNumbers = true
+		return v, nil
+	}
+	if r.nodeNumbers {
+		return 0, r.bad(colNode, fmt.Sprintf("%q is a name, and the nodes before it were numbers (allowed: numbers only, 0..%d, or names only)", clip(s), n-1))
+	}
+	if v, ok := r.nodes[s]; ok {
+		return v, nil
+	}
+	if uint64(len(r.nodes)) >= n {
+		return 0, r.bad(colNode, fmt.Sprintf("%q is a node beyond the %d named before it (allowed: at most %d nodes)", clip(s), n, n))
+	}
+	v := uint64(len(r.nodes))
+	r.nodes[s] = v
+	return v, nil
+}
+
+// NodeNames returns the node names read so far by their numbers (with
+// Node; a node given by its number has no name, "").
+func (r *LogReader) NodeNames() []string {
+	out := make([]string, len(r.nodes))
+	for s, v := range r.nodes {
+		out[v] = s
+	}
+	return out
 }
 
 // sub64 returns a − b and whether it fits an int64.

@@ -1,0 +1,36 @@
+package scenarios
+
+// A log replayed as ratings (as: ratings): each row an item (the key) rated
+// with the stars of a column, ranked by the designs as a ratings run ranks
+// its items (issue 25).
+
+// LogRatings is the keys of a log replayed as ratings.
+type LogRatings struct {
+	Stars       string `key:"stars" type:"line" doc:"as: ratings: the column of each rating's stars, a whole number on the scale"`
+	RatingScale *Scale `key:"scale" defaultdoc:"1..5" doc:"as: ratings: the star scale"`
+	Top         int    `key:"top" range:"1..1000" default:"10" doc:"as: ratings: the K of the top K items"`
+	Few         int64  `key:"few" range:"1..1000000" default:"5" doc:"as: ratings: an item with fewer ratings than this has few"`
+	Enough      int64  `key:"enough" range:"1..1e9" default:"30" doc:"as: ratings: the ratings an item needs to be ranked on its own"`
+}
+
+func (x *LogRatings) refuses(section string) string {
+	switch section {
+	case "questions":
+		return "a ratings run asks for its top K in workload.top"
+	case "cluster":
+		return "a ratings run keeps its designs in memory, with no store cluster"
+	case "faults":
+		return "faults need a timed stream, and a ratings run is not timed"
+	}
+	return ""
+}
+
+func (x *LogRatings) check(l *Log, r *rule) error {
+	if x.Stars == "" {
+		return r.failHere("as: ratings needs the column of the stars (allowed: stars: COLUMN)")
+	}
+	if r.has("delta") {
+		return r.failKey("delta", "given with as: ratings, whose stars are the rating (allowed: remove delta)")
+	}
+	return nil
+}
