@@ -383,29 +383,3 @@ func (k *logKind) topStrings(ctx context.Context, rep *Report, tr *truth, last *
 	rep.Tables = append(rep.Tables, t)
 	return nil
 }
-
-// Sample generates the first n events of a count stream scenario (n ≥ its
-// events: all of them) — exactly the events of the same scenario with
-// events: n — a chunk at a time, with each event's key's rank beside it,
-// for countsim sample to write as a log.
-func Sample(scn *scenarios.Scenario, n int64, each func(events []workload.Event, ranks []uint32) error) error {
-	spec, ok := scn.Run.(*scenarios.Stream)
-	if !ok {
-		return fmt.Errorf("%s is a %s: sample takes a count stream (workload: {events: …}), such as search", scn.ID(), scn.Run.Kind())
-	}
-	cfg := streamConfig(scn.Seed, spec)
-	cfg.Events = min(n, spec.Events)
-	src, err := workload.NewStream(cfg)
-	if err != nil {
-		return err
-	}
-	var buf []workload.Event
-	var ranks []uint32
-	for i := range src.Chunks() {
-		buf, ranks = src.ChunkRanks(i, buf, ranks)
-		if err := each(buf, ranks); err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -44,7 +44,7 @@ func floorReadLog(path, format string, gz bool, buf []Event, use func([]Event)) 
 		sc.Scan() // the header
 	}
 	buf = buf[:0]
-	var fields [7]string
+	var fields [8]string
 	for sc.Scan() {
 		line := sc.Text()
 		if format == "ndjson" {
@@ -67,14 +67,14 @@ func floorReadLog(path, format string, gz bool, buf []Event, use func([]Event)) 
 		}
 		t, why := parseRFC3339Nanos(fields[0])
 		key, err1 := strconv.ParseUint(fields[2], 10, 64)
-		actor, err2 := strconv.ParseUint(fields[3], 10, 64)
-		id, err3 := strconv.ParseUint(fields[4], 10, 64)
-		delta, err4 := strconv.ParseInt(fields[5], 10, 64)
+		actor, err2 := strconv.ParseUint(fields[4], 10, 64)
+		id, err3 := strconv.ParseUint(fields[5], 10, 64)
+		delta, err4 := strconv.ParseInt(fields[6], 10, 64)
 		if why != "" || err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 			return fmt.Errorf("floor: bad line %q", sc.Text())
 		}
 		var op Op
-		switch fields[6] {
+		switch fields[7] {
 		case "read":
 			op = Read
 		case "set":

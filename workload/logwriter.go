@@ -14,13 +14,14 @@ import (
 
 // The columns a LogWriter writes, in order: what ReplayConfig reads back.
 const (
-	logColTime  = "time"   // RFC 3339 with 9 fraction digits: LogTimeBase + At
-	logColKey   = "key"    // keyName(Key)
-	logColKeyID = "key_id" // Key in decimal
-	logColActor = "actor"  // Actor in decimal
-	logColID    = "id"     // ID in decimal
-	logColDelta = "delta"  // Delta in decimal
-	logColOp    = "op"     // write, read or set
+	logColTime    = "time"     // RFC 3339 with 9 fraction digits: LogTimeBase + At
+	logColKey     = "key"      // keyName(Key)
+	logColKeyID   = "key_id"   // Key in decimal
+	logColActor   = "actor"    // actorName(Actor): Actor in decimal unless NameActors
+	logColActorID = "actor_id" // Actor in decimal
+	logColID      = "id"       // ID in decimal
+	logColDelta   = "delta"    // Delta in decimal
+	logColOp      = "op"       // write, read or set
 )
 
 // logTimeLayout is RFC 3339 with every nanosecond digit, so that the time
@@ -32,8 +33,9 @@ const logTimeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 func LogTimeBase() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // LogWriter writes events as a log that LogReader reads, CSV or NDJSON
-// with the columns time, key, key_id, actor, id, delta and op (see
-// ReplayConfig): the example log of a built-in scenario, with string keys.
+// with the columns time, key, key_id, actor, actor_id, id, delta and op
+// (see ReplayConfig): the example log of a built-in scenario, with string
+// keys and actors.
 //
 // CSV fields are quoted as RFC 4180 says when they hold a comma, a quote or
 // a line break. NDJSON puts the three 64-bit ids (key_id, actor, id) in
@@ -48,6 +50,7 @@ type LogWriter struct {
 	w       io.Writer
 	ndjson  bool
 	keyName func(uint64) string
+	actName func(uint64) string // nil: the actor column holds the id
 	base    time.Time
 	buf     []byte
 	err     error // sticky
@@ -65,11 +68,16 @@ func NewLogWriter(w io.Writer, format string, keyName func(key uint64) string) (
 	lw := &LogWriter{w: w, ndjson: format == "ndjson", keyName: keyName, base: LogTimeBase(),
 		buf: make([]byte, 0, logBufSize+1024)}
 	if !lw.ndjson {
-		lw.buf = append(lw.buf, strings.Join([]string{logColTime, logColKey, logColKeyID, logColActor, logColID, logColDelta, logColOp}, ",")...)
+		lw.buf = append(lw.buf, strings.Join([]string{logColTime, logColKey, logColKeyID, logColActor, logColActorID, logColID, logColDelta, logColOp}, ",")...)
 		lw.buf = append(lw.buf, '\n')
 	}
 	return lw, nil
 }
+
+// NameActors makes the actor column the string actorName gives each actor
+// (a viewer's, a region's name), the actor_id column keeping its id. Call
+// it before the first Write.
+func (w *LogWriter) NameActors(actorName func(actor uint64) string) { w.actName = actorName }
 
 // ReplayConfig returns the config that reads back, from path, what a
 // LogWriter of format wrote: the same events (At, Key, Actor, ID, Delta,
@@ -82,7 +90,7 @@ func ReplayConfig(path, format string) LogConfig {
 		KeyID:   logColKeyID,
 		Time:    logColTime,
 		Start:   LogTimeBase(),
-		ActorID: logColActor,
+		ActorID: logColActorID,
 		EventID: logColID,
 		Delta:   logColDelta,
 		Op:      logColOp,
@@ -123,6 +131,12 @@ func (w *LogWriter) appendCSV(e *Event) {
 	b = append(b, ',')
 	b = strconv.AppendUint(b, e.Key, 10)
 	b = append(b, ',')
+	if w.actName != nil {
+		b = appendCSVField(b, w.actName(e.Actor))
+	} else {
+		b = strconv.AppendUint(b, e.Actor, 10)
+	}
+	b = append(b, ',')
 	b = strconv.AppendUint(b, e.Actor, 10)
 	b = append(b, ',')
 	b = strconv.AppendUint(b, e.ID, 10)
@@ -140,7 +154,15 @@ func (w *LogWriter) appendJSON(e *Event) {
 	b = appendJSONString(b, w.keyName(e.Key))
 	b = append(b, `,"`+logColKeyID+`":"`...)
 	b = strconv.AppendUint(b, e.Key, 10)
-	b = append(b, `","`+logColActor+`":"`...)
+	b = append(b, `","`+logColActor+`":`...)
+	if w.actName != nil {
+		b = appendJSONString(b, w.actName(e.Actor))
+	} else {
+		b = append(b, '"')
+		b = strconv.AppendUint(b, e.Actor, 10)
+		b = append(b, '"')
+	}
+	b = append(b, `,"`+logColActorID+`":"`...)
 	b = strconv.AppendUint(b, e.Actor, 10)
 	b = append(b, `","`+logColID+`":"`...)
 	b = strconv.AppendUint(b, e.ID, 10)

@@ -9,10 +9,15 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // randomKeyName draws a key name from bytes that CSV and JSON treat
@@ -58,7 +63,7 @@ func TestLogWriterCSV(t *testing.T) {
 	}
 	cr := csv.NewReader(&out)
 	header, err := cr.Read()
-	if err != nil || strings.Join(header, ",") != "time,key,key_id,actor,id,delta,op" {
+	if err != nil || strings.Join(header, ",") != "time,key,key_id,actor,actor_id,id,delta,op" {
 		t.Fatalf("header %q, %v", header, err)
 	}
 	for i, e := range evs {
@@ -69,7 +74,7 @@ func TestLogWriterCSV(t *testing.T) {
 		want := []string{
 			LogTimeBase().Add(time.Duration(e.At)).Format("2006-01-02T15:04:05.000000000Z07:00"),
 			strings.ReplaceAll(names[e.Key], "\r\n", "\n"),
-			fmt.Sprint(e.Key), fmt.Sprint(e.Actor), fmt.Sprint(e.ID), fmt.Sprint(e.Delta), e.Op.String(),
+			fmt.Sprint(e.Key), fmt.Sprint(e.Actor), fmt.Sprint(e.Actor), fmt.Sprint(e.ID), fmt.Sprint(e.Delta), e.Op.String(),
 		}
 		if fmt.Sprintf("%q", rec) != fmt.Sprintf("%q", want) {
 			t.Fatalf("record %d: got %q, want %q", i, rec, want)
@@ -170,5 +175,51 @@ func TestLogWriterErrors(t *testing.T) {
 	}
 	if err2 := w.Write(evs[:1]); err2 != err {
 		t.Fatalf("Write after the error: %v, want it again", err2)
+	}
+}
+
+// TestLogWriterActorNames: with NameActors the actor column holds each
+// actor's name and actor_id its id, in both formats: read back by
+// actor_id the events are the very ones written, by actor their Actor is
+// the name's hash.
+func TestLogWriterActorNames(t *testing.T) {
+	evs := logTestEvents(13, 500)
+	name := func(a uint64) string { return "viewer, \"" + strconv.FormatUint(a%97, 10) + "\"" }
+	for _, format := range []string{"csv", "ndjson"} {
+		path := filepath.Join(t.TempDir(), "a."+format)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewLogWriter(f, format, logTestKeyName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.NameActors(name)
+		if err := w.Write(evs); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		byID, _, err := readTestLog(t, ReplayConfig(path, format), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := ReplayConfig(path, format)
+		cfg.ActorID, cfg.Actor = "", "actor"
+		byName, _, err := readTestLog(t, cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(byID) != len(evs) || len(byName) != len(evs) {
+			t.Fatalf("%s: read %d and %d of %d events", format, len(byID), len(byName), len(evs))
+		}
+		for i, e := range evs {
+			if byID[i].Actor != e.Actor || byName[i].Actor != xxhash.Sum64String(name(e.Actor)) {
+				t.Fatalf("%s: event %d: actor %d by id and %d by name, want %d and the hash of %q", format, i, byID[i].Actor, byName[i].Actor, e.Actor, name(e.Actor))
+			}
+		}
 	}
 }

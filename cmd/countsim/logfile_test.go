@@ -78,7 +78,7 @@ func TestSampleReplaysTheSyntheticRun(t *testing.T) {
 	want := designRows(runResultsOf(t, filepath.Join(dir, "out-syn"), synthetic))
 	for _, f := range []struct{ file, format string }{{"s.csv.gz", "csv"}, {"s.ndjson", "ndjson"}} {
 		replay := searchAs(t, dir, "replay-"+f.format, "  file: "+f.file+"\n  format: "+f.format+
-			"\n  key: key\n  key_id: key_id\n  time: time\n  actor_id: actor\n  event_id: id\n  delta: delta\n  op: op\n  batch: 4096")
+			"\n  key: key\n  key_id: key_id\n  time: time\n  actor_id: actor_id\n  event_id: id\n  delta: delta\n  op: op\n  batch: 4096")
 		out := filepath.Join(dir, "out-"+f.format)
 		got := designRows(runResultsOf(t, out, replay))
 		if len(got) != len(want) || len(want) < 50 {

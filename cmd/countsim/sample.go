@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,29 +27,41 @@ type sampleFlags struct {
 	format string
 	events int64
 	bad    []int64 // lines to plant bad
+	step   string
+	replay string
 }
 
 var sampleOpts sampleFlags
 
 var cmdSample = &command{
 	Name:      "sample",
-	UsageLine: "sample [-o FILE] [-format csv|ndjson] [-events N] [-bad LINE] [SCENARIO]",
-	Short:     "write a small event log from a built-in count stream, to replay as workload: {file: …}",
+	UsageLine: "sample [-o FILE] [-format csv|ndjson] [-events N] [-step NAME] [-replay FILE] [-bad LINE] [SCENARIO]",
+	Short:     "write a scenario's stream as an event log, to replay as workload: {file: …}",
 	Long: `
-Sample writes the first N events (default 300,000) of a count stream scenario
-(default search) as a recorded log: CSV with a header, or NDJSON, gzipped when
-FILE ends in .gz. Its columns are time (RFC 3339), key (the phrase's string,
-"phrase #RANK" by popularity), key_id (the key's 64-bit id), actor, id, delta
-and op. A scenario that replays it with key_id, actor_id and event_id gets
-the very events of the scenario with events: N, so the two runs measure the
-same; with key alone, the strings are hashed as a team's own log's would be.
--bad LINE (repeatable) writes that line of the file as one that cannot be
-read, to try bad input and skip_bad. FILE is never written over.`,
+Sample writes the stream of a scenario (default search) as a recorded log:
+CSV with a header, or NDJSON, gzipped when FILE ends in .gz. A count stream
+gives its first N events (default 300,000); every other kind — a timed
+stream, an audience, trending phrases, a board, ratings, a split stream —
+its whole stream, refused past N events. Its columns are time (RFC 3339),
+key (the key's string: "phrase #RANK" by popularity, a player's, an
+item's), key_id (the key's 64-bit id), actor (who acted, by name: a viewer,
+a region, a node), actor_id (its id), id, delta and op. -step NAME samples
+one step of a scenario told in steps.
+
+-replay FILE writes beside it a scenario that replays the log as the run it
+came from: the scenario (or the step) with its workload replaced by the log,
+read by key_id, actor_id and event_id, so that countsim run of it gives the
+synthetic run's measured rows; with key and actor alone, the strings are
+hashed as a team's own log's would be. -bad LINE (repeatable) writes that
+line of the file as one that cannot be read, to try bad input and skip_bad.
+No FILE is ever written over.`,
 	SetFlags: func(fs *flag.FlagSet, env *cmdEnv) {
 		sampleOpts = sampleFlags{format: "csv", events: 300_000}
 		fs.StringVar(&sampleOpts.out, "o", "sample.csv.gz", "write the log to `FILE` (.gz: gzipped)")
 		fs.Var(&choice{&sampleOpts.format, []string{"csv", "ndjson"}}, "format", "the log's `FORMAT`: csv or ndjson")
-		fs.Int64Var(&sampleOpts.events, "events", 300_000, "the events to write, `N` from 1 to 10^10")
+		fs.Int64Var(&sampleOpts.events, "events", 300_000, "the events to write, `N` from 1 to 10^10 (a count stream's first N; any other kind's whole stream, refused past N)")
+		fs.StringVar(&sampleOpts.step, "step", "", "sample the step `NAME` of a scenario told in steps")
+		fs.StringVar(&sampleOpts.replay, "replay", "", "also write to `FILE` a scenario that replays the log as the run it came from")
 		fs.Func("bad", "write line `LINE` of the file (the header is line 1) as a bad line; repeatable", func(s string) error {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || n < 2 {
@@ -73,14 +86,27 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) == 1 {
 		name = args[0]
 	}
-	scn, err := scenarios.Resolve(name)
+	top, err := scenarios.Resolve(name)
 	if err != nil {
 		return err
 	}
-	if len(scn.Steps) > 0 {
-		return &usageError{fmt.Sprintf("sample: %s is told in steps; name a scenario that is one count stream, such as search", scn.Name)}
+	scn, err := sampledStep(top, o.step)
+	if err != nil {
+		return err
 	}
-	var written int64
+	var src []byte
+	if o.replay != "" {
+		if o.replay == o.out {
+			return &usageError{"-replay and -o name the same file"}
+		}
+		if _, err := os.Lstat(o.replay); err == nil {
+			return fmt.Errorf("sample: %s exists: it is never written over (allowed: a new file)", o.replay)
+		}
+		if src, err = sourceOf(top); err != nil {
+			return err
+		}
+	}
+	var sampled *sim.Sampled
 	err = metrics.WriteFile(o.out, func(w io.Writer) error {
 		var gz *gzip.Writer
 		if strings.HasSuffix(o.out, ".gz") {
@@ -90,17 +116,18 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 		if len(o.bad) > 0 {
 			w = &badLines{w: w, line: 1, bad: o.bad}
 		}
-		rank := map[uint64]uint32{}
-		lw, err := workload.NewLogWriter(w, o.format, func(key uint64) string { return "phrase #" + strconv.Itoa(int(rank[key])) })
+		var names sim.SampleNames
+		lw, err := workload.NewLogWriter(w, o.format, func(key uint64) string { return names.Key(key) })
 		if err != nil {
 			return err
 		}
-		err = sim.Sample(scn, o.events, func(events []workload.Event, ranks []uint32) error {
-			clear(rank) // the names of this chunk's keys only: memory stays bounded
-			for i, e := range events {
-				rank[e.Key] = ranks[i] // 1 for the most searched
+		named := false
+		sampled, err = sim.Sample(scn, o.events, func(events []workload.Event, n sim.SampleNames) error {
+			names = n
+			if !named && n.Actor != nil {
+				lw.NameActors(func(a uint64) string { return names.Actor(a) })
 			}
-			written += int64(len(events))
+			named = true
 			return lw.Write(events)
 		})
 		if err != nil {
@@ -117,19 +144,55 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, `wrote %s events of %s to %s; replay them with a scenario whose workload is
-workload:
-  file: %s       # relative to the scenario file
-  format: %s
-  key: key
-  key_id: key_id      # the synthetic run's keys; without it the key strings are hashed
-  time: time
-  actor_id: actor
-  event_id: id
-  delta: delta
-  op: op
-`, metrics.Format(float64(written)), scn.Name, o.out, o.out, o.format)
+	what := scn.Name
+	if o.step != "" {
+		what = top.Name + ", step " + o.step
+	}
+	fmt.Fprintf(env.stdout, "wrote %s events of %s to %s\n", metrics.Format(float64(sampled.Events)), what, o.out)
+	if o.replay == "" {
+		fmt.Fprintf(env.stdout, "replay them with a scenario whose workload is (the log's path relative to the scenario file)\nworkload:\n")
+		for _, kv := range replayWorkload(o.out, o.format, sampled) {
+			fmt.Fprintf(env.stdout, "  %s: %s\n", kv[0], kv[1])
+		}
+		return nil
+	}
+	text, err := replayScenario(src, o.step, replayWorkload(relativeTo(o.replay, o.out), o.format, sampled), sampled.Cut)
+	if err != nil {
+		return fmt.Errorf("sample: the replay scenario of %s: %w", top.File, err)
+	}
+	if err := metrics.WriteFile(o.replay, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "wrote the scenario that replays it to %s: countsim run %s\n", o.replay, o.replay)
 	return nil
+}
+
+// sampledStep is the scenario sample writes: scn itself, or its step
+// named step.
+func sampledStep(scn *scenarios.Scenario, step string) (*scenarios.Scenario, error) {
+	if step == "" {
+		if len(scn.Steps) > 0 {
+			return nil, &usageError{fmt.Sprintf("sample: %s is told in steps; name one with -step (allowed: %s)", scn.Name, stepList(scn))}
+		}
+		return scn, nil
+	}
+	for _, st := range scn.Steps {
+		if st.Step == step {
+			return st, nil
+		}
+	}
+	if len(scn.Steps) == 0 {
+		return nil, &usageError{fmt.Sprintf("sample: -step %s: %s has no steps", step, scn.Name)}
+	}
+	return nil, &usageError{fmt.Sprintf("sample: -step %s: no such step of %s (allowed: %s)", step, scn.Name, stepList(scn))}
+}
+
+func stepList(scn *scenarios.Scenario) string {
+	var names []string
+	for _, st := range scn.Steps {
+		names = append(names, st.Step)
+	}
+	return strings.Join(names, ", ")
 }
 
 // badLines writes the lines of a log, the ones numbered in bad (1-based)
