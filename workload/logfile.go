@@ -208,7 +208,7 @@ type LogReader struct {
 	skippedErrs                      []*LogError
 	nodes                            map[string]uint64 // the nodes named so far, with Node
 	nodeNumbers                      bool              // the node column has given a number
-	count                            atomic.Int64 // bytes read from the file
+	count                            atomic.Int64      // bytes read from the file
 	size                             int64
 }
 
