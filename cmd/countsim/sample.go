@@ -102,7 +102,7 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 		if _, err := os.Lstat(o.replay); err == nil {
 			return fmt.Errorf("sample: %s exists: it is never written over (allowed: a new file)", o.replay)
 		}
-		if src, err = sourceOf(top); err != nil {
+		if src, err = scenarios.SourceOf(top); err != nil {
 			return err
 		}
 	}
@@ -156,7 +156,7 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		return nil
 	}
-	text, err := replayScenario(src, o.step, replayWorkload(relativeTo(o.replay, o.out), o.format, sampled), sampled.Cut)
+	text, err := scenarios.Replay(src, o.step, replayWorkload(relativeTo(o.replay, o.out), o.format, sampled), sampled.Cut)
 	if err != nil {
 		return fmt.Errorf("sample: the replay scenario of %s: %w", top.File, err)
 	}
