@@ -221,6 +221,8 @@ var (
 	MissedBursts     = declare("missed_bursts")           // planted bursts never in the answer
 	DecayExampleA    = declare("decay_example_a")         // the seed's A: 1,000 searches 60 min ago, decayed
 	DecayExampleB    = declare("decay_example_b")         // the seed's B: 300 searches 1 min ago, decayed
+	DecayedScore     = declare("decayed_score")           // a planted or watched phrase's decayed score at the last checkpoint, the design's
+	TrueDecayedScore = declare("true_decayed_score")      // its exact decayed score then, from the events
 	WindowBuckets    = declare("window_buckets")          // W
 	KeysTracked      = declare("keys_tracked")            // keys a trending design holds
 	GlobalLag        = declare("global_lag_s")            // how old the global counter's sum may be: the period
