@@ -12,7 +12,7 @@ import "fmt"
 type LogTrending struct {
 	Checkpoint int64      `key:"checkpoint" type:"duration" range:">0" default:"1m" doc:"as: trending: how often the designs' top K of now is asked, on the log's clock from its first event, up to the first checkpoint after its last"`
 	Regions    int        `key:"regions" range:"1..4096" default:"1" doc:"as: trending: the regions, each event's from the actor_id column (0..regions−1; a larger one is a bad line)"`
-	Keys       uint64     `key:"keys" range:"1..1e12" defaultdoc:"the distinct phrases of the log" doc:"as: trending: the phrases the designs are sized for (countsim sample writes the synthetic stream's, so that a replay sizes them as its run did)"`
+	Keys       uint64     `key:"phrases" range:"1..1e12" defaultdoc:"the distinct phrases of the log" doc:"as: trending: the phrases the designs are sized for (countsim sample writes the synthetic stream's, so that a replay sizes them as its run did)"`
 	Watch      []LogWatch `key:"watch" range:"0..100" entry:"phrase" doc:"as: trending: phrases whose rise is timed, named by their key strings: each design's detection latency is measured against when the log's truth puts the phrase in its top K, and its decayed score at the last checkpoint against the exact one"`
 }
 

@@ -12,7 +12,7 @@ import (
 func TestLogTrending(t *testing.T) {
 	head := "name: l\nworkload:\n  file: x.csv\n  key: phrase\n  time: ts\n  actor_id: region\n  as: trending\n"
 	tail := "strategies: [{name: d, type: decay}]\n"
-	s, err := Parse("t.yaml", []byte(head+"  checkpoint: 30s\n  regions: 4\n  keys: 5000\n"+
+	s, err := Parse("t.yaml", []byte(head+"  checkpoint: 30s\n  regions: 4\n  phrases: 5000\n"+
 		"  watch: [{name: A, key: \"phrase #7\", start: 10m, region: 2}, {name: B, key: b}]\n"+tail))
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestLogTrending(t *testing.T) {
 		{"name twice", head + "  watch:\n    - {name: A, key: a}\n    - {name: A, key: b}\n" + tail, 10, "A is watched twice"},
 		{"key twice", head + "  watch:\n    - {name: A, key: a}\n    - {name: B, key: a}\n" + tail, 10, `"a" is watched twice`},
 		{"no clock", strings.Replace(head, "  time: ts\n", "", 1) + tail, 2, "as: trending needs the log's clock"},
-		{"not trending", strings.Replace(head, "trending", "count", 1) + "  keys: 10\n" + tail, 8, "is for as: trending"},
+		{"not trending", strings.Replace(head, "trending", "count", 1) + "  phrases: 10\n" + tail, 8, "is for as: trending"},
 		{"no name", head + "  watch: [{key: a}]\n" + tail, 8, `missing required key "name"`},
 	} {
 		_, err := Parse("t.yaml", []byte(c.yaml))

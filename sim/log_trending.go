@@ -93,7 +93,7 @@ func newLogTrending(h *harness, b *logBase) (kind, error) {
 	if keys == 0 {
 		keys = uint64(max(f.keys, 1))
 	} else {
-		in.notes = append(in.notes, fmt.Sprintf("The designs are sized for %s phrases (keys: %d), the log holding %s.", metrics.Format(float64(keys)), keys, metrics.Format(float64(f.keys))))
+		in.notes = append(in.notes, fmt.Sprintf("The designs are sized for %s phrases (phrases: %d), the log holding %s.", metrics.Format(float64(keys)), keys, metrics.Format(float64(f.keys))))
 	}
 	k, err := newTrendRunner(h, in, keys)
 	if err != nil {
@@ -222,7 +222,7 @@ func sampleTrending(scn *scenarios.Scenario, n int64, each func([]workload.Event
 	out := &Sampled{As: "trending", Keys: [][2]string{
 		{"checkpoint", time.Duration(s.Checkpoint).String()},
 		{"regions", strconv.Itoa(s.Regions)},
-		{"keys", strconv.FormatUint(min(s.Keys, uint64(src.Events())), 10)},
+		{"phrases", strconv.FormatUint(min(s.Keys, uint64(src.Events())), 10)},
 		{"watch", "[" + strings.Join(watch, ", ") + "]"},
 		{"batch", strconv.Itoa(spec.Batch)},
 	}}

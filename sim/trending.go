@@ -244,7 +244,7 @@ func (k *trendingKind) reports(d *design) []metrics.Metric {
 		return []metrics.Metric{metrics.Events, metrics.DistinctKeys, metrics.PlantedCount}
 	}
 	return []metrics.Metric{metrics.Bytes, metrics.TotalBytes, metrics.HeapBytes, metrics.NsPerEvent, metrics.EventsPerSec,
-		metrics.TrendRecall, metrics.FalseTrending, metrics.DetectLatency, metrics.TrueLatency, metrics.DecayedScore, metrics.TrueDecayedScore,
+		metrics.TrendRecall, metrics.FalseTrending, metrics.DetectLatency, metrics.TrueLatency, metrics.DecayedScore, metrics.TrueDecayedScore, metrics.DecayedErrMax,
 		metrics.MissedBursts, metrics.RegionDetect, metrics.TrueRegionDetect, metrics.GlobalLagCount,
 		metrics.Messages, metrics.ItemsSent, metrics.BytesSent, metrics.NodeBytesMax,
 		metrics.DistinctErrMax, metrics.DistinctErrMean,
@@ -461,7 +461,11 @@ func (k *trendingKind) decayed(s *scorer, own [][]float64, truth *trendLaw) {
 	}
 	c := len(k.checks) - 1
 	at := durationOf(k.checks[c])
+	worst, n := 0.0, 0
 	for p, ph := range k.in.phrases {
+		if exact := truth.plants[c][p]; exact > 0 {
+			worst, n = max(worst, math.Abs(own[c][p]/exact-1)), n+1
+		}
 		var plan *float64
 		if g := k.in.gen; g != nil {
 			plan = metrics.PlanOf(round(g.plantDecayed(p, h, k.checks[c]-1), 1))
@@ -470,6 +474,10 @@ func (k *trendingKind) decayed(s *scorer, own [][]float64, truth *trendLaw) {
 			fmt.Sprintf("%s: the design's decayed score at the last checkpoint, %s (half-life %s)", ph.name, at, durationOf(h)))
 		s.add(metrics.TrueDecayedScore, round(truth.plants[c][p], 4), "score", plan,
 			fmt.Sprintf("%s: its exact decayed score then, Σ Delta · 2^(−age/h) over its events", ph.name))
+	}
+	if n > 0 {
+		s.add(metrics.DecayedErrMax, round(worst, 9), "share", nil,
+			fmt.Sprintf("the most |the design's / the exact − 1| of the decayed scores above, over %s", count(float64(n), "phrase")))
 	}
 }
 

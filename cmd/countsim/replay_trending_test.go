@@ -89,7 +89,7 @@ func TestSampleReplaysTrending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"  as: trending\n", "  actor_id: actor_id\n", "  regions: 4\n", "  keys: 2000\n",
+	for _, want := range []string{"  as: trending\n", "  actor_id: actor_id\n", "  regions: 4\n", "  phrases: 2000\n",
 		`{name: "regional", key: "regional", start: 6m0s, region: 2}`} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the replay scenario lacks %q:\n%s", want, text)
