@@ -214,24 +214,28 @@ var (
 
 // Trending (issue 12).
 var (
-	TrendRecall      = declare("trend_recall")                // mean over checkpoints of the top K of now's recall
-	FalseTrending    = declare("false_trending")              // mean over checkpoints of the share of the answer not in the true top K
-	DetectLatency    = declare("detect_latency_s")            // from a planted burst's start to its entry in the answer's top K
-	TrueLatency      = declare("true_latency_s")              // the same for the exact score: when it truly trends
-	MissedBursts     = declare("missed_bursts")               // planted bursts never in the answer
-	DecayExampleA    = declare("decay_example_a")             // the seed's A: 1,000 searches 60 min ago, decayed
-	DecayExampleB    = declare("decay_example_b")             // the seed's B: 300 searches 1 min ago, decayed
-	DecayedScore     = declare("decayed_score")               // a planted or watched phrase's decayed score at the last checkpoint, the design's
+	TrendRecall      = declare("trend_recall")            // mean over checkpoints of the top K of now's recall
+	FalseTrending    = declare("false_trending")          // mean over checkpoints of the share of the answer not in the true top K
+	DetectLatency    = declare("detect_latency_s")        // from a planted burst's start to its entry in the answer's top K
+	TrueLatency      = declare("true_latency_s")          // the same for the exact score: when it truly trends
+	MissedBursts     = declare("missed_bursts")           // planted bursts never in the answer
+	DecayExampleA    = declare("decay_example_a")         // the seed's A: 1,000 searches 60 min ago, decayed
+	DecayExampleB    = declare("decay_example_b")         // the seed's B: 300 searches 1 min ago, decayed
+	WindowBuckets    = declare("window_buckets")          // W
+	KeysTracked      = declare("keys_tracked")            // keys a trending design holds
+	GlobalLag        = declare("global_lag_s")            // how old the global counter's sum may be: the period
+	GlobalLagCount   = declare("global_lag_max")          // the most a planted key's global count fell short of the truth at a checkpoint
+	RegionDetect     = declare("region_detect_s")         // from a plant's start to its flag in its region
+	TrueRegionDetect = declare("true_region_detect_s")    // to its true regional count's reaching the threshold
+	DistinctErrMax   = declare("distinct_rel_error_max")  // a window's distinct count: the largest |estimate/truth − 1| over the checkpoints
+	DistinctErrMean  = declare("distinct_rel_error_mean") // the mean |estimate/truth − 1|
+)
+
+// The decayed scores of the planted or watched phrases (issue 25).
+var (
+	DecayedScore     = declare("decayed_score")               // a phrase's decayed score at the last checkpoint, the design's
 	TrueDecayedScore = declare("true_decayed_score")          // its exact decayed score then, from the events
-	DecayedErrMax    = declare("decayed_score_rel_error_max") // the most |design / exact − 1| of those scores over the phrases
-	WindowBuckets    = declare("window_buckets")              // W
-	KeysTracked      = declare("keys_tracked")                // keys a trending design holds
-	GlobalLag        = declare("global_lag_s")                // how old the global counter's sum may be: the period
-	GlobalLagCount   = declare("global_lag_max")              // the most a planted key's global count fell short of the truth at a checkpoint
-	RegionDetect     = declare("region_detect_s")             // from a plant's start to its flag in its region
-	TrueRegionDetect = declare("true_region_detect_s")        // to its true regional count's reaching the threshold
-	DistinctErrMax   = declare("distinct_rel_error_max")      // a window's distinct count: the largest |estimate/truth − 1| over the checkpoints
-	DistinctErrMean  = declare("distinct_rel_error_mean")     // the mean |estimate/truth − 1|
+	DecayedErrMax    = declare("decayed_score_rel_error_max") // the most |design / exact − 1| of those over the phrases
 )
 
 // A real store (issue 13): what a run on Redis measures beside the
