@@ -178,10 +178,10 @@ func (k *trendingKind) memory() (int64, int64) {
 // events over its interval (a regional plant's of its region's), and its
 // phrase's background traffic. A log has no law: no plan.
 func (k *trendingKind) plan() []metrics.Result {
-	var rows []metrics.Result
 	if k.in.gen == nil {
 		return nil
 	}
+	var rows []metrics.Result
 	for p := range k.in.phrases {
 		rows = append(rows, k.rows.plan(strategies.PlanLine{Metric: metrics.PlantedCount,
 			Value: math.Round(k.in.gen.plantExpected(p)), Unit: "events", Note: k.in.gen.plantNote(p)}))
@@ -441,8 +441,8 @@ func (k *trendingKind) neverTrending(rep *Report, tr *trendTruth) {
 		l := &tr.laws[j]
 		for _, ph := range k.in.phrases {
 			if math.IsNaN(k.latency(ph.start, func(c int) bool { return holds(l.top[c], ph.key) })) {
-				rep.note(fmt.Sprintf("%s never entered the exact top %d of now under a %s from its start at %s: no latency of it is measured under that law.",
-					ph.name, k.k, lawName(l.law), durationOf(ph.start)))
+				rep.note(fmt.Sprintf("%s never entered the exact top %d of now from its start at %s (law: %s): no latency of it is measured under that law.",
+					ph.name, k.k, durationOf(ph.start), lawName(l.law)))
 			}
 		}
 	}
