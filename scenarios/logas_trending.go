@@ -44,11 +44,14 @@ func (t *LogTrending) refuses(section string) string {
 	return ""
 }
 
-// check: the log's clock, a watched phrase's region among the regions,
-// and each name and key watched once.
+// check: the log's clock, regions read from actor_id, a watched
+// phrase's region among them, and each name and key watched once.
 func (t *LogTrending) check(l *Log, r *rule) error {
 	if l.Time == "" {
 		return r.failHere("as: trending needs the log's clock (allowed: time, the column of each event's time)")
+	}
+	if t.Regions > 1 && l.ActorID == "" {
+		return r.failKey("regions", "%d regions need the column of each event's region (allowed: actor_id, its region 0..%d, or regions: 1)", t.Regions, t.Regions-1)
 	}
 	names, keys := map[string]bool{}, map[string]bool{}
 	for i, w := range t.Watch {

@@ -5,10 +5,11 @@ import (
 	"testing"
 )
 
-// TestLogTrending: as: trending takes checkpoint, regions, keys and the
+// TestLogTrending: as: trending takes checkpoint, regions, phrases and the
 // phrases to watch, each with its start and region or without; a region
-// past regions, a phrase watched twice, a log without its clock and a
-// trending key on another kind of replay are refused at their lines.
+// past regions, regions without actor_id, a phrase watched twice, a log
+// without its clock and a trending key on another kind of replay are
+// refused at their lines.
 func TestLogTrending(t *testing.T) {
 	head := "name: l\nworkload:\n  file: x.csv\n  key: phrase\n  time: ts\n  actor_id: region\n  as: trending\n"
 	tail := "strategies: [{name: d, type: decay}]\n"
@@ -46,6 +47,7 @@ func TestLogTrending(t *testing.T) {
 		{"no clock", strings.Replace(head, "  time: ts\n", "", 1) + tail, 2, "as: trending needs the log's clock"},
 		{"not trending", strings.Replace(head, "trending", "count", 1) + "  phrases: 10\n" + tail, 8, "is for as: trending"},
 		{"no name", head + "  watch: [{key: a}]\n" + tail, 8, `missing required key "name"`},
+		{"no region column", strings.Replace(head, "  actor_id: region\n", "", 1) + "  regions: 3\n" + tail, 7, "3 regions need the column of each event's region (allowed: actor_id"},
 	} {
 		_, err := Parse("t.yaml", []byte(c.yaml))
 		e, ok := err.(*Error)

@@ -133,6 +133,13 @@ func TestSampleReplaysTrending(t *testing.T) {
 				t.Errorf("%s: %s: replayed %v, synthetic %v", filepath.Base(r), k, g, w)
 			}
 		}
+		md, _ := filepath.Glob(filepath.Join(dir, "out-"+filepath.Base(r), "*", "report.md"))
+		if len(md) != 1 {
+			t.Fatalf("%s: reports %v", r, md)
+		}
+		if b, _ := os.ReadFile(md[0]); !strings.Contains(string(b), "The log was read whole before the replay: 120,000 events and 2,000 distinct phrases over 10 min") {
+			t.Errorf("%s: the report does not note the log's figures as read:\n%s", r, b)
+		}
 		if !slices.ContainsFunc(rs, func(x metrics.Result) bool {
 			return x.Strategy == "truth" && x.Metric == metrics.Events && x.Value != nil && *x.Value == 120_000
 		}) {
@@ -319,7 +326,7 @@ func TestTrendingLogBadInput(t *testing.T) {
 	for _, c := range []struct{ name, yaml, want string }{
 		{"region", work, log + ":4323: region: region 4 is not one of the 4 regions"},
 		{"watch", strings.Replace(work, "  regions: 4\n", "  regions: 5\n  watch: [{name: x, key: nope}]\n", 1), `bad.yaml:9: workload.watch[0].key: "nope" is on no line`},
-		{"time", strings.Replace(work, "time: ts", "time: when", 1), "when"},
+		{"time", strings.Replace(work, "time: ts", "time: when", 1), `bad.yaml:2: workload.file: workload: log ` + log + ` has no column "when" (Time)`},
 	} {
 		scn := filepath.Join(dir, "bad.yaml")
 		if err := os.WriteFile(scn, []byte(c.yaml+"strategies: [{name: d, type: decay}]\n"), 0o644); err != nil {
