@@ -39,6 +39,10 @@ type logTrending struct{ *trendingKind }
 
 func (k logTrending) churns() bool { return true }
 
+// maxLogCheckpoints is the most checkpoints a log's span may hold: every
+// design's top K is kept at each (a year of minutes is 525,600).
+const maxLogCheckpoints = 1_000_000
+
 // logTrendFigures is what the read at Prepare found in a log.
 type logTrendFigures struct {
 	events int64
@@ -56,6 +60,10 @@ func newLogTrending(h *harness, b *logBase) (kind, error) {
 		return nil, err
 	}
 	cp := opt.Checkpoint
+	if n := f.last/cp + 1; n > maxLogCheckpoints {
+		return nil, scenarios.Errorf(spec.Pos, "workload.checkpoint: the log spans %s, %s checkpoints of %s, more than %s (allowed: a checkpoint of at least %s)",
+			time.Duration(f.last), metrics.Format(float64(n)), time.Duration(cp), metrics.Format(maxLogCheckpoints), time.Duration(f.last/maxLogCheckpoints+1))
+	}
 	in := &trendInput{events: f.events, length: (f.last/cp + 1) * cp, checkpoint: cp, regions: opt.Regions, batch: spec.Batch, series: "watch-"}
 	for i, w := range opt.Watch {
 		if f.first[i] < 0 {

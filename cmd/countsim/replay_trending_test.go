@@ -305,8 +305,9 @@ strategies:
 }
 
 // TestTrendingLogBadInput: a region past regions is the log's line; a
-// watched phrase on no line, a time column the log lacks and a trending
-// scenario too large to sample are refused; exit 2, nothing written.
+// watched phrase on no line, a span of more than a million checkpoints, a
+// time column the log lacks and a trending scenario too large to sample
+// are refused; exit 2, nothing written.
 func TestTrendingLogBadInput(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log.csv")
@@ -326,6 +327,7 @@ func TestTrendingLogBadInput(t *testing.T) {
 	for _, c := range []struct{ name, yaml, want string }{
 		{"region", work, log + ":4323: region: region 4 is not one of the 4 regions"},
 		{"watch", strings.Replace(work, "  regions: 4\n", "  regions: 5\n  watch: [{name: x, key: nope}]\n", 1), `bad.yaml:9: workload.watch[0].key: "nope" is on no line`},
+		{"checkpoints", strings.Replace(work, "  regions: 4\n", "  regions: 5\n  checkpoint: 1ms\n", 1), "bad.yaml:2: workload.checkpoint: the log spans 1h23m19s, 4,999,001 checkpoints of 1ms, more than 1,000,000 (allowed: a checkpoint of at least 4.9"},
 		{"time", strings.Replace(work, "time: ts", "time: when", 1), `bad.yaml:2: workload.file: workload: log ` + log + ` has no column "when" (Time)`},
 	} {
 		scn := filepath.Join(dir, "bad.yaml")
