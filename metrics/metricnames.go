@@ -231,6 +231,13 @@ var (
 	DistinctErrMean  = declare("distinct_rel_error_mean") // the mean |estimate/truth − 1|
 )
 
+// The decayed scores of the planted or watched phrases (issue 25).
+var (
+	DecayedScore     = declare("decayed_score")               // a phrase's decayed score at the last checkpoint, the design's
+	TrueDecayedScore = declare("true_decayed_score")          // its exact decayed score then, from the events
+	DecayedErrMax    = declare("decayed_score_rel_error_max") // the most |design / exact − 1| of those over the phrases
+)
+
 // A real store (issue 13): what a run on Redis measures beside the
 // simulated cluster's rows.
 var (

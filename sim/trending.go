@@ -26,63 +26,125 @@ import (
 // over time under each law, with the moment each design took it in.
 
 // trendingKind runs with the designs, a feeder, the rows, and each
-// design's cluster where the scenario has one.
+// design's cluster where the scenario has one; what it is fed comes from
+// the generator or from a log (trendInput).
 type trendingKind struct {
 	lineup   *lineup
 	feeder   feeder
 	rows     scoreRows
 	clusters clusters
-	spec     *scenarios.Trending
-	src      *workload.Trending
+	in       *trendInput
 	k        int     // the top K asked of "now"
 	checks   []int64 // the checkpoints, ns: every period up to the stream's end
 }
 
+// trendInput is what a trending run is fed and knows of it before the
+// run: the generator's stream with its law (newTrendingKind), or a log's
+// events with the phrases its scenario watches (log_trending.go). The run
+// itself, its truth and its scoring are the same for both.
+type trendInput struct {
+	src        source
+	events     int64 // the events of the stream
+	length     int64 // its span: the checkpoints go up to it
+	checkpoint int64
+	regions    int
+	batch      int
+	phrases    []trendPhrase
+	// gen is the generator and its spec, whose law plans each phrase's
+	// count and score; nil on a log, which has no law.
+	gen *trendGen
+	// what says the run in a line (describe); series prefixes the name of
+	// each phrase's chart.
+	what   func(k int) string
+	series string
+	// after is called once the stream is fed: a log's bad line, as bad
+	// input (nil: nothing to check).
+	after func() error
+	// notes are said in the report (a log's figures, estimated and read).
+	notes []string
+}
+
+// trendPhrase is a phrase whose rise is timed: a planted phrase of the
+// generator, or a phrase a log's scenario watches.
+type trendPhrase struct {
+	name   string
+	key    uint64
+	start  int64 // when its rise begins: its latencies count from it
+	region int   // the one region it rises in, −1 every region
+}
+
+// trendGen is the generator of a trending stream and the spec it is drawn
+// from.
+type trendGen struct {
+	spec *scenarios.TrendStream
+	src  *workload.Trending
+}
+
 func init() { defineKind("trending", newTrendingKind) }
+
+// trendConfig is the generator's config of a trending stream.
+func trendConfig(seed uint64, s *scenarios.TrendStream) workload.TrendConfig {
+	cfg := workload.TrendConfig{Seed: seed, Label: streamLabel, Rate: s.Rate, Duration: s.Length, Keys: s.Keys,
+		S: s.Exponent(), Scramble: s.Scramble, Regions: s.Regions}
+	for _, p := range s.Plants {
+		cfg.Plants = append(cfg.Plants, workload.Plant{Rank: p.Rank, Start: p.Start, End: p.End, From: p.Share, To: p.To, Region: plantRegion(p)})
+	}
+	return cfg
+}
+
+// plantRegion is a plant's one region, −1 for every region.
+func plantRegion(p scenarios.TrendPlant) int {
+	if p.AllRegions {
+		return -1
+	}
+	return p.Region
+}
 
 func newTrendingKind(h *harness) (kind, error) {
 	spec := h.scn.Run.(*scenarios.Trending)
-	s := spec.Stream
-	cfg := workload.TrendConfig{Seed: h.scn.Seed, Label: streamLabel, Rate: s.Rate, Duration: s.Length, Keys: s.Keys,
-		S: s.Exponent(), Scramble: s.Scramble, Regions: s.Regions}
-	for _, p := range s.Plants {
-		region := p.Region
-		if p.AllRegions {
-			region = -1
-		}
-		cfg.Plants = append(cfg.Plants, workload.Plant{Rank: p.Rank, Start: p.Start, End: p.End, From: p.Share, To: p.To, Region: region})
-	}
-	src, err := workload.NewTrending(cfg)
+	s := &spec.Stream
+	src, err := workload.NewTrending(trendConfig(h.scn.Seed, s))
 	if err != nil {
 		return nil, scenarios.Errorf(s.Pos, "workload.trending: %v", err)
 	}
+	in := &trendInput{src: src, events: src.Events(), length: s.Length, checkpoint: s.Checkpoint, regions: s.Regions, batch: spec.Batch,
+		gen: &trendGen{spec: s, src: src}, series: "plant-"}
+	for _, p := range s.Plants {
+		in.phrases = append(in.phrases, trendPhrase{name: p.Name, key: src.KeyOf(p.Rank), start: p.Start, region: plantRegion(p)})
+	}
+	in.what = func(k int) string {
+		return fmt.Sprintf("Trending: %s events over %s (%s a second, %s phrases, Zipf s = %g, %s), %d planted, the top %d of now asked every %s.",
+			metrics.Format(float64(src.Events())), durationOf(s.Length), metrics.Format(s.Rate), metrics.Format(float64(s.Keys)), s.Exponent(),
+			count(float64(s.Regions), "region"), len(s.Plants), k, durationOf(s.Checkpoint))
+	}
+	return newTrendRunner(h, in, min(s.Keys, uint64(src.Events())))
+}
+
+// newTrendRunner sizes the designs' env for in (keys: the phrases they
+// are sized for) and returns the run of it.
+func newTrendRunner(h *harness, in *trendInput, keys uint64) (*trendingKind, error) {
 	k := h.scn.Questions.Top
 	if k <= 0 {
 		k = 10
 	}
 	env := &h.lineup.env
-	env.Keys = min(s.Keys, uint64(src.Events()))
-	env.Events = src.Events()
-	env.Duration = s.Length
+	env.Keys = keys
+	env.Events = in.events
+	env.Duration = in.length
 	env.Top = k
-	env.Nodes = s.Regions // an event's actor is its region
+	env.Nodes = in.regions // an event's actor is its region
 	cl, err := h.clusters()
 	if err != nil {
 		return nil, err
 	}
 	var checks []int64
-	for c := s.Checkpoint; c <= s.Length; c += s.Checkpoint {
+	for c := in.checkpoint; c <= in.length; c += in.checkpoint {
 		checks = append(checks, c)
 	}
-	return &trendingKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, clusters: cl, spec: spec, src: src, k: k, checks: checks}, nil
+	return &trendingKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, clusters: cl, in: in, k: k, checks: checks}, nil
 }
 
-func (k *trendingKind) describe() string {
-	s := k.spec.Stream
-	return fmt.Sprintf("Trending: %s events over %s (%s a second, %s phrases, Zipf s = %g, %s), %d planted, the top %d of now asked every %s.",
-		metrics.Format(float64(k.src.Events())), durationOf(s.Length), metrics.Format(s.Rate), metrics.Format(float64(s.Keys)), s.Exponent(),
-		count(float64(s.Regions), "region"), len(s.Plants), k.k, durationOf(s.Checkpoint))
-}
+func (k *trendingKind) describe() string { return k.in.what(k.k) }
 
 // durationOf writes ns as minutes or seconds for a sentence.
 func durationOf(ns int64) string {
@@ -106,20 +168,23 @@ func (k *trendingKind) memory() (int64, int64) {
 	held := 2 * keys * truthBytesPerKey * max(1, n)
 	held += int64(len(k.checks)) * int64(k.k) * 24 * (n + 1)
 	if c := k.clusters.cfg; c != nil { // each design's cluster: a key-second at most an event, and the node-seconds
-		secs := k.spec.Stream.Length/1e9 + 1
-		held += n * (min(k.src.Events(), secs*(1<<16))*12 + secs*8*int64(c.Nodes))
+		secs := k.in.length/1e9 + 1
+		held += n * (min(k.in.events, secs*(1<<16))*12 + secs*8*int64(c.Nodes))
 	}
 	return held, 1
 }
 
 // plan: each plant's expected count over the stream — its share of the
 // events over its interval (a regional plant's of its region's), and its
-// phrase's background traffic.
+// phrase's background traffic. A log has no law: no plan.
 func (k *trendingKind) plan() []metrics.Result {
+	if k.in.gen == nil {
+		return nil
+	}
 	var rows []metrics.Result
-	for p := range k.spec.Stream.Plants {
+	for p := range k.in.phrases {
 		rows = append(rows, k.rows.plan(strategies.PlanLine{Metric: metrics.PlantedCount,
-			Value: math.Round(k.plantExpected(p)), Unit: "events", Note: k.plantNote(p)}))
+			Value: math.Round(k.in.gen.plantExpected(p)), Unit: "events", Note: k.in.gen.plantNote(p)}))
 	}
 	return rows
 }
@@ -127,20 +192,51 @@ func (k *trendingKind) plan() []metrics.Result {
 // plantExpected is plant p's expected count over the stream: rate ×
 // ∫ share dt over its interval (÷ regions for one region's), plus the rest
 // of the events × the background probability of its rank.
-func (k *trendingKind) plantExpected(p int) float64 {
-	s := k.spec.Stream
+func (g *trendGen) plantExpected(p int) float64 {
+	s := g.spec
 	pl := s.Plants[p]
 	secs := float64(pl.End-pl.Start) / 1e9
 	planted := s.Rate * secs * (pl.Share + pl.To) / 2
 	if !pl.AllRegions {
 		planted /= float64(s.Regions)
 	}
-	return planted + (float64(k.src.Events())-planted)*k.src.Prob(pl.Rank)
+	return planted + (float64(g.src.Events())-planted)*g.src.Prob(pl.Rank)
 }
 
-func (k *trendingKind) plantNote(p int) string {
-	pl := k.spec.Stream.Plants[p]
+func (g *trendGen) plantNote(p int) string {
+	pl := g.spec.Plants[p]
 	return fmt.Sprintf("%s: rate × its mean share (%g to %g) over %s of the stream, and its rank %d's background traffic", pl.Name, pl.Share, pl.To, durationOf(pl.End-pl.Start), pl.Rank)
+}
+
+// plantDecayed is plant p's expected decayed score at now under half-life
+// h (ns): its planted events, rate × share(t) (÷ regions for one
+// region's), each weighted 2^(−(now − t)/h), integrated over its interval
+// up to now (the midpoint rule on 4,096 steps: the share is linear and
+// the weight smooth, so the sum is within 10^−7 of the integral), and its
+// rank's background traffic likewise over the whole stream up to now.
+func (g *trendGen) plantDecayed(p int, h, now int64) float64 {
+	s := g.spec
+	pl := s.Plants[p]
+	secs, hs := float64(now)/1e9, float64(h)/1e9
+	weight := func(t float64) float64 { return math.Exp2(-(secs - t) / hs) }
+	var planted float64
+	if end := min(float64(pl.End)/1e9, secs); end > float64(pl.Start)/1e9 {
+		a, b := float64(pl.Start)/1e9, end
+		const steps = 4096
+		dt := (b - a) / steps
+		span := float64(pl.End-pl.Start) / 1e9
+		for i := range steps {
+			t := a + (float64(i)+0.5)*dt
+			share := pl.Share + (pl.To-pl.Share)*(t-a)/span
+			planted += s.Rate * share * weight(t) * dt
+		}
+		if !pl.AllRegions {
+			planted /= float64(s.Regions)
+		}
+	}
+	// All of the stream's events up to now, decayed: rate · h/ln 2 · (1 − 2^(−now/h)).
+	all := s.Rate * hs / math.Ln2 * (1 - math.Exp2(-secs/hs))
+	return planted + (all-planted)*g.src.Prob(pl.Rank)
 }
 
 func (k *trendingKind) reports(d *design) []metrics.Metric {
@@ -148,7 +244,7 @@ func (k *trendingKind) reports(d *design) []metrics.Metric {
 		return []metrics.Metric{metrics.Events, metrics.DistinctKeys, metrics.PlantedCount}
 	}
 	return []metrics.Metric{metrics.Bytes, metrics.TotalBytes, metrics.HeapBytes, metrics.NsPerEvent, metrics.EventsPerSec,
-		metrics.TrendRecall, metrics.FalseTrending, metrics.DetectLatency, metrics.TrueLatency,
+		metrics.TrendRecall, metrics.FalseTrending, metrics.DetectLatency, metrics.TrueLatency, metrics.DecayedScore, metrics.TrueDecayedScore, metrics.DecayedErrMax,
 		metrics.MissedBursts, metrics.RegionDetect, metrics.TrueRegionDetect, metrics.GlobalLagCount,
 		metrics.Messages, metrics.ItemsSent, metrics.BytesSent, metrics.NodeBytesMax,
 		metrics.DistinctErrMax, metrics.DistinctErrMean,
@@ -181,8 +277,8 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		lawOf[i] = j
 	}
 	var plantKeys []uint64
-	for _, p := range k.spec.Stream.Plants {
-		plantKeys = append(plantKeys, k.src.KeyOf(p.Rank))
+	for _, p := range k.in.phrases {
+		plantKeys = append(plantKeys, p.key)
 	}
 	tr := newTrendTruth(laws, k.checks, k.k, plantKeys)
 	for _, d := range r.designs {
@@ -194,7 +290,7 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		tr.crossed = map[[3]int]int64{}
 		tr.regionCount = make([][]int64, len(plantKeys))
 		for p := range tr.regionCount {
-			tr.regionCount[p] = make([]int64, k.spec.Stream.Regions)
+			tr.regionCount[p] = make([]int64, k.in.regions)
 		}
 	}
 	r.truth = tr
@@ -216,7 +312,12 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 			own[i] = append(own[i], scores)
 		}
 	}
-	events, err := k.feeder.feed(ctx, r, k.src, k.spec.Batch)
+	events, err := k.feeder.feed(ctx, r, k.in.src, k.in.batch)
+	if k.in.after != nil {
+		if bad := k.in.after(); bad != nil {
+			return nil, bad // bad input: nothing is reported
+		}
+	}
 	if err == nil { // the checkpoints after the last event
 		tr.finish()
 		for i := range r.designs {
@@ -226,14 +327,26 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		}
 	}
 	rep := &Report{Partial: err != nil}
-	k.rows.truth(rep, metrics.Events, float64(events), "events", metrics.PlanOf(float64(k.src.Events())), "every event fed")
+	for _, n := range k.in.notes {
+		rep.note(n)
+	}
+	if g := k.in.gen; g != nil {
+		k.rows.truth(rep, metrics.Events, float64(events), "events", metrics.PlanOf(float64(k.in.events)), "every event fed")
+	} else {
+		k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
+	}
 	k.rows.truth(rep, metrics.DistinctKeys, float64(len(tr.keys)), "keys", nil, "phrases seen")
-	for p := range k.spec.Stream.Plants {
-		k.rows.truth(rep, metrics.PlantedCount, float64(tr.plantCount[p]), "events", metrics.PlanOf(math.Round(k.plantExpected(p))), k.plantNote(p))
+	for p, ph := range k.in.phrases {
+		if g := k.in.gen; g != nil {
+			k.rows.truth(rep, metrics.PlantedCount, float64(tr.plantCount[p]), "events", metrics.PlanOf(math.Round(g.plantExpected(p))), g.plantNote(p))
+		} else {
+			k.rows.truth(rep, metrics.PlantedCount, float64(tr.plantCount[p]), "events", nil, ph.name+": its events in the log")
+		}
 	}
 	if err != nil {
 		return rep, err
 	}
+	k.neverTrending(rep, tr)
 	entered := make([][]float64, len(r.designs)) // [design][plant]: seconds from the plant's start to its first checkpoint in the answer, NaN: never
 	for i, built := range r.designs {
 		s := k.rows.scorer(rep, designs[i])
@@ -241,7 +354,7 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 		s.speed(r.elapsed[i], events, laneClockNote)
 		if wd, ok := built.(strategies.WindowDistinct); ok {
 			k.distinct(s, wd, counts[i], &tr.laws[lawOf[i]])
-			entered[i] = make([]float64, len(k.spec.Stream.Plants))
+			entered[i] = make([]float64, len(k.in.phrases))
 			for p := range entered[i] {
 				entered[i][p] = math.NaN()
 			}
@@ -249,6 +362,9 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 			continue
 		}
 		entered[i] = k.judge(s, answers[i], &tr.laws[lawOf[i]])
+		if _, ok := built.(strategies.TrendScorer); ok && len(own[i]) == len(k.checks) {
+			k.decayed(s, own[i], &tr.laws[lawOf[i]])
+		}
 		if f, ok := built.(strategies.RegionFlagger); ok {
 			k.regions(s, f, tr, own[i], &tr.laws[lawOf[i]])
 		}
@@ -256,7 +372,7 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 			s.coordination(d)
 		}
 		if c := r.clusters[i]; c != nil {
-			k.load(s, c.Stats(k.spec.Stream.Length))
+			k.load(s, c.Stats(k.in.length))
 		}
 		s.finish()
 	}
@@ -294,27 +410,75 @@ func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *tre
 		s.add(metrics.FalseTrending, round(falseShare/float64(n), 4), "share", nil,
 			"the share of the answer not in the true top K of now (false trending), mean over the checkpoints")
 	}
-	detected := make([]float64, len(k.spec.Stream.Plants))
+	detected := make([]float64, len(k.in.phrases))
 	missed := 0
-	for p, plant := range k.spec.Stream.Plants {
-		key := k.src.KeyOf(plant.Rank)
-		detected[p] = k.latency(plant.Start, func(c int) bool { return holds(answers[c], key) })
-		trueAt := k.latency(plant.Start, func(c int) bool { return holds(truth.top[c], key) })
+	for p, plant := range k.in.phrases {
+		key := plant.key
+		detected[p] = k.latency(plant.start, func(c int) bool { return holds(answers[c], key) })
+		trueAt := k.latency(plant.start, func(c int) bool { return holds(truth.top[c], key) })
 		if math.IsNaN(detected[p]) {
 			missed++
 		} else {
 			s.add(metrics.DetectLatency, detected[p], "s", nil,
-				fmt.Sprintf("%s: from its start at %s to its first checkpoint in the answer's top %d", plant.Name, durationOf(plant.Start), k.k))
+				fmt.Sprintf("%s: from its start at %s to its first checkpoint in the answer's top %d", plant.name, durationOf(plant.start), k.k))
 		}
 		if !math.IsNaN(trueAt) {
 			s.add(metrics.TrueLatency, trueAt, "s", nil,
-				fmt.Sprintf("%s: the same for the exact score of the design's law", plant.Name))
+				fmt.Sprintf("%s: the same for the exact score of the design's law", plant.name))
 		}
 	}
-	if len(k.spec.Stream.Plants) > 0 {
+	if len(k.in.phrases) > 0 {
 		s.add(metrics.MissedBursts, float64(missed), "plants", nil, "planted phrases never in the answer's top K at a checkpoint from their start")
 	}
 	return detected
+}
+
+// neverTrending says in the report each phrase that the exact score of a
+// law never puts in its top K of now from its start: no design can be
+// late for it, and none that takes it in is right to.
+func (k *trendingKind) neverTrending(rep *Report, tr *trendTruth) {
+	for j := range tr.laws {
+		l := &tr.laws[j]
+		for _, ph := range k.in.phrases {
+			if math.IsNaN(k.latency(ph.start, func(c int) bool { return holds(l.top[c], ph.key) })) {
+				rep.note(fmt.Sprintf("%s never entered the exact top %d of now from its start at %s (law: %s): no latency of it is measured under that law.",
+					ph.name, k.k, durationOf(ph.start), lawName(l.law)))
+			}
+		}
+	}
+}
+
+// decayed adds, for a design of a decay law that scores any phrase, each
+// phrase's decayed score at the last checkpoint — the design's own and
+// the exact one, worked out by the truth from the events — beside the
+// score the generator's law plans for it (none on a log): the seed's
+// decay example (A, 1,000 searches an hour ago, 250; B, 300 a minute ago,
+// 293.1) measured on the phrases of the run.
+func (k *trendingKind) decayed(s *scorer, own [][]float64, truth *trendLaw) {
+	h := truth.law.HalfLife
+	if h <= 0 || len(k.checks) == 0 {
+		return
+	}
+	c := len(k.checks) - 1
+	at := durationOf(k.checks[c])
+	worst, n := 0.0, 0
+	for p, ph := range k.in.phrases {
+		if exact := truth.plants[c][p]; exact > 0 {
+			worst, n = max(worst, math.Abs(own[c][p]/exact-1)), n+1
+		}
+		var plan *float64
+		if g := k.in.gen; g != nil {
+			plan = metrics.PlanOf(round(g.plantDecayed(p, h, k.checks[c]-1), 1))
+		}
+		s.add(metrics.DecayedScore, round(own[c][p], 4), "score", plan,
+			fmt.Sprintf("%s: the design's decayed score at the last checkpoint, %s (half-life %s)", ph.name, at, durationOf(h)))
+		s.add(metrics.TrueDecayedScore, round(truth.plants[c][p], 4), "score", plan,
+			fmt.Sprintf("%s: its exact decayed score then, Σ Delta · 2^(−age/h) over its events", ph.name))
+	}
+	if n > 0 {
+		s.add(metrics.DecayedErrMax, round(worst, 9), "share", nil,
+			fmt.Sprintf("the most |the design's / the exact − 1| of the decayed scores above, over %s", count(float64(n), "phrase")))
+	}
 }
 
 // distinct adds a window-distinct design's error against the exact count
@@ -351,30 +515,30 @@ func (k *trendingKind) distinct(s *scorer, wd strategies.WindowDistinct, got []f
 func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendTruth, own [][]float64, truth *trendLaw) {
 	th := slices.Index(tr.thresholds, f.Threshold())
 	flags := f.Flags()
-	for p, plant := range k.spec.Stream.Plants {
-		key := k.src.KeyOf(plant.Rank)
+	for p, plant := range k.in.phrases {
+		all := plant.region < 0
 		first, trueFirst := int64(-1), int64(-1)
 		for _, fl := range flags {
-			if fl.Key == key && (plant.AllRegions || fl.Region == plant.Region) && (first < 0 || fl.At < first) {
+			if fl.Key == plant.key && (all || fl.Region == plant.region) && (first < 0 || fl.At < first) {
 				first = fl.At
 			}
 		}
-		for g := range k.spec.Stream.Regions {
-			if at, ok := tr.crossed[[3]int{th, p, g}]; ok && (plant.AllRegions || g == plant.Region) && (trueFirst < 0 || at < trueFirst) {
+		for g := range k.in.regions {
+			if at, ok := tr.crossed[[3]int{th, p, g}]; ok && (all || g == plant.region) && (trueFirst < 0 || at < trueFirst) {
 				trueFirst = at
 			}
 		}
 		where := "its region"
-		if plant.AllRegions {
+		if all {
 			where = "the first region"
 		}
 		if first >= 0 {
-			s.add(metrics.RegionDetect, float64(max(0, first-plant.Start))/1e9, "s", nil,
-				fmt.Sprintf("%s: from its start to its flag in %s, at %s", plant.Name, where, metrics.Format(float64(f.Threshold()))))
+			s.add(metrics.RegionDetect, float64(max(0, first-plant.start))/1e9, "s", nil,
+				fmt.Sprintf("%s: from its start to its flag in %s, at %s", plant.name, where, metrics.Format(float64(f.Threshold()))))
 		}
 		if trueFirst >= 0 {
-			s.add(metrics.TrueRegionDetect, float64(max(0, trueFirst-plant.Start))/1e9, "s", nil,
-				fmt.Sprintf("%s: to its true count in %s reaching %s", plant.Name, where, metrics.Format(float64(f.Threshold()))))
+			s.add(metrics.TrueRegionDetect, float64(max(0, trueFirst-plant.start))/1e9, "s", nil,
+				fmt.Sprintf("%s: to its true count in %s reaching %s", plant.name, where, metrics.Format(float64(f.Threshold()))))
 		}
 	}
 	var lag float64
@@ -426,20 +590,20 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, ent
 	for c, at := range k.checks {
 		xs[c] = float64(at) / 60e9
 	}
-	for p, plant := range k.spec.Stream.Plants {
+	for p, plant := range k.in.phrases {
 		// Each design's mark rides on its own curve, so that it takes the
 		// curve's colour (a mark only one series carries does); a design
 		// without a curve's mark rides on the first.
 		marks := make([]metrics.Mark, len(entered))
 		for i := range entered {
 			if !math.IsNaN(entered[i][p]) {
-				marks[i] = metrics.Mark{Label: designs[i].name() + " takes it in", Value: (float64(plant.Start)/1e9 + entered[i][p]) / 60, Axis: "x"}
+				marks[i] = metrics.Mark{Label: designs[i].name() + " takes it in", Value: (float64(plant.start)/1e9 + entered[i][p]) / 60, Axis: "x"}
 			}
 		}
 		var orphans []metrics.Mark
 		series := func(who string, ys []float64) metrics.Series {
-			return metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Strategy: who, Name: "plant-" + plant.Name, Kind: metrics.Curve,
-				Title:  fmt.Sprintf("%s's score over time under each design; when each took it into its top %d", plant.Name, k.k),
+			return metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Strategy: who, Name: k.in.series + plant.name, Kind: metrics.Curve,
+				Title:  fmt.Sprintf("%s's score over time under each design; when each took it into its top %d", plant.name, k.k),
 				XLabel: "simulated minute", YLabel: "score", X: xs[:len(ys)], Y: ys}
 		}
 		first := len(rep.Series)
