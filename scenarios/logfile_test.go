@@ -9,7 +9,7 @@ import (
 // checkAccepted: what FuzzParse may accept of a log.
 func (l *Log) checkAccepted(s *Scenario) error {
 	if l.File == "" || l.Key == "" || (l.Format != "csv" && l.Format != "ndjson") || !(l.Rate > 0) || l.Tolerance < 0 ||
-		l.SkipBad < 0 || l.Batch < 1 || l.Batch > 1<<20 || l.As != "timed" && (s.Cluster != nil || s.Faults != nil) || l.Pos.Line < 1 {
+		l.SkipBad < 0 || l.Batch < 1 || l.Batch > 1<<20 || l.refuses("cluster") != "" && s.Cluster != nil || l.refuses("faults") != "" && s.Faults != nil || l.Pos.Line < 1 {
 		return fmt.Errorf("log %+v beside cluster %v, faults %v", l, s.Cluster, s.Faults)
 	}
 	return nil
