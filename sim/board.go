@@ -257,6 +257,12 @@ func (k *boardKind) plan() []metrics.Result {
 		Value: math.Round(players), Unit: "players", Note: note})}
 }
 
+// churns: as its input does (a log's reader makes garbage at every line).
+func (k *boardKind) churns() bool {
+	c, ok := k.in.(interface{ churns() bool })
+	return ok && c.churns()
+}
+
 // realStores: a board's designs on the store have twins on a real store,
 // whose sorted sets are then asked the checked players' ranks — unless the
 // board stands on standings, which are loaded into the designs without
