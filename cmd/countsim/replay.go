@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -109,6 +110,17 @@ func replayScenario(src []byte, step string, workload [][2]string, cut bool) ([]
 				if k != "name" {
 					setValue(merged, k, body.Content[i+1])
 				}
+			case "assumptions": // the step's figures over the file's, as a step reads them
+				all := valueOf(merged, k)
+				if all == nil || all.Kind != yaml.MappingNode {
+					setValue(merged, k, body.Content[i+1])
+					break
+				}
+				own := &yaml.Node{Kind: yaml.MappingNode, Content: slices.Clone(all.Content)}
+				for j := 0; j+1 < len(body.Content[i+1].Content); j += 2 {
+					setValue(own, body.Content[i+1].Content[j].Value, body.Content[i+1].Content[j+1])
+				}
+				setValue(merged, k, own)
 			default:
 				merged.Content = append(merged.Content, body.Content[i], body.Content[i+1])
 			}
