@@ -180,6 +180,7 @@ func TestBoardSampleReplaysTheSyntheticRun(t *testing.T) {
 			if len(want) < 80 || len(got) != len(want) {
 				t.Errorf("%d measured rows replayed, %d synthetic", len(got), len(want))
 			}
+			t.Logf("%d measured rows of the designs compared", len(want))
 			for k, w := range want {
 				if got[k] != w {
 					t.Errorf("%s: replayed %s, synthetic %s", k, got[k], w)
