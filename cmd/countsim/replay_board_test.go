@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,6 +199,61 @@ func TestBoardSampleReplaysTheSyntheticRun(t *testing.T) {
 			b, _ := os.ReadFile(md[0])
 			if !bytes.Contains(b, []byte("The log held ")) || !bytes.Contains(b, []byte("read whole at Prepare")) {
 				t.Errorf("the report does not give the log's figures beside the estimate")
+			}
+		})
+	}
+}
+
+// TestBoardLogBadInput: a log replayed as board refuses bad input with the
+// file and line where it is — a score that is not a number in the log, a
+// line of the standings without a score, a player standing twice (at the
+// later line), a score column the log lacks, standings that are not there
+// — exit 2, and nothing written.
+func TestBoardLogBadInput(t *testing.T) {
+	const log = "user,ts,points,score,kind\nann,1767225600.5,3,,write\nbob,1767225601.0,2,,write\nann,1767225601.5,0,%s,write\ncy,1767225602,0,,read\n"
+	const standings = "user,season\nann,10\nbob,%s\ncy,7\n%s"
+	scenario := "name: bad-board\nseed: 1\nworkload:\n  file: log.csv\n  key: user\n  time: ts\n  delta: points\n  score: %s\n  op: kind\n  as: board\n" +
+		"  standings: %s\n  standings_score: season\nstrategies:\n  - {name: hist, type: score-histogram, params: {width: 1}}\n"
+	for _, c := range []struct {
+		name, score, season, again, column, stand string
+		where, want                               string
+		validate                                  bool // refused at Prepare already
+	}{
+		{"good", "40", "12", "", "score", "season.csv", "", "", false},
+		{"score not a number", "forty", "12", "", "score", "season.csv", "log.csv:4:", `"forty" is not a decimal int64`, true},
+		{"standings without a score", "40", "", "", "score", "season.csv", "season.csv:3:", "no score in column season", true},
+		{"a player standing twice", "40", "12", "ann,3\n", "score", "season.csv", "season.csv:5:", "the player of line 2 stands again", false},
+		{"no such score column", "40", "12", "", "points_total", "season.csv", "log.csv", "points_total", true},
+		{"no standings file", "40", "12", "", "score", "nope.csv", "bad-board.yaml:", "workload.standings", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"log.csv": fmt.Sprintf(log, c.score), "season.csv": fmt.Sprintf(standings, c.season, c.again),
+				"bad-board.yaml": fmt.Sprintf(scenario, c.column, c.stand)}
+			for name, text := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			file, out := filepath.Join(dir, "bad-board.yaml"), filepath.Join(dir, "reports")
+			runs := [][]string{{"run", "-q", "-out", out, file}}
+			if c.validate {
+				runs = append(runs, []string{"validate", file})
+			}
+			for _, args := range runs {
+				_, errOut, code := cli(t, args...)
+				if c.want == "" {
+					if code != 0 {
+						t.Fatalf("%s: exit %d: %s", args[0], code, errOut)
+					}
+					continue
+				}
+				if code != 2 || !strings.Contains(errOut, c.where) || !strings.Contains(errOut, c.want) {
+					t.Errorf("%s: exit %d, %q; want exit 2, %q and %q", args[0], code, errOut, c.where, c.want)
+				}
+			}
+			if _, err := os.Stat(out); c.want != "" && !os.IsNotExist(err) {
+				t.Errorf("run wrote %s on bad input", out)
 			}
 		})
 	}
