@@ -21,9 +21,15 @@ func (b *LogBoard) refuses(section string) string {
 	return ""
 }
 
+// check: standings_score only with standings, and a score column that is
+// neither the log's delta nor its key.
 func (b *LogBoard) check(l *Log, r *rule) error {
 	if r.has("standings_score") && b.Standings == "" {
 		return r.failKey("standings_score", "given without standings (allowed: remove standings_score, or give standings)")
+	}
+	if b.Score != "" && (b.Score == l.Delta || b.Score == l.Key) {
+		return r.failKey("score", "%q is the log's %s column too: a score is a column of its own (allowed: another column, or op set with the score as the delta)",
+			b.Score, map[bool]string{true: "delta", false: "key"}[b.Score == l.Delta])
 	}
 	return nil
 }
