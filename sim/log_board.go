@@ -176,7 +176,7 @@ func (l *boardLog) describe() string {
 		standings = fmt.Sprintf(", on the standings of %s (%s%s players, scores in column %s)", l.standCfg.Path, sa,
 			metrics.Format(math.Round(l.stoodEst)), l.standCfg.Score)
 	}
-	return fmt.Sprintf("Recorded log replayed as a leaderboard: %s (%s, player column %s, %s; %s), %s%s events over %s%s players and readers%s, batches of %d.",
+	return fmt.Sprintf("Recorded log replayed as a leaderboard: %s (%s, player column %s, %s; %s), %s%s events over %s%s players and readers%s, batches of %d; its load is planned once it is read, from its busiest second.",
 		l.cfg.Path, l.spec.Format, l.spec.Key, timing, change, about, metrics.Format(math.Round(l.logEvents)), about,
 		metrics.Format(math.Round(l.logKeys)), standings, l.spec.Batch)
 }
@@ -256,7 +256,7 @@ func (l *boardLog) order(ctx context.Context) (int, func([]workload.Event, int, 
 		if ctx.Err() == nil {
 			l.badErr = l.standingsError(err)
 		}
-		return len(rows), nil, err
+		return int(math.Ceil(l.stoodEst)), nil, err // stopped: the players it was to load
 	}
 	return len(rows), func(buf []workload.Event, lo, hi int) []workload.Event {
 		for _, s := range rows[lo:hi] {
