@@ -28,8 +28,9 @@ import (
 // replays as one: the same events, and its standings as a second file.
 //
 // Time. The log's clock starts at the whole second of its first event (in
-// Unix time), so that the cluster's seconds are the log's own; the stream
-// ends at the end of the second of its last event. A log sampled from a
+// Unix time; of the first less the tolerance, when it has one), so that
+// the cluster's seconds are the log's own; the stream ends at the end of
+// the second of its last event. A log sampled from a
 // board thus replays on the synthetic run's seconds, to the same end.
 
 func init() { defineLogAs("board", newLogBoard) }
@@ -87,7 +88,8 @@ func newLogBoard(h *harness, b *logBase) (kind, error) {
 		feeder: h.feeder, clusters: cl, twins: h.twins, progress: h.progress, in: l, checked: spec.Checked, batch: spec.Batch}, nil
 }
 
-// firstSecond is the whole second, in Unix time, of the log's first event:
+// firstSecond is the whole second, in Unix time, of the log's first event
+// less its tolerance (an event the tolerance before the first is taken):
 // the instant its clock starts at. It is the zero time (the first event's
 // own time) where the first event cannot be read so, before 1970.
 func firstSecond(cfg workload.LogConfig) time.Time {
@@ -98,10 +100,10 @@ func firstSecond(cfg workload.LogConfig) time.Time {
 	}
 	defer r.Close()
 	b, err := r.Read(make([]workload.Event, 0, 1))
-	if err != nil || len(b) == 0 {
+	if err != nil || len(b) == 0 || b[0].At < int64(cfg.Tolerance) {
 		return time.Time{}
 	}
-	return time.Unix(b[0].At/1e9, 0)
+	return time.Unix((b[0].At-int64(cfg.Tolerance))/1e9, 0)
 }
 
 // readStandings reads the standings, at most most lines of them: every
