@@ -57,9 +57,8 @@ type boardInput interface {
 	// bad line of a log), as bad input; nil for a generator.
 	bad() error
 	// standings says whether players stand on the board before the
-	// stream (known at Prepare), and stood how many there are, or are
-	// expected to be.
-	standings() (given bool, stood int64)
+	// stream (known at Prepare).
+	standings() bool
 	// order is the standings in the order they are loaded, best first:
 	// n players, fill appending the Set events of players lo..hi−1 to buf.
 	// It looks at ctx as it goes, and stops with its error.
@@ -123,15 +122,10 @@ func newBoardKind(h *harness) (kind, error) {
 		progress: h.progress, in: g, checked: spec.Checked, batch: spec.Batch}, nil
 }
 
-func (g *boardGen) stream() source { return g.scores }
-func (g *boardGen) bad() error     { return nil }
-func (g *boardGen) end(int64) int64 {
-	return g.spec.Duration()
-}
-
-func (g *boardGen) standings() (bool, int64) {
-	return g.spec.Scores.Standings, int64(g.spec.Keys)
-}
+func (g *boardGen) stream() source  { return g.scores }
+func (g *boardGen) bad() error      { return nil }
+func (g *boardGen) end(int64) int64 { return g.spec.Duration() }
+func (g *boardGen) standings() bool { return g.spec.Scores.Standings }
 
 func (g *boardGen) players() (float64, string) {
 	if g.spec.Scores.Standings {
@@ -267,10 +261,7 @@ func (k *boardKind) churns() bool {
 // whose sorted sets are then asked the checked players' ranks — unless the
 // board stands on standings, which are loaded into the designs without
 // store ops and so would be missing there.
-func (k *boardKind) realStores() bool {
-	given, _ := k.in.standings()
-	return !given
-}
+func (k *boardKind) realStores() bool { return !k.in.standings() }
 
 // newRun builds every design, each on a simulated cluster of its own when
 // the scenario has one, with the truth tr and the scenario's faults.
@@ -293,7 +284,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if given, _ := k.in.standings(); given {
+	if k.in.standings() {
 		if n, err := k.load(ctx, r, tr); err != nil {
 			if bad := k.in.bad(); bad != nil {
 				return nil, bad // bad input: nothing is reported

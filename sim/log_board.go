@@ -198,9 +198,7 @@ func (l *boardLog) bad() error {
 	return nil
 }
 
-func (l *boardLog) standings() (bool, int64) {
-	return l.standCfg.Path != "", int64(math.Ceil(l.stoodEst))
-}
+func (l *boardLog) standings() bool { return l.standCfg.Path != "" }
 
 // players: at most the log's keys and the standings' players, as
 // estimated from their heads at Prepare (a key only ever read is no
