@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -272,5 +274,40 @@ func TestLogBoardPlansFromTheLog(t *testing.T) {
 		return strings.HasPrefix(s, note) && strings.Contains(s, "read whole at Prepare: 3,000 events") && strings.Contains(s, "16 standing before it")
 	}) {
 		t.Errorf("notes %q, want one starting %q with the estimate", rep.Notes, note)
+	}
+}
+
+// A log replayed as board and stopped part way is a partial report, judged
+// on what was read: fewer changes than the log holds, the designs judged
+// against the truth of those, and the notes saying that every plan is for
+// what was fed.
+func TestLogBoardStopped(t *testing.T) {
+	const lines = 400_000
+	log := filepath.Join(t.TempDir(), "long.csv")
+	var b strings.Builder
+	b.WriteString("user,points\n")
+	for i := range lines {
+		fmt.Fprintf(&b, "p%d,%d\n", (i*7919)%5000, 1+i%7)
+	}
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := newCancelAt(cancel, func(p Progress) bool { return p.Events > 0 })
+	st := prepare(t, "name: stop\nseed: 1\nworkload: {file: "+log+", key: user, delta: points, as: board, rate: 100000, batch: 256}\n"+
+		"strategies:\n  - {name: hist, type: score-histogram, params: {width: 1}}\n", Options{Progress: c.progress, ProgressEvery: time.Millisecond})
+	rep, err := st.Run(ctx)
+	if !errors.Is(err, context.Canceled) || rep == nil || !rep.Partial {
+		t.Fatalf("got %v and %+v, want context.Canceled and a partial report", err, rep)
+	}
+	if w := find(t, rep.Results, "truth", metrics.Writes).Number(); w <= 0 || w >= lines {
+		t.Errorf("%v changes judged, want some of the %d", w, lines)
+	}
+	if got := find(t, rep.Results, "hist", metrics.RanksWrongCompetition).Number(); got != 0 {
+		t.Errorf("the histogram of width 1 has %v competition ranks wrong against the truth of what was fed, want 0", got)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "Stopped after ") }) {
+		t.Errorf("notes %q do not say the plans are for what was fed", rep.Notes)
 	}
 }
