@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -65,6 +66,17 @@ func Replay(src []byte, step string, workload [][2]string, cut bool) ([]byte, er
 				if k != "name" {
 					setValue(merged, k, body.Content[i+1])
 				}
+			case "assumptions": // the step's figures over the file's, as a step reads them
+				all := valueOf(merged, k)
+				if all == nil || all.Kind != yaml.MappingNode {
+					setValue(merged, k, body.Content[i+1])
+					break
+				}
+				own := &yaml.Node{Kind: yaml.MappingNode, Content: slices.Clone(all.Content)}
+				for j := 0; j+1 < len(body.Content[i+1].Content); j += 2 {
+					setValue(own, body.Content[i+1].Content[j].Value, body.Content[i+1].Content[j+1])
+				}
+				setValue(merged, k, own)
 			default:
 				merged.Content = append(merged.Content, body.Content[i], body.Content[i+1])
 			}
@@ -88,10 +100,15 @@ func Replay(src []byte, step string, workload [][2]string, cut bool) ([]byte, er
 		dropExpectations(top)
 		top.Content[0].HeadComment = "The log holds the head of the stream only: the expectations of the whole\nstream are left out (countsim sample -replay)."
 	}
+	return encodeYAML(&doc)
+}
+
+// encodeYAML writes a YAML document, indented by two.
+func encodeYAML(doc *yaml.Node) ([]byte, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), enc.Close()
@@ -136,3 +153,86 @@ func setValue(m *yaml.Node, key string, v *yaml.Node) {
 	}
 	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
 }
+
+// Edit is a scenario's YAML text open for change, its comments kept: what
+// a tool that writes scenarios (a replay, a scaled copy in a test) edits
+// them with. A path names a key from the top, dot-separated, a step by its
+// name in brackets: "name", "workload", "steps[views].workload.rate".
+type Edit struct{ doc yaml.Node }
+
+// NewEdit parses src, a scenario's YAML text, for editing.
+func NewEdit(src []byte) (*Edit, error) {
+	e := &Edit{}
+	if err := yaml.Unmarshal(src, &e.doc); err != nil {
+		return nil, err
+	}
+	if e.doc.Kind != yaml.DocumentNode || len(e.doc.Content) != 1 || e.doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("the scenario is not a mapping")
+	}
+	return e, nil
+}
+
+// find returns the mapping that holds path's last key, and that key.
+func (e *Edit) find(path string) (*yaml.Node, string, error) {
+	parts := strings.Split(path, ".")
+	m := e.doc.Content[0]
+	for _, p := range parts[:len(parts)-1] {
+		name, step, isStep := strings.Cut(p, "[")
+		v := valueOf(m, name)
+		if isStep {
+			step = strings.TrimSuffix(step, "]")
+			var found *yaml.Node
+			if v != nil && v.Kind == yaml.SequenceNode {
+				for _, st := range v.Content {
+					if n := valueOf(st, "name"); n != nil && n.Value == step {
+						found = st
+					}
+				}
+			}
+			if found == nil {
+				return nil, "", fmt.Errorf("%s: no step %q", path, step)
+			}
+			v = found
+		}
+		if v == nil || v.Kind != yaml.MappingNode {
+			return nil, "", fmt.Errorf("%s: %s is not a mapping", path, p)
+		}
+		m = v
+	}
+	return m, parts[len(parts)-1], nil
+}
+
+// Get returns the value at path as YAML text.
+func (e *Edit) Get(path string) (string, error) {
+	m, key, err := e.find(path)
+	if err != nil {
+		return "", err
+	}
+	v := valueOf(m, key)
+	if v == nil {
+		return "", fmt.Errorf("%s: no such key", path)
+	}
+	out, err := yaml.Marshal(v)
+	return string(out), err
+}
+
+// Set makes value, one YAML value as text, the value at path, adding the
+// key where its mapping lacks it.
+func (e *Edit) Set(path, value string) error {
+	m, key, err := e.find(path)
+	if err != nil {
+		return err
+	}
+	var v yaml.Node
+	if err := yaml.Unmarshal([]byte(value), &v); err != nil || len(v.Content) != 1 {
+		return fmt.Errorf("%s: %q is not one YAML value", path, value)
+	}
+	setValue(m, key, v.Content[0])
+	return nil
+}
+
+// DropExpectations removes every expect and shows key of the scenario.
+func (e *Edit) DropExpectations() { dropExpectations(&e.doc) }
+
+// Bytes returns the scenario's YAML text as edited.
+func (e *Edit) Bytes() ([]byte, error) { return encodeYAML(&e.doc) }

@@ -68,3 +68,60 @@ func TestReplay(t *testing.T) {
 		t.Error("a list took as a scenario")
 	}
 }
+
+// TestEdit: a path reaches a top-level key and a step's by its name; Set
+// adds a missing key; a missing step, a key under a scalar and a value that
+// is not one YAML value are errors; the edited text parses, its comments
+// kept, its expectations gone once dropped.
+func TestEdit(t *testing.T) {
+	src, err := BuiltinSource("cricket-final")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEdit(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.Get("steps[views].cluster.nodes"); err != nil || !strings.HasPrefix(got, "8 #") {
+		t.Errorf("the views step's nodes: %q, %v", got, err)
+	}
+	for _, c := range []struct{ path, value string }{{"name", "small"}, {"steps[views].cluster.nodes", "4"}, {"steps[views].cluster.node_capacity", "50000"}} {
+		if err := e.Set(c.path, c.value); err != nil {
+			t.Fatalf("Set(%s): %v", c.path, err)
+		}
+		if got, err := e.Get(c.path); err != nil || got != c.value+"\n" {
+			t.Errorf("Get(%s) after Set: %q, %v", c.path, got, err)
+		}
+	}
+	for _, c := range []struct{ path, value, want string }{
+		{"steps[nope].cluster", "1", `no step "nope"`},
+		{"seed.x", "1", "seed is not a mapping"},
+		{"name", "a: [", "is not one YAML value"},
+	} {
+		if err := e.Set(c.path, c.value); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Set(%s, %q): %v, want %q", c.path, c.value, err, c.want)
+		}
+	}
+	if _, err := e.Get("steps[views].nope"); err == nil {
+		t.Error("Get of a missing key")
+	}
+	e.DropExpectations()
+	out, err := e.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse("x.yaml", out)
+	if err != nil {
+		t.Fatalf("the edited scenario: %v\n%s", err, out)
+	}
+	if c := s.Steps[0].Cluster; s.Name != "small" || c.Nodes != 4 || c.NodeCapacity != 50000 || !strings.Contains(string(out), "# ") {
+		t.Errorf("edited: name %q, cluster %+v", s.Name, c)
+	}
+	for _, st := range s.Steps {
+		for _, d := range st.Strategies {
+			if len(d.Expect)+len(d.Shows) > 0 {
+				t.Errorf("%s keeps its expectations", d.Name)
+			}
+		}
+	}
+}

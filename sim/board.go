@@ -20,19 +20,85 @@ import (
 // on servers (the load on its cluster), and what a board adds: its leaders
 // against the true top K, the rank of sampled players under every tie
 // policy against the true rank, its counts above, what a rank query costs
-// and the bytes an entry takes.
+// and the bytes an entry takes. The stream is the scores generator's, or a
+// recorded log's (as: board, log_board.go): a design answers the same
+// questions of either.
+//
+// A rank query of the stream is asked of every design as it comes (what it
+// costs is measured: the store reads it sends, the dense scores a shard
+// sends, the time an event takes), not scored one by one: the ranks judged
+// are the checked players' at the stream's end, against the truth's.
 
-// boardKind runs with what its timed stream runs with, and a progress line
-// for its standings (standings.go).
+// boardKind runs a board's designs on their clusters, against its truth,
+// with what its input gives it: the stream, the standings before it and
+// the figures of its plans (boardInput).
 type boardKind struct {
-	*timedKind
+	keyed
+	feeder   feeder
+	clusters clusters
+	twins    twins
+	faults   []strategies.Fault
 	progress progress
-	spec     *scenarios.Board
-	scores   *workload.Scores
-	players  float64 // the players expected on the board at the end
+	in       boardInput
+	checked  int // players whose ranks are checked at the end
+	batch    int
+}
+
+// boardInput is where a board's run takes what it is made of: its stream
+// of score changes and rank queries, the standings before it, and the
+// figures its plans are worked out from — the scores generator (boardGen,
+// below) or a recorded log (boardLog, log_board.go). The run, its truth,
+// its designs and their scoring are the board's, whichever it is.
+type boardInput interface {
+	describe() string
+	// stream is the score changes and rank queries, afresh.
+	stream() source
+	// bad is the error of a stream that could not be read to its end (a
+	// bad line of a log), as bad input; nil for a generator.
+	bad() error
+	// standings says whether players stand on the board before the
+	// stream (known at Prepare).
+	standings() bool
+	// order is the standings in the order they are loaded, best first:
+	// n players, fill appending the Set events of players lo..hi−1 to buf.
+	// It looks at ctx as it goes, and stops with its error.
+	order(ctx context.Context) (n int, fill func(buf []workload.Event, lo, hi int) []workload.Event, err error)
+	// players is the players expected on the board at the end, and the
+	// note of that plan.
+	players() (float64, string)
+	// memory is the bytes the input holds besides the truth's and the
+	// designs' players: the stream's records, the cluster's accounting,
+	// the standings' order; and the instances of each design held at once.
+	memory() (int64, int64)
+	// end is when the stream fed whole ends, ns, its last event at last.
+	end(last int64) int64
+	// fed is what the truth's rows are planned at once the stream is fed
+	// (events of it, to until, or all of it when rep is not partial):
+	// every design's plan is worked out again for the figures that
+	// differ, and rep says so.
+	fed(rep *Report, tr *boardTruth, events, until int64) boardFed
+}
+
+// boardFed is the plans of the truth's rows once the stream is fed, with
+// their notes; a nil plan is none.
+type boardFed struct {
+	writes, reads, players          *float64
+	writesNote, readsNote, playNote string
+	// steady: the stream wrote at one constant rate, so that the cluster's
+	// means over the run compare with the plans worked out at the peak.
+	steady bool
 }
 
 func init() { defineKind("board", newBoardKind) }
+
+// boardGen is a board's generator: the timed stream of its players with
+// the law of their score changes.
+type boardGen struct {
+	*timedKind
+	spec     *scenarios.Board
+	scores   *workload.Scores
+	expected float64 // the players expected on the board at the end
+}
 
 func newBoardKind(h *harness) (kind, error) {
 	spec := h.scn.Run.(*scenarios.Board)
@@ -46,13 +112,58 @@ func newBoardKind(h *harness) (kind, error) {
 	if err != nil {
 		return nil, scenarios.Errorf(law.Pos, "workload.scores: %v", err)
 	}
-	k := &boardKind{timedKind: tk, progress: h.progress, spec: spec, scores: scores}
-	k.players = expectedDistinct(tk.src.ExpectedWrites(), spec.Keys, tk.src.Prob)
+	g := &boardGen{timedKind: tk, spec: spec, scores: scores}
+	g.expected = expectedDistinct(tk.src.ExpectedWrites(), spec.Keys, tk.src.Prob)
 	if law.Standings {
-		k.players = float64(spec.Keys) // every player stands on the board
+		g.expected = float64(spec.Keys) // every player stands on the board
 	}
-	h.lineup.env.Keys = uint64(math.Ceil(k.players))
-	return k, nil
+	h.lineup.env.Keys = uint64(math.Ceil(g.expected))
+	return &boardKind{keyed: tk.keyed, feeder: tk.feeder, clusters: tk.clusters, twins: tk.twins, faults: tk.faults,
+		progress: h.progress, in: g, checked: spec.Checked, batch: spec.Batch}, nil
+}
+
+func (g *boardGen) stream() source  { return g.scores }
+func (g *boardGen) bad() error      { return nil }
+func (g *boardGen) end(int64) int64 { return g.spec.Duration() }
+func (g *boardGen) standings() bool { return g.spec.Scores.Standings }
+
+func (g *boardGen) players() (float64, string) {
+	if g.spec.Scores.Standings {
+		return g.expected, "every player of the key space: the standings are loaded before the stream"
+	}
+	return g.expected, "Σ over the players' ranks of 1 − e^(−writes·P(rank)): those who score at least once"
+}
+
+// memory: the timed stream's records and clusters, less its truth's keys
+// (a board's truth is the kind's), and the standings' load order and its
+// counts by score.
+func (g *boardGen) memory() (int64, int64) {
+	held, copies := g.timedKind.memory()
+	held -= int64(g.lineup.env.Keys) * truthBytesPerKey
+	if g.spec.Scores.Standings {
+		held += int64(math.Ceil(g.expected))*4 + (g.spec.Scores.StartMax+1)*4
+	}
+	return held, copies
+}
+
+func (g *boardGen) fed(rep *Report, tr *boardTruth, events, until int64) boardFed {
+	w := g.spec
+	writes, reads, players := w.ExpectedWrites(), w.ExpectedReads(), g.expected
+	if rep.Partial {
+		f := timedFed(&w.Timed, events, float64(tr.writes), until)
+		g.lineup.replan(rep, f)
+		writes, _ = phasesUntil(w.Phases, f.until)
+		reads = w.Reads * float64(f.until) / 1e9
+		if !w.Scores.Standings { // those who scored in what was fed
+			players = expectedDistinct(writes, w.Keys, g.src.Prob)
+		}
+	}
+	note := "players who scored; plan Σ 1 − e^(−writes·P(rank))"
+	if w.Scores.Standings {
+		note = "every player: the standings, and the changes of the stream"
+	}
+	return boardFed{writes: metrics.PlanOf(math.Round(writes)), reads: metrics.PlanOf(math.Round(reads)), players: metrics.PlanOf(math.Round(players)),
+		writesNote: "score changes; plan ∫ rate dt", readsNote: "rank queries (read events)", playNote: note, steady: w.Steady()}
 }
 
 // expectedDistinct is the expected number of keys drawn at least once in a
@@ -99,15 +210,17 @@ const rankerEntryBytes = 48
 // score, stamp and the map's overhead) and the sorted copy made to rank.
 const boardTruthBytes = 48 + 32
 
-func (k *boardKind) describe() string {
-	w, law := k.spec, k.spec.Scores
+func (k *boardKind) describe() string { return k.in.describe() }
+
+func (g *boardGen) describe() string {
+	w, law := g.spec, g.spec.Scores
 	change := fmt.Sprintf("+%d..%d points", law.DeltaMin, law.DeltaMax)
 	if law.SetShare > 0 {
 		change += fmt.Sprintf(", or with probability %g a score set in 0..%d", law.SetShare, law.SetMax)
 	}
 	return fmt.Sprintf("Leaderboard: %s score changes (%s) over %s s, %s arrivals, %s rank queries/s, over %s players (about %s on the board at the end).",
 		metrics.Format(math.Round(w.ExpectedWrites())), change, metrics.Format(float64(w.Duration())/1e9), w.Arrivals,
-		metrics.Format(w.Reads), metrics.Format(float64(w.Keys)), metrics.Format(math.Round(k.players)))
+		metrics.Format(w.Reads), metrics.Format(float64(w.Keys)), metrics.Format(math.Round(g.expected)))
 }
 
 // accepts refuses a design that does not rank players.
@@ -116,13 +229,10 @@ func (k *boardKind) accepts(t *strategies.Type) error {
 }
 
 func (k *boardKind) memory() (int64, int64) {
-	held, copies := k.timedKind.memory()
-	held -= int64(k.lineup.env.Keys) * truthBytesPerKey // the timed truth's keys: a board's truth is below
-	players := int64(math.Ceil(k.players))
+	held, copies := k.in.memory()
+	p, _ := k.in.players()
+	players := int64(math.Ceil(p))
 	held += players * boardTruthBytes
-	if k.spec.Scores.Standings { // the load order, and its counts by score
-		held += players*4 + (k.spec.Scores.StartMax+1)*4
-	}
 	for _, d := range k.lineup.designs {
 		switch {
 		case d.typ.Answers(strategies.FamilyBoard):
@@ -136,22 +246,35 @@ func (k *boardKind) memory() (int64, int64) {
 
 // plan is the players expected on the board.
 func (k *boardKind) plan() []metrics.Result {
-	note := "Σ over the players' ranks of 1 − e^(−writes·P(rank)): those who score at least once"
-	if k.spec.Scores.Standings {
-		note = "every player of the key space: the standings are loaded before the stream"
-	}
+	players, note := k.in.players()
 	return []metrics.Result{k.rows.plan(strategies.PlanLine{Metric: metrics.Players,
-		Value: math.Round(k.players), Unit: "players", Note: note})}
+		Value: math.Round(players), Unit: "players", Note: note})}
+}
+
+// churns: as its input does (a log's reader makes garbage at every line).
+func (k *boardKind) churns() bool {
+	c, ok := k.in.(interface{ churns() bool })
+	return ok && c.churns()
 }
 
 // realStores: a board's designs on the store have twins on a real store,
 // whose sorted sets are then asked the checked players' ranks — unless the
 // board stands on standings, which are loaded into the designs without
 // store ops and so would be missing there.
-func (k *boardKind) realStores() bool { return !k.spec.Scores.Standings }
+func (k *boardKind) realStores() bool { return !k.in.standings() }
+
+// newRun builds every design, each on a simulated cluster of its own when
+// the scenario has one, with the truth tr and the scenario's faults.
+func (k *boardKind) newRun(ctx context.Context, tr observer, rr *realRun) (*clusterRun, error) {
+	r, err := k.clusters.newRun(ctx, k.lineup, tr, rr)
+	if r != nil {
+		r.faults = k.faults
+	}
+	return r, err
+}
 
 func (k *boardKind) run(ctx context.Context) (*Report, error) {
-	w, designs := k.spec, k.lineup.designs
+	designs := k.lineup.designs
 	tr := &boardTruth{players: make(map[uint64]boardEntry, truthHint(k.lineup.env.Keys))}
 	ctx, rr, cause := k.twins.start(ctx, len(designs))
 	defer rr.close()
@@ -161,14 +284,20 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w.Scores.Standings {
-		if err := k.load(ctx, r, tr); err != nil {
-			return k.stoppedLoading(tr), cause(err)
+	if k.in.standings() {
+		if n, err := k.load(ctx, r, tr); err != nil {
+			if bad := k.in.bad(); bad != nil {
+				return nil, bad // bad input: nothing is reported
+			}
+			return k.stoppedLoading(tr, n), cause(err)
 		}
 	}
-	events, err := k.feeder.feed(ctx, r.run, k.scores, w.Batch)
+	events, err := k.feeder.feed(ctx, r.run, k.in.stream(), k.batch)
+	if bad := k.in.bad(); bad != nil {
+		return nil, bad
+	}
 	if err == nil {
-		r.finish(w.Duration())
+		r.finish(k.in.end(tr.last))
 		err = ctx.Err()
 	} else {
 		r.takeSteady(r.fedUntil + 1) // what was fed
@@ -177,31 +306,16 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 		rr.settle()
 	}
 	rep := &Report{Partial: err != nil}
-	writesPlan, readsPlan := w.ExpectedWrites(), w.ExpectedReads()
-	if rep.Partial {
-		f := timedFed(&w.Timed, events, float64(tr.writes), r.fedUntil)
-		k.lineup.replan(rep, f)
-		writesPlan, _ = phasesUntil(w.Phases, f.until)
-		readsPlan = w.Reads * float64(f.until) / 1e9
-	}
+	f := k.in.fed(rep, tr, events, r.fedUntil)
 	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: score changes and rank queries")
-	k.rows.truth(rep, metrics.Writes, float64(tr.writes), "events", metrics.PlanOf(math.Round(writesPlan)), "score changes; plan ∫ rate dt")
-	k.rows.truth(rep, metrics.RankQueries, float64(tr.reads), "queries", metrics.PlanOf(math.Round(readsPlan)), "rank queries (read events)")
+	k.rows.truth(rep, metrics.Writes, float64(tr.writes), "events", f.writes, f.writesNote)
+	k.rows.truth(rep, metrics.RankQueries, float64(tr.reads), "queries", f.reads, f.readsNote)
 	top := k.top
-	tb, rankErr := tr.ranked(sctx, w.Checked, top)
+	tb, rankErr := tr.ranked(sctx, k.checked, top)
 	tr.players = nil // the designs are judged against tb alone
 	ranked := rankErr == nil
 	if ranked {
-		note := "players who scored; plan Σ 1 − e^(−writes·P(rank))"
-		players := k.players
-		if rep.Partial && !w.Scores.Standings { // those who scored in what was fed
-			players = expectedDistinct(writesPlan, w.Keys, k.src.Prob)
-		}
-		if w.Scores.Standings {
-			note = "every player: the standings, and the changes of the stream"
-		}
-		plan := metrics.PlanOf(math.Round(players))
-		k.rows.truth(rep, metrics.Players, float64(tb.players), "players", plan, note)
+		k.rows.truth(rep, metrics.Players, float64(tb.players), "players", f.players, f.playNote)
 		k.rows.truth(rep, metrics.DistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
 		k.rows.truth(rep, metrics.TiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
 	}
@@ -231,7 +345,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 			s.speed(r.elapsed[i], events, laneClockNote+"; includes the rank queries and the simulated cluster's accounting")
 		}
 		if r.clusters[i] != nil {
-			k.cluster(s, r, i)
+			k.clusters.rows(s, r, i, f.steady, r.end)
 			if tr.reads > 0 && r.finished && r.steady[i].Keys > 0 {
 				s.add(metrics.RankFanout, round(float64(r.steady[i].Reads)/float64(tr.reads), 3), "reads", s.plan(metrics.RankFanout),
 					"store reads a rank query sent: the design's reads / the rank queries")
@@ -241,7 +355,7 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 			scored[i].rows(s)
 		}
 		if rs := rr.stores[i]; rs != nil {
-			rr.score(s, i, w.Duration())
+			rr.score(s, i, k.in.end(tr.last))
 			if err == nil && ranked {
 				k.realRanks(s, rs, checks)
 			}
@@ -264,12 +378,12 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 	return rep, err
 }
 
-// stoppedLoading is the report of a run stopped while the standings
-// loaded: the truth's count of the players it had taken, and nothing of
-// the designs, each of which holds a part of the standings of its own.
-func (k *boardKind) stoppedLoading(tr *boardTruth) *Report {
+// stoppedLoading is the report of a run stopped while the n players of
+// the standings loaded: the truth's count of the players it had taken, and
+// nothing of the designs, each of which holds a part of the standings of
+// its own.
+func (k *boardKind) stoppedLoading(tr *boardTruth, n int) *Report {
 	rep := &Report{Partial: true}
-	n := k.spec.Keys
 	k.rows.truth(rep, metrics.Events, 0, "events", nil, "every event fed: none, the standings were loading")
 	k.rows.truth(rep, metrics.Players, float64(len(tr.players)), "players", nil,
 		fmt.Sprintf("players of the standings the truth had loaded when the run stopped, of %s", metrics.Format(float64(n))))

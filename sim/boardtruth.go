@@ -18,6 +18,12 @@ type boardTruth struct {
 	seq     uint64
 	writes  uint64
 	reads   int64
+	// last is the time of the last event taken; second the simulated
+	// second of the last change, inSecond the changes in it so far, and
+	// busiest the most of any second: a log's own figures (its span, its
+	// peak). Times never go back, in a generator's stream as in a log's.
+	last, second      int64
+	inSecond, busiest int64
 }
 
 type boardEntry struct {
@@ -39,10 +45,16 @@ func (t *boardTruth) load(batch []workload.Event) {
 func (t *boardTruth) observe(batch []workload.Event) {
 	for i := range batch {
 		e := &batch[i]
+		t.last = e.At
 		switch e.Op {
 		case workload.Write, workload.Set:
 			t.seq++
 			t.writes++
+			if sec := e.At / 1e9; sec != t.second {
+				t.second, t.inSecond = sec, 0
+			}
+			t.inSecond++
+			t.busiest = max(t.busiest, t.inSecond)
 			old, ok := t.players[e.Key]
 			s := e.Delta
 			if e.Op == workload.Write {

@@ -36,6 +36,20 @@ type Sampled struct {
 	// Cut says the log holds the head of the stream only (a count
 	// stream's first n): the answers of the whole stream are not its.
 	Cut bool
+	// Files are the further files the replay reads beside the log (a
+	// board's standings), in order.
+	Files []SampleFile
+}
+
+// SampleFile is a further file of a sample: written as the log is (its
+// format, the names of its keys) to the log's path with Suffix put before
+// its extensions, and read by the replay's workload key Key (its path) and
+// Keys (how, in YAML).
+type SampleFile struct {
+	Key, Suffix string
+	Keys        [][2]string
+	// Write draws the file's events and hands them to each, in order.
+	Write func(each func(events []workload.Event, names SampleNames) error) error
 }
 
 // A sampler draws the first n events of a scenario's stream (a scenario

@@ -9,45 +9,25 @@ import (
 	"countsim/workload"
 )
 
-// A board's standings: every player of the key space at its start score,
-// loaded into the truth and every board before the stream (scores.start_max),
-// with progress lines while they load.
+// A board's standings: the players on the board before the stream — every
+// player of the key space at its start score (scores.start_max), or a log's
+// second file (standings:, log_board.go) — loaded into the truth and every
+// board first, with progress lines while they load.
 
 // load gives the truth and every design the standings before the stream,
-// each on a goroutine of its own: every player of the key space at its
-// start score, best first (score descending, then rank ascending), so that
-// among equal scores the more active player reached it first and every
-// insertion lands at the end of a board's order. The order is a counting
-// sort over the scores (at most 2^24 + 1 of them).
+// each on a goroutine of its own, in the order the input gives them (best
+// first, so that every insertion lands at the end of a board's order). It
+// returns the players of the standings.
 //
-// It looks at ctx every stopEvery players of the sort, and each loader
-// before each piece of loadPiece players it takes: stopped, every loader
-// stops within a piece and load returns ctx's error, the loaders then
-// holding different parts of the standings (the run judges no design
-// against them).
-func (k *boardKind) load(ctx context.Context, r *clusterRun, tr *boardTruth) error {
-	n, top := k.spec.Keys, k.spec.Scores.StartMax
-	at := make([]uint32, top+2) // at[top−s]: where the players of score s begin
-	for rank := uint64(1); rank <= n; rank++ {
-		if stopped(ctx, int(rank)) {
-			return ctx.Err()
-		}
-		at[top-k.scores.StartScore(rank)+1]++
+// It looks at ctx while the input orders them, and each loader before each
+// piece of loadPiece players it takes: stopped, every loader stops within a
+// piece and load returns ctx's error, the loaders then holding different
+// parts of the standings (the run judges no design against them).
+func (k *boardKind) load(ctx context.Context, r *clusterRun, tr *boardTruth) (int, error) {
+	n, fill, err := k.in.order(ctx)
+	if err != nil {
+		return n, err
 	}
-	for i := 1; i < len(at); i++ {
-		at[i] += at[i-1]
-	}
-	order := make([]uint32, n) // rank − 1, best first
-	for rank := uint64(1); rank <= n; rank++ {
-		if stopped(ctx, int(rank)) {
-			return ctx.Err()
-		}
-		j := top - k.scores.StartScore(rank)
-		order[at[j]] = uint32(rank - 1)
-		at[j]++
-	}
-	at = nil
-	src := k.scores.Timed()
 	names := []string{"truth"}
 	for i, d := range r.designs {
 		if _, ok := d.(strategies.Loader); ok {
@@ -55,19 +35,15 @@ func (k *boardKind) load(ctx context.Context, r *clusterRun, tr *boardTruth) err
 		}
 	}
 	done := make([]atomic.Int64, len(names))
-	stop := k.progress.load(names, done, int64(len(order)))
+	stop := k.progress.load(names, done, int64(n))
 	defer stop()
 	feed := func(j int, take func([]workload.Event)) {
 		buf := make([]workload.Event, 0, loadPiece)
-		for off := 0; off < len(order); off += loadPiece {
+		for off := 0; off < n; off += loadPiece {
 			if ctx.Err() != nil {
 				return
 			}
-			buf = buf[:0]
-			for _, r0 := range order[off:min(off+loadPiece, len(order))] {
-				rank := uint64(r0) + 1
-				buf = append(buf, workload.Event{Op: workload.Set, Key: src.KeyOf(rank), Delta: k.scores.StartScore(rank)})
-			}
+			buf = fill(buf[:0], off, min(off+loadPiece, n))
 			take(buf)
 			done[j].Add(int64(len(buf)))
 		}
@@ -81,11 +57,47 @@ func (k *boardKind) load(ctx context.Context, r *clusterRun, tr *boardTruth) err
 	}
 	k.workers.parallel(jobs)
 	for j := range done {
-		if done[j].Load() < int64(len(order)) {
-			return ctx.Err() // a loader stopped
+		if done[j].Load() < int64(n) {
+			return n, ctx.Err() // a loader stopped
 		}
 	}
-	return nil
+	return n, nil
+}
+
+// order is the generator's standings: every player of the key space at
+// its start score, best first (score descending, then rank ascending), so
+// that among equal scores the more active player reached it first. The
+// order is a counting sort over the scores (at most 2^24 + 1 of them),
+// looking at ctx every stopEvery players.
+func (g *boardGen) order(ctx context.Context) (int, func([]workload.Event, int, int) []workload.Event, error) {
+	n, top := g.spec.Keys, g.spec.Scores.StartMax
+	at := make([]uint32, top+2) // at[top−s]: where the players of score s begin
+	for rank := uint64(1); rank <= n; rank++ {
+		if stopped(ctx, int(rank)) {
+			return int(n), nil, ctx.Err()
+		}
+		at[top-g.scores.StartScore(rank)+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	order := make([]uint32, n) // rank − 1, best first
+	for rank := uint64(1); rank <= n; rank++ {
+		if stopped(ctx, int(rank)) {
+			return int(n), nil, ctx.Err()
+		}
+		j := top - g.scores.StartScore(rank)
+		order[at[j]] = uint32(rank - 1)
+		at[j]++
+	}
+	src := g.scores.Timed()
+	return len(order), func(buf []workload.Event, lo, hi int) []workload.Event {
+		for _, r0 := range order[lo:hi] {
+			rank := uint64(r0) + 1
+			buf = append(buf, workload.Event{Op: workload.Set, Key: src.KeyOf(rank), Delta: g.scores.StartScore(rank)})
+		}
+		return buf
+	}, nil
 }
 
 // loadPiece is the players a loader takes between two looks at the run's

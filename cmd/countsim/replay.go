@@ -13,15 +13,20 @@ import (
 // format at logPath (as written in the scenario: relative to its folder)
 // as s says: the log's columns, read as the synthetic run's keys and
 // actors, and the kind's own keys. A key of s.Keys with an empty value
-// drops that column.
-func replayWorkload(logPath, format string, s *sim.Sampled) [][2]string {
+// drops that column. files are the paths of s.Files, in order, as the
+// scenario names them.
+func replayWorkload(logPath, format string, s *sim.Sampled, files []string) [][2]string {
 	kv := [][2]string{{"file", logPath}, {"format", format}}
 	if s.As != "count" {
 		kv = append(kv, [2]string{"as", s.As})
 	}
 	kv = append(kv, [][2]string{{"key", "key"}, {"key_id", "key_id"}, {"time", "time"}, {"actor_id", "actor_id"},
 		{"event_id", "id"}, {"delta", "delta"}, {"op", "op"}}...)
-	for _, o := range s.Keys {
+	keys := s.Keys
+	for i, f := range s.Files {
+		keys = append(append(keys[:len(keys):len(keys)], [2]string{f.Key, files[i]}), f.Keys...)
+	}
+	for _, o := range keys {
 		i := indexKey(kv, o[0])
 		switch {
 		case i >= 0 && o[1] == "":

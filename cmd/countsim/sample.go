@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,22 +108,72 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	var sampled *sim.Sampled
-	err = metrics.WriteFile(o.out, func(w io.Writer) error {
+	err = writeLog(o.out, o.format, o.bad, func(each func([]workload.Event, sim.SampleNames) error) error {
+		var err error
+		sampled, err = sim.Sample(scn, o.events, each)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	var files []string // the further files, beside the log
+	for _, f := range sampled.Files {
+		path := withSuffix(o.out, f.Suffix)
+		if err := writeLog(path, o.format, nil, f.Write); err != nil {
+			os.Remove(o.out) // nothing half written: the log is nothing without its files
+			for _, p := range files {
+				os.Remove(p)
+			}
+			return err
+		}
+		files = append(files, path)
+	}
+	what := scn.Name
+	if o.step != "" {
+		what = top.Name + ", step " + o.step
+	}
+	fmt.Fprintf(env.stdout, "wrote %s events of %s to %s\n", metrics.Format(float64(sampled.Events)), what, o.out)
+	for i, f := range sampled.Files {
+		fmt.Fprintf(env.stdout, "wrote its %s to %s\n", f.Key, files[i])
+	}
+	if o.replay == "" {
+		fmt.Fprintf(env.stdout, "replay them with a scenario whose workload is (the log's path relative to the scenario file)\nworkload:\n")
+		for _, kv := range replayWorkload(o.out, o.format, sampled, files) {
+			fmt.Fprintf(env.stdout, "  %s: %s\n", kv[0], kv[1])
+		}
+		return nil
+	}
+	text, err := scenarios.Replay(src, o.step, replayWorkload(relativeTo(o.replay, o.out), o.format, sampled, relativeAll(o.replay, files)), sampled.Cut)
+	if err != nil {
+		return fmt.Errorf("sample: the replay scenario of %s: %w", top.File, err)
+	}
+	if err := metrics.WriteFile(o.replay, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "wrote the scenario that replays it to %s: countsim run %s\n", o.replay, o.replay)
+	return nil
+}
+
+// writeLog writes the events draw hands it to path as a log of format
+// (gzipped when path ends in .gz), the lines numbered in bad planted bad;
+// never over a file.
+func writeLog(path, format string, bad []int64, draw func(each func([]workload.Event, sim.SampleNames) error) error) error {
+	return metrics.WriteFile(path, func(w io.Writer) error {
 		var gz *gzip.Writer
-		if strings.HasSuffix(o.out, ".gz") {
+		if strings.HasSuffix(path, ".gz") {
 			gz = gzip.NewWriter(w)
 			w = gz
 		}
-		if len(o.bad) > 0 {
-			w = &badLines{w: w, line: 1, bad: o.bad}
+		if len(bad) > 0 {
+			w = &badLines{w: w, line: 1, bad: bad}
 		}
 		var names sim.SampleNames
-		lw, err := workload.NewLogWriter(w, o.format, func(key uint64) string { return names.Key(key) })
+		lw, err := workload.NewLogWriter(w, format, func(key uint64) string { return names.Key(key) })
 		if err != nil {
 			return err
 		}
 		named := false
-		sampled, err = sim.Sample(scn, o.events, func(events []workload.Event, n sim.SampleNames) error {
+		err = draw(func(events []workload.Event, n sim.SampleNames) error {
 			names = n
 			if !named && n.Actor != nil {
 				lw.NameActors(func(a uint64) string { return names.Actor(a) })
@@ -141,30 +192,27 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+}
+
+// withSuffix is path with suffix put before its extensions: s.csv.gz,
+// -standings: s-standings.csv.gz.
+func withSuffix(path, suffix string) string {
+	dir, base := filepath.Split(path)
+	name, ext, _ := strings.Cut(base, ".")
+	if ext != "" {
+		ext = "." + ext
 	}
-	what := scn.Name
-	if o.step != "" {
-		what = top.Name + ", step " + o.step
+	return dir + name + suffix + ext
+}
+
+// relativeAll is every path as the replay scenario at scenarioPath names
+// it.
+func relativeAll(scenarioPath string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = relativeTo(scenarioPath, p)
 	}
-	fmt.Fprintf(env.stdout, "wrote %s events of %s to %s\n", metrics.Format(float64(sampled.Events)), what, o.out)
-	if o.replay == "" {
-		fmt.Fprintf(env.stdout, "replay them with a scenario whose workload is (the log's path relative to the scenario file)\nworkload:\n")
-		for _, kv := range replayWorkload(o.out, o.format, sampled) {
-			fmt.Fprintf(env.stdout, "  %s: %s\n", kv[0], kv[1])
-		}
-		return nil
-	}
-	text, err := scenarios.Replay(src, o.step, replayWorkload(relativeTo(o.replay, o.out), o.format, sampled), sampled.Cut)
-	if err != nil {
-		return fmt.Errorf("sample: the replay scenario of %s: %w", top.File, err)
-	}
-	if err := metrics.WriteFile(o.replay, func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.stdout, "wrote the scenario that replays it to %s: countsim run %s\n", o.replay, o.replay)
-	return nil
+	return out
 }
 
 // sampledStep is the scenario sample writes: scn itself, or its step
