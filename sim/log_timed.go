@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -50,6 +52,7 @@ type logTimedKind struct {
 	// counts as it is fed.
 	head, got timedFigures
 	tr        *truth // the run's truth, once fed
+	src       *logSource
 }
 
 // timedFigures is what a timed log holds, counted on the log's clock.
@@ -111,7 +114,7 @@ func (f *timedFigures) shape(spec *scenarios.Log, keys uint64) *scenarios.Timed 
 	t := &scenarios.Timed{Keyspace: scenarios.Keyspace{Keys: max(keys, 1)}, Batch: spec.Batch, Arrivals: "even",
 		Reads: float64(f.reads) / secs, Pos: spec.Pos}
 	if f.writes > 0 {
-		t.Resend = f.dups / (f.writes + f.dups)
+		t.Resend = f.dups / f.writes // a share of the writes, as a generated stream's
 	}
 	if f.steady() {
 		t.Phases = []scenarios.Phase{{Name: "log", Duration: d, Rate: f.writes / secs, To: f.writes / secs}}
@@ -144,7 +147,8 @@ func newLogTimed(h *harness, b *logBase) (kind, error) {
 	if err != nil {
 		return nil, err
 	}
-	tk.stream, tk.log = b.source(), k
+	k.src = b.source()
+	tk.stream, tk.log = &windowSource{logSource: k.src, window: workload.DefaultWindow}, k
 	tk.dedup = b.spec.ID != "" || b.spec.EventID != ""
 	k.timedKind = tk
 	env := &h.lineup.env
@@ -310,6 +314,9 @@ func (t *timedLogTruth) observe(batch []workload.Event) {
 // the runner's spec, its writes and every design's plan are the log's own,
 // with a note of the estimate where the head was not the whole log.
 func (k *logTimedKind) read(rep *Report) error {
+	if k.src.err != nil {
+		return k.base.badInput(k.src.err)
+	}
 	f := &k.got
 	if err := k.checkFaults(f); err != nil {
 		return err
@@ -324,6 +331,14 @@ func (k *logTimedKind) read(rep *Report) error {
 	for i := range k.lineup.designs {
 		d := &k.lineup.designs[i]
 		d.plan = d.typ.Plan(d.params, env)
+	}
+	if k.base.spec.SkipBad > 0 {
+		k.rows.truth(rep, metrics.SkippedLines, float64(k.src.skipped), "lines", nil,
+			fmt.Sprintf("bad lines skipped (skip_bad: %d)", k.base.spec.SkipBad))
+	}
+	if k.base.spec.Time != "" {
+		k.rows.truth(rep, metrics.ReorderedEvents, float64(k.src.reordered), "events", nil,
+			"events earlier than one before them, within the tolerance, taken at the later time")
 	}
 	if !k.base.whole {
 		rep.note(fmt.Sprintf("The log held %s writes and %s reads over %s s, its busiest second %s writes, estimated at %s, %s, %s s and %s from its first %s events before the read: every simulated-scale plan is worked out for the log's own figures.",
@@ -357,6 +372,42 @@ func (k *logTimedKind) churns() bool { return true }
 func (k *logTimedKind) memory() (int64, int64) {
 	held, copies := k.timedKind.memory()
 	return held + 8*(k.spec.Duration()/1e9+1), copies
+}
+
+// windowSource is a log read once in chunks of a generated timed stream's
+// windows (the events of one window of simulated time, the empty ones
+// left out), so that the designs take it in the batches a generated stream
+// of the same events is handed in.
+type windowSource struct {
+	*logSource
+	window  int64
+	pending []workload.Event // read from the log, not yet handed out
+	next    int              // the log's next chunk
+}
+
+func (s *windowSource) Chunk(i int, buf []workload.Event) []workload.Event {
+	if i == 0 {
+		s.pending, s.next = nil, 0
+	}
+	buf = buf[:0]
+	var end int64
+	for {
+		if len(s.pending) == 0 {
+			s.pending = s.logSource.Chunk(s.next, s.pending)
+			s.next++
+			if len(s.pending) == 0 {
+				return buf // the log's end, or a bad line (logSource.err)
+			}
+		}
+		if len(buf) == 0 {
+			end = (s.pending[0].At/s.window + 1) * s.window
+		}
+		j, _ := slices.BinarySearchFunc(s.pending, end, func(e workload.Event, t int64) int { return cmp.Compare(e.At, t) })
+		buf = append(buf, s.pending[:j]...)
+		if s.pending = s.pending[j:]; len(s.pending) > 0 {
+			return buf
+		}
+	}
 }
 
 func init() { defineSampler("timed", sampleTimed) }

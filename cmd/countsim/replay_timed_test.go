@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 )
 
 // viewsScaled is the cricket final's step 1 (views) as a scenario of its
@@ -152,4 +153,98 @@ func TestTimedReplay(t *testing.T) {
 	if p := planOf(syn, "striped-32", metrics.MaxKeyOps); p != 200_000.0/32 {
 		t.Errorf("the synthetic plan %v, want 6,250", p)
 	}
+}
+
+// sampleReplay samples the scenario file scn as format, writes the
+// scenario that replays it, and runs both: the synthetic run's results
+// and the replay's.
+func sampleReplay(t *testing.T, dir, scn, format string, extra ...string) (syn, rep []metrics.Result, log string) {
+	t.Helper()
+	name := strings.TrimSuffix(filepath.Base(scn), ".yaml")
+	log, replay := filepath.Join(dir, name+"."+format), filepath.Join(dir, name+"-replay.yaml")
+	args := append([]string{"sample", "-format", format, "-o", log, "-replay", replay}, extra...)
+	if _, stderr, code := cli(t, append(args, scn)...); code != 0 {
+		t.Fatalf("sample: exit %d: %s", code, stderr)
+	}
+	syn = runResultsOf(t, filepath.Join(dir, "out-syn-"+name), scn)
+	rep = runResultsOf(t, filepath.Join(dir, "out-rep-"+name), replay)
+	return syn, rep, log
+}
+
+// sameMeasured fails t where rep's measured rows differ from syn's.
+func sameMeasured(t *testing.T, what string, syn, rep []metrics.Result, least int) {
+	t.Helper()
+	want, got := measuredRows(syn), measuredRows(rep)
+	if len(want) < least || len(got) != len(want) {
+		t.Errorf("%s: %d measured rows replayed, %d synthetic", what, len(got), len(want))
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %s: replayed %s, synthetic %s", what, k, got[k], w)
+		}
+	}
+}
+
+// TestTimedReplayLikesAndWicket: the built-in likes (resends of the same
+// id, dedup windows) sampled to NDJSON, and the wicket scaled down to 6 s
+// (a ramp, a spike: the log is not steady, its seconds its phases),
+// replay to the synthetic runs' measured rows; the replayed truth finds
+// the likes' resends by their ids.
+func TestTimedReplayLikesAndWicket(t *testing.T) {
+	dir := t.TempDir()
+	src, err := sourceOfBuiltin("likes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	likes := filepath.Join(dir, "likes.yaml")
+	if err := os.WriteFile(likes, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syn, rep, _ := sampleReplay(t, dir, likes, "ndjson", "-events", "700000")
+	sameMeasured(t, "likes", syn, rep, 40)
+	resends := func(rs []metrics.Result) string {
+		for _, r := range rs {
+			if r.Metric == metrics.Resends && r.Value != nil {
+				return optional(r.Value) + " / " + optional(r.Plan)
+			}
+		}
+		return "none"
+	}
+	if s, r := resends(syn), resends(rep); !strings.HasPrefix(r, strings.Split(s, " ")[0]+" / ") || r == "none" {
+		t.Errorf("resends: replayed %s, synthetic %s", r, s)
+	}
+
+	w, err := sourceOfBuiltin("wicket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(w)
+	for _, r := range [][2]string{{"duration: 20s", "duration: 2s"}, {"duration: 5s", "duration: 500ms"}, {"duration: 15s", "duration: 1500ms"}} {
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
+	s = dropExpect(s)
+	wicket := filepath.Join(dir, "wicket.yaml")
+	if err := os.WriteFile(wicket, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syn, rep, _ = sampleReplay(t, dir, wicket, "csv", "-events", "2000000")
+	sameMeasured(t, "wicket", syn, rep, 20)
+}
+
+// sourceOfBuiltin is a built-in scenario's YAML.
+func sourceOfBuiltin(name string) ([]byte, error) {
+	return scenarios.BuiltinSource(name)
+}
+
+// dropExpect drops the expect and shows lines of a scenario's designs,
+// which state the full scenario's numbers.
+func dropExpect(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if tl := strings.TrimSpace(l); strings.HasPrefix(tl, "expect:") || strings.HasPrefix(tl, "shows:") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
