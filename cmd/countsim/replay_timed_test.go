@@ -84,16 +84,18 @@ func planOf(rs []metrics.Result, design string, m metrics.Metric) float64 {
 	return -1
 }
 
-// TestTimedReplay: the cricket final's views, scaled down to 5 s with its
-// crash at 2.5 s, sampled and replayed as a timed stream (as: timed, by
+// TestTimedReplay: the cricket final's views, scaled down to 6 s with its
+// crash at 3.5 s (1.23 M events, past the head Prepare reads), sampled and replayed as a timed stream (as: timed, by
 // the scenario sample -replay writes), give every design the same
 // measured rows on its cluster — load, backlog, staleness, what the crash
 // lost; the plans taken from the phases are the log's own: the peak the
-// busiest second of the log, counted here from its lines.
+// busiest second of the log, counted here from its lines, and a note gives
+// the estimate from the head beside the figures read. The same log with
+// the crash at 6 s, its end, is refused once it is read.
 func TestTimedReplay(t *testing.T) {
 	dir := t.TempDir()
 	scn := filepath.Join(dir, "views.yaml")
-	if err := os.WriteFile(scn, []byte(viewsScaled("5s", "2.5s")), 0o644); err != nil {
+	if err := os.WriteFile(scn, []byte(viewsScaled("6s", "3.5s")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	log, replay := filepath.Join(dir, "views.csv"), filepath.Join(dir, "views-replay.yaml")
@@ -144,7 +146,7 @@ func TestTimedReplay(t *testing.T) {
 	for _, c := range perSecond {
 		peak = max(peak, c)
 	}
-	if len(perSecond) != 5 || peak < 200_000 {
+	if len(perSecond) != 6 || peak < 200_000 {
 		t.Fatalf("the log's seconds %v", perSecond)
 	}
 	if p := planOf(rep, "striped-32", metrics.MaxKeyOps); p != peak/32 {
@@ -152,6 +154,28 @@ func TestTimedReplay(t *testing.T) {
 	}
 	if p := planOf(syn, "striped-32", metrics.MaxKeyOps); p != 200_000.0/32 {
 		t.Errorf("the synthetic plan %v, want 6,250", p)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out-rep", "views-replay", "report.md"))
+	if err != nil {
+		entries, _ := filepath.Glob(filepath.Join(dir, "out-rep", "*", "report.md"))
+		if len(entries) != 1 {
+			t.Fatalf("no report.md: %v", err)
+		}
+		b, _ = os.ReadFile(entries[0])
+	}
+	if want := "busiest second " + metrics.Format(peak) + " writes, estimated at"; !strings.Contains(string(b), want) {
+		t.Errorf("the report has no note %q", want)
+	}
+	late := filepath.Join(dir, "late.yaml")
+	if err := os.WriteFile(late, []byte(strings.Replace(string(text), "at: 3.5s", "at: 6s", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "late-out")
+	if _, stderr, code := cli(t, "run", "-out", out, late); code != 2 || !strings.Contains(stderr, "late.yaml:") || !strings.Contains(stderr, "spans 6 s") {
+		t.Errorf("a crash at the log's end: exit %d, %q; want 2, the fault's line and the span", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("bad input wrote %s", out)
 	}
 }
 
@@ -247,4 +271,156 @@ func dropExpect(s string) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// likesLog is a hand-written log of likes as a team would keep it: a user
+// (a string), a post, a time to the millisecond, an id the phone resends
+// with, and the page reads of the posts. Over 4 s: post "cat" takes 6
+// likes in second 1, one resent; "dog" 3; the reads show the counts.
+const likesLog = `user,post,at,like_id,op
+u-anna,cat,2026-03-01T12:00:00.120Z,l1,write
+u-bo,dog,2026-03-01T12:00:00.410Z,l2,write
+u-cy,cat,2026-03-01T12:00:00.900Z,l3,read
+u-dee,cat,2026-03-01T12:00:01.005Z,l4,write
+u-eli,cat,2026-03-01T12:00:01.200Z,l5,write
+u-eli,cat,2026-03-01T12:00:01.400Z,l5,write
+u-fay,cat,2026-03-01T12:00:01.410Z,l6,write
+u-gus,cat,2026-03-01T12:00:01.700Z,l7,write
+u-hal,cat,2026-03-01T12:00:01.950Z,l8,write
+u-ivy,dog,2026-03-01T12:00:02.300Z,l9,write
+u-jo,cat,2026-03-01T12:00:02.500Z,l10,read
+u-kim,dog,2026-03-01T12:00:03.100Z,l11,write
+u-lu,cat,2026-03-01T12:00:03.999Z,l12,write
+`
+
+// TestTimedReplayHandWritten: a hand-written log replayed as a timed
+// stream answers from its own clock and ids: the writes and reads and the
+// resends the test counts from its lines, single-key's busiest key-second
+// and its count off by the resend, the cluster's seconds the log's 4; a
+// fault at or after the log's end is refused at its line, naming the
+// log's span, exit 2, nothing written; an op off the allowed is refused at
+// the log's line.
+func TestTimedReplayHandWritten(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "likes.csv")
+	if err := os.WriteFile(log, []byte(likesLog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The truth, from the lines.
+	var writes, reads, resends, busiest, peak float64
+	seen := map[string]bool{}
+	keySecond, second := map[string]float64{}, map[string]float64{}
+	for _, l := range strings.Split(strings.TrimSpace(likesLog), "\n")[1:] {
+		c := strings.Split(l, ",")
+		switch {
+		case c[4] == "read":
+			reads++
+		case seen[c[3]]:
+			resends++
+		default:
+			seen[c[3]] = true
+			writes++
+			second[c[2][:19]]++
+			peak = max(peak, second[c[2][:19]])
+		}
+		if c[4] == "write" {
+			k := c[1] + c[2][:19]
+			keySecond[k]++
+			busiest = max(busiest, keySecond[k])
+		}
+	}
+	scn := func(faultAt string) string {
+		return `name: likes-log
+seed: 1
+assumptions:
+  key_capacity: 1_000
+  app_servers: 2
+workload:
+  file: likes.csv
+  as: timed
+  key: post
+  actor: user
+  time: at
+  id: like_id
+  op: op
+cluster:
+  nodes: 2
+faults:
+  - at: ` + faultAt + `
+    kind: app-crash
+    server: 1
+strategies:
+  - name: single-key
+    type: single-key
+  - name: striped-4
+    type: striped
+    params:
+      stripes: 4
+      select: hash
+  - name: batched
+    type: batched
+    params:
+      servers: 2
+      flush: 1s
+`
+	}
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte(scn("2500ms")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs := runResultsOf(t, filepath.Join(dir, "out"), good)
+	value := func(design string, m metrics.Metric) float64 {
+		t.Helper()
+		for _, r := range rs {
+			if r.Strategy == design && r.Metric == m && r.Value != nil {
+				return *r.Value
+			}
+		}
+		t.Fatalf("%s has no %s", design, m)
+		return 0
+	}
+	for _, c := range []struct {
+		design string
+		m      metrics.Metric
+		want   float64
+	}{
+		{"truth", metrics.Writes, writes}, {"truth", metrics.Reads, reads}, {"truth", metrics.Resends, resends},
+		{"single-key", metrics.MaxKeyOps, busiest}, {"single-key", metrics.CountError, resends},
+		{"striped-4", metrics.FinalCount, writes + resends},
+	} {
+		if got := value(c.design, c.m); got != c.want {
+			t.Errorf("%s %s: %v, want %v", c.design, c.m, got, c.want)
+		}
+	}
+	if writes != 10 || resends != 1 || busiest != 6 || peak != 5 {
+		t.Fatalf("the log's truth: %v writes, %v resent, busiest key-second %v, peak %v", writes, resends, busiest, peak)
+	}
+	if got := planOf(rs, "single-key", metrics.MaxKeyOps); got != peak {
+		t.Errorf("single-key's planned key load %v, want the log's busiest second, %v writes (the resend apart, as a phase's rate)", got, peak)
+	}
+
+	// A fault at the log's end, 4 s: refused at the fault's line.
+	late := filepath.Join(dir, "late.yaml")
+	if err := os.WriteFile(late, []byte(scn("4s")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "late-out")
+	_, stderr, code := cli(t, "run", "-out", out, late)
+	if code != 2 || !strings.Contains(stderr, late+":17:") || !strings.Contains(stderr, "spans 4 s") {
+		t.Errorf("a fault at the log's end: exit %d, %q; want 2 at %s:17 and the span", code, stderr, late)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("bad input wrote %s", out)
+	}
+	// A bad op on line 7 of the log.
+	if err := os.WriteFile(log, []byte(strings.Replace(likesLog, "l5,write\nu-fay", "l5,rewrite\nu-fay", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = cli(t, "run", "-out", out, good)
+	if code != 2 || !strings.Contains(stderr, log+":7:") {
+		t.Errorf("a bad op: exit %d, %q; want 2 at %s:7", code, stderr, log)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("bad input wrote %s", out)
+	}
 }
