@@ -332,14 +332,7 @@ func (k *logTimedKind) read(rep *Report) error {
 		d := &k.lineup.designs[i]
 		d.plan = d.typ.Plan(d.params, env)
 	}
-	if k.base.spec.SkipBad > 0 {
-		k.rows.truth(rep, metrics.SkippedLines, float64(k.src.skipped), "lines", nil,
-			fmt.Sprintf("bad lines skipped (skip_bad: %d)", k.base.spec.SkipBad))
-	}
-	if k.base.spec.Time != "" {
-		k.rows.truth(rep, metrics.ReorderedEvents, float64(k.src.reordered), "events", nil,
-			"events earlier than one before them, within the tolerance, taken at the later time")
-	}
+	k.base.readRows(rep, k.rows, k.src)
 	if !k.base.whole {
 		rep.note(fmt.Sprintf("The log held %s writes and %s reads over %s s, its busiest second %s writes, estimated at %s, %s, %s s and %s from its first %s events before the read: every simulated-scale plan is worked out for the log's own figures.",
 			metrics.Format(f.writes), metrics.Format(float64(f.reads)), metrics.Format(float64(f.span())/1e9), metrics.Format(f.peak()),
@@ -442,4 +435,11 @@ func sampleTimed(scn *scenarios.Scenario, n int64, each func([]workload.Event, S
 		}
 	}
 	return out, nil
+}
+
+func (k *logTimedKind) reports(d *design) []metrics.Metric {
+	if d == nil {
+		return append(k.timedKind.reports(nil), metrics.SkippedLines, metrics.ReorderedEvents)
+	}
+	return k.timedKind.reports(d)
 }
