@@ -152,7 +152,7 @@ func newLogTimed(h *harness, b *logBase) (kind, error) {
 	tk.dedup = b.spec.ID != "" || b.spec.EventID != ""
 	k.timedKind = tk
 	env := &h.lineup.env
-	env.Keys = min(keys, uint64(max(est.writes, 1)))
+	env.Keys = min(b.sizeHint(), uint64(max(math.Round(est.writes), 1))) // as for a generated stream of its writes
 	if reads := float64(est.reads); reads > 0 {
 		env.Reads = int64(reads + 6*math.Sqrt(reads) + 16) // room, as for a generated stream's reads
 	}
@@ -327,11 +327,9 @@ func (k *logTimedKind) read(rep *Report) error {
 	k.writes, k.keys = f.writes, keys
 	env := k.lineup.env
 	setTimedFigures(&env, f, keys)
-	k.lineup.env = env
-	for i := range k.lineup.designs {
-		d := &k.lineup.designs[i]
-		d.plan = d.typ.Plan(d.params, env)
-	}
+	k.lineup.env = env // a stopped second pass replans from the log's own
+	env.Keys = keys
+	replanFor(k.lineup, env, -1)
 	k.base.readRows(rep, k.rows, k.src)
 	if !k.base.whole {
 		rep.note(fmt.Sprintf("The log held %s writes and %s reads over %s s, its busiest second %s writes, estimated at %s, %s, %s s and %s from its first %s events before the read: every simulated-scale plan is worked out for the log's own figures.",

@@ -164,24 +164,12 @@ func (b *logBase) planActors(l *lineup) {
 	}
 }
 
-// replanRead works every design's plan of l out again once the log is read
-// (events events, keys distinct keys, actors distinct actors, −1 where not
-// counted): a stopped read's plans are for what was fed (replan); else
-// every plan line for the log's own figures — N, its keys, its actors for
-// a design that counts them — but the bytes a design holds, planned for
-// the larger of what it was built for and the log's figure (a table made
-// for the hint grows past it). A note gives the estimates beside the
-// figures read where they differ.
-func (b *logBase) replanRead(l *lineup, rep *Report, events int64, keys int, actors float64) {
-	if rep.Partial {
-		l.replan(rep, fed{events: events, writes: float64(events)})
-		return
-	}
-	env := l.env
-	env.Events, env.Keys = events, uint64(keys)
-	if env.Sim.Events > 0 {
-		env.Sim.Events = float64(events)
-	}
+// replanFor works every design's plan of l out again for env, a design
+// that counts distinct actors for actors (left as it is where they were
+// not counted, −1), but the bytes a design holds: for the larger of what
+// it was built for and env's figures (a table made for its size hint grows
+// past it).
+func replanFor(l *lineup, env strategies.Env, actors float64) {
 	for i := range l.designs {
 		d := &l.designs[i]
 		e := env
@@ -205,6 +193,27 @@ func (b *logBase) replanRead(l *lineup, rep *Report, events int64, keys int, act
 			}
 		}
 	}
+}
+
+// replanRead works every design's plan of l out again once the log is read
+// (events events, keys distinct keys, actors distinct actors, −1 where not
+// counted): a stopped read's plans are for what was fed (replan); else
+// every plan line for the log's own figures — N, its keys, its actors for
+// a design that counts them — but the bytes a design holds, planned for
+// the larger of what it was built for and the log's figure (a table made
+// for the hint grows past it). A note gives the estimates beside the
+// figures read where they differ.
+func (b *logBase) replanRead(l *lineup, rep *Report, events int64, keys int, actors float64) {
+	if rep.Partial {
+		l.replan(rep, fed{events: events, writes: float64(events)})
+		return
+	}
+	env := l.env
+	env.Events, env.Keys = events, uint64(keys)
+	if env.Sim.Events > 0 {
+		env.Sim.Events = float64(events)
+	}
+	replanFor(l, env, actors)
 	var held []string
 	differ := func(read, est float64, what string) {
 		if read != est {

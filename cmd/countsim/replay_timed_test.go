@@ -424,3 +424,23 @@ strategies:
 		t.Errorf("bad input wrote %s", out)
 	}
 }
+
+// TestTimedReplayNodeTopK: node-topk (16 app nodes pushing their top 100
+// to a central sorted set: a timed stream on the cluster) scaled down to
+// 6 s, sampled and replayed as a timed stream, gives every design — the
+// cycles and Ks of its sweeps — the same measured rows.
+func TestTimedReplayNodeTopK(t *testing.T) {
+	dir := t.TempDir()
+	src, err := sourceOfBuiltin("node-topk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(src), "duration: 60s", "duration: 6s", 1)
+	s = strings.Replace(dropExpect(s), "cycle: [1s, 5s, 20s, 60s]", "cycle: [1s, 2s, 5s]", 1)
+	scn := filepath.Join(dir, "node-topk.yaml")
+	if err := os.WriteFile(scn, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syn, rep, _ := sampleReplay(t, dir, scn, "ndjson", "-events", "200000")
+	sameMeasured(t, "node-topk", syn, rep, 60)
+}
