@@ -267,7 +267,7 @@ func (k *logTimedKind) checkFaults(f *timedFigures) error {
 	end := f.span()
 	for i, ft := range k.faults {
 		if ft.At >= end {
-			from := "0"
+			from := "0, its events spaced at rate"
 			if !k.base.cfg.Start.IsZero() {
 				from = k.base.cfg.Start.Format(time.RFC3339Nano)
 			}
@@ -351,9 +351,9 @@ func (k *logTimedKind) describe() string {
 		about = ""
 	}
 	f := k.estimate()
-	return fmt.Sprintf("Recorded log replayed as a timed stream: %s (%s, key column %s, %s), %s%s writes and %s reads over %s%s s, its busiest second %s writes, over %s%s.",
-		b.cfg.Path, b.spec.Format, b.spec.Key, timing, about, metrics.Format(math.Round(f.writes)), metrics.Format(float64(f.reads)),
-		about, metrics.Format(float64(f.span())/1e9), metrics.Format(f.peak()), about, count(math.Round(b.logKeys), "key"))
+	return fmt.Sprintf("Recorded log replayed as a timed stream: %s (%s, key column %s, %s), %s%s and %s over %s%s s, its busiest second %s, over %s%s.",
+		b.cfg.Path, b.spec.Format, b.spec.Key, timing, about, count(math.Round(f.writes), "write"), count(float64(f.reads), "read"),
+		about, metrics.Format(float64(f.span())/1e9), count(f.peak(), "write"), about, count(math.Round(b.logKeys), "key"))
 }
 
 // churns: the log's reader makes garbage at every line (logKind.churns).
