@@ -7,7 +7,7 @@ package scenarios
 // LogSplit is the keys of a log replayed as a split stream.
 type LogSplit struct {
 	Node      string `key:"node" type:"line" doc:"as: split: the column of the node each event is counted on: a whole number 0..node_count−1, or a name, numbered in order of first appearance"`
-	NodeCount int    `key:"node_count" range:"1..4096" doc:"as: split: the nodes; default: the distinct values of the node column"`
+	NodeCount int    `key:"node_count" range:"1..4096" doc:"as: split: the nodes; default: those the head of the log names (the first 1,048,576 events: one more than the highest number, or the names seen), a later line naming another refused"`
 }
 
 func (x *LogSplit) refuses(section string) string {
@@ -19,8 +19,15 @@ func (x *LogSplit) refuses(section string) string {
 }
 
 func (x *LogSplit) check(l *Log, r *rule) error {
-	if x.Node == "" {
+	switch {
+	case x.Node == "":
 		return r.failHere("as: split needs the column of each event's node (allowed: node: COLUMN)")
+	case l.Actor != "" || l.ActorID != "":
+		key := "actor"
+		if l.ActorID != "" {
+			key = "actor_id"
+		}
+		return r.failKey(key, "given with as: split, where an event's actor is its node, read from node: %s (allowed: remove %s)", x.Node, key)
 	}
 	return nil
 }

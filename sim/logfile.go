@@ -15,6 +15,7 @@ import (
 	"countsim/metrics"
 	"countsim/scenarios"
 	"countsim/strategies"
+	"countsim/strategies/distinct"
 	"countsim/workload"
 )
 
@@ -39,11 +40,16 @@ type logKind struct {
 type logBase struct {
 	spec *scenarios.Log
 	cfg  workload.LogConfig
-	// estimated from the head of the log at Prepare: its events and
-	// distinct keys, for the memory check and the designs' size hints;
-	// whole: the head was the whole log, and they are exact
-	logEvents, logKeys float64
-	whole              bool
+	// estimated from the head of the log at Prepare: its events, distinct
+	// keys and distinct actors, for the memory check and the designs' size
+	// hints; whole: the head was the whole log, and they are exact
+	logEvents, logKeys, logActors float64
+	whole                         bool
+	// logNodes is one more than the highest node the head names (with a
+	// node column), and logPairs its distinct (key, node) pairs, estimated
+	// as the keys are
+	logNodes int
+	logPairs float64
 }
 
 func init() { defineKind("log", newLogKind) }
@@ -109,18 +115,120 @@ func newLogKind(h *harness) (kind, error) {
 		return build(h, b)
 	}
 	k := &logKind{logBase: b, feeder: h.feeder}
-	// As for a count stream, Keys is the most distinct keys the stream can
-	// hold: a log read whole at Prepare holds at most its events (its key
-	// space is unknown), so that a design sizes itself as it would for the
-	// synthetic stream of those events; a longer log, its keys estimated.
 	env := &h.lineup.env
-	env.Keys = uint64(math.Ceil(k.logKeys))
-	if k.whole {
-		env.Keys = uint64(k.logEvents)
-	}
+	env.Keys = k.sizeHint()
 	env.Events = int64(math.Ceil(k.logEvents))
 	k.keyed = newKeyed(h, uint64(k.logKeys), k.logEvents, nil, "no plan: a recorded log has no law of its keys")
 	return k, nil
+}
+
+// sizeHint is the Env's Keys of a log's designs, as for a count stream the
+// most distinct keys the stream can hold: a log read whole at Prepare holds
+// at most its events (its key space is unknown), so that a design sizes
+// itself as it would for the synthetic stream of those events; a longer
+// log, its keys estimated.
+func (b *logBase) sizeHint() uint64 {
+	if b.whole {
+		return uint64(b.logEvents)
+	}
+	return uint64(math.Ceil(b.logKeys))
+}
+
+// countsActors reports whether design d counts distinct actors (an exact
+// set, an HLL): its Keys are the log's actors, not its keys.
+func countsActors(d *design) bool {
+	return d.typ.Answers(strategies.FamilyDistinct) || d.typ.Answers(strategies.FamilyWindowDistinct)
+}
+
+// envOf is design d's Env for a log whose designs are built for env: a
+// design that counts distinct actors is sized for them — the events of a
+// log read whole, as keys are, else the actors estimated.
+func (b *logBase) envOf(d *design, env strategies.Env) strategies.Env {
+	if countsActors(d) {
+		env.Keys = uint64(math.Ceil(b.logActors))
+		if b.whole {
+			env.Keys = uint64(b.logEvents)
+		}
+	}
+	return env
+}
+
+// planActors works out again the plan of every design of l that counts
+// distinct actors, for the actors it is built for (Prepare planned it for
+// the keys).
+func (b *logBase) planActors(l *lineup) {
+	for i := range l.designs {
+		if d := &l.designs[i]; countsActors(d) {
+			d.plan = d.typ.Plan(d.params, b.envOf(d, l.env))
+		}
+	}
+}
+
+// replanFor works every design's plan of l out again for env, a design
+// that counts distinct actors for actors (left as it is where they were
+// not counted, −1), but the bytes a design holds: for the larger of what
+// it was built for and env's figures (a table made for its size hint grows
+// past it).
+func replanFor(l *lineup, env strategies.Env, actors float64) {
+	for i := range l.designs {
+		d := &l.designs[i]
+		e := env
+		if countsActors(d) {
+			if actors < 0 {
+				continue
+			}
+			e.Keys = uint64(math.Round(actors))
+		}
+		built := d.plan
+		d.plan = d.typ.Plan(d.params, e)
+		for j := range d.plan {
+			p := &d.plan[j]
+			if p.Unit != "B" {
+				continue
+			}
+			for _, o := range built {
+				if o.Metric == p.Metric && o.Full == p.Full && o.Unit == "B" {
+					p.Value = max(p.Value, o.Value)
+				}
+			}
+		}
+	}
+}
+
+// replanRead works every design's plan of l out again once the log is read
+// (events events, keys distinct keys, actors distinct actors, −1 where not
+// counted): a stopped read's plans are for what was fed (replan); else
+// every plan line for the log's own figures — N, its keys, its actors for
+// a design that counts them — but the bytes a design holds, planned for
+// the larger of what it was built for and the log's figure (a table made
+// for the hint grows past it). A note gives the estimates beside the
+// figures read where they differ.
+func (b *logBase) replanRead(l *lineup, rep *Report, events int64, keys int, actors float64) {
+	if rep.Partial {
+		l.replan(rep, fed{events: events, writes: float64(events)})
+		return
+	}
+	env := l.env
+	env.Events, env.Keys = events, uint64(keys)
+	if env.Sim.Events > 0 {
+		env.Sim.Events = float64(events)
+	}
+	replanFor(l, env, actors)
+	var held []string
+	differ := func(read, est float64, what string) {
+		if read != est {
+			held = append(held, fmt.Sprintf("%s %s, estimated at %s", metrics.Format(read), what, metrics.Format(est)))
+		}
+	}
+	differ(float64(events), math.Ceil(b.logEvents), "events")
+	differ(float64(keys), math.Round(b.logKeys), "keys")
+	if actors >= 0 {
+		differ(math.Round(actors), math.Round(b.logActors), "actors")
+	}
+	if len(held) > 0 {
+		rep.note(fmt.Sprintf("The log held %s, from its first %s events before the read: every simulated-scale plan is worked out for the figures read (a design's bytes for the larger of what it was built for and them).",
+			strings.Join(held, "; "), metrics.Format(min(logSampleEvents, b.logEvents))))
+	}
 }
 
 // logAsNames lists what a log is replayed as today: count and the kinds
@@ -146,21 +254,28 @@ func (k *logBase) estimate(ctx context.Context) error {
 	}
 	defer r.Close()
 	buf := make([]workload.Event, 0, 4096)
-	seen := map[uint64]bool{}
-	half := 0
+	seen, actors, pairs := map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64]struct{}{}
+	var half [3]int
+	nodes := k.cfg.Node != ""
 	for r.Events() < logSampleEvents {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if half == 0 && r.Events() >= logSampleEvents/2 {
-			half = len(seen)
+		if half[0] == 0 && r.Events() >= logSampleEvents/2 {
+			half = [3]int{len(seen), len(actors), len(pairs)}
 		}
 		b, err := r.Read(buf[:0])
-		for _, e := range b {
-			seen[e.Key] = true
+		for i := range b {
+			e := &b[i]
+			seen[e.Key] = struct{}{}
+			actors[e.Actor] = struct{}{}
+			if nodes {
+				pairs[e.Key^workload.Mix64(e.Actor+1)] = struct{}{}
+				k.logNodes = max(k.logNodes, int(e.Actor)+1)
+			}
 		}
 		if err == io.EOF {
-			k.logEvents, k.logKeys = float64(r.Events()), float64(len(seen))
+			k.logEvents, k.logKeys, k.logActors, k.logPairs = float64(r.Events()), float64(len(seen)), float64(len(actors)), float64(len(pairs))
 			k.whole = true
 			return nil
 		}
@@ -170,9 +285,25 @@ func (k *logBase) estimate(ctx context.Context) error {
 	}
 	scale := max(float64(r.Size())/float64(max(r.BytesRead(), 1)), 1)
 	k.logEvents = float64(r.Events()) * scale
-	growth := float64(len(seen)) / float64(max(half, 1))
-	k.logKeys = min(k.logEvents, float64(len(seen))*math.Pow(max(growth, 1), math.Log2(scale)))
+	heaps := func(n, half int) float64 { // n seen in the head, half in its first half
+		growth := float64(n) / float64(max(half, 1))
+		return min(k.logEvents, float64(n)*math.Pow(max(growth, 1), math.Log2(scale)))
+	}
+	k.logKeys, k.logActors, k.logPairs = heaps(len(seen), half[0]), heaps(len(actors), half[1]), heaps(len(pairs), half[2])
 	return nil
+}
+
+// readRows adds the truth's rows of how the log read: the bad lines
+// skipped (with skip_bad) and the events reordered (with a time column).
+func (k *logBase) readRows(rep *Report, rows scoreRows, src *logSource) {
+	if k.spec.SkipBad > 0 {
+		rows.truth(rep, metrics.SkippedLines, float64(src.skipped), "lines", nil,
+			fmt.Sprintf("bad lines skipped (skip_bad: %d)", k.spec.SkipBad))
+	}
+	if k.spec.Time != "" {
+		rows.truth(rep, metrics.ReorderedEvents, float64(src.reordered), "events", nil,
+			"events earlier than one before them, within the tolerance, taken at the later time")
+	}
 }
 
 // badInput is a log's error as bad input: at the log's line (a
@@ -211,12 +342,74 @@ func (k *logKind) plan() []metrics.Result {
 }
 
 // memory: the truth's map, made with room for the keys estimated (at most
-// 2^26: past that it grows), and the sorted copy of its keys that scoring
-// makes, as the keys estimated. Measured: the 2.3 GB log of 130 M searches
+// 2^26: past that it grows), the sorted copy of its keys that scoring
+// makes, as the keys estimated, and the actors' count where a design
+// counts them. It first plans every design that counts distinct actors
+// for them (Prepare planned it for the keys). Measured: the 2.3 GB log of 130 M searches
 // of the README (29.1 M distinct phrases, 36.7 M estimated) with
 // search-full-day's designs peaked at 3.46 GB against 3.26 GB planned.
 func (k *logKind) memory() (int64, int64) {
-	return goMapBytes(int64(min(k.logKeys, 1<<26))) + int64(k.logKeys)*logSortedBytesPerKey, 1
+	k.planActors(k.lineup)
+	held := goMapBytes(int64(min(k.logKeys, 1<<26))) + int64(k.logKeys)*logSortedBytesPerKey
+	if slices.ContainsFunc(k.lineup.designs, func(d design) bool { return countsActors(&d) }) {
+		held += goMapBytes(int64(min(k.logActors, actorExactMax)))
+	}
+	return held, 1
+}
+
+// actorExactMax is the most actors the truth counts exactly; past it, an
+// HLL of 2^16 registers estimates them (standard error 1.04/256 = 0.41%):
+// the figure only sizes the plans, and an exact set of 10^7 actors would
+// hold 300 MB.
+const actorExactMax = 1 << 20
+
+// actorCount counts a log's distinct actors for the plans: exactly up to
+// actorExactMax, then by an HLL.
+type actorCount struct {
+	exact map[uint64]struct{}
+	hll   *distinct.HLL
+}
+
+func (c *actorCount) add(a uint64) {
+	if c.hll != nil {
+		c.hll.Insert(a)
+		return
+	}
+	if c.exact == nil {
+		c.exact = map[uint64]struct{}{}
+	}
+	c.exact[a] = struct{}{}
+	if len(c.exact) > actorExactMax {
+		c.hll, _ = distinct.NewHLL(distinct.HLLParams{Precision: 16, Dense: true}, 0x6163746f7273) // "actors"
+		for x := range c.exact {
+			c.hll.Insert(x)
+		}
+		c.exact = nil
+	}
+}
+
+// count is the actors counted: exact up to actorExactMax, else estimated.
+func (c *actorCount) count() float64 {
+	if c.hll != nil {
+		return c.hll.Estimate()
+	}
+	return float64(len(c.exact))
+}
+
+// actorTruth is the count log's truth, counting the actors of its writes
+// besides.
+type actorTruth struct {
+	*truth
+	actors *actorCount
+}
+
+func (t *actorTruth) observe(batch []workload.Event) {
+	t.truth.observe(batch)
+	for i := range batch {
+		if batch[i].Op == workload.Write {
+			t.actors.add(batch[i].Actor)
+		}
+	}
 }
 
 // churns: the reader makes garbage at every line it parses (80 B an event
@@ -310,7 +503,12 @@ func (s *logSource) Done() float64 {
 func (k *logKind) run(ctx context.Context) (*Report, error) {
 	tr := newTruth(int(min(k.logKeys, 1<<26)), false, false)
 	r := &run{truth: tr}
-	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
+	var actors *actorCount
+	if slices.ContainsFunc(k.lineup.designs, func(d design) bool { return countsActors(&d) }) {
+		actors = &actorCount{}
+		r.truth = &actorTruth{truth: tr, actors: actors}
+	}
+	if err := k.lineup.build(r, func(i int) strategies.Env { return k.envOf(&k.lineup.designs[i], k.lineup.env) }); err != nil {
 		return nil, err
 	}
 	sctx, release := scoring(ctx)
@@ -321,26 +519,17 @@ func (k *logKind) run(ctx context.Context) (*Report, error) {
 		return nil, k.badInput(src.err) // bad input: nothing is reported
 	}
 	rep := &Report{Partial: err != nil}
-	switch {
-	case rep.Partial: // every design's plan for the events read
-		k.lineup.replan(rep, fed{events: events, writes: float64(events)})
-	case !k.whole && float64(events) != math.Ceil(k.logEvents):
-		// The log read whole: its N is known, no longer the estimate from
-		// its head; every plan that depends on it (εN, N/m) is worked out
-		// for it, and the judgement of keys over the bound with it.
-		k.lineup.planFor(fed{events: events, writes: float64(events)})
-		rep.note(fmt.Sprintf("The log held %s events, estimated at %s from its first %s before the read: every simulated-scale plan is worked out for the %s read.",
-			metrics.Format(float64(events)), metrics.Format(math.Ceil(k.logEvents)), metrics.Format(logSampleEvents), metrics.Format(float64(events))))
+	// The log read: its N, keys and actors are known, no longer the
+	// estimates from its head; every plan that depends on them (εN, N/m,
+	// the keys a design tracks, an exact set's actors) is worked out for
+	// them, and the judgement of keys over the bound with it.
+	a := -1.0
+	if actors != nil {
+		a = actors.count()
 	}
+	k.replanRead(k.lineup, rep, events, len(tr.counts), a)
 	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
-	if k.spec.SkipBad > 0 {
-		k.rows.truth(rep, metrics.SkippedLines, float64(src.skipped), "lines", nil,
-			fmt.Sprintf("bad lines skipped (skip_bad: %d)", k.spec.SkipBad))
-	}
-	if k.spec.Time != "" {
-		k.rows.truth(rep, metrics.ReorderedEvents, float64(src.reordered), "events", nil,
-			"events earlier than one before them, within the tolerance, taken at the later time")
-	}
+	k.readRows(rep, k.rows, src)
 	k.score(sctx, rep, r, tr, events, nil, nil)
 	if err == nil && !rep.Partial {
 		err = k.topStrings(sctx, rep, tr, src.last)

@@ -35,9 +35,7 @@ func init() { defineKind("split", newSplitKind) }
 
 func newSplitKind(h *harness) (kind, error) {
 	spec := h.scn.Run.(*scenarios.Split)
-	src, err := workload.NewSplit(workload.SplitConfig{Seed: h.scn.Seed, Label: streamLabel, Events: spec.Events,
-		Nodes: spec.Nodes.Count, Keys: spec.Keys, S: spec.Exponents(), Own: spec.Nodes.By == "region", Plant: spec.Nodes.Plant,
-		Scramble: spec.Scramble, Rate: spec.Rate})
+	src, err := workload.NewSplit(splitConfig(h.scn.Seed, spec))
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
@@ -56,6 +54,13 @@ func newSplitKind(h *harness) (kind, error) {
 	}
 	law := "the k-th largest of the nodes' N(1 − plant)/nodes · P_node(j) and N · plant"
 	return &splitKind{keyed: newKeyed(h, src.Items(), n, prob, law), feeder: h.feeder, spec: spec, src: src, k: k}, nil
+}
+
+// splitConfig is the generator's config of a split stream spec.
+func splitConfig(seed uint64, spec *scenarios.Split) workload.SplitConfig {
+	return workload.SplitConfig{Seed: seed, Label: streamLabel, Events: spec.Events,
+		Nodes: spec.Nodes.Count, Keys: spec.Keys, S: spec.Exponents(), Own: spec.Nodes.By == "region", Plant: spec.Nodes.Plant,
+		Scramble: spec.Scramble, Rate: spec.Rate}
 }
 
 func (k *splitKind) describe() string {
@@ -199,10 +204,18 @@ func (k *splitKind) trap(ctx context.Context, rep *Report, tr *splitTruth, event
 // holds the planted item, and for a design spread over the nodes the share
 // of the true top K it missed (what it sent is keyed.score's).
 func (k *splitKind) answer(s *scorer, built strategies.Strategy, got []strategies.Item, recall float64) {
-	if k.spec.Nodes.Plant > 0 {
+	splitAnswer(s, built, got, recall, k.src.PlantedKey(), k.spec.Nodes.Plant > 0)
+}
+
+// splitAnswer adds what the split asks of a design's top-K answer got:
+// whether it holds the item planted (planted, where plant says there is
+// one), and for a design spread over the nodes the share of the true top K
+// it missed.
+func splitAnswer(s *scorer, built strategies.Strategy, got []strategies.Item, recall float64, planted uint64, plant bool) {
+	if plant {
 		found := 0.0
 		for _, it := range got {
-			if it.Key == k.src.PlantedKey() {
+			if it.Key == planted {
 				found = 1
 			}
 		}

@@ -33,6 +33,22 @@ type timedKind struct {
 	spec     *scenarios.Timed
 	src      *workload.Timed
 	faults   []strategies.Fault
+	// stream is what is fed: src, or a log read once (log_timed.go); dedup:
+	// the truth counts a repeated ID once.
+	stream source
+	dedup  bool
+	// log, for a log's replay, counts what the truth is fed and, once the
+	// stream is read, makes spec the log's own (its span, its rates) and
+	// works the plans out for it; nil for the generator.
+	log timedLog
+}
+
+// timedLog is what a timed replay of a log adds to the runner: a truth that
+// counts the log's figures as it is fed, and the step once it is read
+// (bad input — a fault past the log's end — as an error).
+type timedLog interface {
+	observer(tr *truth) observer
+	read(rep *Report) error
 }
 
 func init() { defineKind("timed", newTimedKind) }
@@ -44,17 +60,7 @@ func newTimedKind(h *harness) (kind, error) {
 // newTimedOf builds the timed kind of spec: the scenario's own stream, or
 // the timed stream under a kind that refines it (a board's).
 func newTimedOf(h *harness, spec *scenarios.Timed) (*timedKind, error) {
-	cfg := workload.TimedConfig{
-		Seed: h.scn.Seed, Label: streamLabel, Keys: spec.Keys, S: spec.Exponent(), Scramble: spec.Scramble,
-		Reads: spec.Reads, Resend: spec.Resend, ResendDelay: spec.ResendDelay,
-	}
-	if spec.Arrivals == "poisson" {
-		cfg.Arrivals = workload.Poisson
-	}
-	for _, p := range spec.Phases {
-		cfg.Phases = append(cfg.Phases, workload.Phase{Duration: p.Duration, Rate: p.Rate, To: p.To})
-	}
-	src, err := workload.NewTimed(cfg)
+	src, err := workload.NewTimed(timedConfig(h.scn.Seed, spec))
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
@@ -68,16 +74,41 @@ func newTimedOf(h *harness, spec *scenarios.Timed) (*timedKind, error) {
 		// a billion runs; past that the record simply grows.
 		env.Reads = int64(reads + 6*math.Sqrt(reads) + 16)
 	}
+	k, err := newTimedRunner(h, spec, newKeyed(h, spec.Keys, src.ExpectedWrites(), src.Prob, ""))
+	if err != nil {
+		return nil, err
+	}
+	k.src, k.stream, k.dedup = src, src, spec.Resend > 0
+	return k, nil
+}
+
+// newTimedRunner is the runner of a timed stream shaped as spec says, with
+// the scenario's cluster and faults; its stream is the caller's to set.
+func newTimedRunner(h *harness, spec *scenarios.Timed, kk keyed) (*timedKind, error) {
 	cl, err := h.clusters()
 	if err != nil {
 		return nil, err
 	}
-	k := &timedKind{keyed: newKeyed(h, spec.Keys, src.ExpectedWrites(), src.Prob, ""), feeder: h.feeder, clusters: cl, twins: h.twins,
-		spec: spec, src: src}
+	k := &timedKind{keyed: kk, feeder: h.feeder, clusters: cl, twins: h.twins, spec: spec}
 	for _, f := range h.scn.Faults {
 		k.faults = append(k.faults, strategies.Fault{At: f.At, Kind: strategies.FaultKind(f.Kind), Target: f.Target})
 	}
 	return k, nil
+}
+
+// timedConfig is the generator's config of a timed stream spec.
+func timedConfig(seed uint64, spec *scenarios.Timed) workload.TimedConfig {
+	cfg := workload.TimedConfig{
+		Seed: seed, Label: streamLabel, Keys: spec.Keys, S: spec.Exponent(), Scramble: spec.Scramble,
+		Reads: spec.Reads, Resend: spec.Resend, ResendDelay: spec.ResendDelay,
+	}
+	if spec.Arrivals == "poisson" {
+		cfg.Arrivals = workload.Poisson
+	}
+	for _, p := range spec.Phases {
+		cfg.Phases = append(cfg.Phases, workload.Phase{Duration: p.Duration, Rate: p.Rate, To: p.To})
+	}
+	return cfg
 }
 
 // count is n and its noun, singular for 1: "1 key", "1,000 keys".
@@ -104,7 +135,7 @@ func (k *timedKind) accepts(*strategies.Type) error { return nil }
 func (k *timedKind) memory() (int64, int64) {
 	w, l := k.spec, k.lineup
 	need := int64(l.env.Keys) * truthBytesPerKey
-	if w.Resend > 0 { // the truth remembers every write's ID
+	if k.dedup { // the truth remembers every write's ID
 		need += int64(w.ExpectedWrites()) * truthBytesPerKey
 	}
 	need += int64(w.ExpectedReads()) * (24 + 8*int64(len(l.designs))) // the truth's record, and each reader's
@@ -124,15 +155,26 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	defer rr.close()
 	sctx, release := scoring(ctx)
 	defer release()
-	tr := newTruth(int(k.lineup.env.Keys), w.Resend > 0, w.Keys <= historyMaxKeys)
-	r, err := k.newRun(ctx, tr, rr)
+	tr := newTruth(int(k.lineup.env.Keys), k.dedup, w.Keys <= historyMaxKeys)
+	var obs observer = tr
+	if k.log != nil {
+		obs = k.log.observer(tr)
+	}
+	r, err := k.newRun(ctx, obs, rr)
 	if err != nil {
 		return nil, err
 	}
-	events, err := k.feeder.feed(ctx, r.run, k.src, w.Batch)
+	rep := &Report{}
+	events, err := k.feeder.feed(ctx, r.run, k.stream, w.Batch)
+	if err == nil && k.log != nil {
+		if err := k.log.read(rep); err != nil {
+			return nil, err // bad input: nothing is reported
+		}
+		w = k.spec // the log's own span and rates
+	}
 	if err == nil {
 		r.finish(w.Duration())
-		err = k.feeder.secondPass(ctx, r.run, k.src, w.Batch)
+		err = k.feeder.secondPass(ctx, r.run, k.stream, w.Batch)
 	} else {
 		r.takeSteady(r.fedUntil + 1) // what was fed, with nothing sent after it
 	}
@@ -143,7 +185,7 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	if err == nil {
 		rr.settle()
 	}
-	rep := &Report{Partial: err != nil}
+	rep.Partial = err != nil
 	kk, writesPlan, readsPlan := k.keyed, w.ExpectedWrites(), w.ExpectedReads()
 	if rep.Partial { // every plan for what was fed
 		f := timedFed(w, events, float64(tr.n), r.fedUntil)
@@ -155,7 +197,7 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: writes, reads and resends")
 	k.rows.truth(rep, metrics.Writes, float64(tr.n), "events", metrics.PlanOf(math.Round(writesPlan)), "logical writes; plan ∫ rate dt")
 	k.rows.truth(rep, metrics.Reads, float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(readsPlan)), "read events")
-	if w.Resend > 0 {
+	if w.Resend > 0 || k.log != nil && k.dedup {
 		k.rows.truth(rep, metrics.Resends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*writesPlan)), "writes sent twice (same ID)")
 	}
 	kk.score(sctx, rep, r.run, tr, events, func(s *scorer, i int) { k.servers(sctx, rep, s, r, tr, i) }, nil)
