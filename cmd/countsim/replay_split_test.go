@@ -29,7 +29,7 @@ func TestSplitReplay(t *testing.T) {
 	}
 	s := strings.Replace(string(src), "events: 4_000_000", "events: 1_000_000", 1)
 	s = strings.Replace(s, "keys: 100_000", "keys: 200_000", 1)
-	s = dropExpect(s)
+	s = dropExpect(t, s)
 	scn := filepath.Join(dir, "split.yaml")
 	if err := os.WriteFile(scn, []byte(s), 0o644); err != nil {
 		t.Fatal(err)

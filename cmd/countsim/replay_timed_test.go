@@ -61,19 +61,6 @@ strategies:
 `
 }
 
-// measuredRows are a run's measured values of the designs (the truth's,
-// the clock's and the plans left out), by design and metric.
-func measuredRows(rs []metrics.Result) map[string]string {
-	out := map[string]string{}
-	for _, r := range rs {
-		if r.Timing || strings.HasPrefix(r.Strategy, "truth") || r.Value == nil {
-			continue
-		}
-		out[r.Strategy+" "+string(r.Metric)+" "+string(r.Scale)] = optional(r.Value)
-	}
-	return out
-}
-
 // planOf is the simulated-scale plan of design's metric in rs, or -1.
 func planOf(rs []metrics.Result, design string, m metrics.Metric) float64 {
 	for _, r := range rs {
@@ -216,7 +203,7 @@ func sameMeasured(t *testing.T, what string, syn, rep []metrics.Result, least in
 // the likes' resends by their ids.
 func TestTimedReplayLikesAndWicket(t *testing.T) {
 	dir := t.TempDir()
-	src, err := sourceOfBuiltin("likes")
+	src, err := scenarios.BuiltinSource("likes")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +225,7 @@ func TestTimedReplayLikesAndWicket(t *testing.T) {
 		t.Errorf("resends: replayed %s, synthetic %s", r, s)
 	}
 
-	w, err := sourceOfBuiltin("wicket")
+	w, err := scenarios.BuiltinSource("wicket")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +233,7 @@ func TestTimedReplayLikesAndWicket(t *testing.T) {
 	for _, r := range [][2]string{{"duration: 20s", "duration: 2s"}, {"duration: 5s", "duration: 500ms"}, {"duration: 15s", "duration: 1500ms"}} {
 		s = strings.ReplaceAll(s, r[0], r[1])
 	}
-	s = dropExpect(s)
+	s = dropExpect(t, s)
 	wicket := filepath.Join(dir, "wicket.yaml")
 	if err := os.WriteFile(wicket, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
@@ -255,22 +242,20 @@ func TestTimedReplayLikesAndWicket(t *testing.T) {
 	sameMeasured(t, "wicket", syn, rep, 20)
 }
 
-// sourceOfBuiltin is a built-in scenario's YAML.
-func sourceOfBuiltin(name string) ([]byte, error) {
-	return scenarios.BuiltinSource(name)
-}
-
-// dropExpect drops the expect and shows lines of a scenario's designs,
+// dropExpect drops the expectations of a scenario's text (scenarios.Edit),
 // which state the full scenario's numbers.
-func dropExpect(s string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if tl := strings.TrimSpace(l); strings.HasPrefix(tl, "expect:") || strings.HasPrefix(tl, "shows:") {
-			continue
-		}
-		out = append(out, l)
+func dropExpect(t *testing.T, s string) string {
+	t.Helper()
+	e, err := scenarios.NewEdit([]byte(s))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return strings.Join(out, "\n")
+	e.DropExpectations()
+	out, err := e.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }
 
 // likesLog is a hand-written log of likes as a team would keep it: a user
@@ -431,12 +416,12 @@ strategies:
 // cycles and Ks of its sweeps — the same measured rows.
 func TestTimedReplayNodeTopK(t *testing.T) {
 	dir := t.TempDir()
-	src, err := sourceOfBuiltin("node-topk")
+	src, err := scenarios.BuiltinSource("node-topk")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := strings.Replace(string(src), "duration: 60s", "duration: 6s", 1)
-	s = strings.Replace(dropExpect(s), "cycle: [1s, 5s, 20s, 60s]", "cycle: [1s, 2s, 5s]", 1)
+	s = strings.Replace(dropExpect(t, s), "cycle: [1s, 5s, 20s, 60s]", "cycle: [1s, 2s, 5s]", 1)
 	scn := filepath.Join(dir, "node-topk.yaml")
 	if err := os.WriteFile(scn, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
