@@ -94,15 +94,9 @@ func init() { defineKind("audience", newAudienceKind) }
 
 func newAudienceKind(h *harness) (kind, error) {
 	spec := h.scn.Run.(*scenarios.Audience)
-	v := spec.Viewers
-	cfg := workload.AudienceConfig{Seed: h.scn.Seed, Label: audienceLabel,
-		Views: workload.Views{Fixed: v.Views, ZipfS: v.ViewsS, ZipfMax: uint64(v.ViewsMax)}}
-	for _, d := range v.Days {
-		cfg.Days = append(cfg.Days, workload.Day{Viewers: d.Viewers, Overlap: d.Overlap})
-	}
-	a, err := workload.NewAudience(cfg)
+	a, err := workload.NewAudience(audienceConfig(h.scn.Seed, spec))
 	if err != nil {
-		return nil, scenarios.Errorf(v.Pos, "audience: %v", err)
+		return nil, scenarios.Errorf(spec.Viewers.Pos, "audience: %v", err)
 	}
 	env := &h.lineup.env
 	for d := range a.Days() {
@@ -110,6 +104,18 @@ func newAudienceKind(h *harness) (kind, error) {
 		env.Events += a.Events(d)
 	}
 	return &audienceSpec{audienceKind: newAudienceRunner(h, spec.Batch, audienceGen{a}), spec: spec, a: a}, nil
+}
+
+// audienceConfig is the generator's config of an audience spec, for the
+// run and its sampler (log_audience.go).
+func audienceConfig(seed uint64, spec *scenarios.Audience) workload.AudienceConfig {
+	v := spec.Viewers
+	cfg := workload.AudienceConfig{Seed: seed, Label: audienceLabel,
+		Views: workload.Views{Fixed: v.Views, ZipfS: v.ViewsS, ZipfMax: uint64(v.ViewsMax)}}
+	for _, d := range v.Days {
+		cfg.Days = append(cfg.Days, workload.Day{Viewers: d.Viewers, Overlap: d.Overlap})
+	}
+	return cfg
 }
 
 // newAudienceRunner is the runner of an audience whose days come from
