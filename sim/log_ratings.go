@@ -103,7 +103,9 @@ func (k *logRatingsKind) truth() *ratingTruth {
 func (k *logRatingsKind) ratings(events int64) int64 { return events }
 
 // expected: a log has no law of its items, so the truth has no plan.
-func (k *logRatingsKind) expected(int64, int64) (ratingsExpected, bool) { return ratingsExpected{}, false }
+func (k *logRatingsKind) expected(int64, int64) (ratingsExpected, bool) {
+	return ratingsExpected{}, false
+}
 
 func (k *logRatingsKind) hidden() hiddenQuality { return nil }
 
