@@ -25,9 +25,11 @@ import (
 // by merge and the naive sum. The truth is worked out from the events as
 // they are fed: one exact map from each actor to the last day it acted,
 // which counts an actor once a day and once in the union (the log's days
-// come in order: the reader never lets time go back). The plans are the
-// log's: worked out from its head at Prepare, and again from the figures
-// the read found once it is done.
+// come in order: the reader never lets time go back). A log read whole at
+// Prepare is known exactly then; a longer one is read once more before
+// the designs, for its truth alone, so that they are built and planned
+// for its own figures (an exact set sized for its largest day, as in the
+// synthetic run), and the report notes the estimates from its head.
 
 func init() {
 	defineLogAs("audience", newLogAudience)
@@ -51,6 +53,7 @@ type logAudienceKind struct {
 	next    int // the next chunk of src to ask for
 	eof     bool
 	tr      *audienceTruth
+	counted bool // tr was counted by a pass of its own before the designs'
 	reached int  // the days handed out
 	tooLong bool // an event past maxLogAudienceDays ended the read
 }
@@ -173,7 +176,9 @@ func (k *logAudienceKind) estimateAudience(ctx context.Context) (audienceFigures
 func (k *logAudienceKind) day(d int) (source, bool) {
 	if d == 0 {
 		k.src, k.pend, k.pos, k.next, k.eof = k.source(), k.pend[:0], 0, 0, false
-		k.tr = newAudienceTruth(int(min(k.est.union, 1<<26)))
+		if !k.counted {
+			k.tr = newAudienceTruth(int(min(k.est.union, 1<<26)))
+		}
 	} else if k.head() == nil {
 		return nil, false
 	}
@@ -229,8 +234,65 @@ func (d logDay) Chunk(_ int, buf []workload.Event) []workload.Event {
 func (d logDay) Done() float64 { return d.k.src.Done() }
 
 func (k *logAudienceKind) truth(d int) observer {
+	if k.counted {
+		return nil
+	}
 	k.tr.at(d)
 	return k.tr
+}
+
+// run counts the truth of a log longer than Prepare's head in a pass of
+// its own, then builds the designs for its figures and runs them.
+func (k *logAudienceKind) run(ctx context.Context) (*Report, error) {
+	if !k.whole {
+		if err := k.count(ctx); err != nil {
+			if ctx.Err() != nil {
+				rep := &Report{Partial: true}
+				rep.note("Stopped while the log's actors were counted, before any design was fed: nothing was measured.")
+				return rep, context.Cause(ctx)
+			}
+			return nil, err
+		}
+	}
+	return k.audienceKind.run(ctx)
+}
+
+// count reads the log through for its truth alone, day by day as the run
+// does, and sizes and plans the designs for the figures it found: the
+// distinct actors of its largest day (Env.Keys) and its events. It stops
+// when ctx ends, looking at every chunk, and refuses bad input as the run
+// does.
+func (k *logAudienceKind) count(ctx context.Context) error {
+	var buf []workload.Event
+	var events int64
+	for d := 0; ; d++ {
+		src, ok := k.day(d)
+		if !ok {
+			break
+		}
+		k.tr.at(d)
+		for i := 0; ; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if buf = src.Chunk(i, buf); len(buf) == 0 {
+				break
+			}
+			k.tr.observe(buf)
+			events += int64(len(buf))
+		}
+	}
+	if k.src.err != nil {
+		return k.badInput(k.src.err)
+	}
+	if k.tooLong {
+		return k.tooManyDays()
+	}
+	k.counted = true
+	k.lineup.env.Keys = uint64(slices.Max(append(slices.Clone(k.tr.perDay), 0)))
+	k.lineup.env.Events = events
+	k.lineup.planFor(fed{events: events, writes: float64(events)})
+	return nil
 }
 
 func (k *logAudienceKind) distinct(d int) int64 {
@@ -262,11 +324,7 @@ func (k *logAudienceKind) finish(rep *Report, days int, events int64, stopped bo
 	got := audienceFigures{events: float64(events), union: float64(len(k.tr.seen)), days: days,
 		largest: float64(slices.Max(append(slices.Clone(k.tr.perDay), 0)))}
 	if got != k.est {
-		// The designs were built for the estimate (an exact set sized for
-		// its largest day); their plans are now the log's own.
-		k.lineup.env.Keys = uint64(got.largest)
-		k.lineup.planFor(fed{events: events, writes: float64(events)})
-		rep.note(fmt.Sprintf("The log held %s events, %s distinct actors (%s on its largest day) over %s, estimated at %s, %s (%s) and %s from its first %s events before the read: every simulated-scale plan is worked out for the log's own figures, the designs built for the estimates.",
+		rep.note(fmt.Sprintf("The log held %s events, %s distinct actors (%s on its largest day) over %s, estimated at %s, %s (%s) and %s from its first %s events before the read: the log was read once for its truth before the designs, which are built and planned for its own figures.",
 			metrics.Format(got.events), metrics.Format(got.union), metrics.Format(got.largest), count(float64(got.days), "day"),
 			metrics.Format(math.Ceil(k.est.events)), metrics.Format(math.Round(k.est.union)), metrics.Format(math.Round(k.est.largest)),
 			count(float64(k.est.days), "day"), metrics.Format(logSampleEvents)))
