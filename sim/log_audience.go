@@ -340,10 +340,22 @@ func (k *logAudienceKind) finish(rep *Report, days int, events int64, stopped bo
 	return nil
 }
 
+// dayLength says a day's length as a scenario would: 24h, 90m, 1.5s.
+func dayLength(ns int64) string {
+	d := time.Duration(ns)
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
+}
+
 // tooManyDays refuses a log longer than maxLogAudienceDays days.
 func (k *logAudienceKind) tooManyDays() error {
 	return scenarios.Errorf(k.spec.Pos, "workload.day: the log spans more than %d days of %s (allowed: a longer day, up to %d days of the log)",
-		maxLogAudienceDays, time.Duration(k.dayNs), maxLogAudienceDays)
+		maxLogAudienceDays, dayLength(k.dayNs), maxLogAudienceDays)
 }
 
 func (k *logAudienceKind) describe() string {
@@ -353,15 +365,15 @@ func (k *logAudienceKind) describe() string {
 	}
 	days := "one day (no time column)"
 	if k.dayNs < math.MaxInt64 {
-		days = fmt.Sprintf("days of %s by column %s", time.Duration(k.dayNs), k.spec.Time)
+		days = fmt.Sprintf("days of %s by column %s", dayLength(k.dayNs), k.spec.Time)
 	}
 	actor := k.spec.Actor
 	if actor == "" {
 		actor = k.spec.ActorID
 	}
-	of := "every event's"
+	of := "every event"
 	if k.filter {
-		of = fmt.Sprintf("key %q's", k.spec.Only)
+		of = fmt.Sprintf("the events of key %q", k.spec.Only)
 	}
 	return fmt.Sprintf("Recorded log as an audience: %s (%s), the distinct actors (column %s) of %s, %s; %s%s events, %s%s actors over %s%s.",
 		k.cfg.Path, k.spec.Format, actor, of, days, about, metrics.Format(math.Ceil(k.est.events)),
@@ -377,6 +389,19 @@ func (k *logAudienceKind) memory() (int64, int64) {
 
 // churns: the reader makes garbage at every line it parses.
 func (k *logAudienceKind) churns() bool { return true }
+
+// reports: an audience's rows, and the truth's of the lines skipped and
+// the events reordered where the log's spec has them.
+func (k *logAudienceKind) reports(d *design) []metrics.Metric {
+	ms := k.audienceKind.reports(d)
+	if d == nil && k.spec.SkipBad > 0 {
+		ms = append(ms, metrics.SkippedLines)
+	}
+	if d == nil && k.spec.Time != "" {
+		ms = append(ms, metrics.ReorderedEvents)
+	}
+	return ms
+}
 
 // audienceTruth is the exact truth of a log's audience: each actor seen
 // and the last day (from 1) it acted, and the distinct actors of each day.
