@@ -96,3 +96,30 @@ func optionalValue(x *float64) any {
 	}
 	return *x
 }
+
+// A log replayed as an audience and stopped before its stream ends scores
+// no day cut short, and its plans are for what was fed.
+func TestLogAudienceStopped(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "v.csv")
+	var b strings.Builder
+	b.WriteString("user\n")
+	for i := range 5000 {
+		fmt.Fprintf(&b, "u%d\n", i%700)
+	}
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := prepare(t, "name: l\nseed: 1\nworkload: {file: "+log+", as: audience, key: user, actor: user}\n"+
+		"strategies:\n  - {name: hll, type: hll}\n", Options{}).Run(ctx)
+	if err == nil || rep == nil || !rep.Partial {
+		t.Fatalf("got %v, %+v; want a partial report", err, rep)
+	}
+	if got := rowsOf(rep.Results, "hll", "distinct"); len(got) != 0 {
+		t.Errorf("a day cut short was scored: %+v", got)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.HasPrefix(s, "Stopped after ") }) {
+		t.Errorf("notes %q: want the plans for what was fed", rep.Notes)
+	}
+}
