@@ -166,4 +166,3 @@ func (tb ratingsTables) of(name string, t ratingsTop) metrics.Table {
 	}
 	return out
 }
-
