@@ -481,6 +481,10 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 			s.add(metrics.TopFewShare, round(float64(t.few)/n, 4), "share",
 				nil, fmt.Sprintf("%d of its top %d rated fewer than %d times; their ratings: %s", t.few, len(t.items), k.few, strings.Join(counts, ", ")))
 			s.add(metrics.TopMeanRatings, round(t.ratings, 2), "ratings", nil, fmt.Sprintf("mean ratings of its top %d", len(t.items)))
+			if hidden != nil {
+				s.add(metrics.TopMeanQuality, round(t.quality, 4), "stars", nil,
+					fmt.Sprintf("mean hidden quality of its top %d; qualities uniform on [%g, %g]", len(t.items), q.Min, q.Max))
+			}
 			for j, o := range tops {
 				if j == i {
 					continue
@@ -490,8 +494,6 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 					fmt.Sprintf("with %s: %d of its top %d are in %s's top %d", designs[j].name(), shared, len(t.items), designs[j].name(), len(o.items)))
 			}
 			if hidden != nil {
-				s.add(metrics.TopMeanQuality, round(t.quality, 4), "stars", nil,
-					fmt.Sprintf("mean hidden quality of its top %d; qualities uniform on [%g, %g]", len(t.items), q.Min, q.Max))
 				var inQuality, isGood int
 				for j, key := range t.keys {
 					if qualityTop[key] {
