@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 )
 
 // viewersSmall is the cricket final's step 2 scaled down 200 times: 200,000
@@ -89,8 +90,8 @@ func asSame(t *testing.T, what string, got, want map[string]string, least int) {
 }
 
 // TestAudienceSampleReplays: the cricket final's step 2, scaled down,
-// sampled whole by countsim sample -replay and run as written, gives every
-// design the synthetic run's measured rows and simulated-scale plans — each
+// sampled whole by countsim sample -step viewers -replay and run as
+// written, gives every design the synthetic run's (viewersSmall's) measured rows and simulated-scale plans — each
 // day's estimate, the union by merge, the naive sum, the bytes — the exact
 // set's bytes planned from the log's distinct actors; the built-in step is
 // refused past -events, an audience being sampled whole.
@@ -100,8 +101,25 @@ func TestAudienceSampleReplays(t *testing.T) {
 	if err := os.WriteFile(scn, []byte(viewersSmall), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The built-in, its step 2 scaled down as viewersSmall is, sampled by
+	// -step as a team would.
+	src, err := scenarios.BuiltinSource("cricket-final")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cricket := string(src)
+	for _, r := range [][2]string{{"- viewers: 40_000_000", "- viewers: 200_000"}, {"- viewers: 38_000_000", "- viewers: 190_000"}, {"overlap: 30_000_000", "overlap: 150_000"}} {
+		if !strings.Contains(cricket, r[0]) {
+			t.Fatalf("cricket-final.yaml lacks %q", r[0])
+		}
+		cricket = strings.Replace(cricket, r[0], r[1], 1)
+	}
+	cricketPath := filepath.Join(dir, "cricket-small.yaml")
+	if err := os.WriteFile(cricketPath, []byte(cricket), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	logPath, replay := filepath.Join(dir, "v.csv.gz"), filepath.Join(dir, "r.yaml")
-	if _, stderr, code := cli(t, "sample", "-events", "390000", "-o", logPath, "-replay", replay, scn); code != 0 {
+	if _, stderr, code := cli(t, "sample", "-step", "viewers", "-events", "390000", "-o", logPath, "-replay", replay, cricketPath); code != 0 {
 		t.Fatalf("sample: exit %d: %s", code, stderr)
 	}
 	text, _ := os.ReadFile(replay)
