@@ -24,40 +24,107 @@ const audienceLabel = "audience"
 
 // audienceKind runs with the designs, a feeder, the rows and the twins'
 // real stores; a design on servers gets a store of its own
-// (audienceCluster), not the scenario's cluster.
+// (audienceCluster), not the scenario's cluster. Its days come from days:
+// the generator's (audienceGen), or a recorded log's (log_audience.go).
 type audienceKind struct {
 	lineup *lineup
 	feeder feeder
 	rows   scoreRows
 	twins  twins
 	seed   uint64 // the scenario's: it places the keys of audienceCluster
-	spec   *scenarios.Audience
-	a      *workload.Audience
+	batch  int
+	days   audienceDays
+}
+
+// audienceDays is where an audience's days and their truth come from. The
+// run asks for day 0, 1, 2, … in order, feeds each to the designs (and to
+// the truth's observer, when there is one), and asks the truth once every
+// day it scores is fed.
+type audienceDays interface {
+	// day returns the events of day d, asked in order from 0; ok is false
+	// past the last day.
+	day(d int) (src source, ok bool)
+	// truth is the observer that works out day d's truth from its events
+	// as they are fed, or nil where the truth is known by construction.
+	truth(d int) observer
+	// distinct is the exact number of distinct viewers of day d, and
+	// union that of days 0..days−1 together.
+	distinct(d int) int64
+	union(days int) int64
+	// complete reports whether days are every day there is.
+	complete(days int) bool
+	// finish is called once the stream has been fed whole (days days,
+	// events events) or stopped, before scoring: it returns bad input
+	// found in the stream, and may note in rep (and work the plans out
+	// again for) what the stream turned out to hold.
+	finish(rep *Report, days int, events int64, stopped bool) error
+}
+
+// audienceGen is the generator's days: the audience's exact sizes and
+// overlaps are its truth, known without counting anything.
+type audienceGen struct{ a *workload.Audience }
+
+func (g audienceGen) day(d int) (source, bool) {
+	if d >= g.a.Days() {
+		return nil, false
+	}
+	return daySource{g.a, d}, true
+}
+func (g audienceGen) truth(int) observer                     { return nil }
+func (g audienceGen) distinct(d int) int64                   { return g.a.Distinct(d) }
+func (g audienceGen) complete(days int) bool                 { return days == g.a.Days() }
+func (g audienceGen) finish(*Report, int, int64, bool) error { return nil }
+func (g audienceGen) union(days int) int64 {
+	all := make([]int, days)
+	for d := range all {
+		all[d] = d
+	}
+	return g.a.Union(all...)
+}
+
+// audienceSpec is the synthetic audience's kind: its spec, for describe
+// and memory, beside the runner it shares with a log's.
+type audienceSpec struct {
+	*audienceKind
+	spec *scenarios.Audience
+	a    *workload.Audience
 }
 
 func init() { defineKind("audience", newAudienceKind) }
 
 func newAudienceKind(h *harness) (kind, error) {
 	spec := h.scn.Run.(*scenarios.Audience)
-	v := spec.Viewers
-	cfg := workload.AudienceConfig{Seed: h.scn.Seed, Label: audienceLabel,
-		Views: workload.Views{Fixed: v.Views, ZipfS: v.ViewsS, ZipfMax: uint64(v.ViewsMax)}}
-	for _, d := range v.Days {
-		cfg.Days = append(cfg.Days, workload.Day{Viewers: d.Viewers, Overlap: d.Overlap})
-	}
-	a, err := workload.NewAudience(cfg)
+	a, err := workload.NewAudience(audienceConfig(h.scn.Seed, spec))
 	if err != nil {
-		return nil, scenarios.Errorf(v.Pos, "audience: %v", err)
+		return nil, scenarios.Errorf(spec.Viewers.Pos, "audience: %v", err)
 	}
 	env := &h.lineup.env
 	for d := range a.Days() {
 		env.Keys = max(env.Keys, uint64(a.Distinct(d)))
 		env.Events += a.Events(d)
 	}
-	return &audienceKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, twins: h.twins, seed: h.scn.Seed, spec: spec, a: a}, nil
+	return &audienceSpec{audienceKind: newAudienceRunner(h, spec.Batch, audienceGen{a}), spec: spec, a: a}, nil
 }
 
-func (k *audienceKind) describe() string {
+// audienceConfig is the generator's config of an audience spec, for the
+// run and its sampler (log_audience.go).
+func audienceConfig(seed uint64, spec *scenarios.Audience) workload.AudienceConfig {
+	v := spec.Viewers
+	cfg := workload.AudienceConfig{Seed: seed, Label: audienceLabel,
+		Views: workload.Views{Fixed: v.Views, ZipfS: v.ViewsS, ZipfMax: uint64(v.ViewsMax)}}
+	for _, d := range v.Days {
+		cfg.Days = append(cfg.Days, workload.Day{Viewers: d.Viewers, Overlap: d.Overlap})
+	}
+	return cfg
+}
+
+// newAudienceRunner is the runner of an audience whose days come from
+// days, fed in batches of batch events.
+func newAudienceRunner(h *harness, batch int, days audienceDays) *audienceKind {
+	return &audienceKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, twins: h.twins, seed: h.scn.Seed, batch: batch, days: days}
+}
+
+func (k *audienceSpec) describe() string {
 	var days []string
 	for _, d := range k.spec.Viewers.Days {
 		days = append(days, fmt.Sprintf("%s viewers (%s also the day before)", metrics.Format(float64(d.Viewers)), metrics.Format(float64(d.Overlap))))
@@ -84,12 +151,18 @@ var audienceCluster = cluster.Config{Nodes: 1, KeyCapacity: 1e9}
 // anything; each design is held once a day, and the last day's largest
 // design may be doubling its table: the old array is held while the new
 // one fills, half the new one's size.
-func (k *audienceKind) memory() (int64, int64) {
+func (k *audienceSpec) memory() (int64, int64) {
+	return k.growing(), int64(k.a.Days())
+}
+
+// growing is the most a design holds while its table doubles: half its
+// planned bytes.
+func (k *audienceKind) growing() int64 {
 	var growing float64
 	for _, d := range k.lineup.designs {
 		growing = max(growing, d.plannedValue(metrics.Bytes)/2)
 	}
-	return int64(growing), int64(k.a.Days())
+	return int64(growing)
 }
 
 func (k *audienceKind) plan() []metrics.Result { return nil }
@@ -128,8 +201,13 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 		}
 		stores[i] = s
 	}
-	for day := range k.a.Days() {
-		r := &run{}
+	var day int
+	for ; ; day++ {
+		src, ok := k.days.day(day)
+		if !ok {
+			break
+		}
+		r := &run{truth: k.days.truth(day)}
 		if err := l.build(r, func(i int) strategies.Env {
 			env := l.env
 			env.Store, env.Part = stores[i], day
@@ -140,7 +218,7 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 		for i, s := range r.designs {
 			perDay[i] = append(perDay[i], s.(strategies.Distinct)) // accepts admits distinct counters only
 		}
-		fed, err := k.feeder.feed(ctx, r, daySource{k.a, day}, k.spec.Batch)
+		fed, err := k.feeder.feed(ctx, r, src, k.batch)
 		if err == nil {
 			err = ctx.Err()
 		}
@@ -153,13 +231,20 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 			for i := range perDay { // the day cut short is not scored against the whole day's truth
 				perDay[i] = perDay[i][:day]
 			}
-			rep := k.score(perDay, elapsed, events, rr)
-			rep.Partial = true
+			rep := &Report{Partial: true}
+			if ferr := k.days.finish(rep, day, events, true); ferr != nil {
+				return nil, ferr // bad input: nothing is reported
+			}
+			k.score(rep, perDay, elapsed, events, rr)
 			return rep, err
 		}
 	}
 	rr.settle()
-	rep := k.score(perDay, elapsed, events, rr)
+	rep := &Report{}
+	if err := k.days.finish(rep, day, events, false); err != nil {
+		return nil, err
+	}
+	k.score(rep, perDay, elapsed, events, rr)
 	if err := cause(ctx.Err()); err != nil { // a real store failed while scoring
 		rep.Partial = true
 		return rep, err
@@ -167,19 +252,17 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
-func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, events int64, rr *realRun) *Report {
-	rep := &Report{}
-	a := k.a
-	days := len(perDay[0])
-	all := make([]int, days)
-	for d := range all {
-		all[d] = d
+// score adds the truth's rows and every design's to rep.
+func (k *audienceKind) score(rep *Report, perDay [][]strategies.Distinct, elapsed []int64, events int64, rr *realRun) {
+	days := 0
+	if len(perDay) > 0 {
+		days = len(perDay[0])
 	}
-	union := float64(a.Union(all...))
-	complete := days == a.Days()
+	union := float64(k.days.union(days))
+	complete := k.days.complete(days)
 	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "views fed")
 	for d := range days {
-		k.rows.truth(rep, metrics.Distinct, float64(a.Distinct(d)), "viewers", nil, fmt.Sprintf("day %d, exact", d+1))
+		k.rows.truth(rep, metrics.Distinct, float64(k.days.distinct(d)), "viewers", nil, fmt.Sprintf("day %d, exact", d+1))
 	}
 	if complete {
 		k.rows.truth(rep, metrics.Distinct, union, "viewers", nil, "all days, exact union")
@@ -212,7 +295,7 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 		for day, sk := range sketches {
 			est := sk.Distinct()
 			sum += est
-			estimate(est, float64(a.Distinct(day)), fmt.Sprintf("day %d", day+1))
+			estimate(est, float64(k.days.distinct(day)), fmt.Sprintf("day %d", day+1))
 		}
 		if !complete {
 			continue
@@ -240,5 +323,4 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 		s.measured[metrics.ErrorCount] = true // on every error row already
 		s.finish()
 	}
-	return rep
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -31,13 +32,82 @@ const ratingsLabel = "ratings"
 // good for precision at K: the top decile of the qualities' law.
 const bestShare = 0.1
 
-// ratingsKind runs with the designs, a feeder and the rows.
+// ratingsKind runs with the designs, a feeder and the rows. Its ratings
+// come from items: the generator's (ratingsGen), or a recorded log's
+// (log_ratings.go).
 type ratingsKind struct {
-	lineup *lineup
-	feeder feeder
-	rows   scoreRows
-	spec   *scenarios.Ratings
-	src    *workload.Ratings
+	lineup      *lineup
+	feeder      feeder
+	rows        scoreRows
+	top         int
+	few, enough int64
+	batch       int
+	lo, hi      int64 // the star scale
+	items       ratingItems
+}
+
+// ratingItems is where a ratings run's ratings, its truth and its plans
+// come from.
+type ratingItems interface {
+	// source is the ratings, each a Write of an item's key with its
+	// stars as Delta.
+	source() source
+	// truth is an empty truth for a run.
+	truth() *ratingTruth
+	// ratings is the ratings the stream holds, once it is fed whole
+	// (events: what was fed).
+	ratings(events int64) int64
+	// expected is the truth's plan, from the stream's laws; ok false
+	// without one.
+	expected(few, enough int64) (e ratingsExpected, ok bool)
+	// hidden is the items' hidden qualities, nil where there are none (a
+	// log's items have only their ratings).
+	hidden() hiddenQuality
+	// finish is called once the stream is fed whole or stopped, before
+	// scoring: it returns bad input found in the stream, and may note in
+	// rep (and plan again for) what the stream turned out to hold.
+	finish(rep *Report, events int64, stopped bool) error
+	// names returns the strings of the items of the truth's indices idx
+	// for the tables, or nil where an item is its popularity rank.
+	names(ctx context.Context, tr *ratingTruth, idx []int) (map[int]string, error)
+}
+
+// hiddenQuality is the items' hidden qualities (their mean stars) by the
+// truth's index, and the law they are drawn from.
+type hiddenQuality interface {
+	quality(i int) float64
+	law() scenarios.Quality
+}
+
+// ratingsGen is the generator's ratings: items by popularity rank, each
+// with its hidden quality; the truth's index of an item is its rank − 1.
+type ratingsGen struct {
+	spec *scenarios.Ratings
+	src  *workload.Ratings
+}
+
+func (g ratingsGen) source() source { return g.src }
+func (g ratingsGen) truth() *ratingTruth {
+	lo, hi := g.spec.Stream.ScaleRange()
+	return newRatingTruth(g.src, int(g.spec.Stream.Items), lo, hi)
+}
+func (g ratingsGen) ratings(int64) int64   { return g.spec.Stream.Ratings }
+func (g ratingsGen) hidden() hiddenQuality { return g }
+func (g ratingsGen) quality(i int) float64 { return g.src.Quality(uint64(i + 1)) }
+func (g ratingsGen) law() scenarios.Quality {
+	return g.spec.Stream.Quality
+}
+func (g ratingsGen) finish(*Report, int64, bool) error { return nil }
+func (g ratingsGen) names(context.Context, *ratingTruth, []int) (map[int]string, error) {
+	return nil, nil
+}
+
+// ratingsSpec is the synthetic ratings run's kind: its spec, for describe
+// and memory, beside the runner it shares with a log's.
+type ratingsSpec struct {
+	*ratingsKind
+	spec *scenarios.Ratings
+	src  *workload.Ratings
 }
 
 func init() { defineKind("ratings", newRatingsKind) }
@@ -46,19 +116,29 @@ func newRatingsKind(h *harness) (kind, error) {
 	spec := h.scn.Run.(*scenarios.Ratings)
 	r := spec.Stream
 	lo, hi := r.ScaleRange()
-	src, err := workload.NewRatings(workload.RatingsConfig{
-		Seed: h.scn.Seed, Label: ratingsLabel, Ratings: r.Ratings, Items: r.Items, S: r.S, Scramble: true,
-		ScaleMin: lo, ScaleMax: hi, QualityMin: r.Quality.Min, QualityMax: r.Quality.Max,
-	})
+	src, err := workload.NewRatings(ratingsConfig(h.scn.Seed, spec))
 	if err != nil {
 		return nil, scenarios.Errorf(r.Pos, "ratings: %v", err)
 	}
 	h.lineup.env.Keys = min(r.Items, uint64(r.Ratings))
 	h.lineup.env.Events = r.Ratings
-	return &ratingsKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, spec: spec, src: src}, nil
+	k := &ratingsKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, top: spec.Top, few: spec.Few, enough: spec.Enough,
+		batch: spec.Batch, lo: lo, hi: hi, items: ratingsGen{spec, src}}
+	return &ratingsSpec{ratingsKind: k, spec: spec, src: src}, nil
 }
 
-func (k *ratingsKind) describe() string {
+// ratingsConfig is the generator's config of a ratings spec, for the run
+// and its sampler (log_ratings.go).
+func ratingsConfig(seed uint64, spec *scenarios.Ratings) workload.RatingsConfig {
+	r := spec.Stream
+	lo, hi := r.ScaleRange()
+	return workload.RatingsConfig{
+		Seed: seed, Label: ratingsLabel, Ratings: r.Ratings, Items: r.Items, S: r.S, Scramble: true,
+		ScaleMin: lo, ScaleMax: hi, QualityMin: r.Quality.Min, QualityMax: r.Quality.Max,
+	}
+}
+
+func (k *ratingsSpec) describe() string {
 	r := k.spec.Stream
 	lo, hi := r.ScaleRange()
 	return fmt.Sprintf("Ratings: %s ratings of %s items (Zipf s = %g), %d..%d stars, hidden qualities uniform on [%g, %g]; top %d, thin below %d ratings, the true-quality top among items rated %d times or more.",
@@ -70,8 +150,10 @@ func (k *ratingsKind) accepts(t *strategies.Type) error {
 	return onlyFamily(t, strategies.FamilyRating, "rank rated items", "ratings")
 }
 
-// memory: the truth holds two int64 a rank (ratings and stars).
-func (k *ratingsKind) memory() (int64, int64) { return 16 * int64(k.spec.Stream.Items), 1 }
+// memory: the truth's arrays by rank (ratingTruthBytes).
+func (k *ratingsSpec) memory() (int64, int64) {
+	return ratingTruthBytes(k.lo, k.hi) * int64(k.spec.Stream.Items), 1
+}
 
 func (k *ratingsKind) reports(d *design) []metrics.Metric {
 	if d == nil {
@@ -98,20 +180,20 @@ type ratingsExpected struct {
 // rated enough (P(X ≥ enough)), and rated exactly once with 5 stars
 // (P(X = 1)·P(5 stars | q_r), 0 on a scale that tops below 5). ok is false
 // when the sums would cost more than maxPlanWork terms.
-func (k *ratingsKind) expected() (e ratingsExpected, ok bool) {
-	r := k.spec.Stream
-	terms := max(k.spec.Few, k.spec.Enough, 2)
+func (g ratingsGen) expected(few, enough int64) (e ratingsExpected, ok bool) {
+	r := g.spec.Stream
+	terms := max(few, enough, 2)
 	if float64(r.Items)*float64(terms) > maxPlanWork {
 		return e, false
 	}
 	n := float64(r.Ratings)
 	for rank := uint64(1); rank <= r.Items; rank++ {
-		p := k.src.Prob(rank)
-		five := k.src.UpProb(k.src.Quality(rank), 5)
+		p := g.src.Prob(rank)
+		five := g.src.UpProb(g.src.Quality(rank), 5)
 		if p >= 1 { // one item: X = N
 			e.rated++
-			e.few += b2f(r.Ratings < k.spec.Few)
-			e.enough += b2f(r.Ratings >= k.spec.Enough)
+			e.few += b2f(r.Ratings < few)
+			e.enough += b2f(r.Ratings >= enough)
 			e.onceTop += b2f(r.Ratings == 1) * five
 			continue
 		}
@@ -125,10 +207,10 @@ func (k *ratingsKind) expected() (e ratingsExpected, ok bool) {
 				p1 = pmf
 			}
 			cdf += pmf
-			if j+1 == k.spec.Few {
+			if j+1 == few {
 				ltFew = cdf
 			}
-			if j+1 == k.spec.Enough {
+			if j+1 == enough {
 				ltEnough = cdf
 			}
 			pmf *= (n - float64(j)) / float64(j+1) * p / (1 - p)
@@ -150,7 +232,7 @@ func b2f(b bool) float64 {
 
 // plan is the truth's plan rows: what the stream should hold.
 func (k *ratingsKind) plan() []metrics.Result {
-	e, ok := k.expected()
+	e, ok := k.items.expected(k.few, k.enough)
 	if !ok {
 		return nil
 	}
@@ -159,43 +241,27 @@ func (k *ratingsKind) plan() []metrics.Result {
 	}
 	return []metrics.Result{
 		row(metrics.DistinctKeys, e.rated, "items", "Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))"),
-		row(metrics.ItemsFewRatings, e.few, "items", fmt.Sprintf("Σ P(1 ≤ X_r < %d)", k.spec.Few)),
-		row(metrics.ItemsEnough, e.enough, "items", fmt.Sprintf("Σ P(X_r ≥ %d)", k.spec.Enough)),
+		row(metrics.ItemsFewRatings, e.few, "items", fmt.Sprintf("Σ P(1 ≤ X_r < %d)", k.few)),
+		row(metrics.ItemsEnough, e.enough, "items", fmt.Sprintf("Σ P(X_r ≥ %d)", k.enough)),
 		row(metrics.OneFiveStarItems, e.onceTop, "items", "Σ P(X_r = 1)·P(5 stars | q_r)"),
-	}
-}
-
-// ratingTruth is the exact truth of a ratings run, by popularity rank:
-// each item's ratings and stars, in arrays that share no code with the
-// designs' tables.
-type ratingTruth struct {
-	src    *workload.Ratings
-	n, sum []int64 // index rank − 1
-}
-
-func (t *ratingTruth) observe(batch []workload.Event) {
-	for i := range batch {
-		if e := &batch[i]; e.Op == workload.Write {
-			r := t.src.RankOf(e.Key) - 1
-			t.n[r]++
-			t.sum[r] += e.Delta
-		}
 	}
 }
 
 func (k *ratingsKind) run(ctx context.Context) (*Report, error) {
 	sctx, release := scoring(ctx)
 	defer release()
-	items := k.spec.Stream.Items
-	tr := &ratingTruth{src: k.src, n: make([]int64, items), sum: make([]int64, items)}
+	tr := k.items.truth()
 	r := &run{truth: tr}
 	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
 		return nil, err
 	}
-	events, err := k.feeder.feed(ctx, r, k.src, k.spec.Batch)
+	events, err := k.feeder.feed(ctx, r, k.items.source(), k.batch)
 	rep := &Report{Partial: err != nil}
+	if ferr := k.items.finish(rep, events, rep.Partial); ferr != nil {
+		return nil, ferr // bad input: nothing is reported
+	}
 	if rep.Partial { // every design's plan for the ratings fed
-		k.lineup.replan(rep, fed{events: events, of: float64(k.spec.Stream.Ratings), writes: float64(events)})
+		k.lineup.replan(rep, fed{events: events, of: float64(k.items.ratings(events)), writes: float64(events)})
 	}
 	k.score(sctx, rep, r, tr, events)
 	return rep, stoppedScoring(ctx, rep, err)
@@ -204,28 +270,36 @@ func (k *ratingsKind) run(ctx context.Context) (*Report, error) {
 // ratingsTop is one design's top K with what the truth knows of it.
 type ratingsTop struct {
 	items   []strategies.Rated
-	ranks   []uint64 // popularity rank of each item
-	few     int      // items rated fewer than Few times
-	ratings float64  // mean ratings
-	quality float64  // mean hidden quality
+	idx     []int   // the truth's index of each item
+	few     int     // items rated fewer than Few times
+	ratings float64 // mean ratings
+	quality float64 // mean hidden quality
 	keys    []uint64
 }
+
+// upVoter is a design that counts up votes (the Wilson bound): its
+// threshold, for the tables' up votes.
+type upVoter interface{ UpStars() int64 }
 
 // score adds the truth's rows, then every design's: its memory and speed,
 // how thinly rated its top K is, its overlap with the others' and with the
 // true-quality top K, its precision at K, its score of an item rated once
-// with 5 stars; then a table of each top K and bars of the shares. Reading
+// with 5 stars; then a table of each top K and bars of the shares. Items
+// without hidden qualities (a log's) have no true-quality top K, no
+// precision at K and no mean quality: the true top is then the true mean
+// stars' among the items rated Enough times, and a note says so. Reading
 // the truth stops when ctx ends (every stopEvery items, and in the sort):
 // every row but the events' and the designs' memory and speed is then
 // left out, and rep says so.
 func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *ratingTruth, events int64) {
-	designs, spec, src := k.lineup.designs, k.spec, k.src
-	K := spec.Top
-	complete := events == spec.Stream.Ratings
+	designs := k.lineup.designs
+	K := k.top
+	hidden := k.items.hidden()
+	complete := !rep.Partial && events == k.items.ratings(events)
 	var exp ratingsExpected
 	planned := false
 	if complete {
-		exp, planned = k.expected()
+		exp, planned = k.items.expected(k.few, k.enough)
 	}
 	plan := func(v float64) *float64 {
 		if !planned {
@@ -234,11 +308,12 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 		return metrics.PlanOf(math.Round(v))
 	}
 	// The truth's own rows, and the items it picks out: the true-quality
-	// top K among the items rated Enough times, and the first item (by
-	// popularity) rated exactly once, with 5 stars.
+	// (or true-mean) top K among the items rated Enough times, and the
+	// first item (by popularity, or as first rated) rated exactly once,
+	// with 5 stars.
 	var rated, few, enough, onceTop int64
-	var onceRank uint64
-	var eligible []uint64 // ranks rated enough
+	once := -1
+	var eligible []int // indices rated enough
 	start := len(rep.Results)
 	cut := func() {
 		rep.cut("the truth's items and every design's top K against them")
@@ -257,37 +332,51 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 		switch {
 		case n == 0:
 			continue
-		case n < spec.Few:
+		case n < k.few:
 			few++
 		}
 		rated++
-		if n >= spec.Enough {
+		if n >= k.enough {
 			enough++
-			eligible = append(eligible, uint64(i+1))
+			eligible = append(eligible, i)
 		}
 		if n == 1 && tr.sum[i] == 5 {
 			onceTop++
-			if onceRank == 0 {
-				onceRank = uint64(i + 1)
+			if once < 0 {
+				once = i
 			}
 		}
 	}
 	var evPlan *float64
-	if complete {
-		evPlan = metrics.PlanOf(float64(spec.Stream.Ratings))
+	if complete && planned {
+		evPlan = metrics.PlanOf(float64(k.items.ratings(events)))
+	}
+	of := "items rated"
+	if hidden != nil {
+		of = fmt.Sprintf("items rated, of %s", metrics.Format(float64(len(tr.n))))
 	}
 	k.rows.truth(rep, metrics.Events, float64(events), "ratings", evPlan, "every rating fed")
 	k.rows.truth(rep, metrics.DistinctKeys, float64(rated), "items", plan(exp.rated),
-		fmt.Sprintf("items rated, of %s; plan Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))", metrics.Format(float64(spec.Stream.Items))))
+		of+planNote(planned, "; plan Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))"))
 	k.rows.truth(rep, metrics.ItemsFewRatings, float64(few), "items", plan(exp.few),
-		fmt.Sprintf("items rated 1 to %d times; plan Σ P(1 ≤ X_r < %d)", spec.Few-1, spec.Few))
+		fmt.Sprintf("items rated 1 to %d times", k.few-1)+planNote(planned, fmt.Sprintf("; plan Σ P(1 ≤ X_r < %d)", k.few)))
+	truthTop := "true-quality"
+	if hidden == nil {
+		truthTop = "true-mean"
+	}
 	k.rows.truth(rep, metrics.ItemsEnough, float64(enough), "items", plan(exp.enough),
-		fmt.Sprintf("items rated %d times or more, among which the true-quality top %d is taken; plan Σ P(X_r ≥ %d)", spec.Enough, K, spec.Enough))
+		fmt.Sprintf("items rated %d times or more, among which the %s top %d is taken", k.enough, truthTop, K)+planNote(planned, fmt.Sprintf("; plan Σ P(X_r ≥ %d)", k.enough)))
 	k.rows.truth(rep, metrics.OneFiveStarItems, float64(onceTop), "items", plan(exp.onceTop),
-		"items rated exactly once, with 5 stars; plan Σ P(X_r = 1)·P(5 stars | q_r)")
+		"items rated exactly once, with 5 stars"+planNote(planned, "; plan Σ P(X_r = 1)·P(5 stars | q_r)"))
 
-	if err := sortStop(ctx, eligible, func(a, b uint64) int { // quality descending, then rank: a total order
-		qa, qb := src.Quality(a), src.Quality(b)
+	// The true top: by hidden quality, or by the true mean stars where the
+	// items have none; descending, then by index: a total order.
+	trueScore := func(i int) float64 { return float64(tr.sum[i]) / float64(tr.n[i]) }
+	if hidden != nil {
+		trueScore = hidden.quality
+	}
+	if err := sortStop(ctx, eligible, func(a, b int) int {
+		qa, qb := trueScore(a), trueScore(b)
 		switch {
 		case qa > qb:
 			return -1
@@ -301,25 +390,37 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 		return
 	}
 	qualityTop := map[uint64]bool{}
-	for _, rank := range eligible[:min(K, len(eligible))] {
-		qualityTop[src.KeyOf(rank)] = true
+	for _, i := range eligible[:min(K, len(eligible))] {
+		qualityTop[tr.keyOf(i)] = true
 	}
-	q := spec.Stream.Quality
-	good := q.Min + (1-bestShare)*(q.Max-q.Min) // the law's top decile
+	var good float64
+	var q scenarios.Quality
+	if hidden != nil {
+		q = hidden.law()
+		good = q.Min + (1-bestShare)*(q.Max-q.Min) // the law's top decile
+	} else {
+		rep.note(fmt.Sprintf("The log's items have no hidden quality: the truth is each item's ratings and mean stars read from the log. The rows of the hidden quality (top_mean_quality, top_overlap_quality, precision_at_k) are left out; the true-mean top %d is the %d items of highest mean stars among those rated %d times or more.", K, K, k.enough))
+	}
 
 	tops := make([]ratingsTop, len(r.designs))
+	ups := map[int64]bool{}
 	for i, built := range r.designs {
 		rd := built.(strategies.Rating) // accepts admits rating designs only
+		if u, ok := built.(upVoter); ok {
+			ups[u.UpStars()] = true
+		}
 		t := ratingsTop{items: rd.Top(K)}
 		for _, it := range t.items {
-			rank := src.RankOf(it.Key)
-			t.ranks = append(t.ranks, rank)
+			j := tr.indexOf(it.Key)
+			t.idx = append(t.idx, j)
 			t.keys = append(t.keys, it.Key)
-			if it.Ratings < spec.Few {
+			if it.Ratings < k.few {
 				t.few++
 			}
 			t.ratings += float64(it.Ratings)
-			t.quality += src.Quality(rank)
+			if hidden != nil {
+				t.quality += hidden.quality(j)
+			}
 		}
 		if len(t.items) > 0 {
 			t.ratings /= float64(len(t.items))
@@ -327,9 +428,38 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 		}
 		tops[i] = t
 	}
+	if len(ups) == 0 { // the Wilson bound's default threshold, on the scale
+		ups[min(max(4, k.lo+1), k.hi)] = true
+	}
+	var names map[int]string
+	if complete {
+		var idx []int
+		for _, t := range tops {
+			idx = append(idx, t.idx...)
+		}
+		idx = append(idx, eligible[:min(K, len(eligible))]...)
+		if once >= 0 {
+			idx = append(idx, once)
+		}
+		var err error
+		if names, err = k.items.names(ctx, tr, idx); err != nil {
+			rep.cut("the items' strings in the tables")
+			names = nil
+		}
+	}
+	name := func(i int) string {
+		if s, ok := names[i]; ok {
+			return s
+		}
+		if hidden != nil {
+			return fmt.Sprintf("#%d by popularity", i+1)
+		}
+		return fmt.Sprintf("#%d (as first rated)", i+1)
+	}
+	tables := ratingsTables{k: k, tr: tr, hidden: hidden, ups: slices.Sorted(maps.Keys(ups)), names: names}
 
 	fewBars := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "top-thin", Kind: metrics.Bars,
-		Title:  fmt.Sprintf("share of each design's top %d rated fewer than %d times", K, spec.Few),
+		Title:  fmt.Sprintf("share of each design's top %d rated fewer than %d times", K, k.few),
 		XLabel: "design", YLabel: "share of the top " + fmt.Sprint(K)}
 	precBars := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "precision-at-k", Kind: metrics.Bars,
 		Title:  fmt.Sprintf("precision at %d, the share of each design's top %d among the best 10%% by hidden quality", K, K),
@@ -349,10 +479,12 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 				counts = append(counts, fmt.Sprint(it.Ratings))
 			}
 			s.add(metrics.TopFewShare, round(float64(t.few)/n, 4), "share",
-				nil, fmt.Sprintf("%d of its top %d rated fewer than %d times; their ratings: %s", t.few, len(t.items), spec.Few, strings.Join(counts, ", ")))
+				nil, fmt.Sprintf("%d of its top %d rated fewer than %d times; their ratings: %s", t.few, len(t.items), k.few, strings.Join(counts, ", ")))
 			s.add(metrics.TopMeanRatings, round(t.ratings, 2), "ratings", nil, fmt.Sprintf("mean ratings of its top %d", len(t.items)))
-			s.add(metrics.TopMeanQuality, round(t.quality, 4), "stars", nil,
-				fmt.Sprintf("mean hidden quality of its top %d; qualities uniform on [%g, %g]", len(t.items), q.Min, q.Max))
+			if hidden != nil {
+				s.add(metrics.TopMeanQuality, round(t.quality, 4), "stars", nil,
+					fmt.Sprintf("mean hidden quality of its top %d; qualities uniform on [%g, %g]", len(t.items), q.Min, q.Max))
+			}
 			for j, o := range tops {
 				if j == i {
 					continue
@@ -361,43 +493,55 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 				s.add(metrics.TopOverlap, round(float64(shared)/n, 4), "share", nil,
 					fmt.Sprintf("with %s: %d of its top %d are in %s's top %d", designs[j].name(), shared, len(t.items), designs[j].name(), len(o.items)))
 			}
-			var inQuality, isGood int
-			for j, key := range t.keys {
-				if qualityTop[key] {
-					inQuality++
+			if hidden != nil {
+				var inQuality, isGood int
+				for j, key := range t.keys {
+					if qualityTop[key] {
+						inQuality++
+					}
+					if hidden.quality(t.idx[j]) >= good {
+						isGood++
+					}
 				}
-				if src.Quality(t.ranks[j]) >= good {
-					isGood++
-				}
+				s.add(metrics.TopOverlapQuality, round(float64(inQuality)/n, 4), "share", nil,
+					fmt.Sprintf("%d of its top %d are in the true-quality top %d: the %d items of highest hidden quality among the %s rated %d times or more",
+						inQuality, len(t.items), K, min(K, len(eligible)), metrics.Format(float64(len(eligible))), k.enough))
+				s.add(metrics.PrecisionAtK, round(float64(isGood)/n, 4), "share", nil,
+					fmt.Sprintf("%d of its top %d have a hidden quality of %.4g or more: the best 10%% of the quality law", isGood, len(t.items), good))
+				precBars.Labels, precBars.Y = append(precBars.Labels, d.name()), append(precBars.Y, float64(isGood)/n)
 			}
-			s.add(metrics.TopOverlapQuality, round(float64(inQuality)/n, 4), "share", nil,
-				fmt.Sprintf("%d of its top %d are in the true-quality top %d: the %d items of highest hidden quality among the %s rated %d times or more",
-					inQuality, len(t.items), K, min(K, len(eligible)), metrics.Format(float64(len(eligible))), spec.Enough))
-			s.add(metrics.PrecisionAtK, round(float64(isGood)/n, 4), "share", nil,
-				fmt.Sprintf("%d of its top %d have a hidden quality of %.4g or more: the best 10%% of the quality law", isGood, len(t.items), good))
 			fewBars.Labels, fewBars.Y = append(fewBars.Labels, d.name()), append(fewBars.Y, float64(t.few)/n)
-			precBars.Labels, precBars.Y = append(precBars.Labels, d.name()), append(precBars.Y, float64(isGood)/n)
 		}
-		if onceRank > 0 {
-			score, n := built.(strategies.Rating).Score(src.KeyOf(onceRank))
+		if once >= 0 {
+			score, n := built.(strategies.Rating).Score(tr.keyOf(once))
 			s.add(metrics.OneFiveStar, score, planUnit(d, metrics.OneFiveStar), s.plan(metrics.OneFiveStar),
-				fmt.Sprintf("measured: the design's own score of item #%d by popularity, rated %s, 5 stars: %.2f to two places", onceRank, count(float64(n), "time"), score))
+				fmt.Sprintf("measured: the design's own score of item %s, rated %s, 5 stars: %.2f to two places", name(once), count(float64(n), "time"), score))
 		}
-		rep.Tables = append(rep.Tables, k.topTable(d.name(), t, tr))
+		rep.Tables = append(rep.Tables, tables.of(d.name(), t))
 		s.finish()
 	}
 	if len(eligible) > 0 {
 		t := ratingsTop{}
-		for _, rank := range eligible[:min(K, len(eligible))] {
-			i := rank - 1
-			t.ranks = append(t.ranks, rank)
-			t.items = append(t.items, strategies.Rated{Key: src.KeyOf(rank), Score: src.Quality(rank), Ratings: tr.n[i]})
+		for _, i := range eligible[:min(K, len(eligible))] {
+			t.idx = append(t.idx, i)
+			t.items = append(t.items, strategies.Rated{Key: tr.keyOf(i), Score: trueScore(i), Ratings: tr.n[i]})
 		}
-		rep.Tables = append(rep.Tables, k.topTable("true-quality", t, tr))
+		rep.Tables = append(rep.Tables, tables.of(truthTop, t))
 	}
 	if len(fewBars.Labels) > 0 {
-		rep.Series = append(rep.Series, fewBars, precBars)
+		rep.Series = append(rep.Series, fewBars)
 	}
+	if len(precBars.Labels) > 0 {
+		rep.Series = append(rep.Series, precBars)
+	}
+}
+
+// planNote is note where the truth has a plan, else "".
+func planNote(planned bool, note string) string {
+	if planned {
+		return note
+	}
+	return ""
 }
 
 // overlap counts the keys of a also in b.
@@ -409,25 +553,6 @@ func overlap(a, b []uint64) int {
 		}
 	}
 	return n
-}
-
-// topTable is one top K as a table: place, the item's popularity rank,
-// its ratings, mean stars and hidden quality (from the truth), and the
-// design's score.
-func (k *ratingsKind) topTable(name string, t ratingsTop, tr *ratingTruth) metrics.Table {
-	tb := metrics.Table{Scenario: k.rows.scenario, Name: "top-" + name,
-		Title:   fmt.Sprintf("%s: top %d (item = popularity rank; score: the design's, or the hidden quality for the true-quality top)", name, k.spec.Top),
-		Columns: []string{"place", "item", "ratings", "mean stars", "hidden quality", "score"}}
-	for j, it := range t.items {
-		i := t.ranks[j] - 1
-		mean := 0.0
-		if tr.n[i] > 0 {
-			mean = float64(tr.sum[i]) / float64(tr.n[i])
-		}
-		tb.Rows = append(tb.Rows, []float64{float64(j + 1), float64(t.ranks[j]), float64(tr.n[i]), round(mean, 4),
-			round(k.src.Quality(t.ranks[j]), 4), round(it.Score, 4)})
-	}
-	return tb
 }
 
 // planUnit is the unit of the design's simulated-scale plan line for m:

@@ -39,6 +39,10 @@ type Sampled struct {
 	// Files are the further files the replay reads beside the log (a
 	// board's standings), in order.
 	Files []SampleFile
+	// Unjudged names the metrics a replay of the log cannot measure (a
+	// ratings run's hidden qualities): the expectations on them are left
+	// out of the replay scenario.
+	Unjudged []string
 }
 
 // SampleFile is a further file of a sample: written as the log is (its

@@ -144,6 +144,9 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 		return nil
 	}
 	text, err := scenarios.Replay(src, o.step, replayWorkload(relativeTo(o.replay, o.out), o.format, sampled, relativeAll(o.replay, files)), sampled.Cut)
+	if err == nil && len(sampled.Unjudged) > 0 && !sampled.Cut {
+		text, err = scenarios.LeaveOut(text, sampled.Unjudged)
+	}
 	if err != nil {
 		return fmt.Errorf("sample: the replay scenario of %s: %w", top.File, err)
 	}

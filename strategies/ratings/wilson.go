@@ -91,6 +91,11 @@ func (w *Wilson) Score(item uint64) (float64, int64) {
 	return wilsonLower(w.z, c.n, c.x), c.n
 }
 
+// UpStars returns the fewest stars that make an up vote, so that a table
+// can print an item's up votes beside its ratings and its score be checked
+// by hand.
+func (w *Wilson) UpStars() int64 { return w.up }
+
 // Top returns the k items of highest lower bound (Rating).
 func (w *Wilson) Top(k int) []strategies.Rated {
 	return w.t.top(k, func(c ratingCounts) float64 { return wilsonLower(w.z, c.n, c.x) })
