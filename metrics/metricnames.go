@@ -197,8 +197,8 @@ var (
 // Heavy hitters across nodes (issue 11).
 var (
 	Nodes          = declare("nodes")                 // nodes the stream is split over
-	Messages       = declare("messages")              // node → coordinator messages
-	ItemsSent      = declare("items_sent")            // items those messages carried
+	Messages       = declare("messages")              // messages between the nodes and their coordinator, both ways
+	ItemsSent      = declare("items_sent")            // items those messages carried (keys asked, items sent)
 	BytesSent      = declare("bytes_sent")            // their bytes
 	NodeBytesMax   = declare("node_bytes_max")        // the largest node's memory
 	MissedHeavy    = declare("missed_heavy_hitters")  // share of the true top K not reported
