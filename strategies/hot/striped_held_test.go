@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"countsim/metrics"
 	"countsim/strategies"
 	"countsim/strategies/internal/designtest"
 	"countsim/workload"
@@ -206,9 +207,9 @@ func TestGrownPlan(t *testing.T) {
 		var held, per float64
 		for _, l := range stripedPlan(&p, env) {
 			switch l.Metric {
-			case "stripes_held":
+			case metrics.StripesHeld:
 				held = l.Value
-			case "stripes_per_post":
+			case metrics.StripesPerPost:
 				per = l.Value
 			}
 		}
