@@ -212,6 +212,13 @@ var (
 	Passes         = declare("passes")                // reads of the stream
 )
 
+// A key of known true count planted in a count stream (issue 25: the
+// practice question's dish); its true count is PlantedCount.
+var (
+	PlantedEstimate = declare("planted_estimate") // a design's count of the planted key
+	PlantedExcess   = declare("planted_excess")   // that count − its true count
+)
+
 // Trending (issue 12).
 var (
 	TrendRecall      = declare("trend_recall")            // mean over checkpoints of the top K of now's recall
