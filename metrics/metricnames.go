@@ -197,8 +197,8 @@ var (
 // Heavy hitters across nodes (issue 11).
 var (
 	Nodes          = declare("nodes")                 // nodes the stream is split over
-	Messages       = declare("messages")              // node → coordinator messages
-	ItemsSent      = declare("items_sent")            // items those messages carried
+	Messages       = declare("messages")              // messages between the nodes and their coordinator, both ways
+	ItemsSent      = declare("items_sent")            // items those messages carried (keys asked, items sent)
 	BytesSent      = declare("bytes_sent")            // their bytes
 	NodeBytesMax   = declare("node_bytes_max")        // the largest node's memory
 	MissedHeavy    = declare("missed_heavy_hitters")  // share of the true top K not reported
@@ -210,6 +210,13 @@ var (
 	LocalKthMin    = declare("local_kth_min")         // the smallest of the nodes' own K-th counts
 	Candidates     = declare("candidates")            // keys a verifying design counts exactly
 	Passes         = declare("passes")                // reads of the stream
+)
+
+// A key of known true count planted in a count stream (issue 25: the
+// practice question's dish); its true count is PlantedCount.
+var (
+	PlantedEstimate = declare("planted_estimate") // a design's count of the planted key
+	PlantedExcess   = declare("planted_excess")   // that count − its true count
 )
 
 // Trending (issue 12).

@@ -90,6 +90,8 @@ var headlines = []headline{
 	{metrics.CountError, "final count − truth"},
 	{metrics.Undercounts, "keys counted below the truth"},
 	{metrics.MaxOverestimate, "largest overestimate"},
+	{metrics.PlantedEstimate, "the planted key's estimate"},
+	{metrics.PlantedExcess, "its excess over the true count"},
 	{metrics.TopKRecall, "top-K recall"},
 	{metrics.TopKCountBias, "top-K count error, mean"},
 	{metrics.RelativeError, "distinct count error, %"},

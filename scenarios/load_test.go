@@ -291,7 +291,7 @@ func bare(s *Scenario) *Scenario {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending, file, format, key, key_id, time, actor, actor_id, id, event_id, delta, op, tolerance, skip_bad, as, day, only, checkpoint, regions, phrases, watch, score, standings, standings_score, stars, scale, items, node, node_count, posts)"
+		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, plant, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending, file, format, key, key_id, time, actor, actor_id, id, event_id, delta, op, tolerance, skip_bad, as, day, only, checkpoint, regions, phrases, watch, score, standings, standings_score, stars, scale, items, node, node_count, posts)"
 		topKeys      = "name, title, description, seed, on_demand, assumptions, store, workload, profile, questions, cluster, faults, strategies, expect, shows, trials, false_alarm, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
@@ -328,6 +328,11 @@ func TestParseErrors(t *testing.T) {
 		// Unknown and repeated keys.
 		{"unknown top key", plus("evnets: 5"), 9, []string{`unknown key "evnets"`, "(allowed: " + topKeys + ")"}},
 		{"unknown workload key", with(4, "  evnets: 1000"), 4, []string{`workload: unknown key "evnets" ` + workloadKeys}},
+		{"plant above events", with(5, "  keys: 100", "  plant: {count: 1001}"), 6, []string{"workload.plant: count 1001 is more than the stream's 1000 events (allowed: 1..events)"}},
+		{"plant without count", with(5, "  keys: 100", "  plant: {key: 5}"), 6, []string{`workload.plant: missing required key "count"`}},
+		{"plant count zero", with(5, "  keys: 100", "  plant: {count: 0}"), 6, []string{"workload.plant.count: 0 is out of range (allowed: 1..1e10)"}},
+		{"plant key zero", with(5, "  keys: 100", "  plant: {count: 4, key: 0}"), 6, []string{"workload.plant.key: 0 is out of range (allowed: 1..)"}},
+		{"plant in a split stream", with(5, "  keys: 100", "  nodes: {count: 4}", "  plant: {count: 4}"), 7, []string{"workload.plant: needs events, a count stream (allowed: remove plant, or give events instead of nodes)"}},
 		{"expect not a list", plus("    expect: bytes <= 5"), 9, []string{"strategies[0].expect: ", "is not a list", "metric op value"}},
 		{"expect not a string", plus("    expect: [5]"), 9, []string{"strategies[0].expect[0]: ", "is not a string"}},
 		{"expect bad op", plus("    expect: [\"bytes <> 5\"]"), 9, []string{`strategies[0].expect[0]: "bytes <> 5" is not an expectation`, "op one of <=, <, ==, >=, >"}},
@@ -730,7 +735,7 @@ func TestParseValid(t *testing.T) {
 			w := *str(s)
 			w.Pos = Pos{}
 			return []any{s.Seed, w, s.Questions.Top, s.Title, s.Assumptions.Events, s.Run.Kind()},
-				[]any{uint64(1), Stream{Events: 1000, Keyspace: Keyspace{Keys: 100, Distribution: "zipf", S: 1, Scramble: true}, Rate: 1e6, Batch: 4096},
+				[]any{uint64(1), Stream{Writes: Writes{Events: 1000, Keyspace: Keyspace{Keys: 100, Distribution: "zipf", S: 1, Scramble: true}, Rate: 1e6, Batch: 4096}},
 					0, "", 0.0, "stream"}
 		}},
 		{"underscores", with(4, "  events: 2_000_000_000"), func(s *Scenario) (any, any) { return str(s).Events, int64(2e9) }},
@@ -931,7 +936,7 @@ func TestParseValid(t *testing.T) {
 				return bare(s), &Scenario{File: "x.yaml", Name: "t", Title: "Two steps", Description: "both", Seed: 9, Assumptions: a, Steps: []*Scenario{
 					{
 						File: "x.yaml", Name: "t", Title: "Two steps", Seed: 9, Assumptions: a,
-						Run: &Stream{Events: 10, Keyspace: Keyspace{Keys: 1, Distribution: "zipf", S: 1, Scramble: true}, Rate: 1e6, Batch: 4096,
+						Run: &Stream{Writes: Writes{Events: 10, Keyspace: Keyspace{Keys: 1, Distribution: "zipf", S: 1, Scramble: true}, Rate: 1e6, Batch: 4096},
 							Pos: Pos{"x.yaml", 4, 5}},
 						Questions:  Questions{Pos: Pos{"x.yaml", 3, 5}},
 						Strategies: []Strategy{{Name: "x", Type: "exact", Pos: Pos{"x.yaml", 6, 9}}},
@@ -1098,12 +1103,12 @@ func TestSearch(t *testing.T) {
 			CounterBytes: 4,
 			KthCount:     14_000_000,
 		},
-		Run: &Stream{
+		Run: &Stream{Writes: Writes{
 			Events:   10_000_000,
 			Keyspace: Keyspace{Keys: 1_000_000, Distribution: "zipf", S: 1, Scramble: true},
 			Rate:     1e6,
 			Batch:    4096,
-		},
+		}},
 		Questions: Questions{Top: 10},
 		Strategies: []Strategy{
 			{Name: "exact", Type: "exact", Params: []Param{{Key: "shards", Value: int64(4)}}},

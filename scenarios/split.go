@@ -9,9 +9,9 @@ package scenarios
 
 import "fmt"
 
-// Split is a split stream: a count stream and its nodes.
+// Split is a split stream: a count stream's writes and their nodes.
 type Split struct {
-	Stream
+	Writes
 	Nodes SplitNodes `key:"nodes" required:"true" doc:"the nodes the events are split over (a split stream): by region or by app server, with a planted item"`
 	Pos   Pos        // the workload key
 }
@@ -40,11 +40,8 @@ func init() {
 func (s *Split) Kind() string { return "split" }
 func (s *Split) Where() Pos   { return s.Pos }
 
-// check: the count stream's rules.
-func (s *Split) check(r *rule) error {
-	s.Stream.Pos = s.Pos
-	return s.Stream.check(r)
-}
+// check: the writes' rules.
+func (s *Split) check(r *rule) error { return s.checkWrites(r) }
 
 // check: the groups' nodes add up to count.
 func (n *SplitNodes) check(r *rule) error {

@@ -30,13 +30,30 @@ func (k *Keyspace) checkKeys(r *rule) error {
 	return nil
 }
 
-// Stream is a count stream: Events writes, one every 1/Rate s.
-type Stream struct {
+// Writes is what a count stream and a split stream share: Events writes
+// over a key space, one every 1/Rate s, handed over in batches.
+type Writes struct {
 	Events int64 `key:"events" range:"1..1e10" required:"true" doc:"writes in the stream (a count stream)"`
 	Keyspace
 	Rate  float64 `key:"rate" range:">0" default:"1e6" doc:"events a simulated second"`
 	Batch int     `key:"batch" range:"1..1048576" default:"4096" doc:"events handed to the designs at a time"`
-	Pos   Pos     // the workload key
+}
+
+// Stream is a count stream: its writes, and a key of known true count
+// planted among them if asked.
+type Stream struct {
+	Writes
+	Plant *StreamPlant `key:"plant" doc:"one key of a stated true count planted among the writes, spread evenly over the stream, each taking a draw's place; none without it"`
+	Pos   Pos          // the workload key
+}
+
+// StreamPlant is the planted key of a count stream: a key the law never
+// draws, written exactly Count times (the practice question's dish,
+// searched 400 times).
+type StreamPlant struct {
+	Count int64  `key:"count" range:"1..1e10" required:"true" doc:"the planted key's writes: its true count, at most events"`
+	Key   uint64 `key:"key" range:"1.." defaultdoc:"the key of rank keys + 1" doc:"the planted key, one the stream does not draw (its rank outside 1..keys)"`
+	Pos   Pos    // the plant key
 }
 
 func init() {
@@ -47,16 +64,38 @@ func init() {
 
 func (s *Stream) Kind() string                  { return "stream" }
 func (s *Stream) Where() Pos                    { return s.Pos }
-func (s *Stream) Duration() int64               { return 0 }
-func (s *Stream) refuses(section string) string { return "" }
-func (s *Stream) check(r *rule) error           { return s.Keyspace.checkKeys(r) }
+func (w *Writes) Duration() int64               { return 0 }
+func (w *Writes) refuses(section string) string { return "" }
+
+// checkWrites: the keys' rules.
+func (w *Writes) checkWrites(r *rule) error { return w.Keyspace.checkKeys(r) }
+
+// check: the writes' rules, and a plant of at most every event.
+func (s *Stream) check(r *rule) error {
+	if err := s.checkWrites(r); err != nil {
+		return err
+	}
+	if s.Plant != nil && s.Plant.Count > s.Events {
+		return r.fail("plant", "count %d is more than the stream's %d events (allowed: 1..events)", s.Plant.Count, s.Events)
+	}
+	return nil
+}
+
+// Planted is the planted key's writes and the key given (0: the key of
+// rank keys + 1), or 0, 0 without a plant.
+func (s *Stream) Planted() (count int64, key uint64) {
+	if s.Plant == nil {
+		return 0, 0
+	}
+	return s.Plant.Count, s.Plant.Key
+}
 
 // ExpectedWrites is the stream's writes: Events.
-func (s *Stream) ExpectedWrites() float64 { return float64(s.Events) }
+func (w *Writes) ExpectedWrites() float64 { return float64(w.Events) }
 
-func (s *Stream) simulates() []Figure {
+func (w *Writes) simulates() []Figure {
 	return []Figure{
-		{Name: "events", Simulated: float64(s.Events), SimulatedAt: "workload.events"},
-		{Name: "keys", Simulated: float64(s.Keys), SimulatedAt: "workload.keys"},
+		{Name: "events", Simulated: float64(w.Events), SimulatedAt: "workload.events"},
+		{Name: "keys", Simulated: float64(w.Keys), SimulatedAt: "workload.keys"},
 	}
 }

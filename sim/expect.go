@@ -112,13 +112,14 @@ func metricNames() string {
 
 // hasPlanFor reports whether the row of metric m will carry a plan: its own
 // simulated-scale plan line, or the one the scorer puts beside it (the
-// bound εN beside the largest overestimate; 1 beside an exact design's
+// bound εN beside the largest overestimate and a planted key's excess
+// (stream_plant.go); 1 beside an exact design's
 // top-K recall and precision; the share above the guarantee beside a
 // guaranteeing design's recall; the truth beside a design's final count,
 // its error and what its dedup dropped).
 func (d design) hasPlanFor(m metrics.Metric) bool {
 	switch m {
-	case metrics.MaxOverestimate:
+	case metrics.MaxOverestimate, metrics.PlantedExcess:
 		return d.planned(metrics.OverestimateBound) != nil
 	case metrics.TopKRecall:
 		return d.typ.Promises() == strategies.PromiseAll ||

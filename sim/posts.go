@@ -113,7 +113,8 @@ func newPostsKind(h *harness) (kind, error) {
 	env.Keys = uint64(max(math.Round(posts), 1))
 	env.Events = int64(math.Round(likes))
 	env.Duration = w.Length
-	env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: k.sample.FollowersAtLeast, Protected: w.Protected, ViralPeak: viralPeak}
+	env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: k.sample.FollowersAtLeast, Protected: w.Protected, ViralPeak: viralPeak,
+		Posts: k.sample, Scale: k.scale}
 	return k, nil
 }
 

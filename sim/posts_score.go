@@ -131,7 +131,7 @@ func (k *postsKind) measure(ctx context.Context, s *scorer, r *clusterRun, tr *p
 	}
 	posts := float64(len(k.posts))
 	s.add(metrics.StripesHeld, float64(held), "stripes", s.plan(metrics.StripesHeld),
-		"Σ over the posts of the most stripes each held (store keys created, liked or not); plan: posts × E[K] as created")
+		"Σ over the posts of the most stripes each held (store keys created, liked or not); plan: posts × E[K] as created, or where K grows Σ over the posts of E[the most K] under each post's rate")
 	s.add(metrics.StripesPerPost, round(float64(held)/max(posts, 1), 4), "stripes", s.plan(metrics.StripesPerPost),
 		"stripes held / posts: the keys a read sums")
 	s.add(metrics.StripesUnneeded, float64(unneeded), "stripes",

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/cluster"
+	"countsim/strategies/hot"
 )
 
 // postsYAML is a small posts run: 2,400 posts in 2 minutes on keys of 300
@@ -95,11 +97,11 @@ func TestPostsRun(t *testing.T) {
 		}
 	}
 	posts := len(k.posts)
-	var heldPredicted, hot int
+	var heldPredicted, hotPosts int
 	for _, p := range k.posts {
 		heldPredicted += predictedK(p.Followers, p.Protected)
 		if float64(peak[p.Key]) > capa*head {
-			hot++
+			hotPosts++
 		}
 	}
 	for _, c := range []struct {
@@ -111,7 +113,7 @@ func TestPostsRun(t *testing.T) {
 		{"eight", "stripes_held", float64(8 * posts)},
 		{"predicted", "stripes_held", float64(heldPredicted)},
 		{"one", "stripes_unneeded", 0},
-		{"eight", "stripes_unneeded", float64(7 * (posts - hot))},
+		{"eight", "stripes_unneeded", float64(7 * (posts - hotPosts))},
 		{"one", "posts_over_capacity", float64(over)},
 		{"one", "seconds_over_capacity", float64(overSecs)},
 		{"eight", "posts_over_capacity", 0},
@@ -160,9 +162,67 @@ func TestPostsRun(t *testing.T) {
 	if pl.Plan == nil || math.Abs(*pl.Plan-float64(heldPredicted)) > 6*3.5*math.Sqrt(float64(posts)) {
 		t.Errorf("predicted stripes held %v, plan %v", heldPredicted, pl.Plan)
 	}
+	// The plan of the stripes held where K grows: Σ over the table's posts
+	// of the mean of each post's law (hot.Striped.HeldLaw), and the
+	// measurement within the central interval of the law of the sum —
+	// the convolution of the posts' laws, independent (their likes are
+	// independent Poisson processes) — that holds all but 10^-6 of it.
+	grow := find(t, rs, "grow", "stripes_held")
+	law, err := hot.NewStriped(hot.StripedParams{Stripes: 1, Predict: mustTable(t, "0:1,100000:2,200000:4,400000:8"), GrowAbove: 210, ShrinkBelow: 100},
+		newTestCluster(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, mean := []float64{1}, 0.0
+	for j := range k.posts {
+		h := law.HeldLaw(k.src, j)
+		mean += h.Mean
+		next := make([]float64, len(sum)+h.Outcomes[len(h.Outcomes)-1].Stripes)
+		for v, p := range sum {
+			for _, o := range h.Outcomes {
+				next[v+o.Stripes] += p * o.P
+			}
+		}
+		sum = next
+	}
+	lo, below := 0, 0.0
+	for ; below+sum[lo] <= 5e-7; lo++ {
+		below += sum[lo]
+	}
+	hi, above := len(sum)-1, 0.0
+	for ; above+sum[hi] <= 5e-7; hi-- {
+		above += sum[hi]
+	}
+	t.Logf("grow: %v stripes held, law's mean %.2f, its interval %d..%d", grow.Number(), mean, lo, hi)
+	if grow.Plan == nil || math.Abs(*grow.Plan-mean) > 1e-9*mean || grow.Number() < float64(lo) || grow.Number() > float64(hi) {
+		t.Errorf("grow: stripes held %v, plan %v; want the plan Σ E[most K] = %v and the measurement in %d..%d", grow.Number(), grow.Plan, mean, lo, hi)
+	}
+	if pp := find(t, rs, "grow", "stripes_per_post"); pp.Plan == nil || math.Abs(*pp.Plan-mean/float64(posts)) > 1e-12 {
+		t.Errorf("grow: stripes per post plan %v, want %v", pp.Plan, mean/float64(posts))
+	}
 	for _, name := range []string{"viral-stripes", "viral-load", "stripes-live"} {
 		if len(seriesOf(rep, name, "grow")) != 1 {
 			t.Errorf("no %s series for grow", name)
 		}
 	}
+}
+
+// mustTable reads a predict table.
+func mustTable(t *testing.T, text string) hot.PredictTable {
+	t.Helper()
+	var tab hot.PredictTable
+	if err := tab.UnmarshalText([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// newTestCluster is a simulated cluster for a design built in a test.
+func newTestCluster(t *testing.T) *cluster.Cluster {
+	t.Helper()
+	c, err := cluster.New(cluster.Config{Nodes: 4, KeyCapacity: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -34,8 +34,14 @@ var keyedTruthReports = []metrics.Metric{metrics.Events, metrics.DistinctKeys,
 	metrics.Top1Count, metrics.KthTrueCount}
 
 func (k *streamKind) reports(d *design) []metrics.Metric {
-	if d == nil {
+	planted := k.src.Planted() > 0
+	switch {
+	case d == nil && planted:
+		return append([]metrics.Metric{metrics.PlantedCount}, keyedTruthReports...)
+	case d == nil:
 		return keyedTruthReports
+	case planted && d.typ.Answers(strategies.FamilyPointCounter):
+		return append(keyedReports(k.top, d), metrics.PlantedEstimate, metrics.PlantedExcess)
 	}
 	return keyedReports(k.top, d)
 }

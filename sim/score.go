@@ -316,12 +316,12 @@ func ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-// coordination adds what a design spread over nodes sent its coordinator
-// for the answers it gave, and its largest node.
+// coordination adds what went between a design spread over nodes and its
+// coordinator for the answers it gave, both ways, and its largest node.
 func (s *scorer) coordination(d strategies.Distributed) {
 	msgs, items, bytes := d.Coordination()
-	s.add(metrics.Messages, float64(msgs), "messages", s.plan(metrics.Messages), "node → coordinator messages for the answers")
-	s.add(metrics.ItemsSent, float64(items), "items", s.plan(metrics.ItemsSent), "items those messages carried")
+	s.add(metrics.Messages, float64(msgs), "messages", s.plan(metrics.Messages), "messages for the answers, both ways: the coordinator's requests and the nodes' replies (or pushes)")
+	s.add(metrics.ItemsSent, float64(items), "items", s.plan(metrics.ItemsSent), "items those messages carried: the keys asked and the items sent")
 	s.add(metrics.BytesSent, float64(bytes), "B", s.plan(metrics.BytesSent), "their bytes")
 	s.add(metrics.NodeBytesMax, float64(d.NodeBytes()), "B", nil, "the largest node's memory")
 }

@@ -47,8 +47,9 @@ func newStreamKind(h *harness) (kind, error) {
 
 // streamConfig is the count stream a scenario states.
 func streamConfig(seed uint64, spec *scenarios.Stream) workload.StreamConfig {
+	plant, key := spec.Planted()
 	return workload.StreamConfig{Seed: seed, Label: streamLabel, Events: spec.Events, Keys: spec.Keys,
-		S: spec.Exponent(), Scramble: spec.Scramble, Rate: spec.Rate}
+		S: spec.Exponent(), Scramble: spec.Scramble, Rate: spec.Rate, Plant: plant, PlantKey: key}
 }
 
 func (k *streamKind) describe() string {
@@ -56,8 +57,12 @@ func (k *streamKind) describe() string {
 	if dist == "zipf" {
 		dist = fmt.Sprintf("zipf s = %g", k.spec.S)
 	}
-	return fmt.Sprintf("Simulated stream: %s events over %s keys, %s, batches of %d.",
-		metrics.Format(float64(k.spec.Events)), metrics.Format(float64(k.spec.Keys)), dist, k.spec.Batch)
+	plant := ""
+	if n := k.src.Planted(); n > 0 {
+		plant = fmt.Sprintf(", and key %d planted among them %s times", k.src.PlantedKey(), metrics.Format(float64(n)))
+	}
+	return fmt.Sprintf("Simulated stream: %s events over %s keys, %s%s, batches of %d.",
+		metrics.Format(float64(k.spec.Events)), metrics.Format(float64(k.spec.Keys)), dist, plant, k.spec.Batch)
 }
 
 func (k *streamKind) accepts(*strategies.Type) error { return nil }
@@ -85,7 +90,11 @@ func (k *streamKind) run(ctx context.Context) (*Report, error) {
 		kk.writes = float64(events)
 	}
 	k.rows.events(rep, events, k.spec.Events)
-	kk.score(sctx, rep, r, tr, events, nil, nil)
+	var more func(s *scorer, i int)
+	if k.src.Planted() > 0 {
+		more = k.planted(rep, r, tr, events)
+	}
+	kk.score(sctx, rep, r, tr, events, more, nil)
 	return rep, stoppedScoring(ctx, rep, err)
 }
 
@@ -99,7 +108,11 @@ func (k *streamKind) truth() tallyObserver {
 	return newTruth(int(k.lineup.env.Keys), false, false)
 }
 
-func (k *streamKind) byRank() bool { return k.spec.Keys/16 <= uint64(k.spec.Events) }
+// A planted key is counted by key: the rank truth reads a key's rank off
+// the scrambler, which knows no plant.
+func (k *streamKind) byRank() bool {
+	return k.src.Planted() == 0 && k.spec.Keys/16 <= uint64(k.spec.Events)
+}
 
 // keyed is what the count and the timed stream share (and the split
 // stream, the log, the posts): writes over a key space drawn by a known

@@ -203,10 +203,13 @@ type Part struct {
 // nodes for what it needs to answer. It accounts what that costs.
 type Distributed interface {
 	Strategy
-	// Coordination returns what the nodes sent the coordinator for the
-	// answers given so far: messages (one a node a round it answers), the
-	// items they carried in all and their bytes (16 B an item: key and
-	// count, unless the design says otherwise).
+	// Coordination returns what went between the coordinator and the
+	// nodes for the answers given so far, both ways: messages (the
+	// coordinator's requests, one a node a round it asks, and the nodes'
+	// replies or pushes), the items they carried in all (the keys a request
+	// asks about, the items a node sends) and their bytes (16 B an item a
+	// node sends: key and count; 8 B a key asked; unless the design says
+	// otherwise).
 	Coordination() (messages, items, bytes int64)
 	// NodeBytes returns the memory of the largest node.
 	NodeBytes() int64

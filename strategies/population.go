@@ -1,5 +1,7 @@
 package strategies
 
+import "countsim/workload"
+
 // Sharded is a design that keeps each key's count in stripes it sizes per
 // key, as a population run asks of it: the K a counter starts with, the
 // stripes each key holds, and their store keys. A Striped counter is one.
@@ -41,4 +43,11 @@ type Population struct {
 	// ViralPeak is the like rate, a second, a small account's viral post
 	// peaks at (the jump's factor × its floor); 0 without viral posts.
 	ViralPeak float64
+	// Posts, when not nil, is the table of posts the run draws its likes
+	// from, or a sample of it drawn by the same law, each post's rate over
+	// time known: a plan that depends on how each counter's load unfolds
+	// (the stripes a growing counter reaches) sums over it. Each of its
+	// posts stands for Scale of the run's (1: it is the run's table).
+	Posts *workload.Posts
+	Scale float64
 }

@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -39,6 +40,20 @@ type StreamConfig struct {
 	// means DefaultChunkSize. It is part of the stream's identity: the same
 	// seed with another chunk size gives other events.
 	ChunkSize int
+	// Plant is the writes of one planted key, a key of known true count
+	// beside the Zipf's (the practice question's dish searched 400
+	// times): it must be in [0, Events], and 0 plants nothing. The
+	// planted writes are spread evenly over the stream, the k-th (from
+	// 1) at index ⌈k·Events/Plant⌉ − 1, each taking the place of the draw
+	// at its index: every other event is the one the stream holds without
+	// the plant.
+	Plant int64
+	// PlantKey is the planted key; 0 means the key of rank Keys + 1 (a
+	// key the Zipf never draws). A key given must not be one the stream
+	// draws: its rank (the scrambler's inverse of it when the stream
+	// scrambles, else the key itself) must be outside 1..Keys. It needs
+	// Plant.
+	PlantKey uint64
 }
 
 // A Stream is a deterministic sequence of Config().Events write events cut
@@ -47,12 +62,18 @@ type StreamConfig struct {
 // and the stream is the same whatever GOMAXPROCS or the worker count.
 //
 // Every event has Op Write, Delta 1, Actor 0, ID = its global index + 1
-// (unique, from 1) and a Key drawn from Zipf(Keys, S), scrambled if asked.
+// (unique, from 1) and a Key drawn from Zipf(Keys, S), scrambled if asked,
+// but the Plant events of the planted key, which has rank Keys + 1.
 type Stream struct {
 	cfg       StreamConfig
 	keys      keySpace
 	chunks    int
 	labelHash uint64
+	// With a plant: the planted key, and the rank the key space gives it
+	// (its rank and that of the key of rank Keys + 1 are swapped, so that
+	// RankOf and KeyOf stay a bijection).
+	plantKey  uint64
+	plantRank uint64
 }
 
 // NewStream validates cfg and returns its stream. Set-up is O(1).
@@ -92,7 +113,64 @@ func NewStream(cfg StreamConfig) (*Stream, error) {
 		chunks:    chunks,
 		labelHash: xxhash.Sum64String(cfg.Label),
 	}
+	switch {
+	case cfg.Plant < 0 || cfg.Plant > cfg.Events:
+		return nil, fmt.Errorf("workload: stream plant %d not in [0, events %d]", cfg.Plant, cfg.Events)
+	case cfg.Plant == 0 && cfg.PlantKey != 0:
+		return nil, fmt.Errorf("workload: stream plant key %d given without plant (allowed: a plant of at least 1 write)", cfg.PlantKey)
+	case cfg.Plant > 0:
+		s.plantKey = keys.keyOf(cfg.Keys + 1)
+		s.plantRank = cfg.Keys + 1
+		if cfg.PlantKey != 0 {
+			s.plantKey, s.plantRank = cfg.PlantKey, s.naturalRank(cfg.PlantKey)
+			if s.plantRank >= 1 && s.plantRank <= cfg.Keys {
+				return nil, fmt.Errorf("workload: stream plant key %d is the key of rank %d, which the stream draws (allowed: a key whose rank is not in 1..%d)",
+					cfg.PlantKey, s.plantRank, cfg.Keys)
+			}
+		}
+	}
 	return s, nil
+}
+
+// naturalRank is the rank of a key in the key space, the plant aside.
+func (s *Stream) naturalRank(key uint64) uint64 {
+	if s.keys.scramble {
+		return s.keys.scr.Rank(key)
+	}
+	return key
+}
+
+// Planted returns the writes of the planted key (Plant), 0 without one.
+func (s *Stream) Planted() int64 { return s.cfg.Plant }
+
+// PlantedKey returns the planted key; without a plant, 0 (and no key is
+// planted).
+func (s *Stream) PlantedKey() uint64 { return s.plantKey }
+
+// Ranks returns the ranks of the stream's keys, the most ChunkRanks gives:
+// Keys, and one more, the planted key's, with a plant.
+func (s *Stream) Ranks() uint64 {
+	if s.cfg.Plant > 0 {
+		return s.cfg.Keys + 1
+	}
+	return s.cfg.Keys
+}
+
+// plantIndex returns the index of the k-th planted event (k from 1):
+// ⌈k·Events/Plant⌉ − 1, in 128-bit arithmetic.
+func (s *Stream) plantIndex(k int64) int64 {
+	n, p := uint64(s.cfg.Events), uint64(s.cfg.Plant)
+	hi, lo := bits.Mul64(uint64(k), n)
+	lo, carry := bits.Add64(lo, p-1, 0)
+	q, _ := bits.Div64(hi+carry, lo, p) // k·Events/Plant ≤ Events: no overflow
+	return int64(q) - 1
+}
+
+// plantedBefore returns the planted events of index below i: ⌊i·Plant/Events⌋.
+func (s *Stream) plantedBefore(i int64) int64 {
+	hi, lo := bits.Mul64(uint64(i), uint64(s.cfg.Plant))
+	q, _ := bits.Div64(hi, lo, uint64(s.cfg.Events)) // ≤ Plant
+	return int64(q)
 }
 
 // Config returns the stream's config, with ChunkSize resolved (never 0).
@@ -142,12 +220,28 @@ func (s *Stream) chunk(i int, buf []Event, ranks []uint32) ([]Event, []uint32) {
 	// without an interface call per draw.
 	var pcg rand.PCG
 	pcg.Seed(chunkSeed(s.cfg.Seed, s.labelHash, i))
+	// The next planted event's index, −1 when none is left: the k-th.
+	next, k := int64(-1), int64(0)
+	if s.cfg.Plant > 0 {
+		if k = s.plantedBefore(start) + 1; k <= s.cfg.Plant {
+			next = s.plantIndex(k)
+		}
+	}
 	for j := range buf {
 		index := start + int64(j)
-		rank := s.keys.rankPCG(&pcg)
+		rank := s.keys.rankPCG(&pcg) // drawn even where a planted write takes its place
+		key := s.keys.keyOf(rank)
+		if index == next {
+			key, rank = s.plantKey, s.cfg.Keys+1
+			if k++; k <= s.cfg.Plant {
+				next = s.plantIndex(k)
+			} else {
+				next = -1
+			}
+		}
 		buf[j] = Event{
 			At:    roundTime(float64(index) * 1e9 / s.cfg.Rate),
-			Key:   s.keys.keyOf(rank),
+			Key:   key,
 			Delta: 1,
 			ID:    uint64(index) + 1,
 			Op:    Write,
@@ -177,21 +271,51 @@ func roundTime(y float64) int64 {
 }
 
 // KeyOf returns the key of a rank: NewScrambler(Seed).Key(rank) when the
-// stream scrambles, else rank.
-func (s *Stream) KeyOf(rank uint64) uint64 { return s.keys.keyOf(rank) }
-
-// RankOf returns the rank whose key is key: the inverse of KeyOf, a
-// bijection on uint64. A key the stream can draw has a rank in 1..Keys.
-func (s *Stream) RankOf(key uint64) uint64 {
-	if s.keys.scramble {
-		return s.keys.scr.Rank(key)
+// stream scrambles, else rank; with a plant, the planted key for rank
+// Keys + 1 (and, when the planted key was given, the key of rank Keys + 1
+// for the planted key's own rank: the two swap).
+func (s *Stream) KeyOf(rank uint64) uint64 {
+	if s.cfg.Plant > 0 {
+		switch rank {
+		case s.cfg.Keys + 1:
+			return s.plantKey
+		case s.plantRank:
+			return s.keys.keyOf(s.cfg.Keys + 1)
+		}
 	}
-	return key
+	return s.keys.keyOf(rank)
 }
 
-// Prob returns the probability that an event of the stream has this rank:
-// rank^−S / H(Keys, S), and 0 outside 1..Keys.
-func (s *Stream) Prob(rank uint64) float64 { return s.keys.prob(rank) }
+// RankOf returns the rank whose key is key: the inverse of KeyOf, a
+// bijection on uint64. A key the stream can draw has a rank in 1..Keys,
+// the planted key Keys + 1.
+func (s *Stream) RankOf(key uint64) uint64 {
+	r := s.naturalRank(key)
+	if s.cfg.Plant > 0 {
+		switch {
+		case key == s.plantKey:
+			return s.cfg.Keys + 1
+		case r == s.cfg.Keys+1:
+			return s.plantRank
+		}
+	}
+	return r
+}
+
+// Prob returns the share of the stream's events that have this rank:
+// rank^−S / H(Keys, S), and 0 outside 1..Keys; with a plant, that times
+// (1 − Plant/Events) for the draws it leaves, and Plant/Events for rank
+// Keys + 1.
+func (s *Stream) Prob(rank uint64) float64 {
+	if s.cfg.Plant == 0 {
+		return s.keys.prob(rank)
+	}
+	share := float64(s.cfg.Plant) / float64(s.cfg.Events)
+	if rank == s.cfg.Keys+1 {
+		return share
+	}
+	return (1 - share) * s.keys.prob(rank)
+}
 
 // ChunkRand returns the generator of chunk i of the stream (seed, label): a
 // PCG seeded from a mix of the seed, the xxhash of the label and the chunk

@@ -33,6 +33,12 @@ import (
 // carries: Σ over pushes of the node's k-th count when it held k items.
 // Small items spread over many nodes and cycles vanish; the central key
 // takes nodes × k ZINCRBY a cycle, in one burst.
+//
+// What goes on the wire: the central set asks the nodes nothing (no phase
+// has a request, unlike split-topk's and TPUT's coordinators): a node with
+// items pushes once a cycle on its own clock, one message of at most k
+// items of 16 B. So over C cycles at most nodes × C messages and
+// nodes × k × C items, all of them pushes.
 
 // NodeLocalTopKParams are the parameters of the node-local top-K.
 type NodeLocalTopKParams struct {
@@ -254,7 +260,7 @@ func (d *NodeLocalTopK) Top(k int) []strategies.Item {
 }
 
 // Coordination: a message a node a push it made, and the items pushed,
-// 16 B each (a member and its increment).
+// 16 B each (a member and its increment); no request goes the other way.
 func (d *NodeLocalTopK) Coordination() (messages, items, bytes int64) {
 	return d.pushes, d.items, 16 * d.items
 }

@@ -27,8 +27,11 @@ import (
 //
 //	true − Err ≤ Count ≤ true,   Err = Σ over the nodes that did not send the key of their K'-th count.
 //
-// Cost of one answer: S messages, at most S·K' items of 16 B (merge
-// candidates S·K'), and O(n log K') a node of n keys to select its list.
+// Cost of one answer, both ways on the wire (Coordination counts both):
+// the coordinator's request to every node ("your top K'", no item), S
+// messages; every node's reply, S messages of min(K', its keys) items of
+// 16 B. So 2S messages and at most S·K' items (merge candidates S·K'), and
+// O(n log K') a node of n keys to select its list.
 
 // SplitTopKParams are the parameters of split-topk.
 type SplitTopKParams struct {
@@ -64,8 +67,9 @@ func (p SplitTopKParams) resolve(env strategies.Env) (SplitTopKParams, error) {
 type SplitTopK struct {
 	nodes     splitNodes
 	overfetch int
-	messages  int64 // node → coordinator, over every answer given
-	items     int64
+	requests  int64 // coordinator → node, over every answer given: one a node an answer, no item
+	replies   int64 // node → coordinator: one a node an answer
+	items     int64 // the (key, count) items the replies carried
 }
 
 // NewSplitTopK returns split-topk of p.Nodes nodes sending p.Overfetch keys
@@ -96,11 +100,13 @@ func (s *SplitTopK) Bytes() int64 { return s.nodes.bytes() }
 // NodeBytes returns the memory of the largest node's table.
 func (s *SplitTopK) NodeBytes() int64 { return s.nodes.nodeBytes() }
 
-// Coordination returns what the nodes sent over every Top answered so far
-// (each call runs the exchange again on the counts of the moment, and adds
-// to these): one message a node a call, the keys they carried, 16 B each.
+// Coordination returns what went between the coordinator and the nodes
+// over every Top answered so far (each call runs the exchange again on the
+// counts of the moment, and adds to these): two messages a node a call,
+// the coordinator's request, which carries no item, and the node's reply;
+// the items the replies carried, 16 B each.
 func (s *SplitTopK) Coordination() (messages, items, bytes int64) {
-	return s.messages, s.items, s.items * splitNodeBytes
+	return s.requests + s.replies, s.items, s.items * splitNodeBytes
 }
 
 // Top runs the exchange: every node sends its local top max(K', k), the
@@ -116,8 +122,9 @@ func (s *SplitTopK) Top(k int) []strategies.Item {
 	var cands []strategies.Item // Err holds, until the end, the cuts of the nodes that sent the key
 	var cuts uint64             // Σ over nodes of the last count each sent, 0 for a node that sent all it holds
 	for i := range s.nodes.tables {
+		s.requests++ // "send your top K'"
 		list := s.nodes.localTop(i, per)
-		s.messages++
+		s.replies++
 		s.items += int64(len(list))
 		var cut uint64
 		if s.nodes.tables[i].Len() > len(list) {
@@ -167,9 +174,9 @@ func init() {
 }
 
 // splitTopKPlan: the nodes, their tables' bytes, and what one answer to the
-// scenario's top-K question costs: S messages carrying at most S·K' keys of
-// 16 B, the merge's candidates. The same at any scale: K' and S are the
-// design's.
+// scenario's top-K question costs: S requests and S replies, the replies
+// carrying at most S·K' keys of 16 B, the merge's candidates. The same at
+// any scale: K' and S are the design's.
 func splitTopKPlan(p *SplitTopKParams, env strategies.Env) []strategies.PlanLine {
 	r, err := p.resolve(env)
 	if err != nil {
@@ -180,8 +187,8 @@ func splitTopKPlan(p *SplitTopKParams, env strategies.Env) []strategies.PlanLine
 		{Metric: metrics.Nodes, Value: s, Unit: "nodes", Note: "S"},
 		splitNodesPlan(env, r.Nodes),
 		{Metric: metrics.MergeCandidates, Value: s * kk, Unit: "keys", Note: "S × K' local top-K' entries, at most; a key split over nodes may be in none"},
-		{Metric: metrics.Messages, Value: s, Unit: "messages", Note: "S: one a node an answer"},
-		{Metric: metrics.ItemsSent, Value: s * kk, Unit: "keys", Note: "S × K' at most (a node holding fewer keys sends them all)"},
+		{Metric: metrics.Messages, Value: 2 * s, Unit: "messages", Note: "2S an answer: the coordinator's request to each node, and each node's reply"},
+		{Metric: metrics.ItemsSent, Value: s * kk, Unit: "keys", Note: "S × K' at most, all in the replies (a node holding fewer keys sends them all; a request carries none)"},
 		{Metric: metrics.BytesSent, Value: s * kk * splitNodeBytes, Unit: "B", Note: "S × K' × 16 B (key and count)"},
 	}
 }

@@ -273,23 +273,26 @@ func handSplit() []workload.Event {
 // The coordination figures of both designs on handSplit, against a count by
 // hand.
 //
-// split-topk, K' = 2: each node sends its top 2 (node 0: a 9, b 8; node 1:
-// c 9, d 8; node 2: e 9, x 4; node 3: none): 4 messages, 6 items, 96 B.
-// The sums are a 9, c 9, e 9, b 8, d 8, x 4; the top 2 is a 9, c 9, missing
-// x. The cuts (last count sent by a node holding more) are 8, 8, 4, 0: a is
-// unsent by nodes 1, 2, 3, Err 8+4 = 12; c likewise 12. Again with K' = 3
-// (cuts 4, 4, 2, 0): 4 more messages, 9 more items; x 12 Err 0, a 9+2 = 11, Err 4.
+// split-topk, K' = 2: the coordinator asks each of the 4 nodes (4
+// requests, no item) and each sends its top 2 (node 0: a 9, b 8; node 1:
+// c 9, d 8; node 2: e 9, x 4; node 3: none): 4 replies, 6 items; 8
+// messages, 96 B. The sums are a 9, c 9, e 9, b 8, d 8, x 4; the top 2 is
+// a 9, c 9, missing x. The cuts (last count sent by a node holding more)
+// are 8, 8, 4, 0: a is unsent by nodes 1, 2, 3, Err 8+4 = 12; c likewise
+// 12. Again with K' = 3 (cuts 4, 4, 2, 0): 8 more messages, 9 more items;
+// x 12 Err 0, a 9+2 = 11, Err 4.
 //
-// threshold-topk, k = 2. Phase 1: the top 2 of each node, 4 messages, 6
-// items; node 3 sent all it holds (nothing) and is not asked again. τ1 =
-// the 2nd of 9, 9, 9, 8, 8, 4 = 9; t = ⌈9/4⌉ = 3. Phase 2 (nodes 0-2):
-// node 0 sends x 4 (g 1 < 3), node 1 x 4 and h 3, node 2 nothing (a 2 < 3,
-// x already sent): 3 messages, 3 items. ψ: x 12 (sent by all three), a 9,
-// c 9, e 9, b 8, d 8, h 3; τ2 = 9. U = ψ + misses·(t−1): x 12, a, c, e 13,
-// b, d 12, h 3+2·2 = 7 < 9: h pruned. Phase 3: a, c, e, b, d asked of
-// nodes 0-2 (15 keys asked); only node 2 has one it has not sent, a 2:
-// 3 messages, 1 item. Answer x 12, a 11. In all 10 messages, 10 items,
-// 160 B.
+// threshold-topk, k = 2. Phase 1: 4 requests, and the top 2 of each node,
+// 4 replies of 6 items; node 3 sent all it holds (nothing) and is not
+// asked again. τ1 = the 2nd of 9, 9, 9, 8, 8, 4 = 9; t = ⌈9/4⌉ = 3. Phase
+// 2 (nodes 0-2): 3 requests (T); node 0 sends x 4 (g 1 < 3), node 1 x 4
+// and h 3, node 2 nothing (a 2 < 3, x already sent): 3 replies, 3 items.
+// ψ: x 12 (sent by all three), a 9, c 9, e 9, b 8, d 8, h 3; τ2 = 9. U =
+// ψ + misses·(t−1): x 12, a, c, e 13, b, d 12, h 3+2·2 = 7 < 9: h pruned.
+// Phase 3: a, c, e, b, d sent to nodes 0-2, 3 requests of 5 keys (15 keys
+// asked); only node 2 has one it has not sent, a 2: 3 replies, 1 item.
+// Answer x 12, a 11. In all 10 requests and 10 replies, 20 messages; 15
+// keys asked and 10 items sent, 25 items; 15 × 8 + 10 × 16 = 280 B.
 func TestCoordinationByHand(t *testing.T) {
 	ev := handSplit()
 	s, err := NewSplitTopK(SplitTopKParams{Overfetch: 2, Nodes: 4}, 8, 1)
@@ -300,15 +303,15 @@ func TestCoordinationByHand(t *testing.T) {
 	if got, want := s.Top(2), []strategies.Item{{Key: 1, Count: 9, Err: 12}, {Key: 3, Count: 9, Err: 12}}; !slices.Equal(got, want) {
 		t.Errorf("split-topk K'=2: Top(2) = %+v, want %+v", got, want)
 	}
-	if m, i, b := s.Coordination(); m != 4 || i != 6 || b != 96 {
-		t.Errorf("split-topk K'=2: coordination %d messages, %d items, %d B; want 4, 6, 96", m, i, b)
+	if m, i, b := s.Coordination(); m != 8 || i != 6 || b != 96 {
+		t.Errorf("split-topk K'=2: coordination %d messages, %d items, %d B; want 8, 6, 96", m, i, b)
 	}
 	s.overfetch = 3
 	if got, want := s.Top(2), []strategies.Item{{Key: 9, Count: 12}, {Key: 1, Count: 11, Err: 4}}; !slices.Equal(got, want) {
 		t.Errorf("split-topk K'=3: Top(2) = %+v, want %+v", got, want)
 	}
-	if m, i, b := s.Coordination(); m != 8 || i != 15 || b != 240 {
-		t.Errorf("split-topk after K'=2 and 3: coordination %d messages, %d items, %d B; want 8, 15, 240", m, i, b)
+	if m, i, b := s.Coordination(); m != 16 || i != 15 || b != 240 {
+		t.Errorf("split-topk after K'=2 and 3: coordination %d messages, %d items, %d B; want 16, 15, 240", m, i, b)
 	}
 
 	x, err := NewThresholdTopK(ThresholdTopKParams{Nodes: 4}, 8, 1)
@@ -319,18 +322,22 @@ func TestCoordinationByHand(t *testing.T) {
 	if got, want := x.Top(2), []strategies.Item{{Key: 9, Count: 12}, {Key: 1, Count: 11}}; !slices.Equal(got, want) {
 		t.Errorf("threshold-topk: Top(2) = %+v, want %+v", got, want)
 	}
-	wantRounds := [3]roundCost{{3 + 1, 6, 96, 0}, {3, 3, 48, 0}, {3, 1, 16, 15}}
+	wantRounds := [3]roundCost{
+		{Requests: 4, Replies: 4, Items: 6},
+		{Requests: 3, Replies: 3, Items: 3},
+		{Requests: 3, Asked: 15, Replies: 3, Items: 1},
+	}
 	if got := x.rounds; got != wantRounds {
 		t.Errorf("threshold-topk: rounds %+v, want %+v", got, wantRounds)
 	}
-	if m, i, b := x.Coordination(); m != 10 || i != 10 || b != 160 {
-		t.Errorf("threshold-topk: coordination %d messages, %d items, %d B; want 10, 10, 160", m, i, b)
+	if m, i, b := x.Coordination(); m != 20 || i != 25 || b != 280 {
+		t.Errorf("threshold-topk: coordination %d messages, %d items, %d B; want 20, 25, 280", m, i, b)
 	}
 	x.Top(2) // a second answer runs the protocol again and adds to the tallies
-	if m, i, b := x.Coordination(); m != 20 || i != 20 || b != 320 {
-		t.Errorf("threshold-topk after two answers: coordination %d messages, %d items, %d B; want 20, 20, 320", m, i, b)
+	if m, i, b := x.Coordination(); m != 40 || i != 50 || b != 560 {
+		t.Errorf("threshold-topk after two answers: coordination %d messages, %d items, %d B; want 40, 50, 560", m, i, b)
 	}
-	if x.Top(0); x.rounds[0].Messages != 8 {
+	if x.Top(0); x.rounds[0].Requests != 8 {
 		t.Errorf("Top(0) sent messages: %+v", x.rounds)
 	}
 }
@@ -424,7 +431,8 @@ func TestSplitParams(t *testing.T) {
 }
 
 // The designs resolve K' and S from the scenario, and their plans give the
-// cost of one answer to its question, and the bytes their nodes hold once
+// cost of one answer to its question (messages both ways: 2S for
+// split-topk, at most 6S for threshold-topk), and the bytes their nodes hold once
 // built (what the memory check counts them at).
 func TestSplitPlans(t *testing.T) {
 	env := strategies.Env{Seed: 1, Keys: 1000, Events: 80000, Top: 10, Nodes: 8}
@@ -435,7 +443,7 @@ func TestSplitPlans(t *testing.T) {
 	if nb := s.NodeBytes(); nb != int64(ds.TableLen(1000))*ds.ExactSlotBytes || s.Bytes() < 8*nb {
 		t.Errorf("split-topk: node bytes %d, bytes %d; want a table for min(keys, events/S) = 1000 keys a node", nb, s.Bytes())
 	}
-	want := map[metrics.Metric]float64{metrics.Nodes: 8, metrics.MergeCandidates: 80, metrics.Messages: 8, metrics.ItemsSent: 80, metrics.BytesSent: 1280,
+	want := map[metrics.Metric]float64{metrics.Nodes: 8, metrics.MergeCandidates: 80, metrics.Messages: 16, metrics.ItemsSent: 80, metrics.BytesSent: 1280,
 		metrics.Bytes: float64(s.Bytes())}
 	typ, _ := strategies.Lookup("split-topk")
 	p, _ := designtest.DecodeParams(typ, []scenarios.Param{{Key: "overfetch", Value: int64(10)}})
@@ -443,7 +451,7 @@ func TestSplitPlans(t *testing.T) {
 	th := designtest.BuildDesign(t, "threshold-topk", nil, env)
 	typ, _ = strategies.Lookup("threshold-topk")
 	p, _ = designtest.DecodeParams(typ, nil)
-	checkSplitPlan(t, typ.Plan(p, env), map[metrics.Metric]float64{metrics.Nodes: 8, metrics.Messages: 24, metrics.MergeCandidates: 80,
+	checkSplitPlan(t, typ.Plan(p, env), map[metrics.Metric]float64{metrics.Nodes: 8, metrics.Messages: 48, metrics.MergeCandidates: 80,
 		metrics.Bytes: float64(th.Bytes())})
 	// Sized by the events a node takes when they are fewer than the keys,
 	// and over nodes of the design's own: the plan follows.

@@ -40,11 +40,25 @@ import (
 // once (phase 2 and 3 send only keys not sent before; a node knows what it
 // sent); a node that holds at most k keys sent them all in phase 1, so it is
 // not asked again and counts for no miss in U; phase 3 is
-// skipped when no candidate is left whose sum is not yet exact. A message
-// is one node's answer in one phase, even an empty one: the coordinator
-// waits for every node it asked. What the coordinator sends the nodes (T,
-// the candidates) is not in Coordination; the tally of each phase (rounds)
-// counts it for phase 3.
+// skipped when no candidate is left whose sum is not yet exact, and asks
+// only for the candidates whose sums are not (P below).
+//
+// What goes on the wire, both ways, is what Coordination counts: every
+// phase is the coordinator's request to each node it asks and that node's
+// reply, even an empty one (the coordinator waits for every node it
+// asked). A request carries no item but phase 3's, which carries the
+// candidates (8 B a key); a reply carries (key, count) items of 16 B. With
+// S nodes, O of them open after phase 1 (holding more than k keys), R_i
+// the keys of node i of local count ≥ t not sent in phase 1 and P the
+// candidates left whose sums are not exact:
+//
+//	phase 1: S requests (k) + S replies of min(k, keys_i) items;
+//	phase 2: O requests (T) + O replies of R_i items;
+//	phase 3: O requests of P keys each + O replies of at most P items each,
+//
+// so 2S + 4·O ≤ 6S messages, and phase 3 alone O·P keys asked (the paper's
+// broadcast of its candidate set to every node) beside what the nodes
+// answer. Phases 2 and 3 are skipped when O = 0, phase 3 when P = 0.
 //
 // Cost: phase 1 O(n log k) a node of n keys, phase 2 O(n) a node, phase 3
 // O(1) a candidate a node; the coordinator O(C log C) for C candidates.
@@ -66,14 +80,23 @@ func (p ThresholdTopKParams) resolve(env strategies.Env) (ThresholdTopKParams, e
 }
 
 // roundCost is what one phase of a distributed answer cost, summed over
-// the answers given: the nodes' messages to the coordinator (one a node
-// asked), the items (key, count) they carried and their bytes, and the keys
-// the coordinator asked every node about (phase 3's candidates, once a node
-// asked).
+// the answers given: the coordinator's requests (one a node asked) and the
+// keys they carried (phase 3's candidates, once a node asked), the nodes'
+// replies (one a node asked) and the (key, count) items they carried.
 type roundCost struct {
-	Messages, Items, Bytes int64
-	Requested              int64
+	Requests, Asked int64 // coordinator → node
+	Replies, Items  int64 // node → coordinator
 }
+
+// splitKeyBytes is the bytes a key asked about takes on the wire from the
+// coordinator to a node.
+const splitKeyBytes = 8
+
+// messages is the phase's messages both ways, items the keys and items
+// they carried, bytes their bytes.
+func (r roundCost) messages() int64 { return r.Requests + r.Replies }
+func (r roundCost) items() int64    { return r.Asked + r.Items }
+func (r roundCost) bytes() int64    { return r.Asked*splitKeyBytes + r.Items*splitNodeBytes }
 
 // ThresholdTopK is threshold-topk: S nodes of exact local counts and a
 // coordinator running TPUT. It is an exact TopK (Err 0, the true top k)
@@ -108,14 +131,16 @@ func (s *ThresholdTopK) Bytes() int64 { return s.nodes.bytes() }
 // NodeBytes returns the memory of the largest node's table.
 func (s *ThresholdTopK) NodeBytes() int64 { return s.nodes.nodeBytes() }
 
-// Coordination returns what the nodes sent over every Top answered so far
-// (each call runs the protocol again on the counts of the moment and adds
-// to these), the three phases summed.
+// Coordination returns what went between the coordinator and the nodes
+// over every Top answered so far (each call runs the protocol again on the
+// counts of the moment and adds to these), both ways and the three phases
+// summed: the requests and the replies, the keys asked and the items
+// answered, 8 B a key asked and 16 B an item.
 func (s *ThresholdTopK) Coordination() (messages, items, bytes int64) {
 	for _, r := range s.rounds {
-		messages += r.Messages
-		items += r.Items
-		bytes += r.Bytes
+		messages += r.messages()
+		items += r.items()
+		bytes += r.bytes()
 	}
 	return messages, items, bytes
 }
@@ -154,8 +179,9 @@ func (s *ThresholdTopK) Top(k int) []strategies.Item {
 	lasts := make([]strategies.Item, S) // an open node's k-th item: the keys it sent are those not worse
 	open := make([]int, 0, S)
 	for i := range S {
+		s.rounds[0].ask(0) // "send your top k"
 		list := s.nodes.localTop(i, k)
-		s.rounds[0].add(1, len(list))
+		s.rounds[0].reply(len(list))
 		isOpen := s.nodes.tables[i].Len() > len(list)
 		if isOpen {
 			open = append(open, i)
@@ -177,6 +203,7 @@ func (s *ThresholdTopK) Top(k int) []strategies.Item {
 	// sent.
 	t := max(1, (tau1+uint64(S)-1)/uint64(S))
 	for _, i := range open {
+		s.rounds[1].ask(0) // T
 		last, n := &lasts[i], 0
 		for key, c := range s.nodes.tables[i].All() {
 			if c >= t && ds.Worse(&strategies.Item{Key: key, Count: c}, last) {
@@ -184,7 +211,7 @@ func (s *ThresholdTopK) Top(k int) []strategies.Item {
 				n++
 			}
 		}
-		s.rounds[1].add(1, n)
+		s.rounds[1].reply(n)
 	}
 	tau2 := tputKth(cands, k)
 
@@ -203,10 +230,11 @@ func (s *ThresholdTopK) Top(k int) []strategies.Item {
 	}
 	cands = kept
 
-	// Phase 3: every open node sends its counts of the pending candidates it
-	// holds and has not sent.
+	// Phase 3: the coordinator sends every open node the pending
+	// candidates; each sends its counts of those it holds and has not sent.
 	if pending > 0 {
 		for _, i := range open {
+			s.rounds[2].ask(pending)
 			last, n := &lasts[i], 0
 			for j := range cands {
 				c := &cands[j]
@@ -220,18 +248,22 @@ func (s *ThresholdTopK) Top(k int) []strategies.Item {
 				c.sum += v
 				n++
 			}
-			s.rounds[2].add(1, n)
-			s.rounds[2].Requested += int64(pending)
+			s.rounds[2].reply(n)
 		}
 	}
 	return tputAnswer(cands, k)
 }
 
-// add counts one message carrying n items.
-func (r *roundCost) add(messages, n int) {
-	r.Messages += int64(messages)
+// ask counts one request of the coordinator's carrying n keys.
+func (r *roundCost) ask(n int) {
+	r.Requests++
+	r.Asked += int64(n)
+}
+
+// reply counts one node's reply carrying n items.
+func (r *roundCost) reply(n int) {
+	r.Replies++
 	r.Items += int64(n)
-	r.Bytes += int64(n) * splitNodeBytes
 }
 
 // tputKth returns the k-th largest partial sum, 0 with fewer than k keys.
@@ -281,9 +313,10 @@ func init() {
 		}))
 }
 
-// thresholdTopKPlan: the nodes, their tables' bytes, and the closed-form part of an answer's
-// cost: at most three rounds of S messages, and phase 1's S·K candidates.
-// What phases 2 and 3 carry depends on the data (rounds tallies it).
+// thresholdTopKPlan: the nodes, their tables' bytes, and the closed-form
+// part of an answer's cost: at most three phases of S requests and S
+// replies, and phase 1's S·K candidates. What phases 2 and 3 carry depends
+// on the data (rounds tallies it; the top of the file says how).
 func thresholdTopKPlan(p *ThresholdTopKParams, env strategies.Env) []strategies.PlanLine {
 	r, err := p.resolve(env)
 	if err != nil {
@@ -293,7 +326,7 @@ func thresholdTopKPlan(p *ThresholdTopKParams, env strategies.Env) []strategies.
 	lines := []strategies.PlanLine{
 		{Metric: metrics.Nodes, Value: s, Unit: "nodes", Note: "S"},
 		splitNodesPlan(env, r.Nodes),
-		{Metric: metrics.Messages, Value: 3 * s, Unit: "messages", Note: "3S at most: three rounds of one a node; fewer when every node sent all it holds, or no candidate is left to complete"},
+		{Metric: metrics.Messages, Value: 6 * s, Unit: "messages", Note: "6S at most: three phases of a request to each node and its reply (2S + 4 × the nodes still open after phase 1); fewer when every node sent all it holds, or no candidate is left to complete"},
 	}
 	if env.Top > 0 {
 		lines = append(lines, strategies.PlanLine{Metric: metrics.MergeCandidates, Value: s * float64(env.Top), Unit: "keys",

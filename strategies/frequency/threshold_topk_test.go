@@ -152,8 +152,8 @@ func TestThresholdVsOverfetch(t *testing.T) {
 		}
 		tm, ti, tb := x.Coordination()
 		rounds := x.rounds
-		t.Logf("%d nodes, global share %g: threshold-topk: %d messages, %d items, %d B (by phase: %d, %d, %d items; %d keys asked in phase 3)",
-			c.nodes, c.global, tm, ti, tb, rounds[0].Items, rounds[1].Items, rounds[2].Items, rounds[2].Requested)
+		t.Logf("%d nodes, global share %g: threshold-topk: %d messages, %d items, %d B (by phase: %d, %d, %d items sent; %d keys asked in phase 3)",
+			c.nodes, c.global, tm, ti, tb, rounds[0].Items, rounds[1].Items, rounds[2].Items, rounds[2].Asked)
 		s, err := NewSplitTopK(SplitTopKParams{Overfetch: K, Nodes: c.nodes}, 1<<12, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -187,7 +187,8 @@ func TestThresholdVsOverfetch(t *testing.T) {
 
 // The trap of issue 11 in three nodes: key 9 is the heaviest in total and
 // in no node's top 2. Merging the nodes' top 2 misses it; TPUT finds it,
-// with exact counts, for a few more items sent.
+// with exact counts, for more on the wire: three phases of a request and a
+// reply a node, and phase 3 sends the 5 candidates left to every node.
 func ExampleThresholdTopK() {
 	var ev []workload.Event
 	for node, counts := range []map[uint64]int64{
@@ -211,6 +212,6 @@ func ExampleThresholdTopK() {
 		fmt.Printf("%T: %+v; %d messages, %d items, %d B\n", s, top, m, items, bytes)
 	}
 	// Output:
-	// *frequency.SplitTopK: [{Key:1 Count:9 Err:12} {Key:3 Count:9 Err:12}]; 3 messages, 6 items, 96 B
-	// *frequency.ThresholdTopK: [{Key:9 Count:12 Err:0} {Key:1 Count:11 Err:0}]; 9 messages, 9 items, 144 B
+	// *frequency.SplitTopK: [{Key:1 Count:9 Err:12} {Key:3 Count:9 Err:12}]; 6 messages, 6 items, 96 B
+	// *frequency.ThresholdTopK: [{Key:9 Count:12 Err:0} {Key:1 Count:11 Err:0}]; 18 messages, 24 items, 264 B
 }

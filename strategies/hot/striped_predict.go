@@ -220,12 +220,7 @@ func leastFollowers(guess float64, steps func(f float64) bool) float64 {
 }
 
 // FirstStripes is the K a key's counter starts with for a post of actor.
-func (s *Striped) FirstStripes(actor uint64) int {
-	if s.predict == nil {
-		return s.base
-	}
-	return s.predict.stripes(actor, s.base, s.max)
-}
+func (s *Striped) FirstStripes(actor uint64) int { return s.rule().first(actor) }
 
 // Stripes returns the key's live K and the most it has had.
 func (s *Striped) Stripes(key uint64) (live, held int) {
@@ -240,11 +235,8 @@ func (s *Striped) Stripes(key uint64) (live, held int) {
 // StripesFor is the most stripes a key of actor and of the peak rate
 // gets.
 func (s *Striped) StripesFor(actor uint64, peak float64) int {
-	k := s.FirstStripes(actor)
-	for s.adaptive && peak/float64(k) > s.growAbove && k < s.max {
-		k = min(2*k, s.max)
-	}
-	return k
+	r := s.rule()
+	return r.meanView(r.first(actor), peak)
 }
 
 // StripeKey is the store key of the key's stripe j.
@@ -257,9 +249,11 @@ var _ strategies.Sharded = (*Striped)(nil)
 
 // populationPlan: for a population of counters, the stripes they are
 // created with — E[K] under the law of followers, per post and over the
-// expected posts — where K stays as created; and, where K grows, the
-// seconds it takes a small account's viral post to reach the stripes its
-// peak needs at a key's capacity.
+// expected posts — where K stays as created; where K grows, the stripes
+// they hold — Σ over the posts of E[the most K], each post's K a chain
+// over its seconds under its own rate (striped_held.go) — and the seconds
+// it takes a small account's viral post to reach the stripes its peak
+// needs at a key's capacity.
 func populationPlan(p *StripedParams, env strategies.Env) []strategies.PlanLine {
 	pop := env.Population
 	if pop == nil || pop.FollowersAtLeast == nil {
@@ -282,6 +276,9 @@ func populationPlan(p *StripedParams, env strategies.Env) []strategies.PlanLine 
 			strategies.PlanLine{Metric: metrics.StripesHeld, Value: pop.Counters * ek, Unit: "stripes",
 				Note: fmt.Sprintf("posts × E[K] = %s × %.4g", strategies.Num(pop.Counters), ek)})
 	}
+	if p.GrowAbove > 0 && pop.Posts != nil && pop.Posts.Len() > 0 {
+		lines = append(lines, grownPlan(p, pop)...)
+	}
 	if capa := env.Sim.KeyCapacity; p.GrowAbove > 0 && pop.ViralPeak > 0 && capa > 0 {
 		need := int(strategies.CeilTidy(pop.ViralPeak / capa))
 		k0 := lo
@@ -299,4 +296,41 @@ func populationPlan(p *StripedParams, env strategies.Env) []strategies.PlanLine 
 		}
 	}
 	return lines
+}
+
+// grownPlan: the stripes a population of growing counters holds, Σ over
+// the posts (the run's table, or a sample of it) of E[the most K] under
+// each post's rate, per post and in all, with the mean's view beside it.
+func grownPlan(p *StripedParams, pop *strategies.Population) []strategies.PlanLine {
+	r := p.growthRule()
+	posts := pop.Posts
+	n := posts.Len()
+	var held, view float64
+	for j := range n {
+		held += r.heldLaw(posts, j).Mean
+		view += float64(r.meanView(r.first(posts.Post(j).Actor()), posts.PeakRate(j)))
+	}
+	scale, over := pop.Scale, fmt.Sprintf("the %s posts of the table", strategies.Num(float64(n)))
+	if scale <= 0 {
+		scale = 1
+	}
+	if scale != 1 {
+		over = fmt.Sprintf("a sample of %s posts drawn by the same law, × %.4g", strategies.Num(float64(n)), scale)
+	}
+	per := held / float64(n)
+	return []strategies.PlanLine{
+		{Metric: metrics.StripesPerPost, Value: per, Unit: "stripes",
+			Note: fmt.Sprintf("E[the most K] a post over %s: its first K, doubled at a second whose busiest stripe took more than %s%s, each second's likes Poisson of its rate", over, strategies.Num(p.GrowAbove), shrinkNote(p))},
+		{Metric: metrics.StripesHeld, Value: held * scale, Unit: "stripes",
+			Note: fmt.Sprintf("Σ over %s of E[the most K] (a chain over each post's seconds, striped_held.go); the mean's view, the first K doubled while peak / K > %s, gives %s",
+				over, strategies.Num(p.GrowAbove), strategies.Num(view*scale))},
+	}
+}
+
+// shrinkNote says the shrink rule in a plan's note, or nothing.
+func shrinkNote(p *StripedParams) string {
+	if p.ShrinkBelow <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and halved at one whose busiest took fewer than %s", strategies.Num(p.ShrinkBelow))
 }
