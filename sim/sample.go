@@ -101,13 +101,14 @@ func stepNames(scn *scenarios.Scenario) string {
 
 func init() { defineSampler("stream", sampleStream) }
 
-// sampleStream samples a count stream: its first n events, a key named by
-// its popularity ("phrase #1" the most searched).
+// sampleStream samples a count stream: its first n events — chunk by chunk
+// the very stream of the run, cut at n (the same events as the scenario
+// with events: n, but for a planted key, spread over the whole run) — a
+// key named by its popularity ("phrase #1" the most searched).
 func sampleStream(scn *scenarios.Scenario, n int64, each func([]workload.Event, SampleNames) error) (*Sampled, error) {
 	spec := scn.Run.(*scenarios.Stream)
-	cfg := streamConfig(scn.Seed, spec)
-	cfg.Events = min(n, spec.Events)
-	src, err := workload.NewStream(cfg)
+	src, err := workload.NewStream(streamConfig(scn.Seed, spec)) // the whole stream, cut at n: a planted key spread over all of it, as in the run
+
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +117,11 @@ func sampleStream(scn *scenarios.Scenario, n int64, each func([]workload.Event, 
 	rank := map[uint64]uint32{}
 	names := SampleNames{Key: func(key uint64) string { return "phrase #" + strconv.Itoa(int(rank[key])) }}
 	out := &Sampled{As: "count"}
-	for i := range src.Chunks() {
+	for i := 0; i < src.Chunks() && out.Events < n; i++ {
 		buf, ranks = src.ChunkRanks(i, buf, ranks)
+		if left := n - out.Events; int64(len(buf)) > left {
+			buf, ranks = buf[:left], ranks[:left]
+		}
 		clear(rank) // the names of this chunk's keys only: memory stays bounded
 		for j, e := range buf {
 			rank[e.Key] = ranks[j]
