@@ -23,14 +23,14 @@ import (
 const audienceLabel = "audience"
 
 // audienceKind runs with the designs, a feeder, the rows and the twins'
-// real stores; a design on servers gets a store of its own
-// (audienceCluster), not the scenario's cluster.
+// real stores; a design on servers gets a store of its own (store), with
+// the scenario's cluster's nodes where it has one.
 type audienceKind struct {
 	lineup *lineup
 	feeder feeder
 	rows   scoreRows
 	twins  twins
-	seed   uint64 // the scenario's: it places the keys of audienceCluster
+	store  cluster.Config // the store of a design on servers: audienceCluster, or on the scenario's nodes
 	spec   *scenarios.Audience
 	a      *workload.Audience
 }
@@ -54,7 +54,11 @@ func newAudienceKind(h *harness) (kind, error) {
 		env.Keys = max(env.Keys, uint64(a.Distinct(d)))
 		env.Events += a.Events(d)
 	}
-	return &audienceKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, twins: h.twins, seed: h.scn.Seed, spec: spec, a: a}, nil
+	store, err := audienceStore(h.scn)
+	if err != nil {
+		return nil, err
+	}
+	return &audienceKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, twins: h.twins, store: store, spec: spec, a: a}, nil
 }
 
 func (k *audienceKind) describe() string {
@@ -68,8 +72,8 @@ func (k *audienceKind) describe() string {
 func (k *audienceKind) accepts(t *strategies.Type) error { return distinctOnly(t, "an audience") }
 
 // givesStores: a design on servers (Redis's HLL through the store) gets a
-// store of its own without a cluster: a one-node simulated cluster, which
-// holds its keys over every day.
+// store of its own, which holds its keys over every day: without a
+// cluster, a one-node simulated cluster.
 func (k *audienceKind) givesStores() bool { return true }
 
 // realStores: such a design has a twin on a real store.
@@ -77,8 +81,25 @@ func (k *audienceKind) realStores() bool { return true }
 
 // audienceCluster is the simulated store of an audience's design on
 // servers: one node whose key takes an id a nanosecond (the audience is
-// not timed; nothing queues that matters).
-var audienceCluster = cluster.Config{Nodes: 1, KeyCapacity: 1e9}
+// not timed; nothing queues that matters), placing keys modulo: one Redis
+// server, which refuses no multi-key command. With the scenario's
+// cluster: its nodes and placement, each key still an id a nanosecond —
+// a Redis Cluster, whose slots a PFMERGE of untagged days crosses.
+var audienceCluster = cluster.Config{Nodes: 1, KeyCapacity: 1e9, Placement: cluster.Modulo}
+
+// audienceStore is the store of a design on servers of scn.
+func audienceStore(scn *scenarios.Scenario) (cluster.Config, error) {
+	cfg := audienceCluster
+	cfg.Seed = scn.Seed
+	if c := scn.Cluster; c != nil {
+		sc, err := clusterConfig(c, scn.Seed)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Nodes, cfg.Placement = sc.Nodes, sc.Placement
+	}
+	return cfg, nil
+}
 
 // memory: the truth is the audience's layout, known without generating
 // anything; each design is held once a day, and the last day's largest
@@ -120,9 +141,7 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 			return nil, err
 		}
 		if s == nil && d.typ.OnServers() {
-			cfg := audienceCluster
-			cfg.Seed = k.seed
-			if s, err = cluster.New(cfg); err != nil {
+			if s, err = cluster.New(k.store); err != nil {
 				return nil, err
 			}
 		}
@@ -153,13 +172,13 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 			for i := range perDay { // the day cut short is not scored against the whole day's truth
 				perDay[i] = perDay[i][:day]
 			}
-			rep := k.score(perDay, elapsed, events, rr)
+			rep := k.score(perDay, stores, elapsed, events, rr)
 			rep.Partial = true
 			return rep, err
 		}
 	}
 	rr.settle()
-	rep := k.score(perDay, elapsed, events, rr)
+	rep := k.score(perDay, stores, elapsed, events, rr)
 	if err := cause(ctx.Err()); err != nil { // a real store failed while scoring
 		rep.Partial = true
 		return rep, err
@@ -167,7 +186,7 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
-func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, events int64, rr *realRun) *Report {
+func (k *audienceKind) score(perDay [][]strategies.Distinct, stores []strategies.Store, elapsed []int64, events int64, rr *realRun) *Report {
 	rep := &Report{}
 	a := k.a
 	days := len(perDay[0])
@@ -224,21 +243,17 @@ func (k *audienceKind) score(perDay [][]strategies.Distinct, elapsed []int64, ev
 			}
 		}
 		if u, ok := sketches[0].(strategies.DistinctUnion); ok && days > 1 {
-			var err error
-			for _, sk := range sketches[1:] {
-				if err = u.UnionWith(sk); err != nil {
-					break
-				}
-			}
-			if err == nil {
-				estimate(u.Distinct(), union, "union of the days by merge")
+			if est, err := unionOn(s, stores[i], u, sketches[1:]); err == nil {
+				estimate(est, union, "union of the days by merge")
 			}
 		}
+		spreadOn(s, stores[i])
 		if rr.stores[i] != nil {
 			rr.score(s, i, 0)
 		}
 		s.measured[metrics.ErrorCount] = true // on every error row already
 		s.finish()
 	}
+	rr.table(rep)
 	return rep
 }
