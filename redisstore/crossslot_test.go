@@ -63,6 +63,13 @@ func TestCrossSlotOnACluster(t *testing.T) {
 	if failed != nil || s.failed != nil {
 		t.Fatalf("a refusal failed the store: %v", failed)
 	}
+	// Tagged: a ZUNIONSTORE into a key of the tag works, on both.
+	for _, st := range []strategies.Store{s, simc} {
+		st.Do(append(two(strategies.ZUnionStore, 0x3d, 0x3e, tag), strategies.StoreOp{Kind: strategies.KeyArg, Key: 0x3f, Tag: tag}), nil) // sets never written: empty
+		if err := st.(strategies.Refuser).Refused(); err != nil {
+			t.Errorf("a tagged ZUNIONSTORE refused: %v", err)
+		}
+	}
 	// Tagged: the multi-key PFCOUNT works, on both, near the 20,000 ids.
 	var unions [2]int64
 	for i, st := range []strategies.Store{s, simc} {

@@ -87,20 +87,6 @@ func (k *audienceKind) realStores() bool { return true }
 // a Redis Cluster, whose slots a PFMERGE of untagged days crosses.
 var audienceCluster = cluster.Config{Nodes: 1, KeyCapacity: 1e9, Placement: cluster.Modulo}
 
-// audienceStore is the store of a design on servers of scn.
-func audienceStore(scn *scenarios.Scenario) (cluster.Config, error) {
-	cfg := audienceCluster
-	cfg.Seed = scn.Seed
-	if c := scn.Cluster; c != nil {
-		sc, err := clusterConfig(c, scn.Seed)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Nodes, cfg.Placement = sc.Nodes, sc.Placement
-	}
-	return cfg, nil
-}
-
 // memory: the truth is the audience's layout, known without generating
 // anything; each design is held once a day, and the last day's largest
 // design may be doubling its table: the old array is held while the new

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"countsim/scenarios"
+	"countsim/sim/cluster"
 )
 
 // builtinStep is the step named name of built-in scenario file (the file
@@ -78,5 +79,47 @@ func TestBoardShardsSpread(t *testing.T) {
 		if !noted {
 			t.Errorf("%s: no note of sharded-8's spread in %q", scn.ID(), rep.Notes)
 		}
+	}
+}
+
+// TestScenarioPlacement: a scenario's cluster.placement reaches the
+// simulated cluster, for every placement the cluster knows: slots (the
+// default) puts 32 stripes where their names hash; modulo where a hash of
+// each key mod the nodes does, another spread.
+func TestScenarioPlacement(t *testing.T) {
+	yaml := func(placement string) string {
+		return `name: p
+seed: 4
+workload:
+  keys: 1
+  phases: [{duration: 1s, rate: 3200}]
+cluster: {nodes: 4, key_capacity: 10000` + placement + `}
+strategies:
+  - name: spread
+    type: striped
+    params: {stripes: 32}
+`
+	}
+	spreads := map[string]string{}
+	for _, name := range append([]string{""}, cluster.Slots.Names()...) {
+		p, want := "", cluster.Slots
+		if name != "" {
+			p = ", placement: " + name
+			if err := want.UnmarshalText([]byte(name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st := prepare(t, yaml(p), Options{})
+		rep, err := st.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		spreads[name] = fmt.Sprint(nodeKeys(t, rep, "spread"))
+		if got := st.kind.(*timedKind).clusters.new().Placement(); got != want {
+			t.Errorf("placement %q: the cluster's %v, want %v", name, got, want)
+		}
+	}
+	if spreads[""] != spreads["slots"] || spreads["slots"] == spreads["modulo"] {
+		t.Errorf("stripes on the nodes: default %s, slots %s, modulo %s; want the default slots', modulo another", spreads[""], spreads["slots"], spreads["modulo"])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"countsim/metrics"
+	"countsim/scenarios"
 	"countsim/sim/cluster"
 	"countsim/strategies"
 )
@@ -13,7 +14,25 @@ import (
 // the cricket final's unique viewers over two days, found by a PFMERGE a
 // Redis Cluster refuses across slots, by a multi-key PFCOUNT of tagged day
 // keys, or by reading each day's registers into the application
-// (strategies/distinct's redis-hll, merge server, tagged or app).
+// (strategies/distinct's redis-hll, merge server, tagged or app); the
+// store such a design gets (audienceStore), and how its keys spread over
+// the store's nodes (spreadOn).
+
+// audienceStore is the store of an audience's design on servers of scn:
+// audienceCluster, on the nodes and placement of scn's cluster where it
+// has one.
+func audienceStore(scn *scenarios.Scenario) (cluster.Config, error) {
+	cfg := audienceCluster
+	cfg.Seed = scn.Seed
+	if c := scn.Cluster; c != nil {
+		sc, err := clusterConfig(c, scn.Seed)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Nodes, cfg.Placement = sc.Nodes, sc.Placement
+	}
+	return cfg, nil
+}
 
 // unionOn folds others into u and asks the union's estimate. For a design
 // on a store (st not nil) it adds what the union cost there — the
