@@ -71,26 +71,31 @@ func newStore(ctx context.Context, b *Backend, design string, paced bool, fail f
 		keys: map[uint64]*keyState{}, pipe: b.client.Pipeline(), nodeOps: make([]int64, len(b.nodes)), sent: make([]bool, len(b.nodes))}
 }
 
-// key returns the state of key, naming it on first use with its tag: the
-// store's prefix, then the design's name of the key
-// (strategies.AppendKeyName), in braces when it has no tag of its own so
-// that the slot is the name's alone, whatever the run and the design —
-// the slot the simulated cluster places the key in.
+// key returns the state of key, named on first use with its tag.
 func (s *store) key(key, tag uint64) *keyState {
 	k, ok := s.keys[key]
 	if !ok {
-		b := append(make([]byte, 0, len(s.prefix)+strategies.KeyNameBytes+2), s.prefix...)
-		if tag == 0 {
-			b = append(strategies.AppendKeyName(append(b, '{'), key, 0), '}')
-		} else {
-			b = strategies.AppendKeyName(b, key, tag)
-		}
-		name := string(b)
+		name := s.name(key, tag)
 		k = &keyState{name: name, node: s.b.nodeOf(name)}
 		s.keys[key] = k
 		s.order = append(s.order, key)
 	}
 	return k
+}
+
+// name is the name of key, placed with tag, on the server: the store's
+// prefix, then the design's name of the key (strategies.AppendKeyName), in
+// braces when it has no tag of its own so that the slot is the name's
+// alone, whatever the run and the design — the slot the simulated cluster
+// places the key in.
+func (s *store) name(key, tag uint64) string {
+	b := append(make([]byte, 0, len(s.prefix)+strategies.KeyNameBytes+2), s.prefix...)
+	if tag == 0 {
+		b = append(strategies.AppendKeyName(append(b, '{'), key, 0), '}')
+	} else {
+		b = strategies.AppendKeyName(b, key, tag)
+	}
+	return string(b)
 }
 
 // Do sends ops a pipeline at a time (see the package comment) and fills
