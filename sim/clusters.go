@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -257,56 +256,11 @@ func keyLoadMarks(limit, headroom float64) []metrics.Mark {
 }
 
 // nodeTable adds the keys and ops each node of design s's simulated
-// cluster took over a stream of duration seconds (0: untimed, no rate
-// column), as
-// the real store's table of its twin (realRun.table) does: with placement
-// slots, the keys a real cluster of as many masters made by redis-cli
-// holds on each node, node for node.
+// cluster took over a stream of duration seconds (0: untimed), and the
+// note that its few keys lie unevenly where they do (cluster.Spread).
 func nodeTable(s *scorer, c *cluster.Cluster, duration float64) {
-	keys, ops := c.NodeKeys(), c.NodeOps()
-	t := metrics.Table{Scenario: s.scenario, Name: "nodes-" + s.d.name(),
-		Title: s.d.name() + ": keys and ops on each node of the simulated cluster", Columns: []string{"node", "keys", "ops"}}
-	if duration > 0 {
-		t.Columns = append(t.Columns, "ops_per_s")
+	s.rep.Tables = append(s.rep.Tables, c.NodeTable(s.scenario, s.d.name(), duration))
+	if n := c.SpreadNote(s.d.name()); n != "" {
+		s.rep.note(n)
 	}
-	for j := range keys {
-		row := []float64{float64(j), float64(keys[j]), float64(ops[j])}
-		if duration > 0 {
-			row = append(row, round(float64(ops[j])/duration, 1))
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	s.rep.Tables = append(s.rep.Tables, t)
-	spreadNote(s, c, keys)
-}
-
-// spreadNote says so when design s has few keys for its nodes (at most
-// two a node, each a large share of a node's load: a board's shards) and
-// they lie unevenly: the busiest node holds more than an even share,
-// ⌈keys/nodes⌉, and they are not all in one slot (a hash tag puts them
-// there on purpose). A key's node is where its name hashes, so K keys on N
-// nodes land as K balls in N bins: 8 shards on 8 nodes take 5.25 nodes on
-// average, all 8 about once in 400.
-func spreadNote(s *scorer, c *cluster.Cluster, keys []int64) {
-	var total, most int64
-	used := 0
-	list := make([]string, len(keys))
-	for j, n := range keys {
-		total += n
-		most = max(most, n)
-		if n > 0 {
-			used++
-		}
-		list[j] = metrics.Format(float64(n))
-	}
-	even := (total + int64(len(keys)) - 1) / int64(len(keys))
-	if total < 2 || total > 2*int64(len(keys)) || most <= even || c.SlotsUsed() < 2 {
-		return
-	}
-	how := "a key's node holds the slot the CRC16 of its name picks, as in Redis Cluster"
-	if c.Placement() == cluster.Modulo {
-		how = "a key's node is a hash of it mod the nodes (placement modulo)"
-	}
-	s.rep.note(fmt.Sprintf("%s's %s keys lie on %d of the %d simulated nodes (%s keys on each; the busiest holds %s, an even spread %s): %s, so keys spread as they hash, not evenly.",
-		s.d.name(), metrics.Format(float64(total)), used, len(keys), strings.Join(list, ", "), metrics.Format(float64(most)), metrics.Format(float64(even)), how))
 }

@@ -16,7 +16,8 @@
 // each simulated second, utilisation against capacity, the backlog and its
 // growth, queueing delays, what readers missed — and [Cluster.LoseNode]
 // injects a node's loss. The queueing model is stated on [Cluster];
-// placement.go places the keys, hll.go holds the HyperLogLog keys.
+// placement.go places the keys, spread.go tells how a design's keys spread
+// over the nodes, hll.go holds the HyperLogLog keys.
 //
 // A Cluster is deterministic (the same ops and seed give the same numbers)
 // and not safe for concurrent use: a run gives each design a cluster of its

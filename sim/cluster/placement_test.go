@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"countsim/keyslot"
@@ -237,5 +238,43 @@ func TestClusterRoundTrips(t *testing.T) {
 	c.Do(ops[:1], nil)
 	if tr := c.Traffic(); tr.RoundTrips != 4 || tr.Ops != int64(len(ops)+1) || tr.ReplyBytes != 0 {
 		t.Errorf("traffic %+v, want 4 round trips (3 + 1), %d ops, no bytes read", tr, len(ops)+1)
+	}
+}
+
+// TestClusterSpread: the node table counts each node's keys and ops; the
+// note speaks of few keys lying unevenly, never of a hash tag's keys (one
+// slot on purpose) nor of many keys (an even share within noise).
+func TestClusterSpread(t *testing.T) {
+	send := func(c *Cluster, keys int, tag uint64) {
+		for k := range uint64(keys) {
+			c.Do([]strategies.StoreOp{{Kind: strategies.IncrBy, Key: 0x100 + k, Tag: tag, Delta: 1}}, nil)
+		}
+	}
+	c := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 1e9})
+	send(c, 8, 0)
+	tb := c.NodeTable("s", "d", 0)
+	var keys, ops float64
+	for _, r := range tb.Rows {
+		keys, ops = keys+r[1], ops+r[2]
+	}
+	if tb.Name != "nodes-d" || len(tb.Rows) != 8 || len(tb.Columns) != 3 || keys != 8 || ops != 8 {
+		t.Errorf("table %+v, want 8 rows of node, keys, ops summing to 8 and 8", tb)
+	}
+	if len(c.NodeTable("s", "d", 2).Columns) != 4 {
+		t.Error("a timed table has no ops_per_s")
+	}
+	busiest := 0
+	for _, n := range c.NodeKeys() {
+		busiest = max(busiest, int(n))
+	}
+	if note := c.SpreadNote("d"); (busiest > 1) != (note != "") || (note != "" && !strings.HasPrefix(note, "d's 8 keys lie on ")) {
+		t.Errorf("8 keys, %d on the busiest node: note %q", busiest, note)
+	}
+	tagged := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 1e9})
+	send(tagged, 8, 5)
+	many := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 1e9})
+	send(many, 1000, 0)
+	if n1, n2 := tagged.SpreadNote("d"), many.SpreadNote("d"); n1 != "" || n2 != "" {
+		t.Errorf("notes of one slot's keys %q and of 1,000 keys %q, want none", n1, n2)
 	}
 }
