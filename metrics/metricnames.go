@@ -266,6 +266,15 @@ var (
 	StoreBytes    = declare("store_bytes")        // what the store holds for the design's key (Redis's dense HLL)
 )
 
+// The union of distinct counts on a store (issue 25): what finding it cost
+// there, and whether a Redis Cluster refused it.
+var (
+	MergeRefused    = declare("merge_refused")     // 1 if the store refused the union's command (CROSSSLOT)
+	UnionOps        = declare("union_store_ops")   // commands the union sent
+	UnionRoundTrips = declare("union_round_trips") // round trips it took
+	UnionBytes      = declare("union_bytes_read")  // bytes of the values it read back
+)
+
 // A recorded log (issue 15).
 var (
 	HashCollisions  = declare("hash_collisions")  // pairs of key strings sharing a 64-bit hash, expected

@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
+	"countsim/keyslot"
 	"countsim/strategies"
 )
 
@@ -120,7 +121,7 @@ type Backend struct {
 	cluster bool
 	opts    *redis.Options // a one-server URL's (nil: a cluster's)
 	run     string         // the run's part of every key name
-	nodes   []string       // the masters' addresses, sorted
+	nodes   []string       // the masters' addresses, in the order of their first slots
 	slots   []int16        // slot → index in nodes (a cluster's); nil: one node
 }
 
@@ -186,13 +187,28 @@ func (b *Backend) connect(ctx context.Context) error {
 		}
 		return ""
 	}
+	// The masters in the order of the first slot each serves: on a cluster
+	// made by redis-cli --cluster create, the order the nodes were given
+	// to it, so that node i is the simulated cluster's node i.
+	first := map[string]int64{}
 	for _, sh := range shards {
-		if a := master(sh); a != "" && len(sh.Slots) > 0 && !slices.Contains(b.nodes, a) {
-			b.nodes = append(b.nodes, a)
+		a := master(sh)
+		if a == "" || len(sh.Slots) == 0 {
+			continue
+		}
+		lo := sh.Slots[0].Start
+		for _, r := range sh.Slots {
+			lo = min(lo, r.Start)
+		}
+		if f, ok := first[a]; !ok || lo < f {
+			first[a] = lo
 		}
 	}
-	slices.Sort(b.nodes)
-	b.slots = make([]int16, 16384)
+	for a := range first {
+		b.nodes = append(b.nodes, a)
+	}
+	slices.SortFunc(b.nodes, func(x, y string) int { return cmp.Compare(first[x], first[y]) })
+	b.slots = make([]int16, keyslot.Count)
 	for i := range b.slots {
 		b.slots[i] = -1
 	}
@@ -351,7 +367,8 @@ func (b *Backend) URL() string { return b.cfg.URL }
 // Prefix is the start of every key name the backend's stores write.
 func (b *Backend) Prefix() string { return "countsim:" + b.run + ":" }
 
-// Nodes is the masters' addresses, sorted.
+// Nodes is the masters' addresses, in the order of the first slot each
+// serves (one server: its address).
 func (b *Backend) Nodes() []string { return slices.Clone(b.nodes) }
 
 // nodeOf is the index in nodes of the master that holds name.
@@ -359,11 +376,16 @@ func (b *Backend) nodeOf(name string) int {
 	if b.slots == nil {
 		return 0
 	}
-	return int(b.slots[Slot(name)])
+	return int(b.slots[keyslot.Of(name)])
 }
 
-// Open returns the store of one twin design ([strategies.Backend]).
+// Open returns the store of one twin design ([strategies.Backend]). A
+// design whose name holds a brace is refused: its keys' prefix would be a
+// hash tag, every key in one slot.
 func (b *Backend) Open(ctx context.Context, design string, paced bool, fail func(error)) (strategies.RealStore, error) {
+	if strings.ContainsAny(design, "{}") {
+		return nil, fmt.Errorf("redis store: design %q: a name with a brace would make its keys' prefix a hash tag", design)
+	}
 	return newStore(ctx, b, design, paced && b.cfg.Pace != PaceMax, fail), nil
 }
 

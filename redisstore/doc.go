@@ -18,18 +18,31 @@
 // (no coordinated omission). With pace "max" the pipelines leave as fast as
 // the replies come back and latency runs from the send.
 //
-// Keys. Every key is named countsim:RUN:DESIGN:HEX, RUN unique to the
-// backend (a time stamp and random bits) and DESIGN the twin's name; an
-// op's Tag becomes a hash tag, countsim:RUN:DESIGN:{RUN.TAG}:HEX, which puts
-// every key of the tag in one slot of a cluster. The store deletes exactly
-// the keys it wrote when it is closed, unless the backend keeps them; it
-// never flushes a database.
+// Keys. Every key is named countsim:RUN:DESIGN: and then the design's name
+// of it (strategies.AppendKeyName), RUN unique to the backend (a time stamp
+// and random bits) and DESIGN the twin's name: countsim:RUN:DESIGN:{HEX}
+// for an untagged key, the braces making its hex its hash tag, so that the
+// prefix is not hashed; countsim:RUN:DESIGN:{TAG}:HEX for a key with a Tag,
+// every key of the tag in one slot. Either way the key's slot is
+// keyslot.Of of the design's name, the slot the simulated cluster places
+// it in, whatever the run and the design. The store deletes exactly the
+// keys it wrote when it is closed, unless the backend keeps them; it never
+// flushes a database.
 //
-// Accounts. The store counts ops, writes and reads, keys, round trips and
-// the ops each node took (by the key's slot against CLUSTER SHARDS, read at
-// connection), keeps the latency of every op in a [metrics.Hist], and once
-// the design has sent everything reads back every counter key, comparing
-// each with the sum of the increments it was sent.
+// Multi-key commands. A PFCOUNT of several keys, a PFMERGE and a
+// ZUNIONSTORE (an op followed by KeyArg ops) go as one command; a cluster
+// refuses one whose keys hash to different slots (CROSSSLOT), which is not
+// a failure of the store: the command reads 0 and Refused returns the
+// refusal, in the words the simulated cluster uses. GetBytes reads a key's
+// string whole (a HyperLogLog's registers, for a merge in the
+// application).
+//
+// Accounts. The store counts ops, writes and reads, keys, round trips, the
+// bytes of the values read back, and the keys and ops of each node (by the
+// key's slot against CLUSTER SHARDS, read at connection; the masters in
+// the order of their first slots), keeps the latency of every op in a
+// [metrics.Hist], and once the design has sent everything reads back every
+// counter key, comparing each with the sum of the increments it was sent.
 //
 // Failure. Every call has a timeout (2 s by default) and no retries: a
 // refused connection, a server that goes away mid-run or a cluster that is
@@ -43,7 +56,7 @@
 // with a partial report.
 //
 // redisstore implements the contracts of package strategies (Store,
-// Backend, RealStore, RankReader) and imports metrics; it stands beside
-// the runner, never above it: package sim opens it through
-// strategies.Backend, and the CLI connects it.
+// Backend, RealStore, RankReader, Refuser, ByteReader, Metered) and imports
+// keyslot and metrics; it stands beside the runner, never above it:
+// package sim opens it through strategies.Backend, and the CLI connects it.
 package redisstore

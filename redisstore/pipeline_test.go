@@ -46,7 +46,7 @@ func keysOn(t *testing.T, s *store, node, n int) []uint64 {
 		if id > 1<<16 {
 			t.Fatalf("no %d keys on node %d", n, node)
 		}
-		if s.b.nodeOf(s.prefix+strconv.FormatUint(id, 16)) == node {
+		if s.b.nodeOf(s.name(id, 0)) == node {
 			ids = append(ids, id)
 		}
 	}

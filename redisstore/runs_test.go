@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -237,15 +238,35 @@ strategies:
 	if s, g := value(t, rep, "spread@redis", metrics.RoundTrips), value(t, rep, "tagged@redis", metrics.RoundTrips); s < 2.5*g {
 		t.Errorf("round trips: %v spread, %v tagged; want about 3 to 1", s, g)
 	}
-	tables := 0
-	for _, tb := range rep.Tables {
-		if strings.HasPrefix(tb.Name, "nodes-") && len(tb.Rows) == 3 {
-			tables++
+	// The simulated cluster holds each design's keys and takes its ops on
+	// the nodes the real one does, node for node.
+	for _, d := range []string{"spread", "tagged"} {
+		sim, real := nodeTable(t, rep, d), nodeTable(t, rep, d+"@redis")
+		if len(sim) != 3 || len(real) != 3 {
+			t.Fatalf("%s: per-node tables of %d and %d rows, want 3", d, len(sim), len(real))
+		}
+		for j := range sim {
+			if sim[j][1] != real[j][1] || sim[j][2] != real[j][2] {
+				t.Errorf("%s node %d: %v keys and %v ops simulated, %v and %v on the real cluster", d, j, sim[j][1], sim[j][2], real[j][1], real[j][2])
+			}
 		}
 	}
-	if tables != 2 {
-		t.Errorf("%d per-node tables of 3 rows, want 2", tables)
+}
+
+// nodeTable is the rows (node, keys, ops[, ops_per_s]) of the per-node
+// table of design d in rep.
+func nodeTable(t *testing.T, rep *sim.Report, d string) [][]float64 {
+	t.Helper()
+	for _, tb := range rep.Tables {
+		if tb.Name == "nodes-"+d {
+			if !slices.Equal(tb.Columns[:3], []string{"node", "keys", "ops"}) {
+				t.Fatalf("%s: columns %v", tb.Name, tb.Columns)
+			}
+			return tb.Rows
+		}
 	}
+	t.Fatalf("no per-node table of %s", d)
+	return nil
 }
 
 // TestRedisHLLAgainstTheTruth: the same ids into countsim's HLL and PFADD

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,9 +43,10 @@ type store struct {
 	prefix string
 	paced  bool
 
-	keys   map[uint64]*keyState
-	order  []uint64 // keys in first use, for settling and closing in a fixed order
-	failed error
+	keys    map[uint64]*keyState
+	order   []uint64 // keys in first use, for settling and closing in a fixed order
+	failed  error
+	refused error // the first command refused (CROSSSLOT) since Refused was called
 
 	started bool
 	start   time.Time // the wall time at which simulated time 0 falls due
@@ -53,8 +56,9 @@ type store struct {
 
 	pipe  redis.Pipeliner
 	cmds  []redis.Cmder // the pipeline's commands
-	spans []int         // ops covered by each command (a PFADD covers many)
+	spans []int         // ops covered by each command (a PFADD covers many, a multi-key command its KeyArgs)
 	sent  []bool        // the nodes the pipeline goes to: one round trip each
+	names []string      // the keys of a multi-key command
 
 	mu      sync.Mutex // guards stats: Stats may be called from another goroutine
 	stats   strategies.RealStats
@@ -67,20 +71,31 @@ func newStore(ctx context.Context, b *Backend, design string, paced bool, fail f
 		keys: map[uint64]*keyState{}, pipe: b.client.Pipeline(), nodeOps: make([]int64, len(b.nodes)), sent: make([]bool, len(b.nodes))}
 }
 
-// key returns the state of key, naming it on first use with its tag.
+// key returns the state of key, named on first use with its tag.
 func (s *store) key(key, tag uint64) *keyState {
 	k, ok := s.keys[key]
 	if !ok {
-		name := s.prefix
-		if tag != 0 {
-			name += "{" + s.b.run + "." + strconv.FormatUint(tag, 16) + "}:"
-		}
-		name += strconv.FormatUint(key, 16)
+		name := s.name(key, tag)
 		k = &keyState{name: name, node: s.b.nodeOf(name)}
 		s.keys[key] = k
 		s.order = append(s.order, key)
 	}
 	return k
+}
+
+// name is the name of key, placed with tag, on the server: the store's
+// prefix, then the design's name of the key (strategies.AppendKeyName), in
+// braces when it has no tag of its own so that the slot is the name's
+// alone, whatever the run and the design — the slot the simulated cluster
+// places the key in.
+func (s *store) name(key, tag uint64) string {
+	b := append(make([]byte, 0, len(s.prefix)+strategies.KeyNameBytes+2), s.prefix...)
+	if tag == 0 {
+		b = append(strategies.AppendKeyName(append(b, '{'), key, 0), '}')
+	} else {
+		b = strategies.AppendKeyName(b, key, tag)
+	}
+	return string(b)
 }
 
 // Do sends ops a pipeline at a time (see the package comment) and fills
@@ -126,13 +141,25 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 	}
 	sent := time.Now()
 	s.cmds, s.spans = s.cmds[:0], s.spans[:0]
-	var writes, reads int64
+	var writes, reads, bytes int64
 	clear(s.sent)
 	for k := 0; k < len(ops); {
 		op := &ops[k]
+		if op.Kind == strategies.KeyArg {
+			s.pipe.Discard()
+			s.failWith(fmt.Errorf("redis store: a KeyArg at op %d follows no multi-key command", off+k))
+			return
+		}
 		ks := s.key(op.Key, op.Tag)
 		s.sent[ks.node] = true
-		n := 1
+		n, count := 1, 1 // the ops the command covers, and the ops it counts as
+		if op.Kind.MultiKey() {
+			s.names = append(s.names[:0], ks.name)
+			for k+n < len(ops) && ops[k+n].Kind == strategies.KeyArg {
+				s.names = append(s.names, s.key(ops[k+n].Key, ops[k+n].Tag).name)
+				n++
+			}
+		}
 		var c redis.Cmder
 		switch op.Kind {
 		case strategies.IncrBy:
@@ -141,6 +168,7 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 			c = s.pipe.IncrBy(s.ctx, ks.name, op.Delta)
 		case strategies.Get:
 			c = s.pipe.Get(s.ctx, ks.name)
+			bytes += 8
 		case strategies.ZIncrBy:
 			ks.zset = true
 			c = s.pipe.ZIncrBy(s.ctx, ks.name, float64(op.Delta), strconv.FormatUint(op.Member, 10))
@@ -149,33 +177,38 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 			c = s.pipe.ZAdd(s.ctx, ks.name, redis.Z{Score: float64(op.Delta), Member: strconv.FormatUint(op.Member, 10)})
 		case strategies.ZRead:
 			c = s.pipe.ZCount(s.ctx, ks.name, "("+strconv.FormatInt(op.Delta, 10), "+inf")
+			bytes += 8
 		case strategies.PFAdd:
 			// One PFADD for the run of PFAdds to this key.
 			for n < pfMaxElements && k+n < len(ops) && ops[k+n].Kind == strategies.PFAdd && ops[k+n].Key == op.Key {
 				n++
 			}
+			count = n
 			els := make([]any, n)
 			for e := range n {
 				els[e] = ops[k+e].Member
 			}
 			c = s.pipe.PFAdd(s.ctx, ks.name, els...)
 		case strategies.PFCount:
-			c = s.pipe.PFCount(s.ctx, ks.name)
+			c = s.pipe.PFCount(s.ctx, s.names...)
+			bytes += 8
 		case strategies.PFMerge:
-			src := s.key(op.Member, op.Tag)
-			c = s.pipe.PFMerge(s.ctx, ks.name, ks.name, src.name)
+			c = s.pipe.PFMerge(s.ctx, ks.name, s.names...)
+		case strategies.ZUnionStore:
+			ks.zset = true
+			c = s.pipe.ZUnionStore(s.ctx, ks.name, &redis.ZStore{Keys: slices.Clone(s.names[1:])})
 		default:
 			s.pipe.Discard() // nothing of this pipeline is sent, not even later by Close
 			s.failWith(fmt.Errorf("redis store: unknown op kind %d", op.Kind))
 			return
 		}
 		if op.Kind.Writes() {
-			writes += int64(n)
+			writes += int64(count)
 		} else {
-			reads += int64(n)
+			reads += int64(count)
 		}
 		s.mu.Lock()
-		s.nodeOps[ks.node] += int64(n)
+		s.nodeOps[ks.node] += int64(count)
 		s.mu.Unlock()
 		s.cmds = append(s.cmds, c)
 		s.spans = append(s.spans, n)
@@ -185,13 +218,16 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 	_, err := s.pipe.Exec(ctx)
 	cancel()
 	reply := time.Now()
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err != nil && !errors.Is(err, redis.Nil) && !s.refusals() {
 		s.failWith(s.errorf("", s.cmds, err))
 		return
 	}
 	k := 0
 	for ci, c := range s.cmds {
-		if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) {
+		if err := c.Err(); refusal(c, err) {
+			k += s.spans[ci]
+			continue // refused, as refusals noted: it reads 0
+		} else if err != nil && !errors.Is(err, redis.Nil) {
 			s.failWith(s.errorf("", s.cmds, err))
 			return
 		}
@@ -214,21 +250,118 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 	defer s.mu.Unlock()
 	s.last = reply
 	st := &s.stats
-	st.Ops += int64(len(ops))
+	st.Ops += writes + reads
 	st.Writes += writes
 	st.Reads += reads
+	st.ReplyBytes += bytes
 	for _, sent := range s.sent {
 		if sent {
 			st.RoundTrips++
 		}
 	}
 	for k := range ops {
+		if ops[k].Kind == strategies.KeyArg {
+			continue // part of its command
+		}
 		from := sent
 		if s.paced {
 			from = s.start.Add(time.Duration(ops[k].At))
 		}
 		st.Latency.Add(int64(max(0, reply.Sub(from))))
 	}
+}
+
+// refusal reports whether err, c's, is Redis Cluster's refusal of a
+// multi-key command across slots.
+func refusal(c redis.Cmder, err error) bool {
+	if err == nil || !strings.HasPrefix(err.Error(), "CROSSSLOT ") {
+		return false
+	}
+	switch c.Name() {
+	case "pfcount", "pfmerge", "zunionstore":
+		return true
+	}
+	return false
+}
+
+// refusals reports whether every command of the pipeline that failed was
+// refused across slots (CROSSSLOT), noting the first refusal for Refused:
+// a refusal is the design's to hear of, not a failure of the store.
+func (s *store) refusals() bool {
+	var first error
+	for _, c := range s.cmds {
+		err := c.Err()
+		switch {
+		case err == nil || errors.Is(err, redis.Nil):
+		case refusal(c, err):
+			if first == nil {
+				first = fmt.Errorf("%s: %w", strings.ToUpper(c.Name()), strategies.ErrCrossSlot)
+			}
+		default:
+			return false
+		}
+	}
+	if s.refused == nil {
+		s.refused = first
+	}
+	return first != nil
+}
+
+// Refused returns the error of the first command a cluster refused since
+// the last call (CROSSSLOT: "PFMERGE: CROSSSLOT Keys in request don't hash
+// to the same slot", wrapping strategies.ErrCrossSlot), nil when none was
+// ([strategies.Refuser]).
+func (s *store) Refused() error {
+	err := s.refused
+	s.refused = nil
+	return err
+}
+
+var _ strategies.Refuser = (*store)(nil)
+
+// GetBytes is one GET of key's string, sent at once ([strategies.ByteReader]):
+// a HyperLogLog's registers in Redis's encoding. It is an op, a read and a
+// round trip, and its bytes are the string's length. A key not on the
+// server appends nothing. After a failure it sends nothing and returns the
+// store's error.
+func (s *store) GetBytes(_ int64, key, tag uint64, dst []byte) ([]byte, error) {
+	if s.failed != nil {
+		return dst, s.failed
+	}
+	ks := s.key(key, tag)
+	now := time.Now()
+	if !s.started {
+		s.started, s.start, s.first = true, now, now
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, s.b.cfg.Timeout)
+	get := s.b.client.Get(ctx, ks.name)
+	v, err := get.Bytes()
+	cancel()
+	reply := time.Now()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		s.failWith(s.errorf("", []redis.Cmder{get}, err))
+		return dst, s.failed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last = reply
+	st := &s.stats
+	st.Ops++
+	st.Reads++
+	st.RoundTrips++
+	st.ReplyBytes += int64(len(v))
+	st.Latency.Add(int64(reply.Sub(now)))
+	s.nodeOps[ks.node]++
+	return append(dst, v...), nil
+}
+
+var _ strategies.ByteReader = (*store)(nil)
+
+// Traffic is what the store carried so far ([strategies.Metered]).
+func (s *store) Traffic() strategies.Traffic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strategies.Traffic{Ops: s.stats.Ops, RoundTrips: s.stats.RoundTrips, ReplyBytes: s.stats.ReplyBytes}
 }
 
 // errorf is err, which the call of cmds met (what the store was doing, if
@@ -389,8 +522,12 @@ func (s *store) Stats() strategies.RealStats {
 	if s.paced && !s.lastDue.IsZero() {
 		st.Behind = max(0, s.last.Sub(s.lastDue))
 	}
+	keys := make([]int64, len(s.b.nodes))
+	for _, k := range s.keys {
+		keys[k.node]++
+	}
 	for i, a := range s.b.nodes {
-		st.Nodes = append(st.Nodes, strategies.RealNode{Addr: a, Ops: s.nodeOps[i]})
+		st.Nodes = append(st.Nodes, strategies.RealNode{Addr: a, Ops: s.nodeOps[i], Keys: keys[i]})
 	}
 	return st
 }

@@ -543,8 +543,8 @@ func TestParseErrors(t *testing.T) {
 		// The cluster.
 		{"cluster null", plus("cluster:"), 9, []string{`cluster: missing required key "key_capacity"`}},
 		{"cluster without key capacity", plus("cluster:", "  nodes: 8"), 9, []string{`cluster: missing required key "key_capacity"`}},
-		{"cluster unknown key", plus("cluster:", "  key_capacity: 1", "  shards: 8"), 11, []string{`cluster: unknown key "shards" (allowed: nodes, key_capacity, node_capacity)`}},
-		{"cluster list", plus("cluster: [8]"), 9, []string{"cluster: a list is not a mapping (allowed: a mapping with keys nodes, key_capacity, node_capacity)"}},
+		{"cluster unknown key", plus("cluster:", "  key_capacity: 1", "  shards: 8"), 11, []string{`cluster: unknown key "shards" (allowed: nodes, key_capacity, node_capacity, placement)`}},
+		{"cluster list", plus("cluster: [8]"), 9, []string{"cluster: a list is not a mapping (allowed: a mapping with keys nodes, key_capacity, node_capacity, placement)"}},
 		{"cluster nodes zero", plus("cluster: {key_capacity: 1, nodes: 0}"), 9, []string{"cluster.nodes: 0 is out of range (allowed: 1..4096)"}},
 		{"cluster nodes too many", plus("cluster:", "  nodes: 4097", "  key_capacity: 1"), 10, []string{"cluster.nodes: 4097 is out of range (allowed: 1..4096)"}},
 		{"cluster nodes fraction", plus("cluster:", "  nodes: 2.5"), 10, []string{"cluster.nodes: 2.5 is not an integer (allowed: 1..4096)"}},
@@ -552,6 +552,9 @@ func TestParseErrors(t *testing.T) {
 		{"cluster key capacity null", plus("cluster:", "  key_capacity:"), 10, []string{"cluster.key_capacity: missing value (allowed: a number > 0"}},
 		{"cluster node capacity negative", plus("cluster:", "  key_capacity: 1", "  node_capacity: -1"), 11, []string{"cluster.node_capacity: -1 is out of range (allowed: a number >= 0)"}},
 		{"cluster repeated", plus("cluster: {key_capacity: 1}", "cluster: {key_capacity: 2}"), 10, []string{`key "cluster" given twice (first at line 9)`}},
+		{"cluster placement unknown", plus("cluster:", "  key_capacity: 1", "  placement: ring"), 11, []string{`cluster.placement: "ring" is not allowed (allowed: slots, modulo)`}},
+		{"cluster placement number", plus("cluster:", "  key_capacity: 1", "  placement: 2"), 11, []string{`cluster.placement: 2 is not a string (allowed: slots, modulo;`}},
+		{"cluster placement null", plus("cluster:", "  key_capacity: 1", "  placement:"), 11, []string{`cluster.placement: missing value (allowed: slots, modulo)`}},
 
 		// Faults, each on its own.
 		{"faults mapping", tplus("faults:", "  crash: {at: 1s}"), 15, []string{"faults: a mapping is not a list (allowed: a list of mappings with keys " + faultKeys + ")"}},
@@ -848,10 +851,14 @@ func TestParseValid(t *testing.T) {
 		// The cluster.
 		{"no cluster", doc(valid...), func(s *Scenario) (any, any) { return s.Cluster, (*Cluster)(nil) }},
 		{"cluster defaults", plus("cluster: {key_capacity: 1e4}"), func(s *Scenario) (any, any) {
-			return *s.Cluster, Cluster{Nodes: 1, KeyCapacity: 1e4, Pos: Pos{"x.yaml", 9, 1}}
+			return *s.Cluster, Cluster{Nodes: 1, KeyCapacity: 1e4, Placement: "slots", Pos: Pos{"x.yaml", 9, 1}}
 		}},
 		{"cluster", plus("cluster:", "  nodes: 4096", "  key_capacity: 10_000", "  node_capacity: 50_000"), func(s *Scenario) (any, any) {
-			return *s.Cluster, Cluster{Nodes: 4096, KeyCapacity: 1e4, NodeCapacity: 5e4, Pos: Pos{"x.yaml", 9, 1}}
+			return *s.Cluster, Cluster{Nodes: 4096, KeyCapacity: 1e4, NodeCapacity: 5e4, Placement: "slots", Pos: Pos{"x.yaml", 9, 1}}
+		}},
+		{"cluster placement slots", plus("cluster: {key_capacity: 1, placement: slots}"), func(s *Scenario) (any, any) { return s.Cluster.Placement, "slots" }},
+		{"cluster placement modulo", plus("cluster: {key_capacity: 1, placement: modulo, nodes: 8}"), func(s *Scenario) (any, any) {
+			return []any{s.Cluster.Placement, s.Cluster.Nodes}, []any{"modulo", 8}
 		}},
 		{"cluster node capacity zero", plus("cluster: {key_capacity: 1, node_capacity: 0, nodes: 1}"), func(s *Scenario) (any, any) {
 			return []any{s.Cluster.NodeCapacity, s.Cluster.Nodes}, []any{0.0, 1}
@@ -1163,7 +1170,7 @@ func TestTimedScenario(t *testing.T) {
 			ResendDelay: 250e6,
 		},
 		Questions: Questions{Pos: p(4, 1)},
-		Cluster:   &Cluster{Nodes: 8, KeyCapacity: 10_000, Pos: p(34, 1)},
+		Cluster:   &Cluster{Nodes: 8, KeyCapacity: 10_000, Placement: "slots", Pos: p(34, 1)},
 		Faults: []Fault{
 			{At: 30e9, Kind: "app-crash", Server: 7, Target: 7, Pos: p(39, 5)},
 			{At: 50e9, Kind: "node-loss", Node: 2, Target: 2, Pos: p(42, 5)},
@@ -1211,7 +1218,7 @@ func TestSteppedScenario(t *testing.T) {
 			ResendDelay: 100e6,
 		},
 		Questions: Questions{Top: 1, Pos: p(27, 5)},
-		Cluster:   &Cluster{Nodes: 8, KeyCapacity: 10_000, Pos: p(29, 5)},
+		Cluster:   &Cluster{Nodes: 8, KeyCapacity: 10_000, Placement: "slots", Pos: p(29, 5)},
 		Faults:    []Fault{{At: 30.5e9, Kind: "app-crash", Server: 199, Target: 199, Pos: p(33, 9)}},
 		Strategies: []Strategy{
 			{Name: "single-key", Type: "single-key", Pos: p(37, 9)},

@@ -103,15 +103,17 @@ type Questions struct {
 	Pos Pos
 }
 
-// Cluster is the simulated store (`cluster:`): keys placed on nodes by
-// hash, each key serving at most KeyCapacity operations a second; more
-// queues.
+// Cluster is the simulated store (`cluster:`): keys placed on nodes as
+// Redis Cluster places them (or by a hash mod the nodes), each key serving
+// at most KeyCapacity operations a second; more queues.
 type Cluster struct {
 	Nodes int `key:"nodes" range:"1..4096" default:"1" doc:"store nodes; each key lives on one, chosen by hash"`
 	// KeyCapacity defaults to assumptions.key_capacity (figures.go).
 	KeyCapacity  float64 `key:"key_capacity" range:">0" defaultdoc:"assumptions.key_capacity" doc:"operations a second one key serves; more queue"`
 	NodeCapacity float64 `key:"node_capacity" range:">=0" default:"0" doc:"operations a second one node serves; 0: no limit"`
-	Pos          Pos     // the `cluster` key
+	// Placement is "slots" or "modulo" (sim/cluster.Placement).
+	Placement string `key:"placement" oneof:"slots,modulo" default:"slots" doc:"how keys are placed on the nodes: slots, as Redis Cluster places them (CRC16 of the key's name or hash tag over 16,384 slots, the slots in contiguous ranges over the nodes as redis-cli --cluster create spreads them; a multi-key command across slots is refused, CROSSSLOT); modulo, a hash of the key mod the nodes (a multi-key command across nodes is refused; one node is one server)"`
+	Pos       Pos    // the `cluster` key
 }
 
 // Store is a real Redis (`store:`) on which the designs that live on

@@ -23,15 +23,15 @@ import (
 const audienceLabel = "audience"
 
 // audienceKind runs with the designs, a feeder, the rows and the twins'
-// real stores; a design on servers gets a store of its own
-// (audienceCluster), not the scenario's cluster. Its days come from days:
+// real stores; a design on servers gets a store of its own (store), with
+// the scenario's cluster's nodes where it has one. Its days come from days:
 // the generator's (audienceGen), or a recorded log's (log_audience.go).
 type audienceKind struct {
 	lineup *lineup
 	feeder feeder
 	rows   scoreRows
 	twins  twins
-	seed   uint64 // the scenario's: it places the keys of audienceCluster
+	store  cluster.Config // the store of a design on servers: audienceCluster, or on the scenario's nodes
 	batch  int
 	days   audienceDays
 }
@@ -103,7 +103,11 @@ func newAudienceKind(h *harness) (kind, error) {
 		env.Keys = max(env.Keys, uint64(a.Distinct(d)))
 		env.Events += a.Events(d)
 	}
-	return &audienceSpec{audienceKind: newAudienceRunner(h, spec.Batch, audienceGen{a}), spec: spec, a: a}, nil
+	runner, err := newAudienceRunner(h, spec.Batch, audienceGen{a})
+	if err != nil {
+		return nil, err
+	}
+	return &audienceSpec{audienceKind: runner, spec: spec, a: a}, nil
 }
 
 // audienceConfig is the generator's config of an audience spec, for the
@@ -120,8 +124,12 @@ func audienceConfig(seed uint64, spec *scenarios.Audience) workload.AudienceConf
 
 // newAudienceRunner is the runner of an audience whose days come from
 // days, fed in batches of batch events.
-func newAudienceRunner(h *harness, batch int, days audienceDays) *audienceKind {
-	return &audienceKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, twins: h.twins, seed: h.scn.Seed, batch: batch, days: days}
+func newAudienceRunner(h *harness, batch int, days audienceDays) (*audienceKind, error) {
+	store, err := audienceStore(h.scn)
+	if err != nil {
+		return nil, err
+	}
+	return &audienceKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, twins: h.twins, store: store, batch: batch, days: days}, nil
 }
 
 func (k *audienceSpec) describe() string {
@@ -135,8 +143,8 @@ func (k *audienceSpec) describe() string {
 func (k *audienceKind) accepts(t *strategies.Type) error { return distinctOnly(t, "an audience") }
 
 // givesStores: a design on servers (Redis's HLL through the store) gets a
-// store of its own without a cluster: a one-node simulated cluster, which
-// holds its keys over every day.
+// store of its own, which holds its keys over every day: without a
+// cluster, a one-node simulated cluster.
 func (k *audienceKind) givesStores() bool { return true }
 
 // realStores: such a design has a twin on a real store.
@@ -144,8 +152,11 @@ func (k *audienceKind) realStores() bool { return true }
 
 // audienceCluster is the simulated store of an audience's design on
 // servers: one node whose key takes an id a nanosecond (the audience is
-// not timed; nothing queues that matters).
-var audienceCluster = cluster.Config{Nodes: 1, KeyCapacity: 1e9}
+// not timed; nothing queues that matters), placing keys modulo: one Redis
+// server, which refuses no multi-key command. With the scenario's
+// cluster: its nodes and placement, each key still an id a nanosecond —
+// a Redis Cluster, whose slots a PFMERGE of untagged days crosses.
+var audienceCluster = cluster.Config{Nodes: 1, KeyCapacity: 1e9, Placement: cluster.Modulo}
 
 // memory: the truth is the audience's layout, known without generating
 // anything; each design is held once a day, and the last day's largest
@@ -193,9 +204,7 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 			return nil, err
 		}
 		if s == nil && d.typ.OnServers() {
-			cfg := audienceCluster
-			cfg.Seed = k.seed
-			if s, err = cluster.New(cfg); err != nil {
+			if s, err = cluster.New(k.store); err != nil {
 				return nil, err
 			}
 		}
@@ -235,7 +244,7 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 			if ferr := k.days.finish(rep, day, events, true); ferr != nil {
 				return nil, ferr // bad input: nothing is reported
 			}
-			k.score(rep, perDay, elapsed, events, rr)
+			k.score(rep, perDay, stores, elapsed, events, rr)
 			return rep, err
 		}
 	}
@@ -244,7 +253,7 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 	if err := k.days.finish(rep, day, events, false); err != nil {
 		return nil, err
 	}
-	k.score(rep, perDay, elapsed, events, rr)
+	k.score(rep, perDay, stores, elapsed, events, rr)
 	if err := cause(ctx.Err()); err != nil { // a real store failed while scoring
 		rep.Partial = true
 		return rep, err
@@ -253,7 +262,7 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 }
 
 // score adds the truth's rows and every design's to rep.
-func (k *audienceKind) score(rep *Report, perDay [][]strategies.Distinct, elapsed []int64, events int64, rr *realRun) {
+func (k *audienceKind) score(rep *Report, perDay [][]strategies.Distinct, stores []strategies.Store, elapsed []int64, events int64, rr *realRun) {
 	days := 0
 	if len(perDay) > 0 {
 		days = len(perDay[0])
@@ -307,20 +316,16 @@ func (k *audienceKind) score(rep *Report, perDay [][]strategies.Distinct, elapse
 			}
 		}
 		if u, ok := sketches[0].(strategies.DistinctUnion); ok && days > 1 {
-			var err error
-			for _, sk := range sketches[1:] {
-				if err = u.UnionWith(sk); err != nil {
-					break
-				}
-			}
-			if err == nil {
-				estimate(u.Distinct(), union, "union of the days by merge")
+			if est, err := unionOn(s, stores[i], u, sketches[1:]); err == nil {
+				estimate(est, union, "union of the days by merge")
 			}
 		}
+		spreadOn(s, stores[i])
 		if rr.stores[i] != nil {
 			rr.score(s, i, 0)
 		}
 		s.measured[metrics.ErrorCount] = true // on every error row already
 		s.finish()
 	}
+	rr.table(rep)
 }

@@ -33,11 +33,24 @@ func (h *harness) clusters() (clusters, error) {
 	if c == nil {
 		return clusters{}, nil
 	}
-	cfg := cluster.Config{Nodes: c.Nodes, KeyCapacity: c.KeyCapacity, NodeCapacity: c.NodeCapacity, Seed: h.scn.Seed}
-	if _, err := cluster.New(cfg); err != nil {
-		return clusters{}, scenarios.Errorf(c.Pos, "%v", err)
+	cfg, err := clusterConfig(c, h.scn.Seed)
+	if err != nil {
+		return clusters{}, err
 	}
 	return clusters{cfg: &cfg, headroom: h.scn.Assumptions.Headroom}, nil
+}
+
+// clusterConfig is the simulated cluster a scenario's cluster: states,
+// refused at its line when the cluster cannot simulate it.
+func clusterConfig(c *scenarios.Cluster, seed uint64) (cluster.Config, error) {
+	cfg := cluster.Config{Nodes: c.Nodes, KeyCapacity: c.KeyCapacity, NodeCapacity: c.NodeCapacity, Seed: seed}
+	if err := cfg.Placement.UnmarshalText([]byte(c.Placement)); err != nil {
+		return cfg, scenarios.Errorf(c.Pos, "cluster.placement: %v", err)
+	}
+	if _, err := cluster.New(cfg); err != nil {
+		return cfg, scenarios.Errorf(c.Pos, "%v", err)
+	}
+	return cfg, nil
 }
 
 // new is an empty cluster of the scenario's; nil without one.
@@ -208,6 +221,7 @@ func (c clusters) rows(s *scorer, r *clusterRun, i int, steady bool, end int64) 
 			node.Y = append(node.Y, round(float64(n)/cs.Duration, 1))
 		}
 		s.rep.Series = append(s.rep.Series, node)
+		nodeTable(s, r.clusters[i], cs.Duration)
 	}
 	secs := make([]float64, len(cs.BusiestWrites))
 	for j := range secs {
@@ -239,4 +253,14 @@ func keyLoadMarks(limit, headroom float64) []metrics.Mark {
 			Value: limit * headroom, Axis: "y"})
 	}
 	return ms
+}
+
+// nodeTable adds the keys and ops each node of design s's simulated
+// cluster took over a stream of duration seconds (0: untimed), and the
+// note that its few keys lie unevenly where they do (cluster.Spread).
+func nodeTable(s *scorer, c *cluster.Cluster, duration float64) {
+	s.rep.Tables = append(s.rep.Tables, c.NodeTable(s.scenario, s.d.name(), duration))
+	if n := c.SpreadNote(s.d.name()); n != "" {
+		s.rep.note(n)
+	}
 }

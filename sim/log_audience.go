@@ -95,7 +95,9 @@ func newLogAudience(h *harness, b *logBase) (kind, error) {
 		return nil, k.tooManyDays()
 	}
 	k.est = est
-	k.audienceKind = newAudienceRunner(h, spec.Batch, k)
+	if k.audienceKind, err = newAudienceRunner(h, spec.Batch, k); err != nil {
+		return nil, err
+	}
 	env := &h.lineup.env
 	env.Keys = uint64(math.Ceil(est.largest))
 	env.Events = int64(math.Ceil(est.events))

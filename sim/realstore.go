@@ -154,7 +154,9 @@ func (rr *realRun) score(s *scorer, i int, duration int64) {
 	s.add(metrics.StoreMismatch, float64(rs.Mismatch), "keys", metrics.PlanOf(0), "counter keys whose value read back is not the sum of the increments sent")
 }
 
-// table adds the ops each node of a real store took, per twin design.
+// table adds the keys and ops each node of a real store took, per twin
+// design, its nodes in the order of their first slots: node j is the
+// simulated cluster's node j (nodeTable) where redis-cli made the cluster.
 func (rr *realRun) table(rep *Report) {
 	for i, s := range rr.stores {
 		if s == nil {
@@ -165,9 +167,9 @@ func (rr *realRun) table(rep *Report) {
 			continue
 		}
 		t := metrics.Table{Scenario: rr.scenario, Name: "nodes-" + rr.names[i],
-			Title: rr.names[i] + ": ops on each node of the real store", Columns: []string{"node", "ops", "ops_per_s"}}
+			Title: rr.names[i] + ": keys and ops on each node of the real store", Columns: []string{"node", "keys", "ops", "ops_per_s"}}
 		for j, n := range rs.Nodes {
-			t.Rows = append(t.Rows, []float64{float64(j), float64(n.Ops), round(float64(n.Ops)/max(rs.Wall.Seconds(), 1e-9), 1)})
+			t.Rows = append(t.Rows, []float64{float64(j), float64(n.Keys), float64(n.Ops), round(float64(n.Ops)/max(rs.Wall.Seconds(), 1e-9), 1)})
 		}
 		rep.Tables = append(rep.Tables, t)
 	}

@@ -83,6 +83,9 @@ func (k *audienceKind) reports(d *design) []metrics.Metric {
 	}
 	ms := []metrics.Metric{metrics.Bytes, metrics.NsPerEvent, metrics.Distinct,
 		metrics.RelativeError, metrics.Error}
+	if d.typ.OnServers() { // the union's cost on the store, and the nodes its keys are on (storecost.go)
+		ms = append(ms, metrics.UnionOps, metrics.UnionRoundTrips, metrics.UnionBytes, metrics.MergeRefused, metrics.NodesUsed)
+	}
 	if d.real != "" {
 		ms = append(ms, realReports...)
 	}

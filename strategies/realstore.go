@@ -44,7 +44,8 @@ type RankReader interface {
 // RealStats is what a real store measured of one design's replay.
 type RealStats struct {
 	Ops, Writes, Reads int64
-	RoundTrips         int64 // pipelines sent: one per node a flush
+	RoundTrips         int64 // pipelines sent: one per node a flush (and a GET of a string)
+	ReplyBytes         int64 // bytes of the values read: 8 a number, a string's length (see Traffic)
 	Keys               int   // keys written or read
 	Paced              bool  // ops were sent at their due times (else as fast as possible)
 	// Wall is from the first send to the last reply.
@@ -54,17 +55,20 @@ type RealStats struct {
 	Latency metrics.Hist
 	// Behind is how late the last reply came after the last op was due.
 	Behind time.Duration
-	// Nodes is the ops each node took, by address.
+	// Nodes is the ops each node took and the keys it holds, by address, in
+	// the order of the first slot each serves.
 	Nodes []RealNode
 	// Mismatch counts the counter keys whose value read back differs from
 	// the sum of the increments sent to them.
 	Mismatch int64
 }
 
-// RealNode is one node of a real store and the ops it took.
+// RealNode is one node of a real store, the ops it took and the keys of the
+// design it holds.
 type RealNode struct {
 	Addr string
 	Ops  int64
+	Keys int64
 }
 
 // KeptUpWithin is the latency under which every op of a paced replay must

@@ -58,14 +58,15 @@ func TestFloors(t *testing.T) {
 		"metrics":                nil,
 		"internal/schema":        nil,
 		"internal/redistest":     nil,
+		"keyslot":                nil, // Redis Cluster's slots, under both stores
 		"scenarios":              {"internal/schema"},
 		"strategies":             {"workload", "metrics", "internal/schema"},
 		"strategies/internal/ds": {"strategies", "workload"},
 		"strategies/all":         families,
 		"plots":                  {"metrics"},
 		"report":                 {"metrics"},
-		"redisstore":             {"strategies", "metrics"},
-		"sim/cluster":            append([]string{"strategies/distinct"}, designRoom...),
+		"redisstore":             {"strategies", "keyslot", "metrics"},
+		"sim/cluster":            append([]string{"strategies/distinct", "keyslot"}, designRoom...),
 	}
 	for _, f := range families {
 		may[f] = designRoom

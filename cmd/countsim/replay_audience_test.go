@@ -12,31 +12,6 @@ import (
 	"countsim/scenarios"
 )
 
-// viewersSmall is the cricket final's step 2 scaled down 200 times: 200,000
-// viewers on day 1, 190,000 on day 2 of whom 150,000 watched day 1, with
-// the step's designs.
-const viewersSmall = `name: viewers-small
-seed: 1
-workload:
-  audience:
-    days:
-      - viewers: 200_000
-      - viewers: 190_000
-        overlap: 150_000
-    views: 1
-strategies:
-  - name: exact-set
-    expect: ["bytes == plan"]
-    type: exact-distinct
-  - name: hll
-    expect: ["bytes == 12_288"]
-    type: hll
-    params:
-      p: 14
-  - name: redis-hll
-    type: redis-hll
-`
-
 // asMeasured are a run's measured rows of the designs (timing and the
 // truth's left out), by design, metric, scale and note (an audience has a
 // row of a metric a day), each with its plan: a replay's plans of the full
@@ -91,18 +66,16 @@ func asSame(t *testing.T, what string, got, want map[string]string, least int) {
 
 // TestAudienceSampleReplays: the cricket final's step 2, scaled down,
 // sampled whole by countsim sample -step viewers -replay and run as
-// written, gives every design the synthetic run's (viewersSmall's) measured rows and simulated-scale plans — each
+// written, gives every design the measured rows and simulated-scale plans
+// of the synthetic run of the same scaled step (its replay scenario with
+// the step's synthetic workload put back) — each
 // day's estimate, the union by merge, the naive sum, the bytes — the exact
 // set's bytes planned from the log's distinct actors; the built-in step is
 // refused past -events, an audience being sampled whole.
 func TestAudienceSampleReplays(t *testing.T) {
 	dir := t.TempDir()
-	scn := filepath.Join(dir, "viewers-small.yaml")
-	if err := os.WriteFile(scn, []byte(viewersSmall), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// The built-in, its step 2 scaled down as viewersSmall is, sampled by
-	// -step as a team would.
+	// The built-in, its step 2 scaled down 200 times (200,000 and 190,000
+	// viewers, 150,000 on both days), sampled by -step as a team would.
 	src, err := scenarios.BuiltinSource("cricket-final")
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +101,7 @@ func TestAudienceSampleReplays(t *testing.T) {
 			t.Errorf("the replay scenario lacks %q:\n%s", w, text)
 		}
 	}
-	synthetic := asResultsOf(t, filepath.Join(dir, "out-syn"), scn)
+	synthetic := asResultsOf(t, filepath.Join(dir, "out-syn"), syntheticOf(t, dir, "viewers-synthetic", cricketPath, "viewers", replay))
 	replayed := asResultsOf(t, filepath.Join(dir, "out-replay"), replay)
 	asSame(t, "audience", asMeasured(replayed), asMeasured(synthetic), 20)
 	// The truth: both days and the union, exact, from the log.

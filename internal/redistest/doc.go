@@ -2,8 +2,9 @@
 // need one: the Redis store of issue 13 runs the same designs on a
 // redis-server or a three-master Redis Cluster, and its tests check it there.
 //
-// [Server] starts one server and [Cluster] three cluster-enabled masters
-// made into a cluster; each returns once the servers answer (PING; for a
+// [Server] starts one server, [Cluster] three cluster-enabled masters
+// made into a cluster and [ClusterOf] as many masters as a test asks (the
+// simulated cluster's placement is checked on 3 and on 8); each returns once the servers answer (PING; for a
 // cluster, cluster_state:ok on every node). A server is an [Instance]: its
 // address, its PID and its directory (a t.TempDir with its log, redis.log).
 // Servers run through tools/redis-loopback, which execs redis-server in
@@ -13,7 +14,8 @@
 //
 // Each call picks free loopback ports (for a cluster node, its bus port,
 // PORT+10000, too) and retries when another process takes a port first, so
-// parallel tests each get their own servers. Call Server and Cluster from
+// parallel tests each get their own servers. [RandomKey] draws key names
+// for tests of slot placement. Call Server and Cluster from
 // the test's own goroutine: they fail the test with t.Fatalf.
 //
 // Without redis-server on PATH the test fails with how to install it; it

@@ -104,10 +104,13 @@ func ClusterNode(t testing.TB) *Instance {
 	return start(t, script, true)
 }
 
-// ClusterInstance is a Redis Cluster of three masters this test started.
+// ClusterInstance is a Redis Cluster of masters this test started.
 type ClusterInstance struct {
-	Nodes []*Instance // the three masters, each serving a third of the slots
-	URL   string      // redis-cluster://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3
+	// Nodes are the masters in the order they were given to redis-cli
+	// --cluster create, which spreads the slots over them in that order:
+	// Nodes[i] serves the i-th range of keyslot.Ranges(len(Nodes)).
+	Nodes []*Instance
+	URL   string // redis-cluster://127.0.0.1:P1,127.0.0.1:P2,…
 }
 
 // Cluster starts three cluster-enabled masters on free loopback ports, makes
@@ -117,19 +120,29 @@ type ClusterInstance struct {
 // installed or the cluster does not form.
 func Cluster(t testing.TB) *ClusterInstance {
 	t.Helper()
+	return ClusterOf(t, 3)
+}
+
+// ClusterOf is [Cluster] of n masters, n at least 3 (redis-cli refuses
+// fewer): 8 for the cricket final's board of 8 shards on 8 nodes.
+func ClusterOf(t testing.TB, n int) *ClusterInstance {
+	t.Helper()
+	if n < 3 {
+		t.Fatalf("redistest: a cluster of %d masters; redis-cli --cluster create needs at least 3", n)
+	}
 	script := setup(t)
 	if _, err := exec.LookPath("redis-cli"); err != nil {
 		t.Fatalf("redistest: redis-cli not found on PATH (tools/redis-loopback create needs it): %v; "+
 			"install it with: apt-get install -y redis-server (Debian/Ubuntu)", err)
 	}
-	c := &ClusterInstance{Nodes: make([]*Instance, 3)}
+	c := &ClusterInstance{Nodes: make([]*Instance, n)}
 	args := []string{"create"}
 	addrs := make([]string, len(c.Nodes))
 	for k := range c.Nodes {
-		n := start(t, script, true)
-		c.Nodes[k] = n
-		addrs[k] = n.Addr
-		args = append(args, n.Addr[strings.LastIndexByte(n.Addr, ':')+1:])
+		node := start(t, script, true)
+		c.Nodes[k] = node
+		addrs[k] = node.Addr
+		args = append(args, node.Addr[strings.LastIndexByte(node.Addr, ':')+1:])
 	}
 	c.URL = "redis-cluster://" + strings.Join(addrs, ",")
 
@@ -141,9 +154,9 @@ func Cluster(t testing.TB) *ClusterInstance {
 	}
 	// The script has waited for cluster_state:ok on every node; check it
 	// here too, so that Cluster's promise does not rest on the script alone.
-	for _, n := range c.Nodes {
-		if err := waitClusterOK(n, readyTimeout); err != nil {
-			t.Fatalf("redistest: cluster %s: %v%s", c.URL, err, logTail(n.Dir))
+	for _, node := range c.Nodes {
+		if err := waitClusterOK(node, readyTimeout); err != nil {
+			t.Fatalf("redistest: cluster %s: %v%s", c.URL, err, logTail(node.Dir))
 		}
 	}
 	return c

@@ -274,7 +274,7 @@ func TestScriptErrors(t *testing.T) {
 		{nil, []string{"server", "7000"}, 2, "server takes PORT DIR [cluster]"},
 		{nil, []string{"server", "60000", "/", "cluster"}, 2, "1..55535"},
 		{nil, []string{"server", "7000", "/", "replica"}, 2, "must be 'cluster'"},
-		{nil, []string{"create", "1", "2"}, 2, "create takes P1 P2 P3"},
+		{nil, []string{"create", "1", "2"}, 2, "create takes P1 P2 P3 [P4 ...]"},
 		{nil, []string{"start-cluster", "55534"}, 2, "1..55533"},
 		{[]string{empty}, []string{"start"}, 1, "redis-loopback: redis-server not found; install it with: apt-get install -y redis-server (Debian/Ubuntu)\n"},
 		{[]string{empty}, []string{"server", "7000", "/"}, 1, "redis-server not found"},

@@ -1,6 +1,7 @@
-// The simulation — configuration, the tick arithmetic, key placement, the
-// per-key and per-node FIFO servers, node loss, the backlog recorded each
-// second and the invariants' check; stats.go works out what Cluster.Stats
+// The simulation — configuration, the tick arithmetic, the per-key and
+// per-node FIFO servers, node loss, the backlog recorded each second and
+// the invariants' check; placement.go places keys on nodes and checks the
+// slots of a multi-key command; stats.go works out what Cluster.Stats
 // reports from its counters; hll.go holds its HyperLogLog keys.
 
 package cluster
@@ -10,8 +11,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"unsafe"
 
+	"countsim/keyslot"
 	"countsim/metrics"
 	"countsim/strategies"
 	"countsim/strategies/distinct"
@@ -28,9 +31,12 @@ type Config struct {
 	// NodeCapacity is the operations a second one node serves across all
 	// its keys; 0 means no node limit, otherwise it must be finite and > 0.
 	NodeCapacity float64
-	// Seed places keys on nodes: node = Mix64(key ⊕ SplitMix64(Seed)) mod Nodes
-	// (workload.Mix64, workload.SplitMix64), or by the op's Tag in place of
-	// key where it is not 0 (every key of a tag on one node).
+	// Placement is how keys are placed on nodes: Slots (the zero value)
+	// as Redis Cluster does, Modulo by a hash of the key mod Nodes (see
+	// [Placement]). With Slots, Nodes is at most keyslot.MaxMasters.
+	Placement Placement
+	// Seed seeds the hash of the HyperLogLog keys, and with Modulo places
+	// keys: node = Mix64(key ⊕ SplitMix64(Seed)) mod Nodes.
 	Seed uint64
 	// GetsQueue makes a Get take a service slot on its key (and node) like
 	// a write: it waits behind the key's queued writes and reads their sum.
@@ -40,9 +46,11 @@ type Config struct {
 }
 
 // Cluster is the simulated store behind the designs that live on servers:
-// it implements [strategies.Store]. Each key lives on one node, chosen by
-// hashing the key with the seed; every operation is accounted per key and
-// per node per simulated second, and what a key cannot serve in time queues.
+// it implements [strategies.Store] (and [strategies.Refuser],
+// [strategies.ByteReader], [strategies.Metered]). Each key lives on one
+// node, placed by its name as Redis Cluster places it (or by a hash mod
+// the nodes: [Placement]); every operation is accounted per key and per
+// node per simulated second, and what a key cannot serve in time queues.
 //
 // The queueing model, the heart of "one key lives on one server":
 //
@@ -104,6 +112,7 @@ type Cluster struct {
 	minResp   int64 // max(keySvc, nodeSvc): an op's response time on an idle cluster
 	maxAt     int64 // the last representable time, ns
 	nodeSeed  uint64
+	ranges    []keyslot.Range // each node's slots (Slots)
 
 	index   map[uint64]int32
 	keys    []clusterKey
@@ -121,6 +130,11 @@ type Cluster struct {
 	backlog []float64
 
 	writes, reads int64
+	traffic       strategies.Traffic
+	doMark        []uint32 // the Do call that last sent an op to each node: a round trip each
+	doCalls       uint32
+	refused       error // the first command refused since Refused was called
+	crossSlots    int64 // multi-key commands refused
 	reordered     int64
 	lost          int64
 	delay         metrics.Hist // queueing delays, ticks
@@ -134,6 +148,7 @@ type clusterKey struct {
 	key      uint64
 	tag      uint64 // the Tag it was first sent with: it places the key
 	idx      int32  // its index in Cluster.keys
+	slot     int32  // its hash slot (Slots), or its node (Modulo), which a multi-key command's keys must share
 	node     int32
 	busy     bool  // in Cluster.busy
 	free     int64 // ticks: when the key's server is next free
@@ -197,6 +212,16 @@ func New(cfg Config) (*Cluster, error) {
 	if math.IsNaN(cfg.NodeCapacity) || math.IsInf(cfg.NodeCapacity, 0) || cfg.NodeCapacity < 0 {
 		return nil, fmt.Errorf("cluster: node capacity %v ops/s not a finite number ≥ 0 (0: no limit)", cfg.NodeCapacity)
 	}
+	if cfg.Placement >= placements {
+		return nil, fmt.Errorf("cluster: placement %d unknown (allowed: %s)", cfg.Placement, placementList())
+	}
+	var ranges []keyslot.Range
+	if cfg.Placement == Slots {
+		var err error
+		if ranges, err = keyslot.Ranges(cfg.Nodes); err != nil {
+			return nil, fmt.Errorf("cluster: %d nodes with placement slots, want at most %d: one or more slots each", cfg.Nodes, keyslot.MaxMasters)
+		}
+	}
 	d, keySvc, nodeSvc := clusterTicks(cfg.KeyCapacity, cfg.NodeCapacity)
 	if keySvc < 1 || (cfg.NodeCapacity > 0 && nodeSvc < 1) {
 		return nil, fmt.Errorf("cluster: capacity %v ops/s too large: a service time under %v ns",
@@ -210,8 +235,10 @@ func New(cfg Config) (*Cluster, error) {
 		minResp:   max(keySvc, nodeSvc),
 		maxAt:     math.MaxInt64 / d / 2,
 		nodeSeed:  workload.SplitMix64(cfg.Seed),
+		ranges:    ranges,
 		index:     make(map[uint64]int32),
 		nodes:     make([]clusterNode, cfg.Nodes),
+		doMark:    make([]uint32, cfg.Nodes),
 	}
 	return c, nil
 }
@@ -241,25 +268,17 @@ func clusterTicks(keyCap, nodeCap float64) (d, keySvc, nodeSvc int64) {
 	return d, keySvc, nodeSvc
 }
 
-// NodeOf returns the node that holds key: Mix64(key ⊕ SplitMix64(Seed)) mod Nodes.
-func (c *Cluster) NodeOf(key uint64) int {
-	return int(workload.Mix64(key^c.nodeSeed) % uint64(c.cfg.Nodes))
-}
-
-// nodeOf returns the node of a key sent with tag: the tag's node where tag
-// is not 0, else the key's own.
-func (c *Cluster) nodeOf(key, tag uint64) int {
-	if tag != 0 {
-		return c.NodeOf(tag)
-	}
-	return c.NodeOf(key)
-}
-
 // Do applies ops in order (see [strategies.Store]). For a Get, vals[i]
 // receives the key's value served by ops[i].At (or, with GetsQueue, the sum
-// of every write sent to it before).
+// of every write sent to it before). A multi-key command (PFCount,
+// PFMerge, ZUnionStore with the KeyArg ops after it) is accounted as one
+// op of its first key; one whose keys do not share a slot is refused as
+// Redis Cluster refuses it (placement.go): it changes nothing, reads 0,
+// and Refused returns its error. The ops a call sends to one node are one
+// round trip to it.
 func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
-	for i := range ops {
+	c.doCalls++
+	for i := 0; i < len(ops); i++ {
 		op := &ops[i]
 		at := op.At
 		if at < c.clock {
@@ -274,12 +293,27 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			c.cross(at)
 		}
 		k := c.key(op.Key, op.Tag)
+		c.traffic.Ops++
+		if c.doMark[k.node] != c.doCalls {
+			c.doMark[k.node] = c.doCalls
+			c.traffic.RoundTrips++
+		}
 		sec := at / Second
 		ks := c.keySecond(k, sec)
 		ns := c.nodeSecond(int(k.node), sec)
 		t := at * c.ticksPerN
+		var args []strategies.StoreOp // the KeyArg ops after a multi-key command
+		refused := false
+		if op.Kind.MultiKey() {
+			j := i + 1
+			for j < len(ops) && ops[j].Kind == strategies.KeyArg {
+				j++
+			}
+			args = ops[i+1 : j]
+			refused = c.crossSlot(op, k, args)
+		}
 		switch op.Kind {
-		case strategies.IncrBy, strategies.ZIncrBy, strategies.ZAdd, strategies.PFAdd, strategies.PFMerge:
+		case strategies.IncrBy, strategies.ZIncrBy, strategies.ZAdd, strategies.PFAdd, strategies.PFMerge, strategies.ZUnionStore:
 			ks.writes++
 			ns.writes++
 			k.writes++
@@ -288,8 +322,12 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			if op.Kind != strategies.IncrBy {
 				delta = 0 // the design holds the set's members (strategies.Store)
 			}
-			if op.Kind == strategies.PFAdd || op.Kind == strategies.PFMerge {
-				c.pf(op)
+			switch {
+			case refused:
+			case op.Kind == strategies.PFAdd:
+				c.hll(op.Key).Insert(op.Member)
+			case op.Kind == strategies.PFMerge:
+				c.pfMerge(op.Key, args)
 			}
 			c.enqueue(k, t, delta)
 		case strategies.ZRead, strategies.PFCount:
@@ -297,17 +335,22 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			ns.reads++
 			k.reads++
 			c.reads++
+			c.traffic.ReplyBytes += 8
 			if c.cfg.GetsQueue {
 				c.enqueue(k, t, 0)
 			}
 			if op.Kind == strategies.PFCount {
-				vals[i] = int64(math.Round(c.hll(op.Key).Estimate()))
+				vals[i] = 0
+				if !refused {
+					vals[i] = c.pfCount(op.Key, args)
+				}
 			}
 		case strategies.Get:
 			ks.reads++
 			ns.reads++
 			k.reads++
 			c.reads++
+			c.traffic.ReplyBytes += 8
 			if c.cfg.GetsQueue {
 				c.enqueue(k, t, 0)
 				vals[i] = k.sent
@@ -319,11 +362,44 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			c.lagN++
 			c.lagSum += float64(lag)
 			c.lagMax = max(c.lagMax, lag)
+		case strategies.KeyArg:
+			panic(fmt.Sprintf("cluster: a KeyArg at op %d follows no multi-key command", i))
 		default:
 			panic(fmt.Sprintf("cluster: unknown store op kind %d", op.Kind))
 		}
+		i += len(args)
 	}
 }
+
+// GetBytes is a GET of key's value as a string ([strategies.ByteReader]),
+// accounted as a Get, in a call of its own (one round trip): a HyperLogLog
+// key's registers in Redis's encoding (hll.go), a counter's value (what a
+// Get at at reads) in decimal. A key never written appends nothing. It
+// never fails.
+func (c *Cluster) GetBytes(at int64, key, tag uint64, dst []byte) ([]byte, error) {
+	op := [1]strategies.StoreOp{{At: at, Kind: strategies.Get, Key: key, Tag: tag}}
+	var v [1]int64
+	c.Do(op[:], v[:])
+	n := len(dst)
+	if h, ok := c.hlls[key]; ok {
+		dst = c.appendHLL(dst, h)
+	} else if k := &c.keys[c.index[key]]; v[0] != 0 || k.writes > 0 {
+		dst = strconv.AppendInt(dst, v[0], 10)
+	}
+	c.traffic.ReplyBytes += int64(len(dst)-n) - 8 // Do counted a number
+	return dst, nil
+}
+
+// Refused returns the error of the first command refused since the last
+// call, and nil when none was ([strategies.Refuser]).
+func (c *Cluster) Refused() error {
+	err := c.refused
+	c.refused = nil
+	return err
+}
+
+// Traffic is what the cluster carried so far ([strategies.Metered]).
+func (c *Cluster) Traffic() strategies.Traffic { return c.traffic }
 
 // key returns the state of key, first sent with tag, creating it on first
 // use.
@@ -338,7 +414,8 @@ func (c *Cluster) key(key, tag uint64) *clusterKey {
 		}
 		i = int32(len(c.keys))
 		c.index[key] = i
-		c.keys = append(c.keys, clusterKey{key: key, tag: tag, idx: i, node: int32(c.nodeOf(key, tag))})
+		slot, node := c.place(key, tag)
+		c.keys = append(c.keys, clusterKey{key: key, tag: tag, idx: i, slot: int32(slot), node: int32(node)})
 	}
 	c.lastKey, c.lastIdx = key, i
 	return &c.keys[i]
@@ -537,8 +614,8 @@ func (c *Cluster) check() error {
 		if j, ok := c.index[k.key]; !ok || int(j) != i {
 			return fmt.Errorf("cluster: key %d at %d not indexed", k.key, i)
 		}
-		if int(k.node) != c.nodeOf(k.key, k.tag) {
-			return fmt.Errorf("cluster: key %d on node %d, hash says %d", k.key, k.node, c.nodeOf(k.key, k.tag))
+		if slot, node := c.place(k.key, k.tag); int(k.node) != node || int(k.slot) != slot {
+			return fmt.Errorf("cluster: key %d in slot %d on node %d, its name says slot %d, node %d", k.key, k.slot, k.node, slot, node)
 		}
 		if k.busy != inBusy[int32(i)] || (k.queued > 0 && !k.busy) {
 			return fmt.Errorf("cluster: key %d busy flag %v, queued %d", k.key, k.busy, k.queued)

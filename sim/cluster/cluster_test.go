@@ -297,12 +297,12 @@ func TestClusterLoseNode(t *testing.T) {
 	cut, _ := slices.BinarySearchFunc(ops, int64(2e9), func(op strategies.StoreOp, at int64) int { return cmpInt64(op.At, at) })
 	clusterFeed(t, c, ops[:cut], 1000)
 
-	node := c.NodeOf(31)
+	node := c.NodeOf(31, 0)
 	var want, queued int64
 	before := make([]int64, keys)
 	for k := range keys {
 		before[k] = c.Final(uint64(k))
-		if c.NodeOf(uint64(k)) == node {
+		if c.NodeOf(uint64(k), 0) == node {
 			want += before[k]
 			queued += c.keys[c.index[uint64(k)]].queued
 		}
@@ -319,10 +319,10 @@ func TestClusterLoseNode(t *testing.T) {
 	}
 	for k := range keys {
 		got := c.Final(uint64(k))
-		if c.NodeOf(uint64(k)) == node && got != 0 {
+		if c.NodeOf(uint64(k), 0) == node && got != 0 {
 			t.Errorf("key %d on the lost node: Final %d, want 0", k, got)
 		}
-		if c.NodeOf(uint64(k)) != node && got != before[k] {
+		if c.NodeOf(uint64(k), 0) != node && got != before[k] {
 			t.Errorf("key %d on another node: Final %d, want %d", k, got, before[k])
 		}
 	}
@@ -339,13 +339,13 @@ func TestClusterLoseNode(t *testing.T) {
 	clusterFeed(t, c, ops[cut:], 1000)
 	var after int64
 	for _, op := range ops[cut:] {
-		if c.NodeOf(op.Key) == node {
+		if c.NodeOf(op.Key, op.Tag) == node {
 			after += op.Delta
 		}
 	}
 	var finals int64
 	for k := range keys {
-		if c.NodeOf(uint64(k)) == node {
+		if c.NodeOf(uint64(k), 0) == node {
 			finals += c.Final(uint64(k))
 		}
 	}
@@ -357,12 +357,14 @@ func TestClusterLoseNode(t *testing.T) {
 	}
 }
 
-func TestClusterPlacement(t *testing.T) {
+// TestClusterModuloPlacement: placement modulo hashes the key with the
+// seed: deterministic, another seed another placement, an even spread.
+func TestClusterModuloPlacement(t *testing.T) {
 	place := func(seed uint64) []int {
-		c := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 1, Seed: seed})
+		c := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 1, Seed: seed, Placement: Modulo})
 		nodes := make([]int, 32)
 		for k := range nodes {
-			nodes[k] = c.NodeOf(uint64(k))
+			nodes[k] = c.NodeOf(uint64(k), 0)
 		}
 		return nodes
 	}
@@ -389,10 +391,10 @@ func TestClusterPlacement(t *testing.T) {
 	}
 	// 100,000 keys: each node's share is Binomial(10^5, 1/8), sd 104.6; 7 sd
 	// bounds fail with probability below 10^-10.
-	c := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 1, Seed: 3})
+	c := newTestCluster(t, Config{Nodes: 8, KeyCapacity: 1, Seed: 3, Placement: Modulo})
 	counts := make([]int, 8)
 	for k := range uint64(100_000) {
-		counts[c.NodeOf(k)]++
+		counts[c.NodeOf(k, 0)]++
 	}
 	for n, got := range counts {
 		if math.Abs(float64(got)-12_500) > 7*104.6 {

@@ -87,6 +87,9 @@ type Stats struct {
 
 	Lost      int64 // counts lost by LoseNode, summed over calls
 	Reordered int64 // ops whose At went backwards, taken at the latest time seen
+	// CrossSlot counts the multi-key commands refused: their keys in
+	// different slots (on different nodes, with Modulo).
+	CrossSlot int64
 }
 
 // Stats summarises the stream, which ended at end (ns; the stream's
@@ -112,6 +115,7 @@ func (c *Cluster) Stats(end int64) Stats {
 		DelayOps:    c.delay.Count(),
 		Lost:        c.lost,
 		Reordered:   c.reordered,
+		CrossSlot:   c.crossSlots,
 		GetLagMax:   float64(c.lagMax),
 	}
 	if c.nodeSvc > 0 {
@@ -201,6 +205,27 @@ func (c *Cluster) DrainedAt() int64 {
 
 // Writes is the IncrBy ops sent so far.
 func (c *Cluster) Writes() int64 { return c.writes }
+
+// NodeKeys is the keys each node holds: every key sent an op.
+func (c *Cluster) NodeKeys() []int64 {
+	keys := make([]int64, c.cfg.Nodes)
+	for i := range c.keys {
+		keys[c.keys[i].node]++
+	}
+	return keys
+}
+
+// SlotsUsed is the number of slots (nodes, with Modulo) that hold keys.
+func (c *Cluster) SlotsUsed() int {
+	seen := map[int32]bool{}
+	for i := range c.keys {
+		seen[c.keys[i].slot] = true
+	}
+	return len(seen)
+}
+
+// Placement is how the cluster places keys.
+func (c *Cluster) Placement() Placement { return c.cfg.Placement }
 
 // NodeOps is the ops (writes and reads) each node took so far.
 func (c *Cluster) NodeOps() []int64 {

@@ -35,7 +35,7 @@ func TestClusterLoadGrid(t *testing.T) {
 			keyGrid[op.Key] = new([seconds]float64)
 		}
 		keyGrid[op.Key][op.At/1e9]++
-		nodeGrid[c.NodeOf(op.Key)][op.At/1e9]++
+		nodeGrid[c.NodeOf(op.Key, op.Tag)][op.At/1e9]++
 	}
 	if st.Keys != len(keyGrid) || st.Seconds != seconds {
 		t.Fatalf("keys %d, seconds %d; want %d, %d", st.Keys, st.Seconds, len(keyGrid), seconds)

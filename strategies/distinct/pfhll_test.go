@@ -2,6 +2,10 @@ package distinct
 
 import (
 	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"strings"
 	"testing"
 
 	"countsim/strategies"
@@ -12,32 +16,73 @@ import (
 
 // pfStore keeps each HyperLogLog key as the exact set of its elements, so
 // that PFCOUNT is the exact count: it tests what redis-hll sends, not an
-// estimator. It records every op's tag.
+// estimator. It records every op's tag, refuses a multi-key command over
+// keys of different slots as a Redis Cluster would (a key's slot: its tag,
+// or the key itself untagged), and answers a GET with Redis's string of an
+// HLL of the key's elements.
 type pfStore struct {
-	sets map[uint64]map[uint64]bool
-	tags map[uint64]uint64 // key → the tag it was sent with
-	t    *testing.T
+	sets      map[uint64]map[uint64]bool
+	tags      map[uint64]uint64 // key → the tag it was sent with
+	refused   error
+	cmds      int  // commands sent, KeyArgs aside
+	oneServer bool // one Redis server: no slots, nothing refused
+	t         *testing.T
+}
+
+func newPFStore(t *testing.T) *pfStore {
+	return &pfStore{sets: map[uint64]map[uint64]bool{}, tags: map[uint64]uint64{}, t: t}
+}
+
+func (s *pfStore) set(key, tag uint64) map[uint64]bool {
+	if old, ok := s.tags[key]; ok && old != tag {
+		s.t.Errorf("key %x sent with tags %x and %x", key, old, tag)
+	}
+	s.tags[key] = tag
+	if s.sets[key] == nil {
+		s.sets[key] = map[uint64]bool{}
+	}
+	return s.sets[key]
+}
+
+func slotOf(key, tag uint64) uint64 {
+	if tag != 0 {
+		return tag
+	}
+	return key
 }
 
 func (s *pfStore) Do(ops []strategies.StoreOp, vals []int64) {
-	for i, op := range ops {
-		if tag, ok := s.tags[op.Key]; ok && tag != op.Tag {
-			s.t.Errorf("key %x sent with tags %x and %x", op.Key, tag, op.Tag)
+	for i := 0; i < len(ops); i++ {
+		op := ops[i]
+		s.cmds++
+		set := s.set(op.Key, op.Tag)
+		var args []strategies.StoreOp
+		for i+1 < len(ops) && ops[i+1].Kind == strategies.KeyArg {
+			i++
+			args = append(args, ops[i])
 		}
-		s.tags[op.Key] = op.Tag
-		set := s.sets[op.Key]
-		if set == nil {
-			set = map[uint64]bool{}
-			s.sets[op.Key] = set
+		cross := false
+		for _, a := range args {
+			cross = cross || slotOf(a.Key, a.Tag) != slotOf(op.Key, op.Tag)
+		}
+		if cross && !s.oneServer {
+			if s.refused == nil {
+				s.refused = fmt.Errorf("%v: %w", op.Kind, strategies.ErrCrossSlot)
+			}
+			continue
 		}
 		switch op.Kind {
 		case strategies.PFAdd:
 			set[op.Member] = true
 		case strategies.PFCount:
-			vals[i] = int64(len(set))
+			u := maps.Clone(set)
+			for _, a := range args {
+				maps.Copy(u, s.set(a.Key, a.Tag))
+			}
+			vals[i-len(args)] = int64(len(u))
 		case strategies.PFMerge:
-			for m := range s.sets[op.Member] {
-				set[m] = true
+			for _, a := range args {
+				maps.Copy(set, s.set(a.Key, a.Tag))
 			}
 		default:
 			s.t.Errorf("redis-hll sent a %d op", op.Kind)
@@ -47,17 +92,31 @@ func (s *pfStore) Do(ops []strategies.StoreOp, vals []int64) {
 
 func (s *pfStore) Final(uint64) int64 { return 0 }
 
-// TestRedisHLLSendsPF: each write's actor is one PFADD to the part's key;
-// Distinct is PFCOUNT of it; the union is a PFMERGE of one part's key into
-// the other's. Two parts have two keys and one tag (one slot), and a design
-// of another store or type is refused.
-func TestRedisHLLSendsPF(t *testing.T) {
-	st := &pfStore{sets: map[uint64]map[uint64]bool{}, tags: map[uint64]uint64{}, t: t}
-	day1, err := NewPFHLL(st, 7, 0)
+func (s *pfStore) Refused() error {
+	err := s.refused
+	s.refused = nil
+	return err
+}
+
+func (s *pfStore) GetBytes(_ int64, key, tag uint64, dst []byte) ([]byte, error) {
+	s.cmds++
+	set := s.set(key, tag)
+	h, _ := NewHLL(HLLParams{Precision: 14}, 1)
+	for id := range set {
+		h.Insert(id)
+	}
+	return AppendRedisHLL(dst, h)
+}
+
+// twoDays feeds day 1 ids 0..49,999 and day 2 ids 30,000..79,999 (80,000
+// in all) to two parts of redis-hll by merge, on st.
+func twoDays(t *testing.T, st strategies.Store, merge PFUnion) (day1, day2 *PFHLL) {
+	t.Helper()
+	day1, err := NewPFHLL(st, 7, 0, merge)
 	if err != nil {
 		t.Fatal(err)
 	}
-	day2, _ := NewPFHLL(st, 7, 1)
+	day2, _ = NewPFHLL(st, 7, 1, merge)
 	var b1, b2 []workload.Event
 	for i := range uint64(50_000) {
 		b1 = append(b1, workload.Event{Op: workload.Write, Actor: i, Key: 1})
@@ -66,28 +125,77 @@ func TestRedisHLLSendsPF(t *testing.T) {
 	b1 = append(b1, workload.Event{Op: workload.Read, Actor: 1 << 40, Key: 1}) // not counted
 	day1.Observe(b1)
 	day2.Observe(b2)
-	if d := day1.Distinct(); d != 50_000 {
-		t.Errorf("day 1: %v, want 50,000", d)
+	return day1, day2
+}
+
+// TestRedisHLLSendsPF: each write's actor is one PFADD to the part's key;
+// Distinct is PFCOUNT of it. The union, by merge: tagged, two keys of one
+// tag (one slot) and a multi-key PFCOUNT of both, one command, changing
+// neither; server, untagged keys and a PFMERGE of day 2 into day 1, which
+// a cluster refuses across slots (CROSSSLOT, day 1 unchanged) and one
+// server merges; app, untagged keys whose registers are read by a GET each
+// and merged here, within the HLL's error of the truth. A design of
+// another store, merge or type is refused.
+func TestRedisHLLSendsPF(t *testing.T) {
+	for _, merge := range []PFUnion{PFUnionTagged, PFUnionServer, PFUnionApp} {
+		t.Run("merge="+merge.String(), func(t *testing.T) {
+			st := newPFStore(t)
+			day1, day2 := twoDays(t, st, merge)
+			if d := day1.Distinct(); d != 50_000 {
+				t.Errorf("day 1: %v, want 50,000", d)
+			}
+			if len(st.sets) != 2 || day1.key == day2.key || day1.tag != day2.tag || (day1.tag == 0) != (merge != PFUnionTagged) {
+				t.Errorf("%d keys, keys %x %x, tags %x %x: want two keys, sharing one non-zero tag only when tagged", len(st.sets), day1.key, day2.key, day1.tag, day2.tag)
+			}
+			before := st.cmds
+			err := day1.UnionWith(day2)
+			union := day1.Distinct()
+			sent := st.cmds - before
+			switch merge {
+			case PFUnionTagged:
+				if err != nil || union != 80_000 || sent != 1 {
+					t.Errorf("union %v, %v, %d commands; want 80,000 by one PFCOUNT", union, err, sent)
+				}
+			case PFUnionServer:
+				if !errors.Is(err, strategies.ErrCrossSlot) || !strings.HasPrefix(err.Error(), "redis-hll: ") || union != 50_000 || sent != 2 {
+					t.Errorf("union %v, %v, %d commands; want CROSSSLOT, day 1 unchanged, a PFMERGE and a PFCOUNT", union, err, sent)
+				}
+			case PFUnionApp:
+				if err != nil || math.Abs(union-80_000) > 5.3*0.0081*80_000 || sent != 2 {
+					t.Errorf("union %v, %v, %d commands; want 80,000 ± 5.3σ from two GETs", union, err, sent)
+				}
+				if day1.Bytes() < 1<<14+12_304 {
+					t.Errorf("bytes %d: not counting the registers and the string read", day1.Bytes())
+				}
+			}
+			if d := day2.Distinct(); d != 50_000 {
+				t.Errorf("day 2 after the union: %v, want 50,000 (no key of day 2 written)", d)
+			}
+			other, _ := NewPFHLL(newPFStore(t), 7, 1, merge)
+			if err := day1.UnionWith(other); !errors.Is(err, strategies.ErrMergeParams) {
+				t.Errorf("a merge across stores: %v, want ErrMergeParams", err)
+			}
+			h, _ := NewHLL(HLLParams{Precision: 14}, 7)
+			if err := day1.UnionWith(h); !errors.Is(err, strategies.ErrMergeParams) {
+				t.Errorf("a merge with an HLL: %v, want ErrMergeParams", err)
+			}
+			otherMerge, _ := NewPFHLL(st, 7, 1, (merge+1)%3)
+			if err := day1.UnionWith(otherMerge); !errors.Is(err, strategies.ErrMergeParams) {
+				t.Errorf("a merge with another merge: %v, want ErrMergeParams", err)
+			}
+		})
 	}
-	if err := day1.UnionWith(day2); err != nil {
-		t.Fatal(err)
+	// On one server (no slots to refuse), server's PFMERGE merges.
+	st := newPFStore(t)
+	st.oneServer = true
+	day1, day2 := twoDays(t, st, PFUnionServer)
+	if err := day1.UnionWith(day2); err != nil || day1.Distinct() != 80_000 {
+		t.Errorf("one server: %v, union %v; want 80,000", err, day1.Distinct())
 	}
-	if d := day1.Distinct(); d != 80_000 {
-		t.Errorf("union: %v, want 80,000", d)
-	}
-	if d := day2.Distinct(); d != 50_000 {
-		t.Errorf("day 2 after the merge: %v, want 50,000 (PFMERGE writes its first key only)", d)
-	}
-	if len(st.sets) != 2 || day1.key == day2.key || day1.tag != day2.tag || day1.tag == 0 {
-		t.Errorf("%d keys, keys %x %x, tags %x %x: want two keys sharing one non-zero tag", len(st.sets), day1.key, day2.key, day1.tag, day2.tag)
-	}
-	other, _ := NewPFHLL(&pfStore{sets: map[uint64]map[uint64]bool{}, tags: map[uint64]uint64{}, t: t}, 7, 1)
-	if err := day1.UnionWith(other); !errors.Is(err, strategies.ErrMergeParams) {
-		t.Errorf("a merge across stores: %v, want ErrMergeParams", err)
-	}
-	h, _ := NewHLL(HLLParams{Precision: 14}, 7)
-	if err := day1.UnionWith(h); !errors.Is(err, strategies.ErrMergeParams) {
-		t.Errorf("a merge with an HLL: %v, want ErrMergeParams", err)
+	// merge app needs a store that reads values whole.
+	day1, day2 = twoDays(t, struct{ strategies.Store }{newPFStore(t)}, PFUnionApp)
+	if err := day1.UnionWith(day2); !errors.Is(err, strategies.ErrMergeParams) {
+		t.Errorf("app on a store without GetBytes: %v, want ErrMergeParams", err)
 	}
 }
 

@@ -3,17 +3,20 @@
 // the Redis Cluster specification): CRC16 of the key, or of its hash tag,
 // modulo 16384.
 
-package redisstore
+package keyslot
 
-// Slot is the Redis Cluster hash slot of key, in [0, 16384): CRC16 of the
+// Count is the number of hash slots of a Redis Cluster.
+const Count = 16384 // a power of two: mod is a mask
+
+// Of is the Redis Cluster hash slot of key, in [0, 16384): CRC16 of the
 // key modulo 16384. When the key holds a hash tag, the bytes between its
 // first '{' and the first '}' after that, and they are not empty, only the
 // tag is hashed, so keys with the same tag share a slot: "{user1000}.following"
 // and "{user1000}.followers". "foo{}{bar}" hashes whole (the first tag is
 // empty), "foo{{bar}}zap" hashes "{bar", "foo{bar}{zap}" hashes "bar".
-// It allocates nothing and costs one table lookup per hashed byte.
-func Slot(key string) int {
-	const slots = 16384 // a power of two: mod is a mask
+// It takes a string or the bytes of one, allocates nothing and costs one
+// table lookup per hashed byte.
+func Of[K string | []byte](key K) int {
 	for s := 0; s < len(key); s++ {
 		if key[s] != '{' {
 			continue
@@ -28,13 +31,13 @@ func Slot(key string) int {
 		}
 		break
 	}
-	return int(crc16(key)) & (slots - 1)
+	return int(crc16(key)) & (Count - 1)
 }
 
 // crc16 is CRC-16/XMODEM (polynomial 0x1021, initial value 0, no
 // reflection, no final xor), the CRC of Redis's crc16.c, a byte at a time
 // from a 256-entry table. crc16("123456789") = 0x31C3.
-func crc16(s string) uint16 {
+func crc16[K string | []byte](s K) uint16 {
 	var crc uint16
 	for i := 0; i < len(s); i++ {
 		crc = crc<<8 ^ crc16Table[byte(crc>>8)^s[i]]
