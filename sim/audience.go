@@ -2,15 +2,15 @@ package sim
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"strings"
-
 	"countsim/metrics"
 	"countsim/scenarios"
 	"countsim/sim/cluster"
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/workload"
+	"fmt"
+	"math"
+	"strings"
 )
 
 // The audience: viewer ids over days with exact sizes and overlaps, for
@@ -27,10 +27,10 @@ const audienceLabel = "audience"
 // the scenario's cluster's nodes where it has one. Its days come from days:
 // the generator's (audienceGen), or a recorded log's (log_audience.go).
 type audienceKind struct {
-	lineup *lineup
-	feeder feeder
-	rows   scoreRows
-	twins  twins
+	lineup *engine.Lineup
+	feeder engine.Feeder
+	rows   engine.ScoreRows
+	twins  engine.Twins
 	store  cluster.Config // the store of a design on servers: audienceCluster, or on the scenario's nodes
 	batch  int
 	days   audienceDays
@@ -43,13 +43,13 @@ type audienceKind struct {
 type audienceDays interface {
 	// day returns the events of day d, asked in order from 0; ok is false
 	// past the last day.
-	day(d int) (src source, ok bool)
+	day(d int) (src engine.Source, ok bool)
 	// truth is the observer that works out day d's truth from its events
 	// as they are fed, or nil where the truth is known by construction.
-	truth(d int) observer
-	// distinct is the exact number of distinct viewers of day d, and
+	truth(d int) engine.Observer
+	// Distinct is the exact number of distinct viewers of day d, and
 	// union that of days 0..days−1 together.
-	distinct(d int) int64
+	Distinct(d int) int64
 	union(days int) int64
 	// complete reports whether days are every day there is.
 	complete(days int) bool
@@ -57,23 +57,23 @@ type audienceDays interface {
 	// events events) or stopped, before scoring: it returns bad input
 	// found in the stream, and may note in rep (and work the plans out
 	// again for) what the stream turned out to hold.
-	finish(rep *Report, days int, events int64, stopped bool) error
+	finish(rep *engine.Report, days int, events int64, stopped bool) error
 }
 
 // audienceGen is the generator's days: the audience's exact sizes and
 // overlaps are its truth, known without counting anything.
 type audienceGen struct{ a *workload.Audience }
 
-func (g audienceGen) day(d int) (source, bool) {
+func (g audienceGen) day(d int) (engine.Source, bool) {
 	if d >= g.a.Days() {
 		return nil, false
 	}
 	return daySource{g.a, d}, true
 }
-func (g audienceGen) truth(int) observer                     { return nil }
-func (g audienceGen) distinct(d int) int64                   { return g.a.Distinct(d) }
-func (g audienceGen) complete(days int) bool                 { return days == g.a.Days() }
-func (g audienceGen) finish(*Report, int, int64, bool) error { return nil }
+func (g audienceGen) truth(int) engine.Observer                     { return nil }
+func (g audienceGen) Distinct(d int) int64                          { return g.a.Distinct(d) }
+func (g audienceGen) complete(days int) bool                        { return days == g.a.Days() }
+func (g audienceGen) finish(*engine.Report, int, int64, bool) error { return nil }
 func (g audienceGen) union(days int) int64 {
 	all := make([]int, days)
 	for d := range all {
@@ -90,15 +90,15 @@ type audienceSpec struct {
 	a    *workload.Audience
 }
 
-func init() { defineKind("audience", newAudienceKind) }
+func init() { engine.DefineKind("audience", newAudienceKind) }
 
-func newAudienceKind(h *harness) (kind, error) {
-	spec := h.scn.Run.(*scenarios.Audience)
-	a, err := workload.NewAudience(audienceConfig(h.scn.Seed, spec))
+func newAudienceKind(h *engine.Harness) (engine.Kind, error) {
+	spec := h.Scn.Run.(*scenarios.Audience)
+	a, err := workload.NewAudience(audienceConfig(h.Scn.Seed, spec))
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Viewers.Pos, "audience: %v", err)
 	}
-	env := &h.lineup.env
+	env := &h.Lineup.Env
 	for d := range a.Days() {
 		env.Keys = max(env.Keys, uint64(a.Distinct(d)))
 		env.Events += a.Events(d)
@@ -124,31 +124,33 @@ func audienceConfig(seed uint64, spec *scenarios.Audience) workload.AudienceConf
 
 // newAudienceRunner is the runner of an audience whose days come from
 // days, fed in batches of batch events.
-func newAudienceRunner(h *harness, batch int, days audienceDays) (*audienceKind, error) {
-	store, err := audienceStore(h.scn)
+func newAudienceRunner(h *engine.Harness, batch int, days audienceDays) (*audienceKind, error) {
+	store, err := audienceStore(h.Scn)
 	if err != nil {
 		return nil, err
 	}
-	return &audienceKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, twins: h.twins, store: store, batch: batch, days: days}, nil
+	return &audienceKind{lineup: h.Lineup, feeder: h.Feeder, rows: h.Rows, twins: h.Twins, store: store, batch: batch, days: days}, nil
 }
 
-func (k *audienceSpec) describe() string {
+func (k *audienceSpec) Describe() string {
 	var days []string
 	for _, d := range k.spec.Viewers.Days {
 		days = append(days, fmt.Sprintf("%s viewers (%s also the day before)", metrics.Format(float64(d.Viewers)), metrics.Format(float64(d.Overlap))))
 	}
-	return fmt.Sprintf("Audience: %s; %s a viewer a day.", strings.Join(days, ", then "), count(k.spec.Viewers.MeanViews(), "view"))
+	return fmt.Sprintf("Audience: %s; %s a viewer a day.", strings.Join(days, ", then "), engine.Count(k.spec.Viewers.MeanViews(), "view"))
 }
 
-func (k *audienceKind) accepts(t *strategies.Type) error { return distinctOnly(t, "an audience") }
+func (k *audienceKind) Accepts(t *strategies.Type) error {
+	return engine.DistinctOnly(t, "an audience")
+}
 
-// givesStores: a design on servers (Redis's HLL through the store) gets a
+// GivesStores: a design on servers (Redis's HLL through the store) gets a
 // store of its own, which holds its keys over every day: without a
 // cluster, a one-node simulated cluster.
-func (k *audienceKind) givesStores() bool { return true }
+func (k *audienceKind) GivesStores() bool { return true }
 
-// realStores: such a design has a twin on a real store.
-func (k *audienceKind) realStores() bool { return true }
+// RealStores: such a design has a twin on a real store.
+func (k *audienceKind) RealStores() bool { return true }
 
 // audienceCluster is the simulated store of an audience's design on
 // servers: one node whose key takes an id a nanosecond (the audience is
@@ -158,11 +160,11 @@ func (k *audienceKind) realStores() bool { return true }
 // a Redis Cluster, whose slots a PFMERGE of untagged days crosses.
 var audienceCluster = cluster.Config{Nodes: 1, KeyCapacity: 1e9, Placement: cluster.Modulo}
 
-// memory: the truth is the audience's layout, known without generating
+// Memory: the truth is the audience's layout, known without generating
 // anything; each design is held once a day, and the last day's largest
 // design may be doubling its table: the old array is held while the new
 // one fills, half the new one's size.
-func (k *audienceSpec) memory() (int64, int64) {
+func (k *audienceSpec) Memory() (int64, int64) {
 	return k.growing(), int64(k.a.Days())
 }
 
@@ -170,13 +172,13 @@ func (k *audienceSpec) memory() (int64, int64) {
 // planned bytes.
 func (k *audienceKind) growing() int64 {
 	var growing float64
-	for _, d := range k.lineup.designs {
-		growing = max(growing, d.plannedValue(metrics.Bytes)/2)
+	for _, d := range k.lineup.Members {
+		growing = max(growing, d.PlannedValue(metrics.Bytes)/2)
 	}
 	return int64(growing)
 }
 
-func (k *audienceKind) plan() []metrics.Result { return nil }
+func (k *audienceKind) Plan() []metrics.Result { return nil }
 
 // daySource is one day of an audience as a chunked stream.
 type daySource struct {
@@ -189,21 +191,21 @@ func (d daySource) Chunk(i int, buf []workload.Event) []workload.Event {
 	return d.a.Chunk(d.day, i, buf)
 }
 
-func (k *audienceKind) run(ctx context.Context) (*Report, error) {
+func (k *audienceKind) Run(ctx context.Context) (*engine.Report, error) {
 	l := k.lineup
-	n := len(l.designs)
+	n := len(l.Members)
 	perDay := make([][]strategies.Distinct, n)
 	elapsed := make([]int64, n)
 	var events int64
-	ctx, rr, cause := k.twins.start(ctx, n)
-	defer rr.close()
+	ctx, rr, cause := k.twins.Start(ctx, n)
+	defer rr.Close()
 	stores := make([]strategies.Store, n) // one for all the days of a design on servers
-	for i, d := range l.designs {
-		s, err := rr.open(ctx, i, d, false)
+	for i, d := range l.Members {
+		s, err := rr.Open(ctx, i, d, false)
 		if err != nil {
 			return nil, err
 		}
-		if s == nil && d.typ.OnServers() {
+		if s == nil && d.Typ.OnServers() {
 			if s, err = cluster.New(k.store); err != nil {
 				return nil, err
 			}
@@ -216,31 +218,31 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 		if !ok {
 			break
 		}
-		r := &run{truth: k.days.truth(day)}
-		if err := l.build(r, func(i int) strategies.Env {
-			env := l.env
+		r := &engine.Run{Truth: k.days.truth(day)}
+		if err := l.Build(r, func(i int) strategies.Env {
+			env := l.Env
 			env.Store, env.Part = stores[i], day
 			return env
 		}); err != nil {
 			return nil, err
 		}
-		for i, s := range r.designs {
+		for i, s := range r.Designs {
 			perDay[i] = append(perDay[i], s.(strategies.Distinct)) // accepts admits distinct counters only
 		}
-		fed, err := k.feeder.feed(ctx, r, src, k.batch)
+		fed, err := k.feeder.Feed(ctx, r, src, k.batch)
 		if err == nil {
 			err = ctx.Err()
 		}
 		err = cause(err)
 		events += fed
 		for i := range elapsed {
-			elapsed[i] += r.elapsed[i]
+			elapsed[i] += r.Elapsed[i]
 		}
 		if err != nil {
 			for i := range perDay { // the day cut short is not scored against the whole day's truth
 				perDay[i] = perDay[i][:day]
 			}
-			rep := &Report{Partial: true}
+			rep := &engine.Report{Partial: true}
 			if ferr := k.days.finish(rep, day, events, true); ferr != nil {
 				return nil, ferr // bad input: nothing is reported
 			}
@@ -248,8 +250,8 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 			return rep, err
 		}
 	}
-	rr.settle()
-	rep := &Report{}
+	rr.Settle()
+	rep := &engine.Report{}
 	if err := k.days.finish(rep, day, events, false); err != nil {
 		return nil, err
 	}
@@ -262,34 +264,34 @@ func (k *audienceKind) run(ctx context.Context) (*Report, error) {
 }
 
 // score adds the truth's rows and every design's to rep.
-func (k *audienceKind) score(rep *Report, perDay [][]strategies.Distinct, stores []strategies.Store, elapsed []int64, events int64, rr *realRun) {
+func (k *audienceKind) score(rep *engine.Report, perDay [][]strategies.Distinct, stores []strategies.Store, elapsed []int64, events int64, rr *engine.RealRun) {
 	days := 0
 	if len(perDay) > 0 {
 		days = len(perDay[0])
 	}
 	union := float64(k.days.union(days))
 	complete := k.days.complete(days)
-	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "views fed")
+	k.rows.Truth(rep, metrics.Events, float64(events), "events", nil, "views fed")
 	for d := range days {
-		k.rows.truth(rep, metrics.Distinct, float64(k.days.distinct(d)), "viewers", nil, fmt.Sprintf("day %d, exact", d+1))
+		k.rows.Truth(rep, metrics.Distinct, float64(k.days.Distinct(d)), "viewers", nil, fmt.Sprintf("day %d, exact", d+1))
 	}
 	if complete {
-		k.rows.truth(rep, metrics.Distinct, union, "viewers", nil, "all days, exact union")
+		k.rows.Truth(rep, metrics.Distinct, union, "viewers", nil, "all days, exact union")
 	}
 	for i, sketches := range perDay {
-		d := k.lineup.designs[i]
-		s := k.rows.scorer(rep, d)
+		d := k.lineup.Members[i]
+		s := k.rows.Scorer(rep, d)
 		var bytes int64
 		for _, sk := range sketches {
 			bytes = max(bytes, sk.Bytes())
 		}
-		s.add(metrics.Bytes, float64(bytes), "B", s.plan(metrics.Bytes), "the largest day's, measured from the design's arrays")
-		if events > 0 && elapsed[i] > 0 && d.real == "" {
-			s.timing(metrics.NsPerEvent, round(float64(elapsed[i])/float64(events), 2), "ns", laneClockNote)
+		s.Add(metrics.Bytes, float64(bytes), "B", s.Plan(metrics.Bytes), "the largest day's, measured from the design's arrays")
+		if events > 0 && elapsed[i] > 0 && d.Real == "" {
+			s.Timing(metrics.NsPerEvent, engine.Round(float64(elapsed[i])/float64(events), 2), "ns", engine.LaneClockNote)
 		}
-		stdErr := s.plan(metrics.StandardError) // in %
+		stdErr := s.Plan(metrics.StandardError) // in %
 		estimate := func(est, truth float64, note string) {
-			s.add(metrics.Distinct, round(est, 1), "viewers", metrics.PlanOf(truth), note+"; plan: the exact count")
+			s.Add(metrics.Distinct, engine.Round(est, 1), "viewers", metrics.PlanOf(truth), note+"; plan: the exact count")
 			if truth == 0 {
 				return // no relative error of nothing
 			}
@@ -297,22 +299,22 @@ func (k *audienceKind) score(rep *Report, perDay [][]strategies.Distinct, stores
 			if stdErr != nil {
 				errPlan = metrics.PlanOf(math.Round(*stdErr / 100 * truth))
 			}
-			s.add(metrics.RelativeError, round(100*(est-truth)/truth, 4), "%", stdErr, note+"; plan: the standard error 1.04/√m")
-			s.add(metrics.Error, round(est-truth, 1), "viewers", errPlan, note+"; plan: the standard error in viewers, 1.04/√m × the true count")
+			s.Add(metrics.RelativeError, engine.Round(100*(est-truth)/truth, 4), "%", stdErr, note+"; plan: the standard error 1.04/√m")
+			s.Add(metrics.Error, engine.Round(est-truth, 1), "viewers", errPlan, note+"; plan: the standard error in viewers, 1.04/√m × the true count")
 		}
 		var sum float64
 		for day, sk := range sketches {
 			est := sk.Distinct()
 			sum += est
-			estimate(est, float64(k.days.distinct(day)), fmt.Sprintf("day %d", day+1))
+			estimate(est, float64(k.days.Distinct(day)), fmt.Sprintf("day %d", day+1))
 		}
 		if !complete {
 			continue
 		}
 		if days > 1 {
-			s.add(metrics.Distinct, round(sum, 1), "viewers", metrics.PlanOf(union), "sum of the days' counts: viewers of several days count again; plan: the exact union")
+			s.Add(metrics.Distinct, engine.Round(sum, 1), "viewers", metrics.PlanOf(union), "sum of the days' counts: viewers of several days count again; plan: the exact union")
 			if union > 0 {
-				s.add(metrics.RelativeError, round(100*(sum-union)/union, 4), "%", nil, "sum of the days' counts against the union")
+				s.Add(metrics.RelativeError, engine.Round(100*(sum-union)/union, 4), "%", nil, "sum of the days' counts against the union")
 			}
 		}
 		if u, ok := sketches[0].(strategies.DistinctUnion); ok && days > 1 {
@@ -321,11 +323,11 @@ func (k *audienceKind) score(rep *Report, perDay [][]strategies.Distinct, stores
 			}
 		}
 		spreadOn(s, stores[i])
-		if rr.stores[i] != nil {
-			rr.score(s, i, 0)
+		if rr.Stores[i] != nil {
+			rr.Score(s, i, 0)
 		}
-		s.measured[metrics.ErrorCount] = true // on every error row already
-		s.finish()
+		s.Measured[metrics.ErrorCount] = true // on every error row already
+		s.Finish()
 	}
-	rr.table(rep)
+	rr.Table(rep)
 }

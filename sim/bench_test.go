@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"countsim/metrics"
+	"countsim/sim/engine"
 	"countsim/workload"
 	"fmt"
 	"slices"
@@ -23,7 +24,7 @@ func BenchmarkRunSearch(b *testing.B) {
 	events := scn.Run.(*scenarios.Stream).Events
 	b.ReportAllocs()
 	for b.Loop() {
-		st, err := Prepare(scn, Options{})
+		st, err := engine.Prepare(scn, engine.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -88,21 +89,21 @@ func BenchmarkTruth(b *testing.B) {
 			})
 		})
 		b.Run(name+"rank-given", func(b *testing.B) {
-			tr := newRankTruth(src).(rankObserver)
+			tr := engine.NewRankTruth(src).(engine.RankObserver)
 			given := make([]uint32, len(ranks))
 			for i, r := range ranks {
 				given[i] = uint32(r)
 			}
-			run(b, func() { tr.observeRanks(given) })
+			run(b, func() { tr.ObserveRanks(given) })
 		})
 		b.Run(name+"rank", func(b *testing.B) {
-			tr := newRankTruth(src)
-			run(b, func() { tr.observe(events) })
+			tr := engine.NewRankTruth(src)
+			run(b, func() { tr.Observe(events) })
 		})
 		if keys <= 1e6 {
 			b.Run(name+"map", func(b *testing.B) {
-				tr := newTruth(int(keys), false, false)
-				run(b, func() { tr.observe(events) })
+				tr := engine.NewTruth(int(keys), false, false)
+				run(b, func() { tr.Observe(events) })
 			})
 		}
 	}
@@ -143,11 +144,11 @@ workload:
 				if err != nil {
 					b.Fatal(err)
 				}
-				st, err := Prepare(scn, Options{})
+				st, err := engine.Prepare(scn, engine.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				rate := float64(st.env.Events) / 600
+				rate := float64(st.Env.Events) / 600
 				yaml = fmt.Sprintf("name: one\nseed: 1\nworkload:\n  keys: 1\n  arrivals: poisson\n  phases: [{duration: 10m, rate: %.0f}]\n%s", rate, design)
 			}
 			scn, err := scenarios.Parse("bench.yaml", []byte(yaml))
@@ -157,7 +158,7 @@ workload:
 			var events, lane float64
 			b.ReportAllocs()
 			for b.Loop() {
-				st, err := Prepare(scn, Options{})
+				st, err := engine.Prepare(scn, engine.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -167,7 +168,7 @@ workload:
 				}
 				for _, r := range rep.Results {
 					switch {
-					case r.Strategy == truthName(st.Scenario) && r.Metric == "events":
+					case r.Strategy == engine.TruthName(st.Scenario) && r.Metric == "events":
 						events = *r.Value
 					case r.Strategy == "grow" && r.Metric == "ns_per_event":
 						lane = *r.Value

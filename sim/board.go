@@ -2,15 +2,15 @@ package sim
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"slices"
-
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/strategies/boards"
 	"countsim/workload"
+	"fmt"
+	"math"
+	"slices"
 )
 
 // The leaderboard on the simulated cluster (issue 10): a timed stream whose
@@ -34,11 +34,11 @@ import (
 // the figures of its plans (boardInput).
 type boardKind struct {
 	keyed
-	feeder   feeder
-	clusters clusters
-	twins    twins
+	feeder   engine.Feeder
+	clusters engine.Clusters
+	twins    engine.Twins
 	faults   []strategies.Fault
-	progress progress
+	progress engine.StageProgress
 	in       boardInput
 	checked  int // players whose ranks are checked at the end
 	batch    int
@@ -50,9 +50,9 @@ type boardKind struct {
 // below) or a recorded log (boardLog, log_board.go). The run, its truth,
 // its designs and their scoring are the board's, whichever it is.
 type boardInput interface {
-	describe() string
+	Describe() string
 	// stream is the score changes and rank queries, afresh.
-	stream() source
+	stream() engine.Source
 	// bad is the error of a stream that could not be read to its end (a
 	// bad line of a log), as bad input; nil for a generator.
 	bad() error
@@ -76,7 +76,7 @@ type boardInput interface {
 	// (events of it, to until, or all of it when rep is not partial):
 	// every design's plan is worked out again for the figures that
 	// differ, and rep says so.
-	fed(rep *Report, tr *boardTruth, events, until int64) boardFed
+	fed(rep *engine.Report, tr *boardTruth, events, until int64) boardFed
 }
 
 // boardFed is the plans of the truth's rows once the stream is fed, with
@@ -89,7 +89,7 @@ type boardFed struct {
 	steady bool
 }
 
-func init() { defineKind("board", newBoardKind) }
+func init() { engine.DefineKind("board", newBoardKind) }
 
 // boardGen is a board's generator: the timed stream of its players with
 // the law of their score changes.
@@ -100,8 +100,8 @@ type boardGen struct {
 	expected float64 // the players expected on the board at the end
 }
 
-func newBoardKind(h *harness) (kind, error) {
-	spec := h.scn.Run.(*scenarios.Board)
+func newBoardKind(h *engine.Harness) (engine.Kind, error) {
+	spec := h.Scn.Run.(*scenarios.Board)
 	tk, err := newTimedOf(h, &spec.Timed)
 	if err != nil {
 		return nil, err
@@ -117,15 +117,15 @@ func newBoardKind(h *harness) (kind, error) {
 	if law.Standings {
 		g.expected = float64(spec.Keys) // every player stands on the board
 	}
-	h.lineup.env.Keys = uint64(math.Ceil(g.expected))
+	h.Lineup.Env.Keys = uint64(math.Ceil(g.expected))
 	return &boardKind{keyed: tk.keyed, feeder: tk.feeder, clusters: tk.clusters, twins: tk.twins, faults: tk.faults,
-		progress: h.progress, in: g, checked: spec.Checked, batch: spec.Batch}, nil
+		progress: h.Progress, in: g, checked: spec.Checked, batch: spec.Batch}, nil
 }
 
-func (g *boardGen) stream() source  { return g.scores }
-func (g *boardGen) bad() error      { return nil }
-func (g *boardGen) end(int64) int64 { return g.spec.Duration() }
-func (g *boardGen) standings() bool { return g.spec.Scores.Standings }
+func (g *boardGen) stream() engine.Source { return g.scores }
+func (g *boardGen) bad() error            { return nil }
+func (g *boardGen) end(int64) int64       { return g.spec.Duration() }
+func (g *boardGen) standings() bool       { return g.spec.Scores.Standings }
 
 func (g *boardGen) players() (float64, string) {
 	if g.spec.Scores.Standings {
@@ -138,22 +138,22 @@ func (g *boardGen) players() (float64, string) {
 // (a board's truth is the kind's), and the standings' load order and its
 // counts by score.
 func (g *boardGen) memory() (int64, int64) {
-	held, copies := g.timedKind.memory()
-	held -= int64(g.lineup.env.Keys) * truthBytesPerKey
+	held, copies := g.timedKind.Memory()
+	held -= int64(g.lineup.Env.Keys) * truthBytesPerKey
 	if g.spec.Scores.Standings {
 		held += int64(math.Ceil(g.expected))*4 + (g.spec.Scores.StartMax+1)*4
 	}
 	return held, copies
 }
 
-func (g *boardGen) fed(rep *Report, tr *boardTruth, events, until int64) boardFed {
+func (g *boardGen) fed(rep *engine.Report, tr *boardTruth, events, until int64) boardFed {
 	w := g.spec
 	writes, reads, players := w.ExpectedWrites(), w.ExpectedReads(), g.expected
 	if rep.Partial {
-		f := timedFed(&w.Timed, events, float64(tr.writes), until)
-		g.lineup.replan(rep, f)
-		writes, _ = phasesUntil(w.Phases, f.until)
-		reads = w.Reads * float64(f.until) / 1e9
+		f := engine.TimedFed(&w.Timed, events, float64(tr.writes), until)
+		g.lineup.Replan(rep, f)
+		writes, _ = engine.PhasesUntil(w.Phases, f.Until)
+		reads = w.Reads * float64(f.Until) / 1e9
 		if !w.Scores.Standings { // those who scored in what was fed
 			players = expectedDistinct(writes, w.Keys, g.src.Prob)
 		}
@@ -210,9 +210,9 @@ const rankerEntryBytes = 48
 // score, stamp and the map's overhead) and the sorted copy made to rank.
 const boardTruthBytes = 48 + 32
 
-func (k *boardKind) describe() string { return k.in.describe() }
+func (k *boardKind) Describe() string { return k.in.Describe() }
 
-func (g *boardGen) describe() string {
+func (g *boardGen) Describe() string {
 	w, law := g.spec, g.spec.Scores
 	change := fmt.Sprintf("+%d..%d points", law.DeltaMin, law.DeltaMax)
 	if law.SetShare > 0 {
@@ -223,62 +223,62 @@ func (g *boardGen) describe() string {
 		metrics.Format(w.Reads), metrics.Format(float64(w.Keys)), metrics.Format(math.Round(g.expected)))
 }
 
-// accepts refuses a design that does not rank players.
-func (k *boardKind) accepts(t *strategies.Type) error {
-	return onlyFamily(t, strategies.FamilyRank, "rank players", "a leaderboard")
+// Accepts refuses a design that does not rank players.
+func (k *boardKind) Accepts(t *strategies.Type) error {
+	return engine.OnlyFamily(t, strategies.FamilyRank, "rank players", "a leaderboard")
 }
 
-func (k *boardKind) memory() (int64, int64) {
+func (k *boardKind) Memory() (int64, int64) {
 	held, copies := k.in.memory()
 	p, _ := k.in.players()
 	players := int64(math.Ceil(p))
 	held += players * boardTruthBytes
-	for _, d := range k.lineup.designs {
+	for _, d := range k.lineup.Members {
 		switch {
-		case d.typ.Answers(strategies.FamilyBoard):
+		case d.Typ.Answers(strategies.FamilyBoard):
 			held += players * boardEntryBytes
-		case d.typ.Answers(strategies.FamilyRank): // a scores table, a Go map of 16 B entries
+		case d.Typ.Answers(strategies.FamilyRank): // a scores table, a Go map of 16 B entries
 			held += players * rankerEntryBytes
 		}
 	}
 	return max(held, 0), copies
 }
 
-// plan is the players expected on the board.
-func (k *boardKind) plan() []metrics.Result {
+// Plan is the players expected on the board.
+func (k *boardKind) Plan() []metrics.Result {
 	players, note := k.in.players()
-	return []metrics.Result{k.rows.plan(strategies.PlanLine{Metric: metrics.Players,
+	return []metrics.Result{k.rows.Plan(strategies.PlanLine{Metric: metrics.Players,
 		Value: math.Round(players), Unit: "players", Note: note})}
 }
 
-// churns: as its input does (a log's reader makes garbage at every line).
-func (k *boardKind) churns() bool {
-	c, ok := k.in.(interface{ churns() bool })
-	return ok && c.churns()
+// Churns: as its input does (a log's reader makes garbage at every line).
+func (k *boardKind) Churns() bool {
+	c, ok := k.in.(interface{ Churns() bool })
+	return ok && c.Churns()
 }
 
-// realStores: a board's designs on the store have twins on a real store,
+// RealStores: a board's designs on the store have twins on a real store,
 // whose sorted sets are then asked the checked players' ranks — unless the
 // board stands on standings, which are loaded into the designs without
 // store ops and so would be missing there.
-func (k *boardKind) realStores() bool { return !k.in.standings() }
+func (k *boardKind) RealStores() bool { return !k.in.standings() }
 
 // newRun builds every design, each on a simulated cluster of its own when
 // the scenario has one, with the truth tr and the scenario's faults.
-func (k *boardKind) newRun(ctx context.Context, tr observer, rr *realRun) (*clusterRun, error) {
-	r, err := k.clusters.newRun(ctx, k.lineup, tr, rr)
+func (k *boardKind) newRun(ctx context.Context, tr engine.Observer, rr *engine.RealRun) (*engine.ClusterRun, error) {
+	r, err := k.clusters.NewRun(ctx, k.lineup, tr, rr)
 	if r != nil {
-		r.faults = k.faults
+		r.Faults = k.faults
 	}
 	return r, err
 }
 
-func (k *boardKind) run(ctx context.Context) (*Report, error) {
-	designs := k.lineup.designs
-	tr := &boardTruth{players: make(map[uint64]boardEntry, truthHint(k.lineup.env.Keys))}
-	ctx, rr, cause := k.twins.start(ctx, len(designs))
-	defer rr.close()
-	sctx, release := scoring(ctx)
+func (k *boardKind) Run(ctx context.Context) (*engine.Report, error) {
+	designs := k.lineup.Members
+	tr := &boardTruth{players: make(map[uint64]boardEntry, engine.TruthHint(k.lineup.Env.Keys))}
+	ctx, rr, cause := k.twins.Start(ctx, len(designs))
+	defer rr.Close()
+	sctx, release := engine.Scoring(ctx)
 	defer release()
 	r, err := k.newRun(ctx, tr, rr)
 	if err != nil {
@@ -292,84 +292,84 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 			return k.stoppedLoading(tr, n), cause(err)
 		}
 	}
-	events, err := k.feeder.feed(ctx, r.run, k.in.stream(), k.batch)
+	events, err := k.feeder.Feed(ctx, r.Run, k.in.stream(), k.batch)
 	if bad := k.in.bad(); bad != nil {
 		return nil, bad
 	}
 	if err == nil {
-		r.finish(k.in.end(tr.last))
+		r.Finish(k.in.end(tr.last))
 		err = ctx.Err()
 	} else {
-		r.takeSteady(r.fedUntil + 1) // what was fed
+		r.TakeSteady(r.FedUntil + 1) // what was fed
 	}
 	if err = cause(err); err == nil {
-		rr.settle()
+		rr.Settle()
 	}
-	rep := &Report{Partial: err != nil}
-	f := k.in.fed(rep, tr, events, r.fedUntil)
-	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: score changes and rank queries")
-	k.rows.truth(rep, metrics.Writes, float64(tr.writes), "events", f.writes, f.writesNote)
-	k.rows.truth(rep, metrics.RankQueries, float64(tr.reads), "queries", f.reads, f.readsNote)
+	rep := &engine.Report{Partial: err != nil}
+	f := k.in.fed(rep, tr, events, r.FedUntil)
+	k.rows.Truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: score changes and rank queries")
+	k.rows.Truth(rep, metrics.Writes, float64(tr.writes), "events", f.writes, f.writesNote)
+	k.rows.Truth(rep, metrics.RankQueries, float64(tr.reads), "queries", f.reads, f.readsNote)
 	top := k.top
 	tb, rankErr := tr.ranked(sctx, k.checked, top)
 	tr.players = nil // the designs are judged against tb alone
 	ranked := rankErr == nil
 	if ranked {
-		k.rows.truth(rep, metrics.Players, float64(tb.players), "players", f.players, f.playNote)
-		k.rows.truth(rep, metrics.DistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
-		k.rows.truth(rep, metrics.TiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
+		k.rows.Truth(rep, metrics.Players, float64(tb.players), "players", f.players, f.playNote)
+		k.rows.Truth(rep, metrics.DistinctScores, float64(tb.distinct), "scores", nil, "distinct scores on the board")
+		k.rows.Truth(rep, metrics.TiedPlayers, float64(tb.tied), "players", nil, "players who share their score with another: where tie policies differ")
 	}
 	checks := tb.checks
-	scored := make([]judged, len(r.designs))
+	scored := make([]judged, len(r.Designs))
 	if ranked {
 		var jobs []func()
-		for i, built := range r.designs {
+		for i, built := range r.Designs {
 			jobs = append(jobs, func() { scored[i] = k.judge(sctx, built, tb, top) })
 		}
-		k.workers.parallel(jobs)
+		k.workers.Parallel(jobs)
 	}
 	switch {
 	case !ranked:
-		rep.cut("the true board's rows and every design's answers against it")
+		rep.Cut("the true board's rows and every design's answers against it")
 	case slices.ContainsFunc(scored, func(j judged) bool { return j.cut }):
-		rep.cut("every design's answers against the true board")
+		rep.Cut("every design's answers against the true board")
 		ranked = false
 	}
-	rankErrs := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "rank-error", Kind: metrics.Bars,
+	rankErrs := metrics.Series{Scenario: k.rows.Scenario, Step: k.rows.Step, Name: "rank-error", Kind: metrics.Bars,
 		Title:  fmt.Sprintf("mean error of the competition rank, %s players checked", metrics.Format(float64(len(checks)))),
 		XLabel: "design", YLabel: "mean |rank − true rank|"}
-	for i, built := range r.designs {
-		s := k.rows.scorer(rep, designs[i])
-		s.memory(built, "measured from the design's sets")
-		if designs[i].real == "" { // a twin's time is the real store's: its own rows
-			s.speed(r.elapsed[i], events, laneClockNote+"; includes the rank queries and the simulated cluster's accounting")
+	for i, built := range r.Designs {
+		s := k.rows.Scorer(rep, designs[i])
+		s.Memory(built, "measured from the design's sets")
+		if designs[i].Real == "" { // a twin's time is the real store's: its own rows
+			s.Speed(r.Elapsed[i], events, engine.LaneClockNote+"; includes the rank queries and the simulated cluster's accounting")
 		}
-		if r.clusters[i] != nil {
-			k.clusters.rows(s, r, i, f.steady, r.end)
-			if tr.reads > 0 && r.finished && r.steady[i].Keys > 0 {
-				s.add(metrics.RankFanout, round(float64(r.steady[i].Reads)/float64(tr.reads), 3), "reads", s.plan(metrics.RankFanout),
+		if r.Clusters[i] != nil {
+			k.clusters.Rows(s, r, i, f.steady, r.End)
+			if tr.reads > 0 && r.Finished && r.Steady[i].Keys > 0 {
+				s.Add(metrics.RankFanout, engine.Round(float64(r.Steady[i].Reads)/float64(tr.reads), 3), "reads", s.Plan(metrics.RankFanout),
 					"store reads a rank query sent: the design's reads / the rank queries")
 			}
 		}
 		if ranked {
 			scored[i].rows(s)
 		}
-		if rs := rr.stores[i]; rs != nil {
-			rr.score(s, i, k.in.end(tr.last))
+		if rs := rr.Stores[i]; rs != nil {
+			rr.Score(s, i, k.in.end(tr.last))
 			if err == nil && ranked {
 				k.realRanks(s, rs, checks)
 			}
 		}
 		if ranked && scored[i].ranks {
-			rankErrs.Labels = append(rankErrs.Labels, s.d.name())
+			rankErrs.Labels = append(rankErrs.Labels, s.D.Name())
 			rankErrs.Y = append(rankErrs.Y, scored[i].meanCompetitionError)
 		}
-		s.finish()
+		s.Finish()
 	}
 	if len(rankErrs.Labels) > 0 {
 		rep.Series = append(rep.Series, rankErrs)
 	}
-	rr.table(rep)
+	rr.Table(rep)
 	if err == nil {
 		if err = cause(ctx.Err()); err != nil { // a real store failed while ranks were read back, or the run was stopped while scored
 			rep.Partial = true
@@ -382,12 +382,12 @@ func (k *boardKind) run(ctx context.Context) (*Report, error) {
 // the standings loaded: the truth's count of the players it had taken, and
 // nothing of the designs, each of which holds a part of the standings of
 // its own.
-func (k *boardKind) stoppedLoading(tr *boardTruth, n int) *Report {
-	rep := &Report{Partial: true}
-	k.rows.truth(rep, metrics.Events, 0, "events", nil, "every event fed: none, the standings were loading")
-	k.rows.truth(rep, metrics.Players, float64(len(tr.players)), "players", nil,
+func (k *boardKind) stoppedLoading(tr *boardTruth, n int) *engine.Report {
+	rep := &engine.Report{Partial: true}
+	k.rows.Truth(rep, metrics.Events, 0, "events", nil, "every event fed: none, the standings were loading")
+	k.rows.Truth(rep, metrics.Players, float64(len(tr.players)), "players", nil,
 		fmt.Sprintf("players of the standings the truth had loaded when the run stopped, of %s", metrics.Format(float64(n))))
-	rep.note(fmt.Sprintf("Stopped while the standings loaded (the truth had taken %s of the %s players): the stream was not fed, and no design is judged against a board half loaded.",
+	rep.Note(fmt.Sprintf("Stopped while the standings loaded (the truth had taken %s of the %s players): the stream was not fed, and no design is judged against a board half loaded.",
 		metrics.Format(float64(len(tr.players))), metrics.Format(float64(n))))
 	return rep
 }
@@ -395,7 +395,7 @@ func (k *boardKind) stoppedLoading(tr *boardTruth, n int) *Report {
 // realRanks asks a twin's real store the checked players' scores and
 // competition ranks from its own sorted sets (ZSCORE, then 1 + Σ ZCOUNT over
 // the design's keys), against the truth.
-func (k *boardKind) realRanks(s *scorer, rs strategies.RealStore, checks []standing) {
+func (k *boardKind) realRanks(s *engine.Scorer, rs strategies.RealStore, checks []standing) {
 	rd, ok := rs.(strategies.RankReader)
 	if !ok || len(checks) == 0 {
 		return
@@ -418,8 +418,8 @@ func (k *boardKind) realRanks(s *scorer, rs strategies.RealStore, checks []stand
 		}
 	}
 	n := metrics.Format(float64(len(checks)))
-	s.add(metrics.StoreScores, float64(badScores), "players", metrics.PlanOf(0), "of "+n+" checked: ZSCORE on the real store against the truth's score")
-	s.add(metrics.StoreRanks, float64(badRanks), "players", metrics.PlanOf(0),
+	s.Add(metrics.StoreScores, float64(badScores), "players", metrics.PlanOf(0), "of "+n+" checked: ZSCORE on the real store against the truth's score")
+	s.Add(metrics.StoreRanks, float64(badRanks), "players", metrics.PlanOf(0),
 		"of "+n+" checked: 1 + Σ ZCOUNT (score +inf over the design's sorted sets on the real store, against the truth's competition rank")
 }
 
@@ -430,30 +430,30 @@ func (k *boardKind) realRanks(s *scorer, rs strategies.RealStore, checks []stand
 // judgement that is cut and adds no rows.
 func (k *boardKind) judge(ctx context.Context, built strategies.Strategy, tb trueBoard, top int) judged {
 	checks := tb.checks
-	var rows []func(s *scorer)
-	add := func(f func(s *scorer)) { rows = append(rows, f) }
+	var rows []func(s *engine.Scorer)
+	add := func(f func(s *engine.Scorer)) { rows = append(rows, f) }
 	rk, ok := built.(strategies.Ranker)
 	if !ok {
-		return judged{rows: func(*scorer) {}}
+		return judged{rows: func(*engine.Scorer) {}}
 	}
 	// What the stream's rank queries cost, before the checks below add theirs.
 	if rc, ok := built.(strategies.RankCoster); ok {
 		q, sent, most := rc.DenseScoresSent()
 		if q > 0 && sent > 0 {
-			add(func(s *scorer) {
-				s.add(metrics.DenseScoresSent, round(float64(sent)/float64(q), 1), "scores", nil,
+			add(func(s *engine.Scorer) {
+				s.Add(metrics.DenseScoresSent, engine.Round(float64(sent)/float64(q), 1), "scores", nil,
 					fmt.Sprintf("distinct scores the shards sent a dense rank, mean over the stream's %d dense rank queries: what uniting them costs", q))
-				s.add(metrics.DenseScoresMax, float64(most), "scores", nil, "the most one dense rank took")
+				s.Add(metrics.DenseScoresMax, float64(most), "scores", nil, "the most one dense rank took")
 			})
 		}
 	}
 	players := rk.Players()
-	add(func(s *scorer) {
-		s.add(metrics.Players, float64(players), "players", metrics.PlanOf(float64(tb.players)), "players on the board; plan: the truth's")
+	add(func(s *engine.Scorer) {
+		s.Add(metrics.Players, float64(players), "players", metrics.PlanOf(float64(tb.players)), "players on the board; plan: the truth's")
 		if players > 0 {
-			entry := s.plan(metrics.BytesPerEntry)
+			entry := s.Plan(metrics.BytesPerEntry)
 			if _, exact := built.(strategies.Board); exact {
-				s.add(metrics.BytesPerEntry, round(float64(built.Bytes())/float64(players), 1), "B", entry,
+				s.Add(metrics.BytesPerEntry, engine.Round(float64(built.Bytes())/float64(players), 1), "B", entry,
 					"bytes / players, counted from the sets' nodes and maps; plan: the seeds' figure for a Redis sorted-set entry")
 			}
 		}
@@ -491,23 +491,23 @@ func (k *boardKind) judge(ctx context.Context, built strategies.Strategy, tb tru
 			errs = append(errs, math.Abs(float64(got-want)))
 		}
 		wrongM, maxM := tieMetrics(t)
-		add(func(s *scorer) {
-			s.add(wrongM, float64(wrong), "players", nil, fmt.Sprintf("%s ranks of %d players checked not equal to the true rank", t, len(checks)))
-			s.add(maxM, maxOf(errs), "ranks", nil, fmt.Sprintf("largest |%s rank − true rank|", t))
+		add(func(s *engine.Scorer) {
+			s.Add(wrongM, float64(wrong), "players", nil, fmt.Sprintf("%s ranks of %d players checked not equal to the true rank", t, len(checks)))
+			s.Add(maxM, maxOf(errs), "ranks", nil, fmt.Sprintf("largest |%s rank − true rank|", t))
 		})
 		if t == strategies.TiesCompetition && len(errs) > 0 {
-			meanComp = mean(errs)
+			meanComp = engine.Mean(errs)
 			if _, exact := built.(strategies.Board); !exact {
 				add(rankErrorRows(errs, checks, tb.players))
 			}
 		}
 	}
 	if h, ok := built.(*boards.ScoreHistogram); ok {
-		add(func(s *scorer) {
-			s.add(metrics.Buckets, float64(h.Buckets()), "buckets", nil, "buckets in use: 1 + the highest filled")
+		add(func(s *engine.Scorer) {
+			s.Add(metrics.Buckets, float64(h.Buckets()), "buckets", nil, "buckets in use: 1 + the highest filled")
 		})
 	}
-	return judged{rows: func(s *scorer) {
+	return judged{rows: func(s *engine.Scorer) {
 		for _, f := range rows {
 			f(s)
 		}
@@ -517,7 +517,7 @@ func (k *boardKind) judge(ctx context.Context, built strategies.Strategy, tb tru
 // judged is a design's judgement: the rows to add, in order, and for a
 // ranker the mean error of its competition ranks, for the chart.
 type judged struct {
-	rows                 func(s *scorer)
+	rows                 func(s *engine.Scorer)
 	meanCompetitionError float64
 	ranks                bool
 	cut                  bool // stopped before the end: no rows
@@ -540,7 +540,7 @@ func tieMetrics(t strategies.Ties) (wrong, maxErr metrics.Metric) {
 
 // judgeBoard: the leaders against the true top K, and the counts above
 // the checked players' scores against the truth.
-func (k *boardKind) judgeBoard(ctx context.Context, b strategies.Board, tb trueBoard, top int) (func(s *scorer), error) {
+func (k *boardKind) judgeBoard(ctx context.Context, b strategies.Board, tb trueBoard, top int) (func(s *engine.Scorer), error) {
 	checks := tb.checks
 	var exact, recall float64
 	if top > 0 {
@@ -574,32 +574,32 @@ func (k *boardKind) judgeBoard(ctx context.Context, b strategies.Board, tb trueB
 			wrong++
 		}
 	}
-	return func(s *scorer) {
+	return func(s *engine.Scorer) {
 		if top > 0 {
-			s.add(metrics.TopExact, exact, "bool", nil, fmt.Sprintf("1 if the %d leaders are the true top %d, in order (ties by who reached the score first, then id)", top, top))
-			s.add(metrics.TopKRecall, recall, "share", nil, fmt.Sprintf("of the true top %d, the share among the leaders", top))
+			s.Add(metrics.TopExact, exact, "bool", nil, fmt.Sprintf("1 if the %d leaders are the true top %d, in order (ties by who reached the score first, then id)", top, top))
+			s.Add(metrics.TopKRecall, recall, "share", nil, fmt.Sprintf("of the true top %d, the share among the leaders", top))
 		}
-		s.add(metrics.CountAboveWrong, float64(wrong), "scores", nil, fmt.Sprintf("of the %d checked players' scores, those whose count above is not the truth's", len(checks)))
+		s.Add(metrics.CountAboveWrong, float64(wrong), "scores", nil, fmt.Sprintf("of the %d checked players' scores, those whose count above is not the truth's", len(checks)))
 	}, nil
 }
 
 // rankErrorRows: the error of an estimated competition rank, absolute
 // (abs, one a player checked), relative to the true rank and in
 // percentile points of the board.
-func rankErrorRows(abs []float64, checks []standing, players int64) func(s *scorer) {
+func rankErrorRows(abs []float64, checks []standing, players int64) func(s *engine.Scorer) {
 	rel := make([]float64, 0, len(checks))
 	pct := make([]float64, 0, len(checks))
 	for j, c := range checks {
 		rel = append(rel, abs[j]/float64(c.competition))
 		pct = append(pct, 100*abs[j]/float64(max(players, 1)))
 	}
-	m := mean(abs)
-	return func(s *scorer) {
-		s.add(metrics.RankErrorMean, round(m, 3), "ranks", nil, "mean |rank − true rank| of the competition ranks checked")
-		s.add(metrics.RankErrorP99, metrics.Quantile(append([]float64(nil), abs...), 0.99), "ranks", nil, "over the players checked")
-		s.add(metrics.RankRelErrorMax, round(maxOf(rel), 6), "share", nil, "largest |rank − true| / true rank")
-		s.add(metrics.RankRelErrorP99, round(metrics.Quantile(rel, 0.99), 6), "share", nil, "over the players checked")
-		s.add(metrics.PercentileErrorMax, round(maxOf(pct), 4), "points", nil, "largest |rank − true| / players, in percentile points")
-		s.add(metrics.PercentileErrorP99, round(metrics.Quantile(pct, 0.99), 4), "points", nil, "over the players checked")
+	m := engine.Mean(abs)
+	return func(s *engine.Scorer) {
+		s.Add(metrics.RankErrorMean, engine.Round(m, 3), "ranks", nil, "mean |rank − true rank| of the competition ranks checked")
+		s.Add(metrics.RankErrorP99, metrics.Quantile(append([]float64(nil), abs...), 0.99), "ranks", nil, "over the players checked")
+		s.Add(metrics.RankRelErrorMax, engine.Round(maxOf(rel), 6), "share", nil, "largest |rank − true| / true rank")
+		s.Add(metrics.RankRelErrorP99, engine.Round(metrics.Quantile(rel, 0.99), 6), "share", nil, "over the players checked")
+		s.Add(metrics.PercentileErrorMax, engine.Round(maxOf(pct), 4), "points", nil, "largest |rank − true| / players, in percentile points")
+		s.Add(metrics.PercentileErrorP99, engine.Round(metrics.Quantile(pct, 0.99), 4), "points", nil, "over the players checked")
 	}
 }

@@ -13,7 +13,7 @@ import (
 // counts of distinct scores and tied players.
 func TestBoardTruthRanked(t *testing.T) {
 	tr := &boardTruth{players: map[uint64]boardEntry{}}
-	tr.observe([]workload.Event{
+	tr.Observe([]workload.Event{
 		{Op: workload.Write, Key: 9, Delta: 30}, // alone at the top
 		{Op: workload.Set, Key: 4, Delta: 20},   // reaches 20 first
 		{Op: workload.Write, Key: 2, Delta: 20}, // second at 20
@@ -53,7 +53,7 @@ func TestBoardTruthRanked(t *testing.T) {
 	// The sample: the top 100, then evenly over the rest.
 	big := &boardTruth{players: map[uint64]boardEntry{}}
 	for p := range uint64(10_000) {
-		big.observe([]workload.Event{{Op: workload.Set, Key: p, Delta: int64(p % 97)}})
+		big.Observe([]workload.Event{{Op: workload.Set, Key: p, Delta: int64(p % 97)}})
 	}
 	if tb, err = big.ranked(context.Background(), 1000, 10); err != nil {
 		t.Fatal(err)

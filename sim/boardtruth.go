@@ -3,7 +3,7 @@ package sim
 import (
 	"cmp"
 	"context"
-
+	"countsim/sim/engine"
 	"countsim/workload"
 )
 
@@ -42,7 +42,7 @@ func (t *boardTruth) load(batch []workload.Event) {
 	}
 }
 
-func (t *boardTruth) observe(batch []workload.Event) {
+func (t *boardTruth) Observe(batch []workload.Event) {
 	for i := range batch {
 		e := &batch[i]
 		t.last = e.At
@@ -100,13 +100,13 @@ func (t *boardTruth) ranked(ctx context.Context, checked, top int) (trueBoard, e
 	}
 	all := make([]entry, 0, len(t.players))
 	for p, e := range t.players {
-		if stopped(ctx, len(all)) {
+		if engine.Stopped(ctx, len(all)) {
 			return trueBoard{}, ctx.Err()
 		}
 		all = append(all, entry{p, e})
 	}
 	// Every stamp is unique (one a change): the order is total.
-	err := sortStop(ctx, all, func(a, b entry) int {
+	err := engine.SortStop(ctx, all, func(a, b entry) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
@@ -138,7 +138,7 @@ func (t *boardTruth) ranked(ctx context.Context, checked, top int) (trueBoard, e
 	var competition int64
 	next := 0
 	for i := range all {
-		if stopped(ctx, i) {
+		if engine.Stopped(ctx, i) {
 			return trueBoard{}, ctx.Err()
 		}
 		e := &all[i]

@@ -2,16 +2,16 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
 	"slices"
 	"strings"
 	"testing"
-
-	"countsim/metrics"
-	"countsim/scenarios"
 )
 
 // seriesOf returns the series of chart name drawn for strategy ("" for any).
-func seriesOf(rep *Report, name, strategy string) []metrics.Series {
+func seriesOf(rep *engine.Report, name, strategy string) []metrics.Series {
 	var out []metrics.Series
 	for _, s := range rep.Series {
 		if s.Name == name && (strategy == "" || s.Strategy == strategy) {
@@ -25,7 +25,7 @@ func seriesOf(rep *Report, name, strategy string) []metrics.Series {
 // the load the scenario plans for (headroom 0.7 of 2,000: 1,400); the
 // backlog is on a log axis; the staleness chart names its zeros.
 func TestTimedCharts(t *testing.T) {
-	rep, err := prepare(t, hotYAML, Options{}).Run(context.Background())
+	rep, err := prepare(t, hotYAML, engine.Options{}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestTimedCharts(t *testing.T) {
 			t.Errorf("staleness of %s: LogX %v, ZeroLabel %q", s.Strategy, s.LogX, s.ZeroLabel)
 		}
 	}
-	if got := keyLoadMarks(10000, 0); len(got) != 1 {
+	if got := engine.KeyLoadMarks(10000, 0); len(got) != 1 {
 		t.Errorf("no headroom: marks %+v, want the limit alone", got)
 	}
 }
@@ -84,7 +84,7 @@ func TestSeriesCarryTheStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, step := range scn.Steps {
-		st, err := Prepare(step, Options{})
+		st, err := engine.Prepare(step, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ strategies:
 // is on its sweep's curve against memory), and a chart with nothing to
 // compare is not drawn.
 func TestRecallCharts(t *testing.T) {
-	rep, err := prepare(t, recallSweepYAML, Options{}).Run(context.Background())
+	rep, err := prepare(t, recallSweepYAML, engine.Options{}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestDropFlat(t *testing.T) {
 		{Scenario: "a", Name: "staleness", Kind: metrics.Distribution, Values: []float64{0, 0}},
 	}
 	var got []string
-	for _, s := range dropFlat(in) {
+	for _, s := range engine.DropFlat(in) {
 		got = append(got, s.Scenario+"/"+s.Name)
 	}
 	if want := []string{"b/topk-recall", "a/staleness"}; !slices.Equal(got, want) {
@@ -189,7 +189,7 @@ strategies:
 // design's own curve, so it takes that curve's colour; before, every mark
 // rode on the first curve and was drawn in its colour.
 func TestTrendingMarksOwnCurve(t *testing.T) {
-	rep, err := prepare(t, trendYAML, Options{}).Run(context.Background())
+	rep, err := prepare(t, trendYAML, engine.Options{}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/engine"
 )
 
 const audienceYAML = `name: viewers
@@ -35,7 +36,7 @@ func rowsOf(rs []metrics.Result, strategy string, metric metrics.Metric) []metri
 }
 
 func TestAudienceDaysUnionAndSum(t *testing.T) {
-	rep, err := prepare(t, audienceYAML, Options{}).Run(context.Background())
+	rep, err := prepare(t, audienceYAML, engine.Options{}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ strategies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := Prepare(scn, Options{})
+	st, err := engine.Prepare(scn, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ strategies:
 	if err != nil {
 		t.Fatal(err)
 	}
-	grid := st.kind.(*profileKind).grid
+	grid := st.Kind.(*profileKind).grid
 	if len(rep.Tables) != 1 || len(rep.Tables[0].Rows) != len(grid) {
 		t.Fatalf("got %d tables, want one row per grid point (%d)", len(rep.Tables), len(grid))
 	}
@@ -124,7 +125,7 @@ strategies:
 // viewers.
 func TestAudienceZipfViews(t *testing.T) {
 	yaml := strings.Replace(audienceYAML, "    views: 2", "    views_max: 50\n    views_s: 1.1", 1)
-	rep, err := prepare(t, yaml, Options{}).Run(context.Background())
+	rep, err := prepare(t, yaml, engine.Options{}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestAudienceZipfViews(t *testing.T) {
 func TestStoppedAudienceScoresNoHalfDay(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rep, err := prepare(t, audienceYAML, Options{}).Run(ctx)
+	rep, err := prepare(t, audienceYAML, engine.Options{}).Run(ctx)
 	if err == nil || rep == nil || !rep.Partial {
 		t.Fatalf("got %v, %+v; want a partial report", err, rep)
 	}

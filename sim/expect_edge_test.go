@@ -1,15 +1,15 @@
 package sim
 
 import (
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
-
-	"countsim/metrics"
-	"countsim/scenarios"
 )
 
 // The judge is the code that decides CI, so it is tested to the edge: every
@@ -24,13 +24,13 @@ func judgeRow(metric metrics.Metric, v float64, plan *float64) metrics.Result {
 }
 
 // verdictOf judges text against rows, for design d.
-func verdictOf(t testing.TB, st *Setup, text string, rows ...metrics.Result) Verdict {
+func verdictOf(t testing.TB, st *engine.Setup, text string, rows ...metrics.Result) engine.Verdict {
 	t.Helper()
 	e, err := scenarios.ParseExpectation(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st.judge(&Report{Results: rows}, "d", e)
+	return st.JudgeOne(&engine.Report{Results: rows}, "d", e)
 }
 
 // TestJudgeOperatorEdges: each operator against a threshold written as a
@@ -38,7 +38,7 @@ func verdictOf(t testing.TB, st *Setup, text string, rows ...metrics.Result) Ver
 // below and just above it — the next float either way, and ±1 for
 // integers.
 func TestJudgeOperatorEdges(t *testing.T) {
-	st := prepare(t, smallYAML, Options{})
+	st := prepare(t, smallYAML, engine.Options{})
 	// holds[op] is whether measured − threshold < 0, == 0, > 0 holds.
 	holds := map[string][3]bool{
 		"<=": {true, true, false},
@@ -95,7 +95,7 @@ func TestJudgeOperatorEdges(t *testing.T) {
 // expectation — the first, a middle or the last — and the row shown is
 // the first that fails; when all hold, the first.
 func TestJudgeEveryRow(t *testing.T) {
-	st := prepare(t, smallYAML, Options{})
+	st := prepare(t, smallYAML, engine.Options{})
 	for _, c := range []struct {
 		values   []float64
 		pass     bool
@@ -119,9 +119,9 @@ func TestJudgeEveryRow(t *testing.T) {
 			t.Errorf("bytes <= 5 over %v: pass %v, measured %v; want %v, %v", c.values, v.Pass, *v.Measured, c.pass, c.measured)
 		}
 		// The same rows as a trial's statistics: every one is judged.
-		for i, s := range trialStats {
+		for i, s := range engine.TrialStats {
 			if i < len(rows) {
-				rows[i].Stat = s.name
+				rows[i].Stat = s.Name
 			}
 		}
 		if v := verdictOf(t, st, "bytes <= 5", rows...); v.Pass != c.pass {
@@ -134,7 +134,7 @@ func TestJudgeEveryRow(t *testing.T) {
 // of the metric are judged; a full-scale row, another design's, a plan
 // alone, or a row of another metric never decides.
 func TestJudgeRowsJudged(t *testing.T) {
-	st := prepare(t, smallYAML, Options{})
+	st := prepare(t, smallYAML, engine.Options{})
 	full := judgeRow("bytes", 99, nil)
 	full.Scale = metrics.Full
 	other := judgeRow("bytes", 99, nil)
@@ -187,7 +187,7 @@ func TestJudgeRowsJudged(t *testing.T) {
 // TestJudgeWords: a bound says PASS or FAIL; a trap (a shows: item) SHOWN
 // or NOT SHOWN; the same judge decides both.
 func TestJudgeWords(t *testing.T) {
-	st := prepare(t, smallYAML, Options{})
+	st := prepare(t, smallYAML, engine.Options{})
 	for _, c := range []struct {
 		text string
 		trap bool
@@ -203,7 +203,7 @@ func TestJudgeWords(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.Trap = c.trap
-		v := st.judge(&Report{Results: []metrics.Result{judgeRow("bytes", 5, nil)}}, "d", e)
+		v := st.JudgeOne(&engine.Report{Results: []metrics.Result{judgeRow("bytes", 5, nil)}}, "d", e)
 		if v.Word() != c.want || v.Trap() != c.trap {
 			t.Errorf("%s (trap %v): %q, want %q", c.text, c.trap, v.Word(), c.want)
 		}
@@ -218,12 +218,12 @@ func TestJudgeOrder(t *testing.T) {
 	if !strings.Contains(yaml, "shows: [\"max_overestimate") {
 		t.Fatal("smallYAML has no count-min entry")
 	}
-	st := prepare(t, yaml, Options{})
+	st := prepare(t, yaml, engine.Options{})
 	var got []string
-	for _, v := range st.Judge(&Report{}) {
+	for _, v := range st.Judge(&engine.Report{}) {
 		got = append(got, fmt.Sprintf("%s:%s:%v", v.Design, v.Expect.Text, v.Trap()))
 	}
-	want := fmt.Sprintf("%s:events == plan:false %s:events > 0:true cm:undercounts == 0:false cm:max_overestimate > 0:true", truthName(st.Scenario), truthName(st.Scenario))
+	want := fmt.Sprintf("%s:events == plan:false %s:events > 0:true cm:undercounts == 0:false cm:max_overestimate > 0:true", engine.TruthName(st.Scenario), engine.TruthName(st.Scenario))
 	if strings.Join(got, " ") != want {
 		t.Errorf("Judge order:\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
@@ -298,7 +298,7 @@ func FuzzJudge(f *testing.F) {
 	f.Add(uint64(1), uint64(2), []byte{0, 1, 2, 3, 4, 5, 6, 7})
 	f.Add(uint64(7), uint64(0), []byte{9, 9, 9, 9, 0, 0, 0, 0, 1, 2, 3})
 	f.Add(uint64(42), uint64(99), []byte{})
-	st := prepare(f, smallYAML, Options{})
+	st := prepare(f, smallYAML, engine.Options{})
 	metricsOf := []string{"bytes", "distinct", "undercounts"}
 	f.Fuzz(func(t *testing.T, seed1, seed2 uint64, raw []byte) {
 		rng := rand.New(rand.NewPCG(seed1, seed2))
@@ -327,7 +327,7 @@ func FuzzJudge(f *testing.F) {
 				r.Plan = metrics.PlanOf(value())
 			}
 			if rng.IntN(4) == 0 {
-				r.Stat = trialStats[rng.IntN(len(trialStats))].name
+				r.Stat = engine.TrialStats[rng.IntN(len(engine.TrialStats))].Name
 			}
 			rows = append(rows, r)
 		}
@@ -345,7 +345,7 @@ func FuzzJudge(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
-		got := st.judge(&Report{Results: rows}, "d", e)
+		got := st.JudgeOne(&engine.Report{Results: rows}, "d", e)
 		pass, why, measured := plainJudge(rows, "d", e)
 		if got.Pass != pass || got.Why != why || (got.Measured == nil) != (measured == nil) || measured != nil && *got.Measured != *measured {
 			t.Fatalf("%s over %+v:\njudge: pass %v, why %q, measured %v\nplain: pass %v, why %q, measured %v",

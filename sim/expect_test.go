@@ -5,17 +5,18 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/engine"
 )
 
 // An expectation holds when every measured simulated-scale row of its
 // metric does; the row shown is the first that fails; no row, or no plan
 // to compare with, fails with the reason.
 func TestJudge(t *testing.T) {
-	st := prepare(t, smallYAML, Options{})
+	st := prepare(t, smallYAML, engine.Options{})
 	row := func(metric metrics.Metric, v float64, plan *float64, scale metrics.Scale) metrics.Result {
 		return metrics.Result{Strategy: "d", Metric: metric, Value: metrics.Measured(v), Plan: plan, Scale: scale}
 	}
-	rep := &Report{Results: []metrics.Result{
+	rep := &engine.Report{Results: []metrics.Result{
 		row("distinct", 10, metrics.PlanOf(10), metrics.Sim),
 		row("distinct", 30, metrics.PlanOf(12), metrics.Sim),
 		row("distinct", 99, metrics.PlanOf(1), metrics.Full), // another scale: not judged
@@ -44,7 +45,7 @@ func TestJudge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := st.judge(rep, "d", e)
+		v := st.JudgeOne(rep, "d", e)
 		got := -1.0
 		if v.Measured != nil {
 			got = *v.Measured

@@ -2,17 +2,17 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/sim/engine"
 	"math"
 	"strings"
 	"testing"
-
-	"countsim/metrics"
 )
 
 // runYAML prepares and runs a scenario, failing on any error.
-func runYAML(t *testing.T, yaml string) *Report {
+func runYAML(t *testing.T, yaml string) *engine.Report {
 	t.Helper()
-	rep, err := prepare(t, yaml, Options{}).Run(context.Background())
+	rep, err := prepare(t, yaml, engine.Options{}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ cluster: {nodes: 2, key_capacity: 8000}
 strategies:
   - {name: striped, type: striped, params: {stripes: 4, select: round-robin}}
 `
-	st := prepare(t, yaml, Options{})
+	st := prepare(t, yaml, engine.Options{})
 	d := st.Scenario.Differing()
 	if len(d) != 1 || d[0].Name != "key_capacity" || d[0].AssumedAt.Line != 3 || d[0].SimulatedPos.Line != 7 {
 		t.Fatalf("got differing figures %+v, want key_capacity at lines 3 and 7", d)
@@ -164,7 +164,7 @@ workload: {events: 1000, keys: 100}
 strategies:
   - {name: cm, type: count-min, params: {width: 100000, depth: 4}}
 `
-	plan := prepare(t, yaml, Options{}).Plan()
+	plan := prepare(t, yaml, engine.Options{}).Plan()
 	want := map[metrics.Metric]float64{"bytes": 1.6e6, "overestimate_bound": 27183, "bound_confidence": 0.98168,
 		"overestimate_bound_2n_w": 20000, "bound_2n_w_confidence": 0.9375}
 	for metric, v := range want {

@@ -2,6 +2,10 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
+	"countsim/workload"
 	"fmt"
 	"io"
 	"math"
@@ -10,10 +14,6 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/workload"
 )
 
 // A log replayed as an audience (as: audience, issue 25): the distinct
@@ -70,7 +70,7 @@ type audienceFigures struct {
 	days                   int
 }
 
-func newLogAudience(h *harness, b *logBase) (kind, error) {
+func newLogAudience(h *engine.Harness, b *logBase) (engine.Kind, error) {
 	spec := b.spec
 	k := &logAudienceKind{logBase: b, dayNs: spec.Day}
 	if spec.Time == "" {
@@ -87,7 +87,7 @@ func newLogAudience(h *harness, b *logBase) (kind, error) {
 			k.only = id
 		}
 	}
-	est, err := k.estimateAudience(h.ctx)
+	est, err := k.estimateAudience(h.Ctx)
 	if err != nil {
 		return nil, b.badInput(err)
 	}
@@ -98,7 +98,7 @@ func newLogAudience(h *harness, b *logBase) (kind, error) {
 	if k.audienceKind, err = newAudienceRunner(h, spec.Batch, k); err != nil {
 		return nil, err
 	}
-	env := &h.lineup.env
+	env := &h.Lineup.Env
 	env.Keys = uint64(math.Ceil(est.largest))
 	env.Events = int64(math.Ceil(est.events))
 	return k, nil
@@ -175,7 +175,7 @@ func (k *logAudienceKind) estimateAudience(ctx context.Context) (audienceFigures
 // day opens the log at day 0; day d is the events from where day d−1 left
 // off to the first of a later day. Past the log's last event there are no
 // more days (a log's first day is day 0 even when it is empty).
-func (k *logAudienceKind) day(d int) (source, bool) {
+func (k *logAudienceKind) day(d int) (engine.Source, bool) {
 	if d == 0 {
 		k.src, k.pend, k.pos, k.next, k.eof = k.source(), k.pend[:0], 0, 0, false
 		if !k.counted {
@@ -235,7 +235,7 @@ func (d logDay) Chunk(_ int, buf []workload.Event) []workload.Event {
 // Done is the share of the log read.
 func (d logDay) Done() float64 { return d.k.src.Done() }
 
-func (k *logAudienceKind) truth(d int) observer {
+func (k *logAudienceKind) truth(d int) engine.Observer {
 	if k.counted {
 		return nil
 	}
@@ -243,28 +243,28 @@ func (k *logAudienceKind) truth(d int) observer {
 	return k.tr
 }
 
-// run counts the truth of a log longer than Prepare's head in a pass of
+// Run counts the truth of a log longer than Prepare's head in a pass of
 // its own, then builds the designs for its figures and runs them.
-func (k *logAudienceKind) run(ctx context.Context) (*Report, error) {
+func (k *logAudienceKind) Run(ctx context.Context) (*engine.Report, error) {
 	if !k.whole {
-		if err := k.count(ctx); err != nil {
+		if err := k.Count(ctx); err != nil {
 			if ctx.Err() != nil {
-				rep := &Report{Partial: true}
-				rep.note("Stopped while the log's actors were counted, before any design was fed: nothing was measured.")
+				rep := &engine.Report{Partial: true}
+				rep.Note("Stopped while the log's actors were counted, before any design was fed: nothing was measured.")
 				return rep, context.Cause(ctx)
 			}
 			return nil, err
 		}
 	}
-	return k.audienceKind.run(ctx)
+	return k.audienceKind.Run(ctx)
 }
 
-// count reads the log through for its truth alone, day by day as the run
+// Count reads the log through for its truth alone, day by day as the run
 // does, and sizes and plans the designs for the figures it found: the
 // distinct actors of its largest day (Env.Keys) and its events. It stops
 // when ctx ends, looking at every chunk, and refuses bad input as the run
 // does.
-func (k *logAudienceKind) count(ctx context.Context) error {
+func (k *logAudienceKind) Count(ctx context.Context) error {
 	var buf []workload.Event
 	var events int64
 	for d := 0; ; d++ {
@@ -280,7 +280,7 @@ func (k *logAudienceKind) count(ctx context.Context) error {
 			if buf = src.Chunk(i, buf); len(buf) == 0 {
 				break
 			}
-			k.tr.observe(buf)
+			k.tr.Observe(buf)
 			events += int64(len(buf))
 		}
 	}
@@ -291,13 +291,13 @@ func (k *logAudienceKind) count(ctx context.Context) error {
 		return k.tooManyDays()
 	}
 	k.counted = true
-	k.lineup.env.Keys = uint64(slices.Max(append(slices.Clone(k.tr.perDay), 0)))
-	k.lineup.env.Events = events
-	k.lineup.planFor(fed{events: events, writes: float64(events)})
+	k.lineup.Env.Keys = uint64(slices.Max(append(slices.Clone(k.tr.perDay), 0)))
+	k.lineup.Env.Events = events
+	k.lineup.PlanFor(engine.Fed{Events: events, Writes: float64(events)})
 	return nil
 }
 
-func (k *logAudienceKind) distinct(d int) int64 {
+func (k *logAudienceKind) Distinct(d int) int64 {
 	if d < len(k.tr.perDay) {
 		return k.tr.perDay[d]
 	}
@@ -312,7 +312,7 @@ func (k *logAudienceKind) complete(days int) bool { return k.eof && days == k.re
 // finish refuses a bad line of the log; once it is read whole, the plans
 // are worked out for its own figures, and the report notes those estimated
 // from its head before the read.
-func (k *logAudienceKind) finish(rep *Report, days int, events int64, stopped bool) error {
+func (k *logAudienceKind) finish(rep *engine.Report, days int, events int64, stopped bool) error {
 	if k.src.err != nil {
 		return k.badInput(k.src.err)
 	}
@@ -320,23 +320,23 @@ func (k *logAudienceKind) finish(rep *Report, days int, events int64, stopped bo
 		return k.tooManyDays()
 	}
 	if stopped {
-		k.lineup.replan(rep, fed{events: events, of: math.Ceil(k.est.events), writes: float64(events)})
+		k.lineup.Replan(rep, engine.Fed{Events: events, Of: math.Ceil(k.est.events), Writes: float64(events)})
 		return nil
 	}
 	got := audienceFigures{events: float64(events), union: float64(len(k.tr.seen)), days: days,
 		largest: float64(slices.Max(append(slices.Clone(k.tr.perDay), 0)))}
 	if got != k.est {
-		rep.note(fmt.Sprintf("The log held %s events, %s distinct actors (%s on its largest day) over %s, estimated at %s, %s (%s) and %s from its first %s events before the read: the log was read once for its truth before the designs, which are built and planned for its own figures.",
-			metrics.Format(got.events), metrics.Format(got.union), metrics.Format(got.largest), count(float64(got.days), "day"),
+		rep.Note(fmt.Sprintf("The log held %s events, %s distinct actors (%s on its largest day) over %s, estimated at %s, %s (%s) and %s from its first %s events before the read: the log was read once for its truth before the designs, which are built and planned for its own figures.",
+			metrics.Format(got.events), metrics.Format(got.union), metrics.Format(got.largest), engine.Count(float64(got.days), "day"),
 			metrics.Format(math.Ceil(k.est.events)), metrics.Format(math.Round(k.est.union)), metrics.Format(math.Round(k.est.largest)),
-			count(float64(k.est.days), "day"), metrics.Format(logSampleEvents)))
+			engine.Count(float64(k.est.days), "day"), metrics.Format(logSampleEvents)))
 	}
 	if k.spec.SkipBad > 0 {
-		k.rows.truth(rep, metrics.SkippedLines, float64(k.src.skipped), "lines", nil,
+		k.rows.Truth(rep, metrics.SkippedLines, float64(k.src.skipped), "lines", nil,
 			fmt.Sprintf("bad lines skipped (skip_bad: %d)", k.spec.SkipBad))
 	}
 	if k.spec.Time != "" {
-		k.rows.truth(rep, metrics.ReorderedEvents, float64(k.src.reordered), "events", nil,
+		k.rows.Truth(rep, metrics.ReorderedEvents, float64(k.src.reordered), "events", nil,
 			"events earlier than one before them, within the tolerance, taken at the later time")
 	}
 	return nil
@@ -360,7 +360,7 @@ func (k *logAudienceKind) tooManyDays() error {
 		maxLogAudienceDays, dayLength(k.dayNs), maxLogAudienceDays)
 }
 
-func (k *logAudienceKind) describe() string {
+func (k *logAudienceKind) Describe() string {
 	about := "about "
 	if k.whole {
 		about = ""
@@ -379,23 +379,23 @@ func (k *logAudienceKind) describe() string {
 	}
 	return fmt.Sprintf("Recorded log as an audience: %s (%s), the distinct actors (column %s) of %s, %s; %s%s events, %s%s actors over %s%s.",
 		k.cfg.Path, k.spec.Format, actor, of, days, about, metrics.Format(math.Ceil(k.est.events)),
-		about, metrics.Format(math.Round(k.est.union)), about, count(float64(k.est.days), "day"))
+		about, metrics.Format(math.Round(k.est.union)), about, engine.Count(float64(k.est.days), "day"))
 }
 
-// memory: the truth's map of every distinct actor (made with room for the
+// Memory: the truth's map of every distinct actor (made with room for the
 // estimate, at most 2^26: past that it grows), and each design held once a
 // day, the largest as it doubles.
-func (k *logAudienceKind) memory() (int64, int64) {
+func (k *logAudienceKind) Memory() (int64, int64) {
 	return goMapBytes(int64(min(k.est.union, 1<<26))) + k.growing(), int64(k.est.days)
 }
 
-// churns: the reader makes garbage at every line it parses.
-func (k *logAudienceKind) churns() bool { return true }
+// Churns: the reader makes garbage at every line it parses.
+func (k *logAudienceKind) Churns() bool { return true }
 
-// reports: an audience's rows, and the truth's of the lines skipped and
+// Reports: an audience's rows, and the truth's of the lines skipped and
 // the events reordered where the log's spec has them.
-func (k *logAudienceKind) reports(d *design) []metrics.Metric {
-	ms := k.audienceKind.reports(d)
+func (k *logAudienceKind) Reports(d *engine.Design) []metrics.Metric {
+	ms := k.audienceKind.Reports(d)
 	if d == nil && k.spec.SkipBad > 0 {
 		ms = append(ms, metrics.SkippedLines)
 	}
@@ -427,7 +427,7 @@ func (t *audienceTruth) at(d int) {
 	t.day = int32(d + 1)
 }
 
-func (t *audienceTruth) observe(batch []workload.Event) {
+func (t *audienceTruth) Observe(batch []workload.Event) {
 	for i := range batch {
 		t.observeOne(batch[i].Actor)
 	}

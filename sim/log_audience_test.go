@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/engine"
 )
 
 // TestLogAudiencePlansFromWhatWasRead: a log longer than the head Prepare
@@ -34,21 +35,21 @@ func TestLogAudiencePlansFromWhatWasRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := prepare(t, "name: l\nseed: 1\nworkload: {file: "+log+", as: audience, key: user, actor: user}\n"+
-		"strategies:\n  - {name: exact, type: exact-distinct}\n  - {name: hll, type: hll, params: {p: 12}}\n", Options{})
-	lk := st.kind.(*logAudienceKind)
+		"strategies:\n  - {name: exact, type: exact-distinct}\n  - {name: hll, type: hll, params: {p: 12}}\n", engine.Options{})
+	lk := st.Kind.(*logAudienceKind)
 	truth := float64(len(seen))
 	if lk.whole || lk.est.union == truth || lk.est.days != 1 {
 		t.Fatalf("the estimate is exact (%v actors of %v, whole %v) or not one day (%d): the test shows nothing", lk.est.union, truth, lk.whole, lk.est.days)
 	}
-	if held, copies := lk.memory(); held < goMapBytes(int64(lk.est.union)) || copies != 1 {
+	if held, copies := lk.Memory(); held < goMapBytes(int64(lk.est.union)) || copies != 1 {
 		t.Errorf("memory %d B, %d copies: want the truth's map of %v actors (%d B) and one day", held, copies, lk.est.union, goMapBytes(int64(lk.est.union)))
 	}
 	planAt := func(keys uint64, design string, m metrics.Metric) float64 {
-		env := lk.lineup.env
+		env := lk.lineup.Env
 		env.Keys, env.Events = keys, n
-		for _, d := range lk.lineup.designs {
-			if d.name() == design {
-				for _, l := range d.typ.Plan(d.params, env) {
+		for _, d := range lk.lineup.Members {
+			if d.Name() == design {
+				for _, l := range d.Typ.Plan(d.Params, env) {
 					if l.Metric == m && !l.Full {
 						return l.Value
 					}
@@ -112,7 +113,7 @@ func TestLogAudienceStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rep, err := prepare(t, "name: l\nseed: 1\nworkload: {file: "+log+", as: audience, key: user, actor: user}\n"+
-		"strategies:\n  - {name: hll, type: hll}\n", Options{}).Run(ctx)
+		"strategies:\n  - {name: hll, type: hll}\n", engine.Options{}).Run(ctx)
 	if err == nil || rep == nil || !rep.Partial {
 		t.Fatalf("got %v, %+v; want a partial report", err, rep)
 	}

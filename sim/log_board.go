@@ -3,16 +3,16 @@ package sim
 import (
 	"cmp"
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
+	"countsim/workload"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"time"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/workload"
 )
 
 // A recorded log replayed as a leaderboard (workload: {file: …, as: board},
@@ -39,7 +39,7 @@ func init() { defineLogAs("board", newLogBoard) }
 // was read of them.
 type boardLog struct {
 	*logBase
-	lineup *lineup
+	lineup *engine.Lineup
 	src    *logSource // the stream last handed out
 	// standCfg reads the standings (Path "" without them); stoodEst is
 	// their players, estimated from their head at Prepare (exact when
@@ -61,31 +61,31 @@ type stood struct {
 // and the room its slice grows into as it is read.
 const stoodBytes = 24 * 5 / 4
 
-func newLogBoard(h *harness, b *logBase) (kind, error) {
-	cl, err := h.clusters()
+func newLogBoard(h *engine.Harness, b *logBase) (engine.Kind, error) {
+	cl, err := h.Clusters()
 	if err != nil {
 		return nil, err
 	}
 	spec := b.spec
-	l := &boardLog{logBase: b, lineup: h.lineup}
+	l := &boardLog{logBase: b, lineup: h.Lineup}
 	if spec.Time != "" {
 		l.cfg.Start = firstSecond(l.cfg)
 	}
-	if p := spec.StandingsPath(h.scn.File); p != "" {
+	if p := spec.StandingsPath(h.Scn.File); p != "" {
 		l.standCfg = workload.LogConfig{Path: p, Format: spec.Format, Key: spec.Key, KeyID: spec.KeyID, Score: spec.StandingsScore, Rate: 1}
-		rows, whole, scale, err := l.readStandings(h.ctx, logSampleEvents)
+		rows, whole, scale, err := l.readStandings(h.Ctx, logSampleEvents)
 		if err != nil {
 			return nil, l.standingsError(err)
 		}
 		l.stoodEst, l.stoodWhole = float64(len(rows))*scale, whole
 	}
 	players, _ := l.players()
-	env := &h.lineup.env
+	env := &h.Lineup.Env
 	env.Keys = uint64(math.Ceil(players))
 	env.Events = int64(math.Ceil(l.logEvents))
 	env.Sim.Events, env.Sim.Keys = l.logEvents, players
 	return &boardKind{keyed: newKeyed(h, env.Keys, l.logEvents, nil, "no plan: a recorded log has no law of its players"),
-		feeder: h.feeder, clusters: cl, twins: h.twins, progress: h.progress, in: l, checked: spec.Checked, batch: spec.Batch}, nil
+		feeder: h.Feeder, clusters: cl, twins: h.Twins, progress: h.Progress, in: l, checked: spec.Checked, batch: spec.Batch}, nil
 }
 
 // firstSecond is the whole second, in Unix time, of the log's first event
@@ -118,7 +118,7 @@ func (l *boardLog) readStandings(ctx context.Context, most int) (rows []stood, w
 	defer r.Close()
 	buf := make([]workload.Event, 0, 1) // one at a time: each with its line
 	for len(rows) < most {
-		if stopped(ctx, len(rows)) {
+		if engine.Stopped(ctx, len(rows)) {
 			return nil, false, 0, ctx.Err()
 		}
 		b, err := r.Read(buf[:0])
@@ -150,7 +150,7 @@ func (l *boardLog) standingsError(err error) error {
 	return scenarios.Errorf(l.spec.Pos, "workload.standings: %v", err)
 }
 
-func (l *boardLog) describe() string {
+func (l *boardLog) Describe() string {
 	about := "about "
 	if l.whole {
 		about = ""
@@ -183,7 +183,7 @@ func (l *boardLog) describe() string {
 		metrics.Format(math.Round(l.logKeys)), standings, l.spec.Batch)
 }
 
-func (l *boardLog) stream() source {
+func (l *boardLog) stream() engine.Source {
 	l.src = l.source()
 	return l.src
 }
@@ -222,8 +222,8 @@ func (l *boardLog) memory() (int64, int64) {
 	return int64(math.Ceil(l.stoodEst)) * stoodBytes * 2, 1
 }
 
-// churns: the reader makes garbage at every line (see logKind.churns).
-func (l *boardLog) churns() bool { return true }
+// Churns: the reader makes garbage at every line (see logKind.churns).
+func (l *boardLog) Churns() bool { return true }
 
 // end is the end of the second of the last event.
 func (l *boardLog) end(last int64) int64 { return (last/1e9 + 1) * 1e9 }
@@ -234,7 +234,7 @@ func (l *boardLog) end(last int64) int64 { return (last/1e9 + 1) * 1e9 }
 func (l *boardLog) order(ctx context.Context) (int, func([]workload.Event, int, int) []workload.Event, error) {
 	rows, _, _, err := l.readStandings(ctx, math.MaxInt)
 	if err == nil {
-		err = sortStop(ctx, rows, func(a, b stood) int {
+		err = engine.SortStop(ctx, rows, func(a, b stood) int {
 			return cmp.Or(cmp.Compare(a.player, b.player), cmp.Compare(a.line, b.line))
 		})
 	}
@@ -248,7 +248,7 @@ func (l *boardLog) order(ctx context.Context) (int, func([]workload.Event, int, 
 		}
 	}
 	if err == nil {
-		err = sortStop(ctx, rows, func(a, b stood) int {
+		err = engine.SortStop(ctx, rows, func(a, b stood) int {
 			return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.line, b.line))
 		})
 	}
@@ -272,22 +272,22 @@ func (l *boardLog) order(ctx context.Context) (int, func([]workload.Event, int, 
 // giving them beside what was estimated from the log's head at Prepare.
 // The truth's rows carry no plan: the log's figures are measured, and a
 // log has no law to plan them from.
-func (l *boardLog) fed(rep *Report, tr *boardTruth, events, until int64) boardFed {
+func (l *boardLog) fed(rep *engine.Report, tr *boardTruth, events, until int64) boardFed {
 	f := boardFed{writesNote: "score changes read from the log: writes and sets", readsNote: "rank queries read from the log (op read)",
 		playNote: "players on the board: those the log's changes scored"}
 	if l.standCfg.Path != "" {
 		f.playNote += ", and the standings'"
 	}
 	if l.src != nil && l.src.skipped > 0 {
-		rep.note(fmt.Sprintf("%s bad lines of the log were skipped (skip_bad: %d).", metrics.Format(float64(l.src.skipped)), l.spec.SkipBad))
+		rep.Note(fmt.Sprintf("%s bad lines of the log were skipped (skip_bad: %d).", metrics.Format(float64(l.src.skipped)), l.spec.SkipBad))
 	}
 	if rep.Partial {
-		l.lineup.replan(rep, fed{events: events, writes: float64(tr.writes), until: max(until, 1), peak: float64(tr.busiest)})
+		l.lineup.Replan(rep, engine.Fed{Events: events, Writes: float64(tr.writes), Until: max(until, 1), Peak: float64(tr.busiest)})
 		return f
 	}
 	end := l.end(tr.last)
 	secs := float64(end) / 1e9
-	env := l.lineup.env
+	env := l.lineup.Env
 	env.Events, env.Duration = int64(tr.writes), end
 	env.Sim.Events, env.Sim.Keys = float64(tr.writes), float64(len(tr.players))
 	env.Sim.PeakRate, env.Sim.ReadRate = float64(tr.busiest), float64(tr.reads)/secs
@@ -299,9 +299,9 @@ func (l *boardLog) fed(rep *Report, tr *boardTruth, events, until int64) boardFe
 	if env.Full.ReadRate == 0 {
 		env.Full.ReadRate = env.Sim.ReadRate
 	}
-	for i := range l.lineup.designs {
-		d := &l.lineup.designs[i]
-		d.plan = d.typ.Plan(d.params, env)
+	for i := range l.lineup.Members {
+		d := &l.lineup.Members[i]
+		d.Plan = d.Typ.Plan(d.Params, env)
 	}
 	about := "estimated at about "
 	if l.whole {
@@ -314,10 +314,10 @@ func (l *boardLog) fed(rep *Report, tr *boardTruth, events, until int64) boardFe
 			stood = fmt.Sprintf(", and about %s standing before it", metrics.Format(math.Round(l.stoodEst)))
 		}
 	}
-	rep.note(fmt.Sprintf("The log held %s score changes and %s rank queries over %s s (the busiest second %s changes, %s rank queries a second), %s players on the board at its end; "+
+	rep.Note(fmt.Sprintf("The log held %s score changes and %s rank queries over %s s (the busiest second %s changes, %s rank queries a second), %s players on the board at its end; "+
 		"%s%s events over %s keys%s. Every simulated-scale plan is worked out for the log's own figures: its changes, players, span, busiest second and rank queries a second.",
 		metrics.Format(float64(tr.writes)), metrics.Format(float64(tr.reads)), metrics.Format(secs), metrics.Format(float64(tr.busiest)),
-		metrics.Format(round(float64(tr.reads)/secs, 1)), metrics.Format(float64(len(tr.players))),
+		metrics.Format(engine.Round(float64(tr.reads)/secs, 1)), metrics.Format(float64(len(tr.players))),
 		about, metrics.Format(math.Round(l.logEvents)), metrics.Format(math.Round(l.logKeys)), stood))
 	return f
 }
@@ -335,7 +335,7 @@ func sampleBoard(scn *scenarios.Scenario, n int64, each func([]workload.Event, S
 		return nil, fmt.Errorf("%s holds about %s events, more than the %s asked: a board's answers are its whole stream's (allowed: -events of at least %s)",
 			scn.ID(), metrics.Format(math.Round(all)), metrics.Format(float64(n)), metrics.Format(math.Ceil(all*1.01)))
 	}
-	h := &harness{ctx: context.Background(), scn: scn, lineup: &lineup{}}
+	h := &engine.Harness{Ctx: context.Background(), Scn: scn, Lineup: &engine.Lineup{}}
 	bk, err := newBoardKind(h)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"countsim/metrics"
+	"countsim/sim/engine"
 	"countsim/strategies"
 )
 
@@ -163,8 +164,8 @@ func TestLogBoardHandWritten(t *testing.T) {
 	scenario := fmt.Sprintf(handBoardScenario, hb.log, hb.standings)
 
 	// The designs' own ranks, fed as the run feeds them.
-	st := prepare(t, scenario, Options{})
-	k := st.kind.(*boardKind)
+	st := prepare(t, scenario, engine.Options{})
+	k := st.Kind.(*boardKind)
 	ctx := context.Background()
 	tr := &boardTruth{players: map[uint64]boardEntry{}}
 	r, err := k.newRun(ctx, tr, nil)
@@ -174,19 +175,19 @@ func TestLogBoardHandWritten(t *testing.T) {
 	if n, err := k.load(ctx, r, tr); err != nil || n != 16 {
 		t.Fatalf("standings: %d players, %v; want 16", n, err)
 	}
-	if _, err := k.feeder.feed(ctx, r.run, k.in.stream(), k.batch); err != nil || k.in.bad() != nil {
+	if _, err := k.feeder.Feed(ctx, r.Run, k.in.stream(), k.batch); err != nil || k.in.bad() != nil {
 		t.Fatalf("feed: %v, %v", err, k.in.bad())
 	}
 	if tr.writes != uint64(hb.writes) || tr.reads != hb.reads || tr.busiest != hb.busiest {
 		t.Errorf("truth: %d changes, %d reads, busiest second %d; the test counted %d, %d, %d", tr.writes, tr.reads, tr.busiest, hb.writes, hb.reads, hb.busiest)
 	}
-	for i, d := range r.designs {
+	for i, d := range r.Designs {
 		rk := d.(strategies.Ranker)
 		for p, w := range want {
 			for _, tie := range rk.RankTies() {
 				j := map[strategies.Ties]int{strategies.TiesCompetition: 0, strategies.TiesOrdinal: 1, strategies.TiesDense: 2}[tie]
 				if got := rk.Rank(xxhash.Sum64String(p), tie); got != w[j] {
-					t.Errorf("%s: %s rank of %s %d, the test's %d", r.names[i], tie, p, got, w[j])
+					t.Errorf("%s: %s rank of %s %d, the test's %d", r.Names[i], tie, p, got, w[j])
 				}
 			}
 		}
@@ -204,7 +205,7 @@ func TestLogBoardHandWritten(t *testing.T) {
 	}
 
 	// The run's rows.
-	rep, err := prepare(t, scenario, Options{}).Run(ctx)
+	rep, err := prepare(t, scenario, engine.Options{}).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,11 +242,11 @@ func TestLogBoardHandWritten(t *testing.T) {
 // read no load is planned: a log's rate is unknown until it is read).
 func TestLogBoardPlansFromTheLog(t *testing.T) {
 	hb := writeHandBoard(t, t.TempDir())
-	st := prepare(t, fmt.Sprintf(handBoardScenario, hb.log, hb.standings), Options{})
-	for _, d := range st.kind.(*boardKind).lineup.designs {
-		for _, l := range d.plan {
+	st := prepare(t, fmt.Sprintf(handBoardScenario, hb.log, hb.standings), engine.Options{})
+	for _, d := range st.Kind.(*boardKind).lineup.Members {
+		for _, l := range d.Plan {
 			if l.Metric == metrics.MaxKeyOps {
-				t.Errorf("%s planned %v for max_key_ops_per_s before the log was read", d.name(), l.Value)
+				t.Errorf("%s planned %v for max_key_ops_per_s before the log was read", d.Name(), l.Value)
 			}
 		}
 	}
@@ -294,9 +295,9 @@ func TestLogBoardStopped(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := newCancelAt(cancel, func(p Progress) bool { return p.Events > 0 })
+	c := newCancelAt(cancel, func(p engine.Progress) bool { return p.Events > 0 })
 	st := prepare(t, "name: stop\nseed: 1\nworkload: {file: "+log+", key: user, delta: points, as: board, rate: 100000, batch: 256}\n"+
-		"strategies:\n  - {name: hist, type: score-histogram, params: {width: 1}}\n", Options{Progress: c.progress, ProgressEvery: time.Millisecond})
+		"strategies:\n  - {name: hist, type: score-histogram, params: {width: 1}}\n", engine.Options{Progress: c.progress, ProgressEvery: time.Millisecond})
 	rep, err := st.Run(ctx)
 	if !errors.Is(err, context.Canceled) || rep == nil || !rep.Partial {
 		t.Fatalf("got %v and %+v, want context.Canceled and a partial report", err, rep)

@@ -2,18 +2,18 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/sim/engine"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"countsim/metrics"
 )
 
 // simPlan is design's simulated-scale plan of m in rep, or -1.
-func simPlan(rep *Report, design string, m metrics.Metric) float64 {
+func simPlan(rep *engine.Report, design string, m metrics.Metric) float64 {
 	for _, r := range rep.Results {
 		if r.Strategy == design && r.Metric == m && r.Scale == metrics.Sim && r.Plan != nil {
 			return *r.Plan
@@ -42,12 +42,12 @@ func TestLogPlansFromItsKeysAndActors(t *testing.T) {
 		t.Fatal(err)
 	}
 	designs := "strategies:\n  - {name: set, type: exact-distinct}\n  - {name: decay, type: decay, params: {half_life: 1m}}\n"
-	st := prepare(t, "name: l\nseed: 1\nworkload: {file: "+log+", key: key, actor: user, rate: 100000}\n"+designs, Options{})
-	lk := st.kind.(*logKind)
+	st := prepare(t, "name: l\nseed: 1\nworkload: {file: "+log+", key: key, actor: user, rate: 100000}\n"+designs, engine.Options{})
+	lk := st.Kind.(*logKind)
 	if lk.whole || lk.logActors < 1e6 || lk.logKeys != 4 {
 		t.Fatalf("the head's estimate: whole %v, %v actors, %v keys", lk.whole, lk.logActors, lk.logKeys)
 	}
-	if p := st.designs[0].plannedValue(metrics.Bytes); p < 8<<20 {
+	if p := st.Members[0].PlannedValue(metrics.Bytes); p < 8<<20 {
 		t.Errorf("the set's bytes planned at Prepare: %v, want a table for about 10^6 actors", p)
 	}
 	rep, err := st.Run(context.Background())
@@ -92,7 +92,7 @@ func TestLogPlansFromItsKeysAndActors(t *testing.T) {
 	if err := os.WriteFile(small, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st = prepare(t, "name: l\nseed: 1\nworkload: {file: "+small+", key: key}\n"+designs, Options{})
+	st = prepare(t, "name: l\nseed: 1\nworkload: {file: "+small+", key: key}\n"+designs, engine.Options{})
 	if rep, err = st.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -2,15 +2,15 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
+	"countsim/workload"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/workload"
 )
 
 // A log replayed as ratings (as: ratings, issue 25): each line an item
@@ -40,16 +40,16 @@ type logRatingsKind struct {
 	tr  *ratingTruth
 }
 
-func newLogRatings(h *harness, b *logBase) (kind, error) {
+func newLogRatings(h *engine.Harness, b *logBase) (engine.Kind, error) {
 	spec := b.spec
 	lo, hi := spec.RatingsScale()
 	k := &logRatingsKind{logBase: b}
-	k.ratingsKind = &ratingsKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, top: spec.Top, few: spec.Few, enough: spec.Enough,
+	k.ratingsKind = &ratingsKind{lineup: h.Lineup, feeder: h.Feeder, rows: h.Rows, top: spec.Top, few: spec.Few, enough: spec.Enough,
 		batch: spec.Batch, lo: lo, hi: hi, items: k}
 	// As for a ratings run, the designs are sized for the items that can
 	// be rated, at most the ratings: the catalogue's when given, else the
 	// items the log rates (estimated past Prepare's head).
-	env := &h.lineup.env
+	env := &h.Lineup.Env
 	env.Keys = uint64(math.Ceil(b.logKeys))
 	if spec.Items > 0 {
 		env.Keys = min(spec.Items, uint64(math.Ceil(b.logEvents)))
@@ -58,7 +58,7 @@ func newLogRatings(h *harness, b *logBase) (kind, error) {
 	return k, nil
 }
 
-func (k *logRatingsKind) describe() string {
+func (k *logRatingsKind) Describe() string {
 	about := "about "
 	if k.whole {
 		about = ""
@@ -68,28 +68,28 @@ func (k *logRatingsKind) describe() string {
 		about, metrics.Format(math.Round(k.logKeys)), k.top, k.few, k.enough)
 }
 
-// reports: a ratings run's rows but those of the hidden quality.
-func (k *logRatingsKind) reports(d *design) []metrics.Metric {
+// Reports: a ratings run's rows but those of the hidden quality.
+func (k *logRatingsKind) Reports(d *engine.Design) []metrics.Metric {
 	hidden := []metrics.Metric{metrics.TopMeanQuality, metrics.TopOverlapQuality, metrics.PrecisionAtK}
-	ms := slices.DeleteFunc(k.ratingsKind.reports(d), func(m metrics.Metric) bool { return slices.Contains(hidden, m) })
+	ms := slices.DeleteFunc(k.ratingsKind.Reports(d), func(m metrics.Metric) bool { return slices.Contains(hidden, m) })
 	if d == nil && k.spec.SkipBad > 0 {
 		ms = append(ms, metrics.SkippedLines)
 	}
 	return ms
 }
 
-// memory: the truth's map from an item to its index (made with room for
+// Memory: the truth's map from an item to its index (made with room for
 // the items estimated, at most 2^26), its arrays by index (a key and
 // ratingTruthBytes an item, twice that as append grows them).
-func (k *logRatingsKind) memory() (int64, int64) {
+func (k *logRatingsKind) Memory() (int64, int64) {
 	items := int64(math.Ceil(k.logKeys))
 	return goMapBytes(min(items, 1<<26)) + 2*items*(8+ratingTruthBytes(k.lo, k.hi)), 1
 }
 
-// churns: the reader makes garbage at every line it parses.
-func (k *logRatingsKind) churns() bool { return true }
+// Churns: the reader makes garbage at every line it parses.
+func (k *logRatingsKind) Churns() bool { return true }
 
-func (k *logRatingsKind) source() source {
+func (k *logRatingsKind) source() engine.Source {
 	k.src = &ratingsLogSource{logSource: k.logBase.source(), lo: k.lo, hi: k.hi, skipBad: k.spec.SkipBad}
 	return k.src
 }
@@ -112,7 +112,7 @@ func (k *logRatingsKind) hidden() hiddenQuality { return nil }
 // finish refuses a bad line of the log, a star off the scale at its own
 // line; once the log is read whole, the plans are worked out for its own
 // ratings, and the report notes what was estimated from its head.
-func (k *logRatingsKind) finish(rep *Report, events int64, stopped bool) error {
+func (k *logRatingsKind) finish(rep *engine.Report, events int64, stopped bool) error {
 	s := k.src
 	if s.err != nil {
 		return k.badInput(s.err)
@@ -125,13 +125,13 @@ func (k *logRatingsKind) finish(rep *Report, events int64, stopped bool) error {
 	}
 	items := float64(len(k.tr.keys))
 	if !k.whole && (float64(events) != math.Ceil(k.logEvents) || items != math.Round(k.logKeys)) {
-		k.lineup.planFor(fed{events: events, writes: float64(events)})
-		rep.note(fmt.Sprintf("The log held %s ratings of %s items, estimated at %s and %s from its first %s before the read: every simulated-scale plan is worked out for the %s ratings read, the designs sized for the items estimated.",
+		k.lineup.PlanFor(engine.Fed{Events: events, Writes: float64(events)})
+		rep.Note(fmt.Sprintf("The log held %s ratings of %s items, estimated at %s and %s from its first %s before the read: every simulated-scale plan is worked out for the %s ratings read, the designs sized for the items estimated.",
 			metrics.Format(float64(events)), metrics.Format(items), metrics.Format(math.Ceil(k.logEvents)), metrics.Format(math.Round(k.logKeys)),
 			metrics.Format(logSampleEvents), metrics.Format(float64(events))))
 	}
 	if k.spec.SkipBad > 0 {
-		k.rows.truth(rep, metrics.SkippedLines, float64(s.skipped+s.offSkipped), "lines", nil,
+		k.rows.Truth(rep, metrics.SkippedLines, float64(s.skipped+s.offSkipped), "lines", nil,
 			fmt.Sprintf("bad lines skipped (skip_bad: %d), stars off the scale among them: %d", k.spec.SkipBad, s.offSkipped))
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/engine"
 )
 
 // TestLogRatingsPastTheHead: a ratings log longer than the head Prepare
@@ -32,12 +33,12 @@ func TestLogRatingsPastTheHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := prepare(t, "name: l\nseed: 1\nworkload: {file: "+log+", as: ratings, key: item, stars: stars}\n"+
-		"strategies:\n  - {name: w, type: wilson}\n", Options{})
-	lk := st.kind.(*logRatingsKind)
+		"strategies:\n  - {name: w, type: wilson}\n", engine.Options{})
+	lk := st.Kind.(*logRatingsKind)
 	if lk.whole || lk.logKeys == float64(len(items)) {
 		t.Fatalf("the estimate is exact (%v items of %d, whole %v): the test shows nothing", lk.logKeys, len(items), lk.whole)
 	}
-	if held, _ := lk.memory(); held < goMapBytes(int64(lk.logKeys)) {
+	if held, _ := lk.Memory(); held < goMapBytes(int64(lk.logKeys)) {
 		t.Errorf("memory %d B: want at least the truth's map of %v items, %d B", held, lk.logKeys, goMapBytes(int64(lk.logKeys)))
 	}
 	rep, err := st.Run(context.Background())

@@ -2,14 +2,14 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
+	"countsim/strategies"
+	"countsim/workload"
 	"fmt"
 	"math"
 	"strconv"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/strategies"
-	"countsim/workload"
 )
 
 // A log replayed as a split stream (as: split, issue 25): each event is
@@ -35,61 +35,61 @@ func init() { defineLogAs("split", newLogSplit) }
 type logSplitKind struct {
 	keyed
 	*logBase
-	feeder feeder
+	feeder engine.Feeder
 	nodes  int
 	k      int // the K of the trap: the question's, at least 1
 }
 
-func newLogSplit(h *harness, b *logBase) (kind, error) {
+func newLogSplit(h *engine.Harness, b *logBase) (engine.Kind, error) {
 	nodes := b.spec.NodeCount
 	if nodes == 0 {
 		nodes = max(b.logNodes, 1)
 		b.cfg.Nodes = nodes // a later line naming more is bad
 	}
-	k := &logSplitKind{logBase: b, feeder: h.feeder, nodes: nodes, k: max(h.scn.Questions.Top, 1)}
-	env := &h.lineup.env
+	k := &logSplitKind{logBase: b, feeder: h.Feeder, nodes: nodes, k: max(h.Scn.Questions.Top, 1)}
+	env := &h.Lineup.Env
 	env.Keys, env.Events = b.sizeHint(), int64(math.Ceil(b.logEvents))
 	env.Nodes = nodes
 	k.keyed = newKeyed(h, uint64(b.logKeys), b.logEvents, nil, "no plan: a recorded log has no law of its keys")
 	return k, nil
 }
 
-func (k *logSplitKind) describe() string {
+func (k *logSplitKind) Describe() string {
 	about := "about "
 	if k.whole {
 		about = ""
 	}
 	return fmt.Sprintf("Recorded log replayed as a split stream: %s (%s, key column %s, node column %s), %s%s events over %s%s keys and %s, batches of %d.",
 		k.cfg.Path, k.spec.Format, k.spec.Key, k.spec.Node, about, metrics.Format(math.Round(k.logEvents)), about,
-		metrics.Format(math.Round(k.logKeys)), count(float64(k.nodes), "node"), k.spec.Batch)
+		metrics.Format(math.Round(k.logKeys)), engine.Count(float64(k.nodes), "node"), k.spec.Batch)
 }
 
-func (k *logSplitKind) accepts(*strategies.Type) error { return nil }
+func (k *logSplitKind) Accepts(*strategies.Type) error { return nil }
 
-// plan: the chance of two key strings sharing a hash, as for a count log.
-func (k *logSplitKind) plan() []metrics.Result {
+// Plan: the chance of two key strings sharing a hash, as for a count log.
+func (k *logSplitKind) Plan() []metrics.Result {
 	pairs := workload.CollisionPairs(k.logKeys)
-	return []metrics.Result{k.rows.plan(strategies.PlanLine{Metric: metrics.HashCollisions,
+	return []metrics.Result{k.rows.Plan(strategies.PlanLine{Metric: metrics.HashCollisions,
 		Value: pairs, Unit: "pairs", Note: fmt.Sprintf("distinct key strings whose XXH64 collide, expected: n(n−1)/2⁶⁵ for n ≈ %s keys", metrics.Format(math.Round(k.logKeys)))})}
 }
 
-// memory: the count log's truth, and each node's counts: a map for the
+// Memory: the count log's truth, and each node's counts: a map for the
 // (key, node) pairs estimated.
-func (k *logSplitKind) memory() (int64, int64) {
+func (k *logSplitKind) Memory() (int64, int64) {
 	return goMapBytes(int64(min(k.logKeys, 1<<26))) + int64(k.logKeys)*logSortedBytesPerKey + goMapBytes(int64(k.logPairs)), 1
 }
 
-// churns: the reader makes garbage at every line (logKind.churns).
-func (k *logSplitKind) churns() bool { return true }
+// Churns: the reader makes garbage at every line (logKind.churns).
+func (k *logSplitKind) Churns() bool { return true }
 
 // splitLogTruth is the exact global counts, and each node's.
 type splitLogTruth struct {
-	*truth
+	*engine.Truth
 	perNode []map[uint64]uint64
 }
 
-func (t *splitLogTruth) observe(batch []workload.Event) {
-	t.truth.observe(batch)
+func (t *splitLogTruth) Observe(batch []workload.Event) {
+	t.Truth.Observe(batch)
 	for i := range batch {
 		if e := &batch[i]; e.Op == workload.Write && e.Delta > 0 {
 			t.perNode[e.Actor][e.Key] += uint64(e.Delta)
@@ -97,32 +97,32 @@ func (t *splitLogTruth) observe(batch []workload.Event) {
 	}
 }
 
-func (k *logSplitKind) run(ctx context.Context) (*Report, error) {
-	sctx, release := scoring(ctx)
+func (k *logSplitKind) Run(ctx context.Context) (*engine.Report, error) {
+	sctx, release := engine.Scoring(ctx)
 	defer release()
-	tr := &splitLogTruth{truth: newTruth(int(min(k.logKeys, 1<<26)), false, false), perNode: make([]map[uint64]uint64, k.nodes)}
+	tr := &splitLogTruth{Truth: engine.NewTruth(int(min(k.logKeys, 1<<26)), false, false), perNode: make([]map[uint64]uint64, k.nodes)}
 	for i := range tr.perNode {
 		tr.perNode[i] = map[uint64]uint64{}
 	}
-	r := &run{truth: tr}
-	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
+	r := &engine.Run{Truth: tr}
+	if err := k.lineup.Build(r, k.lineup.SameEnv); err != nil {
 		return nil, err
 	}
 	src := k.source()
-	events, err := k.feeder.feedCount(ctx, r, src, k.spec.Batch)
+	events, err := k.feeder.FeedCount(ctx, r, src, k.spec.Batch)
 	if src.err != nil {
 		return nil, k.badInput(src.err) // bad input: nothing is reported
 	}
-	rep := &Report{Partial: err != nil}
-	k.replanRead(k.lineup, rep, events, len(tr.counts), -1)
-	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
+	rep := &engine.Report{Partial: err != nil}
+	k.replanRead(k.lineup, rep, events, len(tr.Counts), -1)
+	k.rows.Truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
 	k.readRows(rep, k.rows, src)
-	k.rows.truth(rep, metrics.Nodes, float64(k.nodes), "nodes", nil, "nodes the log's "+k.spec.Node+" column names")
+	k.rows.Truth(rep, metrics.Nodes, float64(k.nodes), "nodes", nil, "nodes the log's "+k.spec.Node+" column names")
 	planted, found := k.trap(sctx, rep, tr)
-	k.score(sctx, rep, r, tr.truth, events, nil, func(s *scorer, i int, got []strategies.Item, recall float64) {
-		splitAnswer(s, r.designs[i], got, recall, planted, found)
+	k.score(sctx, rep, r, tr.Truth, events, nil, func(s *engine.Scorer, i int, got []strategies.Item, recall float64) {
+		splitAnswer(s, r.Designs[i], got, recall, planted, found)
 	})
-	return rep, stoppedScoring(ctx, rep, err)
+	return rep, engine.StoppedScoring(ctx, rep, err)
 }
 
 // trap finds the item heavy only in total — the heaviest of the true top
@@ -130,25 +130,25 @@ func (k *logSplitKind) run(ctx context.Context) (*Report, error) {
 // total, its count on its busiest node, the smallest of the nodes' K-th
 // counts. found is false where no item of the top K is in no node's top K
 // (or scoring stopped, rep then saying so).
-func (k *logSplitKind) trap(ctx context.Context, rep *Report, tr *splitLogTruth) (planted uint64, found bool) {
+func (k *logSplitKind) trap(ctx context.Context, rep *engine.Report, tr *splitLogTruth) (planted uint64, found bool) {
 	if k.top <= 0 {
 		return 0, false
 	}
-	global, err := tr.top(ctx, k.k)
+	global, err := tr.Top(ctx, k.k)
 	if err != nil {
-		rep.cut("the item heavy only in total")
+		rep.Cut("the item heavy only in total")
 		return 0, false
 	}
-	local := make([][]keyCount, k.nodes)
+	local := make([][]engine.KeyCount, k.nodes)
 	for i, m := range tr.perNode {
-		if local[i], err = topOf(ctx, func(yield func(uint64, uint64) bool) {
+		if local[i], err = engine.TopOf(ctx, func(yield func(uint64, uint64) bool) {
 			for key, c := range m {
 				if !yield(key, c) {
 					return
 				}
 			}
 		}, k.k); err != nil {
-			rep.cut("the item heavy only in total")
+			rep.Cut("the item heavy only in total")
 			return 0, false
 		}
 	}
@@ -156,17 +156,17 @@ func (k *logSplitKind) trap(ctx context.Context, rep *Report, tr *splitLogTruth)
 	low := uint64(math.MaxUint64)
 	for _, l := range local {
 		for _, kc := range l {
-			inLocal[kc.key] = true
+			inLocal[kc.Key] = true
 		}
 		if len(l) < k.k {
 			low = 0
 		} else {
-			low = min(low, l[k.k-1].count)
+			low = min(low, l[k.k-1].Count)
 		}
 	}
 	for _, kc := range global {
-		if !inLocal[kc.key] {
-			planted, found = kc.key, true
+		if !inLocal[kc.Key] {
+			planted, found = kc.Key, true
 			break
 		}
 	}
@@ -177,11 +177,11 @@ func (k *logSplitKind) trap(ctx context.Context, rep *Report, tr *splitLogTruth)
 	for _, m := range tr.perNode {
 		most = max(most, m[planted])
 	}
-	k.rows.truth(rep, metrics.PlantedCount, float64(tr.count(planted)), "events", nil,
+	k.rows.Truth(rep, metrics.PlantedCount, float64(tr.Count(planted)), "events", nil,
 		fmt.Sprintf("the total of the heaviest item of the true top %d in no node's own top %d (heavy only in total)", k.k, k.k))
-	k.rows.truth(rep, metrics.PlantedNodeMax, float64(most), "events", nil, "its count on its busiest node")
-	k.rows.truth(rep, metrics.LocalKthMin, float64(low), "events", nil,
-		fmt.Sprintf("the smallest over the nodes of a node's %s item: the item is in no node's local top %d", ordinal(k.k), k.k))
+	k.rows.Truth(rep, metrics.PlantedNodeMax, float64(most), "events", nil, "its count on its busiest node")
+	k.rows.Truth(rep, metrics.LocalKthMin, float64(low), "events", nil,
+		fmt.Sprintf("the smallest over the nodes of a node's %s item: the item is in no node's local top %d", engine.Ordinal(k.k), k.k))
 	return planted, true
 }
 
@@ -214,7 +214,7 @@ func sampleSplit(scn *scenarios.Scenario, n int64, each func([]workload.Event, S
 	return out, nil
 }
 
-func (k *logSplitKind) reports(d *design) []metrics.Metric {
+func (k *logSplitKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return append([]metrics.Metric{metrics.Nodes, metrics.PlantedCount, metrics.PlantedNodeMax,
 			metrics.LocalKthMin, metrics.SkippedLines, metrics.ReorderedEvents}, keyedTruthReports...)

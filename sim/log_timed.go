@@ -2,17 +2,17 @@ package sim
 
 import (
 	"cmp"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
+	"countsim/strategies"
+	"countsim/workload"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"time"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/strategies"
-	"countsim/workload"
 )
 
 // A log replayed as a timed stream on the simulated cluster (as: timed,
@@ -51,7 +51,7 @@ type logTimedKind struct {
 	// head is what Prepare's read of the head found; got what the truth
 	// counts as it is fed.
 	head, got timedFigures
-	tr        *truth // the run's truth, once fed
+	tr        *engine.Truth // the run's truth, once fed
 	src       *logSource
 }
 
@@ -130,8 +130,8 @@ func (f *timedFigures) shape(spec *scenarios.Log, keys uint64) *scenarios.Timed 
 	return t
 }
 
-func newLogTimed(h *harness, b *logBase) (kind, error) {
-	k := &logTimedKind{base: b, faults: h.scn.Faults}
+func newLogTimed(h *engine.Harness, b *logBase) (engine.Kind, error) {
+	k := &logTimedKind{base: b, faults: h.Scn.Faults}
 	if err := k.readHead(h); err != nil {
 		return nil, b.badInput(err)
 	}
@@ -151,7 +151,7 @@ func newLogTimed(h *harness, b *logBase) (kind, error) {
 	tk.stream, tk.log = &windowSource{logSource: k.src, window: workload.DefaultWindow}, k
 	tk.dedup = b.spec.ID != "" || b.spec.EventID != ""
 	k.timedKind = tk
-	env := &h.lineup.env
+	env := &h.Lineup.Env
 	env.Keys = min(b.sizeHint(), uint64(max(math.Round(est.writes), 1))) // as for a generated stream of its writes
 	if reads := float64(est.reads); reads > 0 {
 		env.Reads = int64(reads + 6*math.Sqrt(reads) + 16) // room, as for a generated stream's reads
@@ -181,7 +181,7 @@ func setTimedFigures(env *strategies.Env, f *timedFigures, keys uint64) {
 // readHead reads the head of the log on the log's clock: with a time
 // column, the first event's time fixes the start, the whole second it is
 // in, and the replay's reader counts from it.
-func (k *logTimedKind) readHead(h *harness) error {
+func (k *logTimedKind) readHead(h *engine.Harness) error {
 	cfg := k.base.cfg
 	if cfg.Time != "" {
 		cfg.Start = time.Unix(0, 0).UTC() // At is the time itself, to find the start
@@ -197,7 +197,7 @@ func (k *logTimedKind) readHead(h *harness) error {
 	buf := make([]workload.Event, 0, 4096)
 	f := &k.head
 	for f.events < logSampleEvents {
-		if err := h.ctx.Err(); err != nil {
+		if err := h.Ctx.Err(); err != nil {
 			return err
 		}
 		b, err := r.Read(buf[:0])
@@ -272,7 +272,7 @@ func (k *logTimedKind) checkFaults(f *timedFigures) error {
 				from = k.base.cfg.Start.Format(time.RFC3339Nano)
 			}
 			return scenarios.Errorf(ft.Pos, "faults[%d]: at %v is at or after the end of the log %s, which spans %s s from its start (%s; its last event at %s s) (allowed: a fault before %s s)",
-				i, time.Duration(ft.At), k.base.cfg.Path, metrics.Format(float64(end)/1e9), from, metrics.Format(round(float64(f.last)/1e9, 9)), metrics.Format(float64(end)/1e9))
+				i, time.Duration(ft.At), k.base.cfg.Path, metrics.Format(float64(end)/1e9), from, metrics.Format(engine.Round(float64(f.last)/1e9, 9)), metrics.Format(float64(end)/1e9))
 		}
 	}
 	return nil
@@ -281,31 +281,31 @@ func (k *logTimedKind) checkFaults(f *timedFigures) error {
 // observer counts the log's figures as the truth is fed: each event is
 // handed to the truth alone, so that its logical writes (a repeated ID
 // apart) are counted in their second.
-func (k *logTimedKind) observer(tr *truth) observer {
+func (k *logTimedKind) observer(tr *engine.Truth) engine.Observer {
 	k.got = timedFigures{}
 	k.tr = tr
-	return &timedLogTruth{truth: tr, f: &k.got}
+	return &timedLogTruth{Truth: tr, f: &k.got}
 }
 
 type timedLogTruth struct {
-	*truth
+	*engine.Truth
 	f *timedFigures
 }
 
-func (t *timedLogTruth) observe(batch []workload.Event) {
+func (t *timedLogTruth) Observe(batch []workload.Event) {
 	for i := range batch {
-		n, dups := t.truth.n, t.truth.dups
-		t.truth.observe(batch[i : i+1])
+		n, dups := t.Truth.N, t.Truth.Dups
+		t.Truth.Observe(batch[i : i+1])
 		e := &batch[i]
 		t.f.events++
 		t.f.last = max(t.f.last, e.At)
 		switch {
 		case e.Op == workload.Read:
 			t.f.reads++
-		case t.truth.n > n:
-			t.f.add(e.At, float64(t.truth.n-n))
-		case t.truth.dups > dups:
-			t.f.dups += float64(t.truth.dups - dups)
+		case t.Truth.N > n:
+			t.f.add(e.At, float64(t.Truth.N-n))
+		case t.Truth.Dups > dups:
+			t.f.dups += float64(t.Truth.Dups - dups)
 		}
 	}
 }
@@ -313,7 +313,7 @@ func (t *timedLogTruth) observe(batch []workload.Event) {
 // read: the log is read whole; a fault at or after its end is refused, and
 // the runner's spec, its writes and every design's plan are the log's own,
 // with a note of the estimate where the head was not the whole log.
-func (k *logTimedKind) read(rep *Report) error {
+func (k *logTimedKind) read(rep *engine.Report) error {
 	if k.src.err != nil {
 		return k.base.badInput(k.src.err)
 	}
@@ -321,18 +321,18 @@ func (k *logTimedKind) read(rep *Report) error {
 	if err := k.checkFaults(f); err != nil {
 		return err
 	}
-	keys := uint64(len(k.tr.counts))
+	keys := uint64(len(k.tr.Counts))
 	est := k.estimate()
 	k.spec = f.shape(k.base.spec, keys)
 	k.writes, k.keys = f.writes, keys
-	env := k.lineup.env
+	env := k.lineup.Env
 	setTimedFigures(&env, f, keys)
-	k.lineup.env = env // a stopped second pass replans from the log's own
+	k.lineup.Env = env // a stopped second pass replans from the log's own
 	env.Keys = keys
 	replanFor(k.lineup, env, -1)
 	k.base.readRows(rep, k.rows, k.src)
 	if !k.base.whole {
-		rep.note(fmt.Sprintf("The log held %s writes and %s reads over %s s, its busiest second %s writes, estimated at %s, %s, %s s and %s from its first %s events before the read: every simulated-scale plan is worked out for the log's own figures.",
+		rep.Note(fmt.Sprintf("The log held %s writes and %s reads over %s s, its busiest second %s writes, estimated at %s, %s, %s s and %s from its first %s events before the read: every simulated-scale plan is worked out for the log's own figures.",
 			metrics.Format(f.writes), metrics.Format(float64(f.reads)), metrics.Format(float64(f.span())/1e9), metrics.Format(f.peak()),
 			metrics.Format(math.Round(est.writes)), metrics.Format(float64(est.reads)), metrics.Format(float64(est.span())/1e9), metrics.Format(est.peak()),
 			metrics.Format(logSampleEvents)))
@@ -340,7 +340,7 @@ func (k *logTimedKind) read(rep *Report) error {
 	return nil
 }
 
-func (k *logTimedKind) describe() string {
+func (k *logTimedKind) Describe() string {
 	b := k.base
 	timing := "timed by column " + b.spec.Time + ", its clock from " + b.cfg.Start.Format(time.RFC3339)
 	if b.spec.Time == "" {
@@ -352,16 +352,16 @@ func (k *logTimedKind) describe() string {
 	}
 	f := k.estimate()
 	return fmt.Sprintf("Recorded log replayed as a timed stream: %s (%s, key column %s, %s), %s%s and %s over %s%s s, its busiest second %s, over %s%s.",
-		b.cfg.Path, b.spec.Format, b.spec.Key, timing, about, count(math.Round(f.writes), "write"), count(float64(f.reads), "read"),
-		about, metrics.Format(float64(f.span())/1e9), count(f.peak(), "write"), about, count(math.Round(b.logKeys), "key"))
+		b.cfg.Path, b.spec.Format, b.spec.Key, timing, about, engine.Count(math.Round(f.writes), "write"), engine.Count(float64(f.reads), "read"),
+		about, metrics.Format(float64(f.span())/1e9), engine.Count(f.peak(), "write"), about, engine.Count(math.Round(b.logKeys), "key"))
 }
 
-// churns: the log's reader makes garbage at every line (logKind.churns).
-func (k *logTimedKind) churns() bool { return true }
+// Churns: the log's reader makes garbage at every line (logKind.churns).
+func (k *logTimedKind) Churns() bool { return true }
 
-// memory is the timed runner's, and the log's seconds counted.
-func (k *logTimedKind) memory() (int64, int64) {
-	held, copies := k.timedKind.memory()
+// Memory is the timed runner's, and the log's seconds counted.
+func (k *logTimedKind) Memory() (int64, int64) {
+	held, copies := k.timedKind.Memory()
 	return held + 8*(k.spec.Duration()/1e9+1), copies
 }
 
@@ -435,9 +435,9 @@ func sampleTimed(scn *scenarios.Scenario, n int64, each func([]workload.Event, S
 	return out, nil
 }
 
-func (k *logTimedKind) reports(d *design) []metrics.Metric {
+func (k *logTimedKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
-		return append(k.timedKind.reports(nil), metrics.SkippedLines, metrics.ReorderedEvents)
+		return append(k.timedKind.Reports(nil), metrics.SkippedLines, metrics.ReorderedEvents)
 	}
-	return k.timedKind.reports(d)
+	return k.timedKind.Reports(d)
 }

@@ -2,6 +2,10 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
+	"countsim/workload"
 	"fmt"
 	"io"
 	"math"
@@ -10,10 +14,6 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/workload"
 )
 
 // A log replayed as trending phrases (as: trending, issue 25): the log's
@@ -37,7 +37,7 @@ func init() { defineLogAs("trending", newLogTrending) }
 // logTrending is the trending run of a log: its reader churns.
 type logTrending struct{ *trendingKind }
 
-func (k logTrending) churns() bool { return true }
+func (k logTrending) Churns() bool { return true }
 
 // maxLogCheckpoints is the most checkpoints a log's span may hold: every
 // design's top K is kept at each (a year of minutes is 525,600).
@@ -52,10 +52,10 @@ type logTrendFigures struct {
 	first  []int64  // and its first event's At, −1 if none
 }
 
-func newLogTrending(h *harness, b *logBase) (kind, error) {
+func newLogTrending(h *engine.Harness, b *logBase) (engine.Kind, error) {
 	spec := b.spec
 	opt := &spec.LogTrending
-	f, err := readLogTrend(h.ctx, b, opt)
+	f, err := readLogTrend(h.Ctx, b, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func newLogTrending(h *harness, b *logBase) (kind, error) {
 	in.what = func(k int) string {
 		return fmt.Sprintf("Recorded log as trending phrases: %s (%s, key column %s, timed by column %s), %s events over %s, %s phrases, %s, %s watched, the top %d of now asked every %s.",
 			b.cfg.Path, spec.Format, spec.Key, spec.Time, metrics.Format(float64(f.events)), durationOf(in.length), metrics.Format(float64(f.keys)),
-			count(float64(opt.Regions), "region"), count(float64(len(opt.Watch)), "phrase"), k, durationOf(cp))
+			engine.Count(float64(opt.Regions), "region"), engine.Count(float64(len(opt.Watch)), "phrase"), k, durationOf(cp))
 	}
 	about := "estimated from its head at"
 	if b.whole {

@@ -2,6 +2,12 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
+	"countsim/strategies"
+	"countsim/strategies/distinct"
+	"countsim/workload"
 	"errors"
 	"fmt"
 	"io"
@@ -11,12 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/strategies"
-	"countsim/strategies/distinct"
-	"countsim/workload"
 )
 
 // The recorded log: a team's own events read from a CSV or NDJSON file
@@ -31,7 +31,7 @@ import (
 type logKind struct {
 	keyed
 	*logBase
-	feeder feeder
+	feeder engine.Feeder
 }
 
 // logBase is what every replay of a log starts from, whatever it is
@@ -52,16 +52,16 @@ type logBase struct {
 	logPairs float64
 }
 
-func init() { defineKind("log", newLogKind) }
+func init() { engine.DefineKind("log", newLogKind) }
 
 // logAs builds the runner of a log replayed as a kind other than a count
 // stream (as: timed, audience, …), each in a file of its own (log_*.go)
 // that registers it with defineLogAs.
-var logAs = map[string]func(h *harness, b *logBase) (kind, error){}
+var logAs = map[string]func(h *engine.Harness, b *logBase) (engine.Kind, error){}
 
 // defineLogAs registers the runner of a log replayed as kind as. It panics
 // on a duplicate.
-func defineLogAs(as string, build func(h *harness, b *logBase) (kind, error)) {
+func defineLogAs(as string, build func(h *engine.Harness, b *logBase) (engine.Kind, error)) {
 	if _, dup := logAs[as]; dup {
 		panic("sim: log as " + as + " defined twice")
 	}
@@ -74,9 +74,9 @@ const logSampleEvents = 1 << 20
 
 // newLogBase reads the spec's log config and estimates the log from its
 // head (a missing file or column, or a bad line there, is bad input).
-func newLogBase(h *harness) (*logBase, error) {
-	spec := h.scn.Run.(*scenarios.Log)
-	cfg := workload.LogConfig{Path: spec.Path(h.scn.File), Format: spec.Format, Key: spec.Key, KeyID: spec.KeyID,
+func newLogBase(h *engine.Harness) (*logBase, error) {
+	spec := h.Scn.Run.(*scenarios.Log)
+	cfg := workload.LogConfig{Path: spec.Path(h.Scn.File), Format: spec.Format, Key: spec.Key, KeyID: spec.KeyID,
 		Time: spec.Time, Actor: spec.Actor, ActorID: spec.ActorID, ID: spec.ID, EventID: spec.EventID, Delta: spec.Delta, Op: spec.Op,
 		SkipBad: int(min(spec.SkipBad, math.MaxInt32))}
 	switch spec.As {
@@ -96,13 +96,13 @@ func newLogBase(h *harness) (*logBase, error) {
 		cfg.Tolerance = time.Duration(spec.Tolerance)
 	}
 	b := &logBase{spec: spec, cfg: cfg}
-	if err := b.estimate(h.ctx); err != nil {
+	if err := b.estimate(h.Ctx); err != nil {
 		return nil, b.badInput(err) // stopped: Prepare says so instead
 	}
 	return b, nil
 }
 
-func newLogKind(h *harness) (kind, error) {
+func newLogKind(h *engine.Harness) (engine.Kind, error) {
 	b, err := newLogBase(h)
 	if err != nil {
 		return nil, err
@@ -114,8 +114,8 @@ func newLogKind(h *harness) (kind, error) {
 		}
 		return build(h, b)
 	}
-	k := &logKind{logBase: b, feeder: h.feeder}
-	env := &h.lineup.env
+	k := &logKind{logBase: b, feeder: h.Feeder}
+	env := &h.Lineup.Env
 	env.Keys = k.sizeHint()
 	env.Events = int64(math.Ceil(k.logEvents))
 	k.keyed = newKeyed(h, uint64(k.logKeys), k.logEvents, nil, "no plan: a recorded log has no law of its keys")
@@ -136,14 +136,14 @@ func (b *logBase) sizeHint() uint64 {
 
 // countsActors reports whether design d counts distinct actors (an exact
 // set, an HLL): its Keys are the log's actors, not its keys.
-func countsActors(d *design) bool {
-	return d.typ.Answers(strategies.FamilyDistinct) || d.typ.Answers(strategies.FamilyWindowDistinct)
+func countsActors(d *engine.Design) bool {
+	return d.Typ.Answers(strategies.FamilyDistinct) || d.Typ.Answers(strategies.FamilyWindowDistinct)
 }
 
 // envOf is design d's Env for a log whose designs are built for env: a
 // design that counts distinct actors is sized for them — the events of a
 // log read whole, as keys are, else the actors estimated.
-func (b *logBase) envOf(d *design, env strategies.Env) strategies.Env {
+func (b *logBase) envOf(d *engine.Design, env strategies.Env) strategies.Env {
 	if countsActors(d) {
 		env.Keys = uint64(math.Ceil(b.logActors))
 		if b.whole {
@@ -156,10 +156,10 @@ func (b *logBase) envOf(d *design, env strategies.Env) strategies.Env {
 // planActors works out again the plan of every design of l that counts
 // distinct actors, for the actors it is built for (Prepare planned it for
 // the keys).
-func (b *logBase) planActors(l *lineup) {
-	for i := range l.designs {
-		if d := &l.designs[i]; countsActors(d) {
-			d.plan = d.typ.Plan(d.params, b.envOf(d, l.env))
+func (b *logBase) planActors(l *engine.Lineup) {
+	for i := range l.Members {
+		if d := &l.Members[i]; countsActors(d) {
+			d.Plan = d.Typ.Plan(d.Params, b.envOf(d, l.Env))
 		}
 	}
 }
@@ -169,9 +169,9 @@ func (b *logBase) planActors(l *lineup) {
 // not counted, −1), but the bytes a design holds: for the larger of what
 // it was built for and env's figures (a table made for its size hint grows
 // past it).
-func replanFor(l *lineup, env strategies.Env, actors float64) {
-	for i := range l.designs {
-		d := &l.designs[i]
+func replanFor(l *engine.Lineup, env strategies.Env, actors float64) {
+	for i := range l.Members {
+		d := &l.Members[i]
 		e := env
 		if countsActors(d) {
 			if actors < 0 {
@@ -179,10 +179,10 @@ func replanFor(l *lineup, env strategies.Env, actors float64) {
 			}
 			e.Keys = uint64(math.Round(actors))
 		}
-		built := d.plan
-		d.plan = d.typ.Plan(d.params, e)
-		for j := range d.plan {
-			p := &d.plan[j]
+		built := d.Plan
+		d.Plan = d.Typ.Plan(d.Params, e)
+		for j := range d.Plan {
+			p := &d.Plan[j]
 			if p.Unit != "B" {
 				continue
 			}
@@ -203,12 +203,12 @@ func replanFor(l *lineup, env strategies.Env, actors float64) {
 // the larger of what it was built for and the log's figure (a table made
 // for the hint grows past it). A note gives the estimates beside the
 // figures read where they differ.
-func (b *logBase) replanRead(l *lineup, rep *Report, events int64, keys int, actors float64) {
+func (b *logBase) replanRead(l *engine.Lineup, rep *engine.Report, events int64, keys int, actors float64) {
 	if rep.Partial {
-		l.replan(rep, fed{events: events, writes: float64(events)})
+		l.Replan(rep, engine.Fed{Events: events, Writes: float64(events)})
 		return
 	}
-	env := l.env
+	env := l.Env
 	env.Events, env.Keys = events, uint64(keys)
 	if env.Sim.Events > 0 {
 		env.Sim.Events = float64(events)
@@ -226,7 +226,7 @@ func (b *logBase) replanRead(l *lineup, rep *Report, events int64, keys int, act
 		differ(math.Round(actors), math.Round(b.logActors), "actors")
 	}
 	if len(held) > 0 {
-		rep.note(fmt.Sprintf("The log held %s, from its first %s events before the read: every simulated-scale plan is worked out for the figures read (a design's bytes for the larger of what it was built for and them).",
+		rep.Note(fmt.Sprintf("The log held %s, from its first %s events before the read: every simulated-scale plan is worked out for the figures read (a design's bytes for the larger of what it was built for and them).",
 			strings.Join(held, "; "), metrics.Format(min(logSampleEvents, b.logEvents))))
 	}
 }
@@ -295,13 +295,13 @@ func (k *logBase) estimate(ctx context.Context) error {
 
 // readRows adds the truth's rows of how the log read: the bad lines
 // skipped (with skip_bad) and the events reordered (with a time column).
-func (k *logBase) readRows(rep *Report, rows scoreRows, src *logSource) {
+func (k *logBase) readRows(rep *engine.Report, rows engine.ScoreRows, src *logSource) {
 	if k.spec.SkipBad > 0 {
-		rows.truth(rep, metrics.SkippedLines, float64(src.skipped), "lines", nil,
+		rows.Truth(rep, metrics.SkippedLines, float64(src.skipped), "lines", nil,
 			fmt.Sprintf("bad lines skipped (skip_bad: %d)", k.spec.SkipBad))
 	}
 	if k.spec.Time != "" {
-		rows.truth(rep, metrics.ReorderedEvents, float64(src.reordered), "events", nil,
+		rows.Truth(rep, metrics.ReorderedEvents, float64(src.reordered), "events", nil,
 			"events earlier than one before them, within the tolerance, taken at the later time")
 	}
 }
@@ -317,7 +317,7 @@ func (k *logBase) badInput(err error) error {
 	return scenarios.Errorf(k.spec.Pos, "workload.file: %v", err)
 }
 
-func (k *logKind) describe() string {
+func (k *logKind) Describe() string {
 	timing := "timed by column " + k.spec.Time
 	if k.spec.Time == "" {
 		timing = fmt.Sprintf("spaced at %s events/s", metrics.Format(k.spec.Rate))
@@ -330,28 +330,28 @@ func (k *logKind) describe() string {
 		k.cfg.Path, k.spec.Format, k.spec.Key, timing, about, metrics.Format(math.Round(k.logEvents)), about, metrics.Format(math.Round(k.logKeys)), k.spec.Batch)
 }
 
-func (k *logKind) accepts(*strategies.Type) error { return nil }
+func (k *logKind) Accepts(*strategies.Type) error { return nil }
 
-// plan: a recorded log has no law of its keys, so no expected count of
+// Plan: a recorded log has no law of its keys, so no expected count of
 // the K-th; the chance of two key strings sharing a 64-bit hash is its
 // own plan row.
-func (k *logKind) plan() []metrics.Result {
+func (k *logKind) Plan() []metrics.Result {
 	pairs := workload.CollisionPairs(k.logKeys)
-	return []metrics.Result{k.rows.plan(strategies.PlanLine{Metric: metrics.HashCollisions,
+	return []metrics.Result{k.rows.Plan(strategies.PlanLine{Metric: metrics.HashCollisions,
 		Value: pairs, Unit: "pairs", Note: fmt.Sprintf("distinct key strings whose XXH64 collide, expected: n(n−1)/2⁶⁵ for n ≈ %s keys", metrics.Format(math.Round(k.logKeys)))})}
 }
 
-// memory: the truth's map, made with room for the keys estimated (at most
+// Memory: the truth's map, made with room for the keys estimated (at most
 // 2^26: past that it grows), the sorted copy of its keys that scoring
 // makes, as the keys estimated, and the actors' count where a design
 // counts them. It first plans every design that counts distinct actors
 // for them (Prepare planned it for the keys). Measured: the 2.3 GB log of 130 M searches
 // of the README (29.1 M distinct phrases, 36.7 M estimated) with
 // search-full-day's designs peaked at 3.46 GB against 3.26 GB planned.
-func (k *logKind) memory() (int64, int64) {
+func (k *logKind) Memory() (int64, int64) {
 	k.planActors(k.lineup)
 	held := goMapBytes(int64(min(k.logKeys, 1<<26))) + int64(k.logKeys)*logSortedBytesPerKey
-	if slices.ContainsFunc(k.lineup.designs, func(d design) bool { return countsActors(&d) }) {
+	if slices.ContainsFunc(k.lineup.Members, func(d engine.Design) bool { return countsActors(&d) }) {
 		held += goMapBytes(int64(min(k.logActors, actorExactMax)))
 	}
 	return held, 1
@@ -388,8 +388,8 @@ func (c *actorCount) add(a uint64) {
 	}
 }
 
-// count is the actors counted: exact up to actorExactMax, else estimated.
-func (c *actorCount) count() float64 {
+// Count is the actors counted: exact up to actorExactMax, else estimated.
+func (c *actorCount) Count() float64 {
 	if c.hll != nil {
 		return c.hll.Estimate()
 	}
@@ -399,12 +399,12 @@ func (c *actorCount) count() float64 {
 // actorTruth is the count log's truth, counting the actors of its writes
 // besides.
 type actorTruth struct {
-	*truth
+	*engine.Truth
 	actors *actorCount
 }
 
-func (t *actorTruth) observe(batch []workload.Event) {
-	t.truth.observe(batch)
+func (t *actorTruth) Observe(batch []workload.Event) {
+	t.Truth.Observe(batch)
 	for i := range batch {
 		if batch[i].Op == workload.Write {
 			t.actors.add(batch[i].Actor)
@@ -412,13 +412,13 @@ func (t *actorTruth) observe(batch []workload.Event) {
 	}
 }
 
-// churns: the reader makes garbage at every line it parses (80 B an event
+// Churns: the reader makes garbage at every line it parses (80 B an event
 // of a CSV log, 48 of NDJSON), all the log long, so the heap runs up to its
 // GC target, twice what is live, whatever the run holds. Measured without
 // this (and at 96 B a key for the truth): a log of 10^7 searches split
 // over 8 nodes, replayed with search-split's designs (2.2 GB live),
 // peaked at 4.05 GB against a plan of 2.37 GB; with it, 4.58 GB planned.
-func (k *logKind) churns() bool { return true }
+func (k *logKind) Churns() bool { return true }
 
 // logSortedBytesPerKey is what the sorted copy of the truth's keys costs a
 // key: 8 B, and the room its slice grows into as it is collected.
@@ -500,74 +500,74 @@ func (s *logSource) Done() float64 {
 	return float64(s.r.BytesRead()) / float64(s.r.Size())
 }
 
-func (k *logKind) run(ctx context.Context) (*Report, error) {
-	tr := newTruth(int(min(k.logKeys, 1<<26)), false, false)
-	r := &run{truth: tr}
+func (k *logKind) Run(ctx context.Context) (*engine.Report, error) {
+	tr := engine.NewTruth(int(min(k.logKeys, 1<<26)), false, false)
+	r := &engine.Run{Truth: tr}
 	var actors *actorCount
-	if slices.ContainsFunc(k.lineup.designs, func(d design) bool { return countsActors(&d) }) {
+	if slices.ContainsFunc(k.lineup.Members, func(d engine.Design) bool { return countsActors(&d) }) {
 		actors = &actorCount{}
-		r.truth = &actorTruth{truth: tr, actors: actors}
+		r.Truth = &actorTruth{Truth: tr, actors: actors}
 	}
-	if err := k.lineup.build(r, func(i int) strategies.Env { return k.envOf(&k.lineup.designs[i], k.lineup.env) }); err != nil {
+	if err := k.lineup.Build(r, func(i int) strategies.Env { return k.envOf(&k.lineup.Members[i], k.lineup.Env) }); err != nil {
 		return nil, err
 	}
-	sctx, release := scoring(ctx)
+	sctx, release := engine.Scoring(ctx)
 	defer release()
 	src := k.source()
-	events, err := k.feeder.feedCount(ctx, r, src, k.spec.Batch)
+	events, err := k.feeder.FeedCount(ctx, r, src, k.spec.Batch)
 	if src.err != nil {
 		return nil, k.badInput(src.err) // bad input: nothing is reported
 	}
-	rep := &Report{Partial: err != nil}
+	rep := &engine.Report{Partial: err != nil}
 	// The log read: its N, keys and actors are known, no longer the
 	// estimates from its head; every plan that depends on them (εN, N/m,
 	// the keys a design tracks, an exact set's actors) is worked out for
 	// them, and the judgement of keys over the bound with it.
 	a := -1.0
 	if actors != nil {
-		a = actors.count()
+		a = actors.Count()
 	}
-	k.replanRead(k.lineup, rep, events, len(tr.counts), a)
-	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
+	k.replanRead(k.lineup, rep, events, len(tr.Counts), a)
+	k.rows.Truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
 	k.readRows(rep, k.rows, src)
 	k.score(sctx, rep, r, tr, events, nil, nil)
 	if err == nil && !rep.Partial {
 		err = k.topStrings(sctx, rep, tr, src.last)
 	}
-	return rep, stoppedScoring(ctx, rep, err)
+	return rep, engine.StoppedScoring(ctx, rep, err)
 }
 
 // topStrings adds the table of the true top K with the keys' strings, read
 // again from the log.
 //
 // It stops when ctx ends, the table then left out and rep saying so.
-func (k *logKind) topStrings(ctx context.Context, rep *Report, tr *truth, last *workload.LogReader) error {
+func (k *logKind) topStrings(ctx context.Context, rep *engine.Report, tr *engine.Truth, last *workload.LogReader) error {
 	top := k.top
 	if top <= 0 || last == nil {
 		return nil
 	}
-	kc, err := tr.top(ctx, top)
+	kc, err := tr.Top(ctx, top)
 	if err != nil {
-		rep.cut("the table of the top keys' strings")
+		rep.Cut("the table of the top keys' strings")
 		return nil
 	}
 	keys := make([]uint64, len(kc))
 	for i, c := range kc {
-		keys[i] = c.key
+		keys[i] = c.Key
 	}
 	names, err := last.StringsContext(ctx, keys)
 	if ctx.Err() != nil {
-		rep.cut("the table of the top keys' strings")
+		rep.Cut("the table of the top keys' strings")
 		return nil
 	}
 	if err != nil {
 		return k.badInput(err)
 	}
-	t := metrics.Table{Scenario: k.rows.scenario, Name: "top-keys", Title: fmt.Sprintf("the true top %d keys of the log, by count", top),
+	t := metrics.Table{Scenario: k.rows.Scenario, Name: "top-keys", Title: fmt.Sprintf("the true top %d keys of the log, by count", top),
 		Columns: []string{"rank", "count"}, LabelColumn: "key"}
 	for i, c := range kc {
-		t.Rows = append(t.Rows, []float64{float64(i + 1), float64(c.count)})
-		t.Labels = append(t.Labels, names[c.key])
+		t.Rows = append(t.Rows, []float64{float64(i + 1), float64(c.Count)})
+		t.Labels = append(t.Labels, names[c.Key])
 	}
 	rep.Tables = append(rep.Tables, t)
 	return nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/engine"
 )
 
 // A log longer than the head Prepare reads is planned from an estimate of
@@ -32,8 +33,8 @@ func TestLogPlansFromWhatWasRead(t *testing.T) {
 	}
 	st := prepare(t, "name: l\nseed: 1\nworkload: {file: "+log+", format: csv, key: key, rate: 100000}\n"+
 		"questions: {top: 10}\nstrategies:\n  - {name: cm, type: count-min, params: {epsilon: 0.001, delta: 0.01}}\n"+
-		"  - {name: ss, type: space-saving, params: {counters: 1000}}\n", Options{})
-	lk := st.kind.(*logKind)
+		"  - {name: ss, type: space-saving, params: {counters: 1000}}\n", engine.Options{})
+	lk := st.Kind.(*logKind)
 	if lk.whole || lk.logEvents == n {
 		t.Fatalf("the estimate is exact (%v events, whole %v): the test shows nothing", lk.logEvents, lk.whole)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"countsim/scenarios"
+	"countsim/sim/engine"
 	"countsim/workload"
 )
 
@@ -24,21 +25,21 @@ func TestSplitPlansWhatItsNodesHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	yaml := strings.Replace(string(src), "events: 4_000_000", "events: 400_000", 1)
-	st := prepare(t, yaml, Options{})
+	st := prepare(t, yaml, engine.Options{})
 	var built int64
-	for _, d := range st.designs {
-		s, err := d.build(st.env)
+	for _, d := range st.Members {
+		s, err := d.Build(st.Env)
 		if err != nil {
 			t.Fatal(err)
 		}
 		built += s.Bytes()
-		if d.spec.Type == "split-topk" || d.spec.Type == "threshold-topk" {
-			if p := d.plannedValue("bytes"); p != float64(s.Bytes()) {
-				t.Errorf("%s: plans %v B, built holds %d", d.name(), p, s.Bytes())
+		if d.Spec.Type == "split-topk" || d.Spec.Type == "threshold-topk" {
+			if p := d.PlannedValue("bytes"); p != float64(s.Bytes()) {
+				t.Errorf("%s: plans %v B, built holds %d", d.Name(), p, s.Bytes())
 			}
 		}
 	}
-	held, _ := st.kind.memory()
+	held, _ := st.Kind.Memory()
 	if need := st.MemoryNeeded(); need < held+built {
 		t.Errorf("planned %d B, below the truth's %d and the designs' %d as built", need, held, built)
 	}
@@ -85,9 +86,9 @@ func TestLogPlansTwiceWhatIsLive(t *testing.T) {
 	}
 	const designs = "questions: {top: 10}\nstrategies:\n  - {name: e, type: exact}\n  - {name: cm, type: count-min, params: {width: 100000, depth: 4}}\n"
 	need := func(workload string) (int64, int64) {
-		st := prepare(t, "name: l\nseed: 1\nworkload: "+workload+"\n"+designs, Options{})
-		held, _ := st.kind.memory()
-		return st.MemoryNeeded() - processBytes, held
+		st := prepare(t, "name: l\nseed: 1\nworkload: "+workload+"\n"+designs, engine.Options{})
+		held, _ := st.Kind.Memory()
+		return st.MemoryNeeded() - engine.ProcessBytes, held
 	}
 	logNeed, logHeld := need("{file: " + log + ", format: csv, key: key, rate: 1000}")
 	synNeed, synHeld := need("{events: 5000, keys: 1_000_000, s: 1}")

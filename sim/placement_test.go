@@ -2,12 +2,12 @@ package sim
 
 import (
 	"context"
+	"countsim/scenarios"
+	"countsim/sim/cluster"
+	"countsim/sim/engine"
 	"fmt"
 	"strings"
 	"testing"
-
-	"countsim/scenarios"
-	"countsim/sim/cluster"
 )
 
 // builtinStep is the step named name of built-in scenario file (the file
@@ -36,7 +36,7 @@ func builtinStep(t *testing.T, file, name string, dur int64, keys uint64) *scena
 
 // nodeKeys is design d's keys on each node of its simulated cluster, from
 // the report's table.
-func nodeKeys(t *testing.T, rep *Report, d string) []float64 {
+func nodeKeys(t *testing.T, rep *engine.Report, d string) []float64 {
 	t.Helper()
 	for _, tb := range rep.Tables {
 		if tb.Name == "nodes-"+d {
@@ -61,7 +61,7 @@ func TestBoardShardsSpread(t *testing.T) {
 		builtinStep(t, "cricket-final", "leaderboard", 1e8, 10_000),
 		builtinStep(t, "leaderboard-full", "", 1e8, 10_000),
 	} {
-		st, err := Prepare(scn, Options{})
+		st, err := engine.Prepare(scn, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,13 +109,13 @@ strategies:
 				t.Fatal(err)
 			}
 		}
-		st := prepare(t, yaml(p), Options{})
+		st := prepare(t, yaml(p), engine.Options{})
 		rep, err := st.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		spreads[name] = fmt.Sprint(nodeKeys(t, rep, "spread"))
-		if got := st.kind.(*timedKind).clusters.new().Placement(); got != want {
+		if got := st.Kind.(*timedKind).clusters.New().Placement(); got != want {
 			t.Errorf("placement %q: the cluster's %v, want %v", name, got, want)
 		}
 	}

@@ -2,16 +2,16 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/cluster"
+	"countsim/sim/engine"
+	"countsim/strategies"
+	"countsim/workload"
 	"fmt"
 	"iter"
 	"math"
 	"unsafe"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/sim/cluster"
-	"countsim/strategies"
-	"countsim/workload"
 )
 
 // The posts run: thousands of like counters at once (issue 16, the
@@ -29,8 +29,8 @@ import (
 // key's count), a feeder, and each design's cluster.
 type postsKind struct {
 	keyed
-	feeder   feeder
-	clusters clusters
+	feeder   engine.Feeder
+	clusters engine.Clusters
 	spec     *scenarios.Posts
 	cfg      workload.PostsConfig
 	// sample is the table the memory plan and the designs' figures are
@@ -72,13 +72,13 @@ const postsSampleMax = 1 << 16
 // it is asked to draw.
 var newPosts = workload.NewPostsContext
 
-func init() { defineKind("posts", newPostsKind) }
+func init() { engine.DefineKind("posts", newPostsKind) }
 
-func newPostsKind(h *harness) (kind, error) {
-	spec := h.scn.Run.(*scenarios.Posts)
+func newPostsKind(h *engine.Harness) (engine.Kind, error) {
+	spec := h.Scn.Run.(*scenarios.Posts)
 	w := spec.Stream
 	cfg := workload.PostsConfig{
-		Seed: h.scn.Seed, Label: streamLabel, Duration: w.Length, PostRate: w.Rate,
+		Seed: h.Scn.Seed, Label: streamLabel, Duration: w.Length, PostRate: w.Rate,
 		Followers: workload.FollowerLaw{Kind: w.Followers.Law, Max: w.Followers.Max, S: w.Followers.S},
 		LikeRate:  w.LikeRate, Noise: w.Noise, HalfLife: w.HalfLife, Protected: w.Protected, ProtectedFactor: w.ProtectedFactor,
 	}
@@ -90,26 +90,26 @@ func newPostsKind(h *harness) (kind, error) {
 		cfg.ViralShare, cfg.ViralFactor, cfg.ViralWithin, cfg.ViralFloor = v.Share, v.Factor, v.Within, v.Floor
 		viralPeak = v.Factor * v.Floor
 	}
-	if h.scn.Cluster == nil {
+	if h.Scn.Cluster == nil {
 		return nil, scenarios.Errorf(spec.Pos, "a posts run needs cluster: its counters live on the simulated cluster (allowed: add cluster: with nodes and key_capacity)")
 	}
-	cl, err := h.clusters()
+	cl, err := h.Clusters()
 	if err != nil {
 		return nil, err
 	}
-	k := &postsKind{feeder: h.feeder, clusters: cl, spec: spec, cfg: cfg, scale: 1, small: -1, prep: h.ctx}
+	k := &postsKind{feeder: h.Feeder, clusters: cl, spec: spec, cfg: cfg, scale: 1, small: -1, prep: h.Ctx}
 	scfg := cfg
 	if n := w.ExpectedPosts(); n > postsSampleMax {
 		k.scale = n / postsSampleMax
 		scfg.PostRate = cfg.PostRate / k.scale
 	}
-	if k.sample, err = newPosts(h.ctx, scfg); err != nil {
+	if k.sample, err = newPosts(h.Ctx, scfg); err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err) // stopped: Prepare says so instead
 	}
 	posts := float64(k.sample.Len()) * k.scale
 	likes := k.sample.ExpectedLikes() * k.scale
 	k.keyed = newKeyed(h, uint64(math.Round(posts)), likes, nil, "no law of one key: posts")
-	env := &h.lineup.env
+	env := &h.Lineup.Env
 	env.Keys = uint64(max(math.Round(posts), 1))
 	env.Events = int64(math.Round(likes))
 	env.Duration = w.Length
@@ -118,11 +118,11 @@ func newPostsKind(h *harness) (kind, error) {
 	return k, nil
 }
 
-// draw draws the table of posts — the sample itself when it is the table —
+// Draw draws the table of posts — the sample itself when it is the table —
 // and finds the viral posts and the one to follow. Prepare calls it once
 // the memory plan, worked out from the sample, fits; stopped, it returns
 // an error and Prepare says the run was stopped instead.
-func (k *postsKind) draw() error {
+func (k *postsKind) Draw() error {
 	src := k.sample
 	if k.scale != 1 {
 		var err error
@@ -137,9 +137,9 @@ func (k *postsKind) draw() error {
 		return err
 	}
 	k.src, k.posts = src, posts
-	k.index = make(map[uint64]int32, truthHint(uint64(len(k.posts)))) // grown past the hint: a make of 2^24 entries cannot stop
+	k.index = make(map[uint64]int32, engine.TruthHint(uint64(len(k.posts)))) // grown past the hint: a make of 2^24 entries cannot stop
 	for j, p := range k.posts {
-		if stopped(k.prep, j) {
+		if engine.Stopped(k.prep, j) {
 			return k.prep.Err()
 		}
 		k.index[p.Key] = int32(j)
@@ -157,7 +157,7 @@ func (k *postsKind) draw() error {
 	return nil
 }
 
-func (k *postsKind) describe() string {
+func (k *postsKind) Describe() string {
 	w := k.spec.Stream
 	law := fmt.Sprintf("Zipf s = %g", w.Followers.S)
 	if w.Followers.Law == "lognormal" {
@@ -166,14 +166,14 @@ func (k *postsKind) describe() string {
 	return fmt.Sprintf("Posts: %s posts over %s s (%s a second), followers %s up to %s, %s likes expected, halving every %s s; %s viral.",
 		metrics.Format(float64(len(k.posts))), metrics.Format(float64(w.Length)/1e9), metrics.Format(w.Rate), law,
 		metrics.Format(float64(w.Followers.Max)), metrics.Format(math.Round(k.src.ExpectedLikes())),
-		metrics.Format(float64(w.HalfLife)/1e9), count(float64(k.viral), "post"))
+		metrics.Format(float64(w.HalfLife)/1e9), engine.Count(float64(k.viral), "post"))
 }
 
-func (k *postsKind) accepts(t *strategies.Type) error {
-	return onlyFamily(t, strategies.FamilyPointCounter, "count each post's likes", "a posts run")
+func (k *postsKind) Accepts(t *strategies.Type) error {
+	return engine.OnlyFamily(t, strategies.FamilyPointCounter, "count each post's likes", "a posts run")
 }
 
-// memory: the truth (a count and its busiest second a post, the index),
+// Memory: the truth (a count and its busiest second a post, the index),
 // the followed post's seconds, and each design's cluster — its keys, at
 // most a post's likes and at most the stripes the design would give it,
 // and its key-seconds, at most the likes and the keys × the post's life.
@@ -184,7 +184,7 @@ func (k *postsKind) accepts(t *strategies.Type) error {
 // against a plan of 439 MB. It is worked out from the sample, before the
 // table is drawn: a run that cannot fit is refused without drawing it
 // (its sums over the sample's posts, times scale).
-func (k *postsKind) memory() (int64, int64) {
+func (k *postsKind) Memory() (int64, int64) {
 	posts := float64(k.sample.Len()) * k.scale
 	need := int64(posts * float64(int64(unsafe.Sizeof(postCount{}))+48+int64(unsafe.Sizeof(workload.PostInfo{}))))
 	need += 8 * (k.spec.Stream.Length/1e9 + 1)
@@ -211,24 +211,24 @@ func (k *postsKind) memory() (int64, int64) {
 // probes builds each design on an empty cluster, to ask a Sharded one the
 // stripes it gives a post before anything runs; nil entries for the others.
 func (k *postsKind) probes() []strategies.Sharded {
-	out := make([]strategies.Sharded, len(k.lineup.designs))
-	for i, d := range k.lineup.designs {
-		env := k.lineup.env
-		env.Store = k.clusters.new()
-		if built, err := d.build(env); err == nil {
+	out := make([]strategies.Sharded, len(k.lineup.Members))
+	for i, d := range k.lineup.Members {
+		env := k.lineup.Env
+		env.Store = k.clusters.New()
+		if built, err := d.Build(env); err == nil {
 			out[i], _ = built.(strategies.Sharded)
 		}
 	}
 	return out
 }
 
-// plan: the posts and likes the run expects, the viral posts whose jump
+// Plan: the posts and likes the run expects, the viral posts whose jump
 // falls within it, and the stripes a small account's viral post needs at
 // its peak at a key's capacity.
-func (k *postsKind) plan() []metrics.Result {
+func (k *postsKind) Plan() []metrics.Result {
 	w := k.spec.Stream
 	row := func(m metrics.Metric, v float64, unit, note string) metrics.Result {
-		return k.rows.plan(strategies.PlanLine{Metric: m, Value: v, Unit: unit, Note: note})
+		return k.rows.Plan(strategies.PlanLine{Metric: m, Value: v, Unit: unit, Note: note})
 	}
 	rows := []metrics.Result{
 		row(metrics.Posts, w.ExpectedPosts(), "posts", "rate × duration"),
@@ -236,7 +236,7 @@ func (k *postsKind) plan() []metrics.Result {
 	}
 	if v := w.Viral; v != nil && v.Share > 0 {
 		rows = append(rows, row(metrics.ViralPosts, k.viralExpected(), "posts", "share × posts whose jump falls within the run"))
-		if capa := k.clusters.cfg.KeyCapacity; v.Floor > 0 {
+		if capa := k.clusters.Cfg.KeyCapacity; v.Floor > 0 {
 			peak := v.Factor * v.Floor
 			rows = append(rows,
 				row(metrics.ViralPeak, peak, "likes/s", "factor × floor: a small account's viral post at its jump"),
@@ -295,7 +295,7 @@ func newPostsTruth(k *postsKind) *postsTruth {
 	return t
 }
 
-func (t *postsTruth) observe(batch []workload.Event) {
+func (t *postsTruth) Observe(batch []workload.Event) {
 	for i := range batch {
 		e := &batch[i]
 		if e.Op != workload.Write || e.Delta <= 0 {
@@ -320,17 +320,17 @@ func (t *postsTruth) observe(batch []workload.Event) {
 	}
 }
 
-func (t *postsTruth) count(key uint64) uint64 {
+func (t *postsTruth) Count(key uint64) uint64 {
 	if j, ok := t.index[key]; ok {
 		return t.posts[j].count
 	}
 	return 0
 }
 
-func (t *postsTruth) distinct(ctx context.Context) (int, error) {
+func (t *postsTruth) Distinct(ctx context.Context) (int, error) {
 	n := 0
 	for j := range t.posts {
-		if stopped(ctx, j) {
+		if engine.Stopped(ctx, j) {
 			return 0, ctx.Err()
 		}
 		if t.posts[j].count > 0 {
@@ -340,15 +340,15 @@ func (t *postsTruth) distinct(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-func (t *postsTruth) top(ctx context.Context, k int) ([]keyCount, error) {
-	return topOf(ctx, t.all(), k)
+func (t *postsTruth) Top(ctx context.Context, k int) ([]engine.KeyCount, error) {
+	return engine.TopOf(ctx, t.All(), k)
 }
 
-// ready: the table of posts is read as it is.
-func (t *postsTruth) ready(context.Context) error { return nil }
+// Ready: the table of posts is read as it is.
+func (t *postsTruth) Ready(context.Context) error { return nil }
 
-// all yields the posts liked, in the table's order.
-func (t *postsTruth) all() iter.Seq2[uint64, uint64] {
+// All yields the posts liked, in the table's order.
+func (t *postsTruth) All() iter.Seq2[uint64, uint64] {
 	return func(yield func(uint64, uint64) bool) {
 		for j := range t.posts {
 			if c := t.posts[j].count; c > 0 && !yield(t.keys[j], c) {
@@ -358,29 +358,29 @@ func (t *postsTruth) all() iter.Seq2[uint64, uint64] {
 	}
 }
 
-func (k *postsKind) run(ctx context.Context) (*Report, error) {
+func (k *postsKind) Run(ctx context.Context) (*engine.Report, error) {
 	w := k.spec.Stream
-	sctx, release := scoring(ctx)
+	sctx, release := engine.Scoring(ctx)
 	defer release()
 	tr := newPostsTruth(k)
-	r, err := k.clusters.newRun(ctx, k.lineup, tr, nil)
+	r, err := k.clusters.NewRun(ctx, k.lineup, tr, nil)
 	if err != nil {
 		return nil, err
 	}
 	watch := k.watch(r)
-	events, err := k.feeder.feed(ctx, r.run, k.src, k.spec.Batch)
+	events, err := k.feeder.Feed(ctx, r.Run, k.src, k.spec.Batch)
 	if err == nil {
-		for i := range r.designs { // the ticks after the last event
-			for ; r.nextTick[i] < len(r.ticks); r.nextTick[i]++ {
-				r.tick(i, r.ticks[r.nextTick[i]])
+		for i := range r.Designs { // the ticks after the last event
+			for ; r.NextTick[i] < len(r.Ticks); r.NextTick[i]++ {
+				r.Tick(i, r.Ticks[r.NextTick[i]])
 			}
 		}
-		r.finish(w.Length)
+		r.Finish(w.Length)
 	} else {
-		r.takeSteady(r.fedUntil + 1) // what was fed
+		r.TakeSteady(r.FedUntil + 1) // what was fed
 	}
-	rep := &Report{Partial: err != nil}
-	plans := k.plan()
+	rep := &engine.Report{Partial: err != nil}
+	plans := k.Plan()
 	plan := func(m metrics.Metric) *float64 {
 		for _, row := range plans {
 			if row.Metric == m {
@@ -391,12 +391,12 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 	}
 	until, posts, viral := w.Length, len(k.posts), k.viral
 	if rep.Partial { // every plan for the first until ns, which were fed
-		until = max(r.fedUntil, 1)
-		k.lineup.replan(rep, fed{events: events, of: k.src.ExpectedLikes(), writes: float64(tr.n), until: until})
+		until = max(r.FedUntil, 1)
+		k.lineup.Replan(rep, engine.Fed{Events: events, Of: k.src.ExpectedLikes(), Writes: float64(tr.n), Until: until})
 		likes := metrics.PlanOf(0)
 		posts, viral = 0, 0
 		for j := range k.posts {
-			if stopped(sctx, j) {
+			if engine.Stopped(sctx, j) {
 				likes = nil
 				break
 			}
@@ -417,29 +417,29 @@ func (k *postsKind) run(ctx context.Context) (*Report, error) {
 			plans = append(plans, metrics.Result{Metric: metrics.ViralPosts, Plan: metrics.PlanOf(k.viralWithin(until))})
 		}
 	}
-	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every like fed")
-	k.rows.truth(rep, metrics.Writes, float64(tr.n), "events", plan(metrics.Writes), "likes; plan Σ ∫ rate dt over the posts")
-	k.rows.truth(rep, metrics.Posts, float64(posts), "posts", plan(metrics.Posts), "posts created; plan rate × duration")
+	k.rows.Truth(rep, metrics.Events, float64(events), "events", nil, "every like fed")
+	k.rows.Truth(rep, metrics.Writes, float64(tr.n), "events", plan(metrics.Writes), "likes; plan Σ ∫ rate dt over the posts")
+	k.rows.Truth(rep, metrics.Posts, float64(posts), "posts", plan(metrics.Posts), "posts created; plan rate × duration")
 	if w.Viral != nil && w.Viral.Share > 0 {
-		k.rows.truth(rep, metrics.ViralPosts, float64(viral), "posts", plan(metrics.ViralPosts), "posts whose jump fell within the run")
+		k.rows.Truth(rep, metrics.ViralPosts, float64(viral), "posts", plan(metrics.ViralPosts), "posts whose jump fell within the run")
 	}
 	if k.small >= 0 && k.posts[k.small].ViralAt < until { // the followed post's jump was fed
 		p := k.posts[k.small]
 		peak := float64(tr.posts[k.small].peak)
-		capa := k.clusters.cfg.KeyCapacity
-		k.rows.truth(rep, metrics.ViralPeak, peak, "likes/s", metrics.PlanOf(round(p.ViralRate, 1)),
+		capa := k.clusters.Cfg.KeyCapacity
+		k.rows.Truth(rep, metrics.ViralPeak, peak, "likes/s", metrics.PlanOf(engine.Round(p.ViralRate, 1)),
 			fmt.Sprintf("the followed post (%s followers, viral at %s s): its busiest second of likes; plan its rate just after the jump",
 				metrics.Format(float64(p.Followers)), metrics.Format(float64(p.ViralAt)/1e9)))
-		k.rows.truth(rep, metrics.ViralStripesNeeded, math.Ceil(peak/capa), "stripes", metrics.PlanOf(math.Ceil(p.ViralRate/capa)),
+		k.rows.Truth(rep, metrics.ViralStripesNeeded, math.Ceil(peak/capa), "stripes", metrics.PlanOf(math.Ceil(p.ViralRate/capa)),
 			fmt.Sprintf("⌈busiest second / key capacity %s⌉: the stripes that carry its peak", metrics.Format(capa)))
 	}
-	k.score(sctx, rep, r.run, tr, events, func(s *scorer, i int) {
+	k.score(sctx, rep, r.Run, tr, events, func(s *engine.Scorer, i int) {
 		if err == nil && k.measure(sctx, s, r, tr, watch, i) != nil {
-			rep.cut("the posts' stripes and the followed post's rows")
+			rep.Cut("the posts' stripes and the followed post's rows")
 		}
 	}, nil)
 	if err == nil {
 		k.likesSeries(rep, tr)
 	}
-	return rep, stoppedScoring(ctx, rep, err)
+	return rep, engine.StoppedScoring(ctx, rep, err)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"countsim/scenarios"
+	"countsim/sim/engine"
 	"countsim/workload"
 )
 
@@ -57,7 +58,7 @@ func viralPostsAt(t *testing.T, rate string, edits ...string) *scenarios.Scenari
 // run's table.
 func TestPostsRefusedBeforeDrawing(t *testing.T) {
 	asked := drawnPosts(t)
-	_, err := Prepare(viralPostsAt(t, "8_889"), Options{})
+	_, err := engine.Prepare(viralPostsAt(t, "8_889"), engine.Options{})
 	var se *scenarios.Error
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "the run would need about") {
 		t.Fatalf("Prepare: %v; want the memory check's refusal", err)
@@ -81,11 +82,11 @@ func TestPostsRefusedBeforeDrawing(t *testing.T) {
 // table is drawn. At the built-in's scale the sample is the table.
 func TestPostsPlanFromSample(t *testing.T) {
 	asked := drawnPosts(t)
-	st, err := Prepare(viralPostsAt(t, "164", "stripes: 32", "stripes: 2", "like_rate: 0.001", "like_rate: 0.00002"), Options{}) // 295,200 posts
+	st, err := engine.Prepare(viralPostsAt(t, "164", "stripes: 32", "stripes: 2", "like_rate: 0.001", "like_rate: 0.00002"), engine.Options{}) // 295,200 posts
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := st.kind.(*postsKind)
+	k := st.Kind.(*postsKind)
 	if len(*asked) != 2 || (*asked)[0] > postsSampleMax || (*asked)[1] != 164*1800 {
 		t.Fatalf("tables drawn of %v posts; want the sample's, then the run's 295,200", *asked)
 	}
@@ -109,10 +110,10 @@ func TestPostsPlanFromSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err = Prepare(scn, Options{}); err != nil {
+	if st, err = engine.Prepare(scn, engine.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if k := st.kind.(*postsKind); len(*asked) != 1 || k.src != k.sample || k.scale != 1 {
+	if k := st.Kind.(*postsKind); len(*asked) != 1 || k.src != k.sample || k.scale != 1 {
 		t.Errorf("viral-posts: tables drawn of %v posts, sample the table %v; want one, the table", *asked, k.src == k.sample)
 	}
 }

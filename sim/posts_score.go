@@ -2,13 +2,13 @@ package sim
 
 import (
 	"context"
+	"countsim/metrics"
+	"countsim/sim/cluster"
+	"countsim/sim/engine"
+	"countsim/strategies"
 	"fmt"
 	"math"
 	"slices"
-
-	"countsim/metrics"
-	"countsim/sim/cluster"
-	"countsim/strategies"
 )
 
 // What a posts run measures of each design (posts.go): its final counts
@@ -30,11 +30,11 @@ type postsWatch struct {
 // watch sets the run's ticks, every postsTick, at which each Sharded
 // design's K of the followed post and its stripes live are taken: the
 // stripes of every post created so far as created, plus what growth added.
-func (k *postsKind) watch(r *clusterRun) *postsWatch {
-	n := len(r.designs)
+func (k *postsKind) watch(r *engine.ClusterRun) *postsWatch {
+	n := len(r.Designs)
 	w := &postsWatch{sharded: make([]strategies.Sharded, n), cum: make([][]int64, n), next: make([]int, n),
 		live: make([][]float64, n), smallK: make([][]int32, n)}
-	for i, d := range r.designs {
+	for i, d := range r.Designs {
 		sh, ok := d.(strategies.Sharded)
 		if !ok {
 			continue
@@ -47,10 +47,10 @@ func (k *postsKind) watch(r *clusterRun) *postsWatch {
 		w.cum[i] = cum
 	}
 	for t := postsTick; t <= k.spec.Stream.Length; t += postsTick {
-		r.ticks = append(r.ticks, t)
+		r.Ticks = append(r.Ticks, t)
 	}
-	r.nextTick = make([]int, n)
-	r.tick = func(i int, at int64) {
+	r.NextTick = make([]int, n)
+	r.Tick = func(i int, at int64) {
 		sh := w.sharded[i]
 		if sh == nil {
 			return
@@ -79,36 +79,36 @@ func (k *postsKind) watch(r *clusterRun) *postsWatch {
 // measure adds what design i of a posts run measured, beside what
 // keyed.score adds of its counts. It stops with ctx's error when ctx ends
 // first (looking every stopEvery posts), the rows after then left out.
-func (k *postsKind) measure(ctx context.Context, s *scorer, r *clusterRun, tr *postsTruth, w *postsWatch, i int) error {
-	k.clusters.rows(s, r, i, false, k.spec.Stream.Length)
-	if pc, ok := r.designs[i].(strategies.PointCounter); ok {
+func (k *postsKind) measure(ctx context.Context, s *engine.Scorer, r *engine.ClusterRun, tr *postsTruth, w *postsWatch, i int) error {
+	k.clusters.Rows(s, r, i, false, k.spec.Stream.Length)
+	if pc, ok := r.Designs[i].(strategies.PointCounter); ok {
 		var final, want int64
 		j := 0
-		for key, c := range tr.all() {
-			if stopped(ctx, j) {
+		for key, c := range tr.All() {
+			if engine.Stopped(ctx, j) {
 				return ctx.Err()
 			}
 			j++
 			final += int64(pc.Count(key))
 			want += int64(c)
 		}
-		s.add(metrics.FinalCount, float64(final), "events", metrics.PlanOf(float64(want)),
+		s.Add(metrics.FinalCount, float64(final), "events", metrics.PlanOf(float64(want)),
 			"sum of the design's counts once served; plan: the truth")
-		s.add(metrics.CountError, float64(final-want), "events", metrics.PlanOf(0), "final − truth")
+		s.Add(metrics.CountError, float64(final-want), "events", metrics.PlanOf(0), "final − truth")
 	}
-	sh, c := w.sharded[i], r.clusters[i]
+	sh, c := w.sharded[i], r.Clusters[i]
 	if sh == nil || c == nil {
 		return nil
 	}
-	capa := r.steady[i].KeyCapacity
-	head := k.clusters.headroom
+	capa := r.Steady[i].KeyCapacity
+	head := k.clusters.Headroom
 	if head <= 0 || head > 1 {
 		head = 1
 	}
 	var held, unneeded, postsOver, secsOver int64
 	var over, smallOver []int
 	for j := range k.posts {
-		if stopped(ctx, j) {
+		if engine.Stopped(ctx, j) {
 			return ctx.Err()
 		}
 		p := &k.posts[j]
@@ -130,18 +130,18 @@ func (k *postsKind) measure(ctx context.Context, s *scorer, r *clusterRun, tr *p
 		}
 	}
 	posts := float64(len(k.posts))
-	s.add(metrics.StripesHeld, float64(held), "stripes", s.plan(metrics.StripesHeld),
+	s.Add(metrics.StripesHeld, float64(held), "stripes", s.Plan(metrics.StripesHeld),
 		"Σ over the posts of the most stripes each held (store keys created, liked or not); plan: posts × E[K] as created, or where K grows Σ over the posts of E[the most K] under each post's rate")
-	s.add(metrics.StripesPerPost, round(float64(held)/max(posts, 1), 4), "stripes", s.plan(metrics.StripesPerPost),
+	s.Add(metrics.StripesPerPost, engine.Round(float64(held)/max(posts, 1), 4), "stripes", s.Plan(metrics.StripesPerPost),
 		"stripes held / posts: the keys a read sums")
-	s.add(metrics.StripesUnneeded, float64(unneeded), "stripes",
+	s.Add(metrics.StripesUnneeded, float64(unneeded), "stripes",
 		nil, fmt.Sprintf("stripes beyond one held by posts whose busiest second stayed within %s likes (a key at the headroom): memory and read fan-out spent on counters that never got hot", metrics.Format(capa*head)))
 	if lv := w.live[i]; len(lv) > 0 {
-		s.add(metrics.StripesLiveMax, slices.Max(lv), "stripes", nil, "the most stripes live at once over the posts, at a second's end")
+		s.Add(metrics.StripesLiveMax, slices.Max(lv), "stripes", nil, "the most stripes live at once over the posts, at a second's end")
 	}
-	s.add(metrics.PostsOverCapacity, float64(postsOver), "posts", nil,
+	s.Add(metrics.PostsOverCapacity, float64(postsOver), "posts", nil,
 		fmt.Sprintf("posts one of whose stripes took more than a key's capacity, %s increments, in some second", metrics.Format(capa)))
-	s.add(metrics.SecondsOverCapacity, float64(secsOver), "s", nil, "Σ over the posts of their seconds with a stripe over a key's capacity")
+	s.Add(metrics.SecondsOverCapacity, float64(secsOver), "s", nil, "Σ over the posts of their seconds with a stripe over a key's capacity")
 	if k.small >= 0 {
 		k.followed(s, r, tr, w, i, smallOver, capa)
 	}
@@ -175,14 +175,14 @@ func overSeconds(c *cluster.Cluster, sh strategies.Sharded, key uint64, held int
 // K from creation to its most, its seconds over a key's capacity, the time
 // from its jump until K reached the stripes its busiest second needs, the
 // queue and the delay on its stripes.
-func (k *postsKind) followed(s *scorer, r *clusterRun, tr *postsTruth, w *postsWatch, i int, over []int, capa float64) {
-	sh, c := w.sharded[i], r.clusters[i]
+func (k *postsKind) followed(s *engine.Scorer, r *engine.ClusterRun, tr *postsTruth, w *postsWatch, i int, over []int, capa float64) {
+	sh, c := w.sharded[i], r.Clusters[i]
 	p := &k.posts[k.small]
 	first, held := sh.FirstStripes(p.Actor()), k.held(sh, k.small)
 	need := int(math.Ceil(float64(tr.posts[k.small].peak) / capa))
 	who := fmt.Sprintf("the followed post (%s followers, viral at %s s)", metrics.Format(float64(p.Followers)), metrics.Format(float64(p.ViralAt)/1e9))
-	s.add(metrics.ViralStripesFirst, float64(first), "stripes", nil, who+": its K when created")
-	s.add(metrics.ViralStripesMax, float64(held), "stripes", nil, "the most K it reached")
+	s.Add(metrics.ViralStripesFirst, float64(first), "stripes", nil, who+": its K when created")
+	s.Add(metrics.ViralStripesMax, float64(held), "stripes", nil, "the most K it reached")
 	rescue := math.NaN()
 	if first >= need {
 		rescue = 0
@@ -199,9 +199,9 @@ func (k *postsKind) followed(s *scorer, r *clusterRun, tr *postsTruth, w *postsW
 	if math.IsNaN(rescue) {
 		note += fmt.Sprintf("; its K never reached the %d stripes its busiest second needs", need)
 	}
-	s.add(metrics.ViralOverCapacity, float64(len(over)), "s", nil, note)
+	s.Add(metrics.ViralOverCapacity, float64(len(over)), "s", nil, note)
 	if !math.IsNaN(rescue) {
-		s.add(metrics.ViralRescue, round(rescue, 1), "s", s.plan(metrics.ViralRescue),
+		s.Add(metrics.ViralRescue, engine.Round(rescue, 1), "s", s.Plan(metrics.ViralRescue),
 			fmt.Sprintf("from its jump until K ≥ %d, the stripes its busiest second needs, taken every %s s", need, metrics.Format(float64(postsTick)/1e9)))
 	}
 	var queue int64
@@ -211,8 +211,8 @@ func (k *postsKind) followed(s *scorer, r *clusterRun, tr *postsTruth, w *postsW
 			queue, delay = max(queue, l.MaxQueued), max(delay, l.MaxDelay)
 		}
 	}
-	s.add(metrics.ViralQueueMax, float64(queue), "ops", nil, "the most likes queued on one of its stripes at once")
-	s.add(metrics.ViralDelayMax, round(delay/1e9, 6), "s", nil, "the longest a like of it waited in a stripe's queue")
+	s.Add(metrics.ViralQueueMax, float64(queue), "ops", nil, "the most likes queued on one of its stripes at once")
+	s.Add(metrics.ViralDelayMax, engine.Round(delay/1e9, 6), "s", nil, "the longest a like of it waited in a stripe's queue")
 
 	// Its K and its busiest stripe, second by second, from just before the
 	// jump: the seconds are counted from the jump.
@@ -236,14 +236,14 @@ func (k *postsKind) followed(s *scorer, r *clusterRun, tr *postsTruth, w *postsW
 		}
 		kSer = append(kSer, kk)
 	}
-	name := s.d.name()
-	s.rep.Series = append(s.rep.Series,
-		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: name, Name: "viral-stripes", Kind: metrics.Curve,
+	name := s.D.Name()
+	s.Rep.Series = append(s.Rep.Series,
+		metrics.Series{Scenario: s.Scenario, Step: s.Step, Strategy: name, Name: "viral-stripes", Kind: metrics.Curve,
 			Title: "stripes K of the small account's viral post", XLabel: "seconds from its jump", YLabel: "stripes",
 			X: x, Y: kSer, Marks: []metrics.Mark{{Label: fmt.Sprintf("needed at its peak: %d", need), Value: float64(need), Axis: "y"}}},
-		metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: name, Name: "viral-load", Kind: metrics.Curve,
+		metrics.Series{Scenario: s.Scenario, Step: s.Step, Strategy: name, Name: "viral-load", Kind: metrics.Curve,
 			Title: "increments a second on the busiest stripe of the small account's viral post", XLabel: "seconds from its jump",
-			YLabel: "increments/s (log)", LogY: true, X: x, Y: busiest, Marks: keyLoadMarks(capa, k.clusters.headroom)})
+			YLabel: "increments/s (log)", LogY: true, X: x, Y: busiest, Marks: engine.KeyLoadMarks(capa, k.clusters.Headroom)})
 }
 
 // followedWindow is the seconds [lo, hi) the followed post's series show:
@@ -258,7 +258,7 @@ func (k *postsKind) followedWindow() (lo, hi int) {
 
 // likesSeries is the followed post's likes a second over its window, the
 // truth's line on the viral-load chart.
-func (k *postsKind) likesSeries(rep *Report, tr *postsTruth) {
+func (k *postsKind) likesSeries(rep *engine.Report, tr *postsTruth) {
 	if k.small < 0 {
 		return
 	}
@@ -269,13 +269,13 @@ func (k *postsKind) likesSeries(rep *Report, tr *postsTruth) {
 		x = append(x, float64(sec+1)-float64(p.ViralAt)/1e9)
 		y = append(y, tr.smallBy[sec])
 	}
-	rep.Series = append(rep.Series, metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Strategy: "likes (" + k.rows.truthName + ")",
+	rep.Series = append(rep.Series, metrics.Series{Scenario: k.rows.Scenario, Step: k.rows.Step, Strategy: "likes (" + k.rows.TruthName + ")",
 		Name: "viral-load", Kind: metrics.Curve, Title: "increments a second on the busiest stripe of the small account's viral post",
 		XLabel: "seconds from its jump", YLabel: "increments/s (log)", LogY: true, X: x, Y: y})
 }
 
 // liveSeries is design i's stripes live over the run.
-func (k *postsKind) liveSeries(s *scorer, w *postsWatch, i int) {
+func (k *postsKind) liveSeries(s *engine.Scorer, w *postsWatch, i int) {
 	lv := w.live[i]
 	if len(lv) == 0 {
 		return
@@ -284,6 +284,6 @@ func (k *postsKind) liveSeries(s *scorer, w *postsWatch, i int) {
 	for j := range x {
 		x[j] = float64(j + 1)
 	}
-	s.rep.Series = append(s.rep.Series, metrics.Series{Scenario: s.scenario, Step: s.step, Strategy: s.d.name(), Name: "stripes-live",
+	s.Rep.Series = append(s.Rep.Series, metrics.Series{Scenario: s.Scenario, Step: s.Step, Strategy: s.D.Name(), Name: "stripes-live",
 		Kind: metrics.Curve, Title: "stripes live over all posts", XLabel: "simulated second", YLabel: "stripes (log)", LogY: true, X: x, Y: lv})
 }

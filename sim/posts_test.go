@@ -8,6 +8,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/sim/cluster"
+	"countsim/sim/engine"
 	"countsim/strategies/hot"
 )
 
@@ -65,8 +66,8 @@ func predictedK(followers uint64, protected bool) int {
 // of the smallest account swamps one stripe, and growth gives it the
 // stripes its peak needs within the plan.
 func TestPostsRun(t *testing.T) {
-	st := prepare(t, postsYAML, Options{})
-	k := st.kind.(*postsKind)
+	st := prepare(t, postsYAML, engine.Options{})
+	k := st.Kind.(*postsKind)
 	rep, err := st.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestPostsRun(t *testing.T) {
 	// busiest second needs within the plan, and holds it over capacity for
 	// a few seconds at most.
 	need := math.Ceil(float64(peak[k.posts[k.small].Key]) / capa)
-	if got := find(t, rs, truthName(st.Scenario), "viral_stripes_needed").Number(); got != need || need < 2 {
+	if got := find(t, rs, engine.TruthName(st.Scenario), "viral_stripes_needed").Number(); got != need || need < 2 {
 		t.Errorf("viral_stripes_needed %v, want %v (≥ 2)", got, need)
 	}
 	rescue := find(t, rs, "grow", "viral_rescue_s")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"countsim/scenarios"
+	"countsim/sim/engine"
 )
 
 // FuzzPrepare feeds the preparation of a scenario (parameters, plans, the
@@ -35,7 +36,7 @@ strategies:
 			return // the loader's own fuzz target holds it to its errors
 		}
 		const limit = 1 << 30
-		st, err := Prepare(scn, Options{MemoryLimit: limit})
+		st, err := engine.Prepare(scn, engine.Options{MemoryLimit: limit})
 		if err != nil {
 			var se *scenarios.Error
 			if !errors.As(err, &se) || se.Pos.Line == 0 {

@@ -3,6 +3,11 @@ package sim
 import (
 	"cmp"
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
+	"countsim/strategies"
+	"countsim/workload"
 	"fmt"
 	"math"
 	"slices"
@@ -10,11 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/strategies"
-	"countsim/workload"
 )
 
 // The accuracy profile: every design counts fresh streams of distinct ids in
@@ -25,44 +25,44 @@ import (
 // profileKind feeds no stream: it runs its trials on its workers, with the
 // designs, the rows and a progress line of its own.
 type profileKind struct {
-	lineup   *lineup
-	rows     scoreRows
-	workers  workers
-	progress progress
+	lineup   *engine.Lineup
+	rows     engine.ScoreRows
+	workers  engine.Workers
+	progress engine.StageProgress
 	seed     uint64 // the scenario's: each trial's seed derives from it
 	spec     *scenarios.Profile
 	grid     []uint64 // the cardinalities
 }
 
-func init() { defineKind("profile", newProfileKind) }
+func init() { engine.DefineKind("profile", newProfileKind) }
 
-func newProfileKind(h *harness) (kind, error) {
-	spec := h.scn.Run.(*scenarios.Profile)
-	h.lineup.env.Keys = uint64(spec.Max)
-	h.lineup.env.Events = int64(spec.Max)
-	return &profileKind{lineup: h.lineup, rows: h.rows, workers: h.workers, progress: h.progress, seed: h.scn.Seed,
+func newProfileKind(h *engine.Harness) (engine.Kind, error) {
+	spec := h.Scn.Run.(*scenarios.Profile)
+	h.Lineup.Env.Keys = uint64(spec.Max)
+	h.Lineup.Env.Events = int64(spec.Max)
+	return &profileKind{lineup: h.Lineup, rows: h.Rows, workers: h.Workers, progress: h.Progress, seed: h.Scn.Seed,
 		spec: spec, grid: profileGrid(*spec)}, nil
 }
 
-func (k *profileKind) describe() string {
+func (k *profileKind) Describe() string {
 	p := k.spec
 	return fmt.Sprintf("Accuracy profile: %d seeded trials at cardinalities from %s to %s, %d points per doubling.",
 		p.Trials, metrics.Format(p.Min), metrics.Format(p.Max), p.PointsPerOctave)
 }
 
-func (k *profileKind) accepts(t *strategies.Type) error { return distinctOnly(t, "a profile") }
+func (k *profileKind) Accepts(t *strategies.Type) error { return engine.DistinctOnly(t, "a profile") }
 
-// memory: trials run side by side, each with its own instance of every
+// Memory: trials run side by side, each with its own instance of every
 // design and a batch of events; the records hold an error per design, grid
 // point and trial.
-func (k *profileKind) memory() (int64, int64) {
+func (k *profileKind) Memory() (int64, int64) {
 	trials := min(int(k.workers), k.spec.Trials)
 	batches := int64(trials) * profileBatch * int64(unsafe.Sizeof(workload.Event{}))
-	records := int64(len(k.lineup.designs)) * int64(len(k.grid)+1) * int64(k.spec.Trials) * 8
+	records := int64(len(k.lineup.Members)) * int64(len(k.grid)+1) * int64(k.spec.Trials) * 8
 	return batches + records, int64(trials)
 }
 
-func (k *profileKind) plan() []metrics.Result { return nil }
+func (k *profileKind) Plan() []metrics.Result { return nil }
 
 // profileGrid is the cardinalities of a profile: from Min to Max with
 // PointsPerOctave points per doubling, rounded, each once, Max included.
@@ -93,7 +93,7 @@ var bands = []struct {
 	{"+1σ", 0.84134}, {"+2σ", 0.97725}, {"+3σ", 0.99865},
 }
 
-// run runs the profile's trials, several at a time: trial t builds a fresh
+// Run runs the profile's trials, several at a time: trial t builds a fresh
 // instance of every design (seeded by the scenario's seed and t), feeds them
 // all one stream of random 64-bit ids, generated once for all of them, and
 // records each one's relative error at every cardinality of the grid. Each
@@ -102,16 +102,16 @@ var bands = []struct {
 // under way stop at their next batch and the report scores the trials
 // completed before the first one not completed (none, if that is the
 // first).
-func (k *profileKind) run(ctx context.Context) (*Report, error) {
+func (k *profileKind) Run(ctx context.Context) (*engine.Report, error) {
 	l, p := k.lineup, k.spec
-	rec := make([]profileRecord, len(l.designs))
+	rec := make([]profileRecord, len(l.Members))
 	for i := range rec {
 		rec[i] = newProfileRecord(len(k.grid), p.Trials)
 	}
 	fed := make([]int64, p.Trials)
 	done := make([]bool, p.Trials)
 	var trialsDone, eventsFed atomic.Int64 // for the progress line
-	stop := k.progress.ticker(time.Now(), func(pr *Progress) {
+	stop := k.progress.Ticker(time.Now(), func(pr *engine.Progress) {
 		pr.Events = eventsFed.Load() // the ids the trials have inserted
 		pr.Done = float64(trialsDone.Load()) / float64(p.Trials)
 	})
@@ -122,14 +122,14 @@ func (k *profileKind) run(ctx context.Context) (*Report, error) {
 	next := make(chan int)
 	for range k.workers {
 		wg.Go(func() {
-			dcs := make([]strategies.Distinct, len(l.designs))
+			dcs := make([]strategies.Distinct, len(l.Members))
 			for t := range next {
-				env := l.env
+				env := l.Env
 				env.Seed = trialSeed(k.seed, t)
 				var err error
-				for i, d := range l.designs {
+				for i, d := range l.Members {
 					var s strategies.Strategy
-					if s, err = d.build(env); err != nil {
+					if s, err = d.Build(env); err != nil {
 						break
 					}
 					dcs[i] = s.(strategies.Distinct) // accepts admits distinct counters only
@@ -158,9 +158,9 @@ func (k *profileKind) run(ctx context.Context) (*Report, error) {
 	if i := slices.Index(done, false); i >= 0 {
 		trials = i
 	}
-	rep := &Report{Partial: trials < p.Trials}
+	rep := &engine.Report{Partial: trials < p.Trials}
 	if trials > 0 {
-		for i, d := range l.designs {
+		for i, d := range l.Members {
 			k.score(rep, d, rec[i].trials(trials), sum(fed[:trials]))
 		}
 	}
@@ -243,13 +243,13 @@ func profileTrial(ctx context.Context, dcs []strategies.Distinct, grid []uint64,
 // score turns one design's record into the profile table, the band chart
 // and the summary rows; fed is the events fed to it over the trials
 // recorded.
-func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64) {
-	name := d.spec.Name
+func (k *profileKind) score(rep *engine.Report, d engine.Design, rec profileRecord, fed int64) {
+	name := d.Spec.Name
 	errs, elapsed, trials := rec.errs, sum(rec.elapsed), len(rec.elapsed)
-	s := k.rows.scorer(rep, d)
+	s := k.rows.Scorer(rep, d)
 	// The standard error in %, and the registers, from the plan.
-	stdErr, m := d.plannedValue(metrics.StandardError), d.plannedValue(metrics.Registers)
-	tb := metrics.Table{Scenario: k.rows.scenario, Name: "accuracy-" + name,
+	stdErr, m := d.PlannedValue(metrics.StandardError), d.PlannedValue(metrics.Registers)
+	tb := metrics.Table{Scenario: k.rows.Scenario, Name: "accuracy-" + name,
 		Title:   fmt.Sprintf("%s: relative error (%%) over %d trials at each cardinality", name, trials),
 		Columns: []string{"n"}}
 	// The chart: where the plan gives the standard error, every design's
@@ -260,7 +260,7 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 	unit := 1.0
 	for b, band := range bands {
 		tb.Columns = append(tb.Columns, band.label)
-		curves[b] = metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Strategy: band.label, Name: "accuracy-" + name,
+		curves[b] = metrics.Series{Scenario: k.rows.Scenario, Step: k.rows.Step, Strategy: band.label, Name: "accuracy-" + name,
 			Title: fmt.Sprintf("%s: relative error quantiles over %d trials", name, trials),
 			Kind:  metrics.Curve, XLabel: "distinct ids (log)", YLabel: "relative error (%)", LogX: true}
 		if stdErr > 0 {
@@ -284,7 +284,7 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 		qs := make([]float64, len(bands))
 		for b, band := range bands {
 			qs[b] = 100 * metrics.Quantile(errs[j], band.q)
-			row = append(row, round(qs[b], 4))
+			row = append(row, engine.Round(qs[b], 4))
 			curves[b].X = append(curves[b].X, float64(n))
 			curves[b].Y = append(curves[b].Y, qs[b]/unit)
 		}
@@ -304,13 +304,13 @@ func (k *profileKind) score(rep *Report, d design, rec profileRecord, fed int64)
 		if stdErr > 0 {
 			plan = metrics.PlanOf(stdErr)
 		}
-		s.add(metrics.SigmaLargeN, round(wide/wideN, 4), "%", plan, "half the ±1σ band, mean over n ≥ 10·m; plan 1.04/√m")
+		s.Add(metrics.SigmaLargeN, engine.Round(wide/wideN, 4), "%", plan, "half the ±1σ band, mean over n ≥ 10·m; plan 1.04/√m")
 	}
 	if m > 0 && float64(k.grid[0]) <= m/8 {
-		s.add(metrics.MedianSmallN, round(smallMedian, 4), "%", metrics.PlanOf(0), "largest |median| over n ≤ m/8, the linear-counting range; with no register shared the estimate is m·ln(m/(m−n)) ≈ n(1 + n/2m), a little high")
+		s.Add(metrics.MedianSmallN, engine.Round(smallMedian, 4), "%", metrics.PlanOf(0), "largest |median| over n ≤ m/8, the linear-counting range; with no register shared the estimate is m·ln(m/(m−n)) ≈ n(1 + n/2m), a little high")
 	}
 	if fed > 0 && elapsed > 0 {
-		s.timing(metrics.NsPerEvent, round(float64(elapsed)/float64(fed), 2), "ns", "Observe, wall clock on this machine")
+		s.Timing(metrics.NsPerEvent, engine.Round(float64(elapsed)/float64(fed), 2), "ns", "Observe, wall clock on this machine")
 	}
-	s.finish()
+	s.Finish()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -40,7 +41,7 @@ var (
 // its results without the timing rows, and its tables.
 func profileRun(t *testing.T, yaml string, workers int) ([]metrics.Result, []metrics.Table) {
 	t.Helper()
-	rep, err := prepare(t, yaml, Options{Workers: workers}).Run(context.Background())
+	rep, err := prepare(t, yaml, engine.Options{Workers: workers}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func tableIndex(tbs []metrics.Table, name string) int {
 func TestProfileStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rep, err := prepare(t, profileYAML(profHLL8, profHLL11), Options{}).Run(ctx)
+	rep, err := prepare(t, profileYAML(profHLL8, profHLL11), engine.Options{}).Run(ctx)
 	if !errors.Is(err, context.Canceled) || rep == nil || !rep.Partial {
 		t.Fatalf("got %v, %+v; want context.Canceled and a partial report", err, rep)
 	}
@@ -144,10 +145,10 @@ func TestProfileTrialStopsWithinABatch(t *testing.T) {
 // grew past 200 MB).
 func TestProfileMemoryCountsRecords(t *testing.T) {
 	const yaml = "name: p\nprofile: {min: 1, max: 1000000, points_per_octave: 8, trials: 1000}\nstrategies:\n  - {name: a, type: hll, params: {p: 4}}\n  - {name: b, type: hll, params: {p: 4}}\n"
-	st := prepare(t, yaml, Options{})
-	records := int64(2) * int64(len(st.kind.(*profileKind).grid)+1) * 1000 * 8
-	if held, _ := st.kind.memory(); held < records {
-		t.Errorf("a profile of %d points × 1,000 trials × 2 designs plans %d bytes, fewer than its %d bytes of records", len(st.kind.(*profileKind).grid), held, records)
+	st := prepare(t, yaml, engine.Options{})
+	records := int64(2) * int64(len(st.Kind.(*profileKind).grid)+1) * 1000 * 8
+	if held, _ := st.Kind.Memory(); held < records {
+		t.Errorf("a profile of %d points × 1,000 trials × 2 designs plans %d bytes, fewer than its %d bytes of records", len(st.Kind.(*profileKind).grid), held, records)
 	}
 }
 
@@ -155,7 +156,7 @@ func TestProfileMemoryCountsRecords(t *testing.T) {
 // units of their own 1.04/√m, so that p = 8 and p = 11 read on one scale,
 // with the theory's ±1, 2, 3σ as marks; the table keeps the %.
 func TestProfileChart(t *testing.T) {
-	st := prepare(t, profileYAML(profHLL8, profHLL11), Options{Workers: 2})
+	st := prepare(t, profileYAML(profHLL8, profHLL11), engine.Options{Workers: 2})
 	rep, err := st.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

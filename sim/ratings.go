@@ -3,16 +3,16 @@ package sim
 import (
 	"cmp"
 	"context"
+	"countsim/metrics"
+	"countsim/scenarios"
+	"countsim/sim/engine"
+	"countsim/strategies"
+	"countsim/workload"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strings"
-
-	"countsim/metrics"
-	"countsim/scenarios"
-	"countsim/strategies"
-	"countsim/workload"
 )
 
 // The ratings run: items rated on a star scale, their popularity Zipf (a
@@ -36,9 +36,9 @@ const bestShare = 0.1
 // come from items: the generator's (ratingsGen), or a recorded log's
 // (log_ratings.go).
 type ratingsKind struct {
-	lineup      *lineup
-	feeder      feeder
-	rows        scoreRows
+	lineup      *engine.Lineup
+	feeder      engine.Feeder
+	rows        engine.ScoreRows
 	top         int
 	few, enough int64
 	batch       int
@@ -51,7 +51,7 @@ type ratingsKind struct {
 type ratingItems interface {
 	// source is the ratings, each a Write of an item's key with its
 	// stars as Delta.
-	source() source
+	source() engine.Source
 	// truth is an empty truth for a run.
 	truth() *ratingTruth
 	// ratings is the ratings the stream holds, once it is fed whole
@@ -66,7 +66,7 @@ type ratingItems interface {
 	// finish is called once the stream is fed whole or stopped, before
 	// scoring: it returns bad input found in the stream, and may note in
 	// rep (and plan again for) what the stream turned out to hold.
-	finish(rep *Report, events int64, stopped bool) error
+	finish(rep *engine.Report, events int64, stopped bool) error
 	// names returns the strings of the items of the truth's indices idx
 	// for the tables, or nil where an item is its popularity rank.
 	names(ctx context.Context, tr *ratingTruth, idx []int) (map[int]string, error)
@@ -86,7 +86,7 @@ type ratingsGen struct {
 	src  *workload.Ratings
 }
 
-func (g ratingsGen) source() source { return g.src }
+func (g ratingsGen) source() engine.Source { return g.src }
 func (g ratingsGen) truth() *ratingTruth {
 	lo, hi := g.spec.Stream.ScaleRange()
 	return newRatingTruth(g.src, int(g.spec.Stream.Items), lo, hi)
@@ -97,7 +97,7 @@ func (g ratingsGen) quality(i int) float64 { return g.src.Quality(uint64(i + 1))
 func (g ratingsGen) law() scenarios.Quality {
 	return g.spec.Stream.Quality
 }
-func (g ratingsGen) finish(*Report, int64, bool) error { return nil }
+func (g ratingsGen) finish(*engine.Report, int64, bool) error { return nil }
 func (g ratingsGen) names(context.Context, *ratingTruth, []int) (map[int]string, error) {
 	return nil, nil
 }
@@ -110,19 +110,19 @@ type ratingsSpec struct {
 	src  *workload.Ratings
 }
 
-func init() { defineKind("ratings", newRatingsKind) }
+func init() { engine.DefineKind("ratings", newRatingsKind) }
 
-func newRatingsKind(h *harness) (kind, error) {
-	spec := h.scn.Run.(*scenarios.Ratings)
+func newRatingsKind(h *engine.Harness) (engine.Kind, error) {
+	spec := h.Scn.Run.(*scenarios.Ratings)
 	r := spec.Stream
 	lo, hi := r.ScaleRange()
-	src, err := workload.NewRatings(ratingsConfig(h.scn.Seed, spec))
+	src, err := workload.NewRatings(ratingsConfig(h.Scn.Seed, spec))
 	if err != nil {
 		return nil, scenarios.Errorf(r.Pos, "ratings: %v", err)
 	}
-	h.lineup.env.Keys = min(r.Items, uint64(r.Ratings))
-	h.lineup.env.Events = r.Ratings
-	k := &ratingsKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, top: spec.Top, few: spec.Few, enough: spec.Enough,
+	h.Lineup.Env.Keys = min(r.Items, uint64(r.Ratings))
+	h.Lineup.Env.Events = r.Ratings
+	k := &ratingsKind{lineup: h.Lineup, feeder: h.Feeder, rows: h.Rows, top: spec.Top, few: spec.Few, enough: spec.Enough,
 		batch: spec.Batch, lo: lo, hi: hi, items: ratingsGen{spec, src}}
 	return &ratingsSpec{ratingsKind: k, spec: spec, src: src}, nil
 }
@@ -138,7 +138,7 @@ func ratingsConfig(seed uint64, spec *scenarios.Ratings) workload.RatingsConfig 
 	}
 }
 
-func (k *ratingsSpec) describe() string {
+func (k *ratingsSpec) Describe() string {
 	r := k.spec.Stream
 	lo, hi := r.ScaleRange()
 	return fmt.Sprintf("Ratings: %s ratings of %s items (Zipf s = %g), %d..%d stars, hidden qualities uniform on [%g, %g]; top %d, thin below %d ratings, the true-quality top among items rated %d times or more.",
@@ -146,16 +146,16 @@ func (k *ratingsSpec) describe() string {
 		k.spec.Top, k.spec.Few, k.spec.Enough)
 }
 
-func (k *ratingsKind) accepts(t *strategies.Type) error {
-	return onlyFamily(t, strategies.FamilyRating, "rank rated items", "ratings")
+func (k *ratingsKind) Accepts(t *strategies.Type) error {
+	return engine.OnlyFamily(t, strategies.FamilyRating, "rank rated items", "ratings")
 }
 
-// memory: the truth's arrays by rank (ratingTruthBytes).
-func (k *ratingsSpec) memory() (int64, int64) {
+// Memory: the truth's arrays by rank (ratingTruthBytes).
+func (k *ratingsSpec) Memory() (int64, int64) {
 	return ratingTruthBytes(k.lo, k.hi) * int64(k.spec.Stream.Items), 1
 }
 
-func (k *ratingsKind) reports(d *design) []metrics.Metric {
+func (k *ratingsKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return []metrics.Metric{metrics.Events, metrics.DistinctKeys, metrics.ItemsFewRatings,
 			metrics.ItemsEnough, metrics.OneFiveStarItems}
@@ -230,14 +230,14 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// plan is the truth's plan rows: what the stream should hold.
-func (k *ratingsKind) plan() []metrics.Result {
+// Plan is the truth's plan rows: what the stream should hold.
+func (k *ratingsKind) Plan() []metrics.Result {
 	e, ok := k.items.expected(k.few, k.enough)
 	if !ok {
 		return nil
 	}
 	row := func(m metrics.Metric, v float64, unit, note string) metrics.Result {
-		return k.rows.plan(strategies.PlanLine{Metric: m, Value: math.Round(v), Unit: unit, Note: note})
+		return k.rows.Plan(strategies.PlanLine{Metric: m, Value: math.Round(v), Unit: unit, Note: note})
 	}
 	return []metrics.Result{
 		row(metrics.DistinctKeys, e.rated, "items", "Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))"),
@@ -247,24 +247,24 @@ func (k *ratingsKind) plan() []metrics.Result {
 	}
 }
 
-func (k *ratingsKind) run(ctx context.Context) (*Report, error) {
-	sctx, release := scoring(ctx)
+func (k *ratingsKind) Run(ctx context.Context) (*engine.Report, error) {
+	sctx, release := engine.Scoring(ctx)
 	defer release()
 	tr := k.items.truth()
-	r := &run{truth: tr}
-	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
+	r := &engine.Run{Truth: tr}
+	if err := k.lineup.Build(r, k.lineup.SameEnv); err != nil {
 		return nil, err
 	}
-	events, err := k.feeder.feed(ctx, r, k.items.source(), k.batch)
-	rep := &Report{Partial: err != nil}
+	events, err := k.feeder.Feed(ctx, r, k.items.source(), k.batch)
+	rep := &engine.Report{Partial: err != nil}
 	if ferr := k.items.finish(rep, events, rep.Partial); ferr != nil {
 		return nil, ferr // bad input: nothing is reported
 	}
 	if rep.Partial { // every design's plan for the ratings fed
-		k.lineup.replan(rep, fed{events: events, of: float64(k.items.ratings(events)), writes: float64(events)})
+		k.lineup.Replan(rep, engine.Fed{Events: events, Of: float64(k.items.ratings(events)), Writes: float64(events)})
 	}
 	k.score(sctx, rep, r, tr, events)
-	return rep, stoppedScoring(ctx, rep, err)
+	return rep, engine.StoppedScoring(ctx, rep, err)
 }
 
 // ratingsTop is one design's top K with what the truth knows of it.
@@ -291,8 +291,8 @@ type upVoter interface{ UpStars() int64 }
 // the truth stops when ctx ends (every stopEvery items, and in the sort):
 // every row but the events' and the designs' memory and speed is then
 // left out, and rep says so.
-func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *ratingTruth, events int64) {
-	designs := k.lineup.designs
+func (k *ratingsKind) score(ctx context.Context, rep *engine.Report, r *engine.Run, tr *ratingTruth, events int64) {
+	designs := k.lineup.Members
 	K := k.top
 	hidden := k.items.hidden()
 	complete := !rep.Partial && events == k.items.ratings(events)
@@ -316,16 +316,16 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 	var eligible []int // indices rated enough
 	start := len(rep.Results)
 	cut := func() {
-		rep.cut("the truth's items and every design's top K against them")
-		k.rows.truth(rep, metrics.Events, float64(events), "ratings", nil, "every rating fed")
-		for i, built := range r.designs {
-			s := k.rows.scorer(rep, designs[i])
-			s.memory(built, "measured from the design's arrays")
-			s.finish()
+		rep.Cut("the truth's items and every design's top K against them")
+		k.rows.Truth(rep, metrics.Events, float64(events), "ratings", nil, "every rating fed")
+		for i, built := range r.Designs {
+			s := k.rows.Scorer(rep, designs[i])
+			s.Memory(built, "measured from the design's arrays")
+			s.Finish()
 		}
 	}
 	for i, n := range tr.n {
-		if stopped(ctx, i) {
+		if engine.Stopped(ctx, i) {
 			cut()
 			return
 		}
@@ -355,18 +355,18 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 	if hidden != nil {
 		of = fmt.Sprintf("items rated, of %s", metrics.Format(float64(len(tr.n))))
 	}
-	k.rows.truth(rep, metrics.Events, float64(events), "ratings", evPlan, "every rating fed")
-	k.rows.truth(rep, metrics.DistinctKeys, float64(rated), "items", plan(exp.rated),
+	k.rows.Truth(rep, metrics.Events, float64(events), "ratings", evPlan, "every rating fed")
+	k.rows.Truth(rep, metrics.DistinctKeys, float64(rated), "items", plan(exp.rated),
 		of+planNote(planned, "; plan Σ P(X_r ≥ 1), X_r ~ Binomial(N, P(r))"))
-	k.rows.truth(rep, metrics.ItemsFewRatings, float64(few), "items", plan(exp.few),
+	k.rows.Truth(rep, metrics.ItemsFewRatings, float64(few), "items", plan(exp.few),
 		fmt.Sprintf("items rated 1 to %d times", k.few-1)+planNote(planned, fmt.Sprintf("; plan Σ P(1 ≤ X_r < %d)", k.few)))
 	truthTop := "true-quality"
 	if hidden == nil {
 		truthTop = "true-mean"
 	}
-	k.rows.truth(rep, metrics.ItemsEnough, float64(enough), "items", plan(exp.enough),
+	k.rows.Truth(rep, metrics.ItemsEnough, float64(enough), "items", plan(exp.enough),
 		fmt.Sprintf("items rated %d times or more, among which the %s top %d is taken", k.enough, truthTop, K)+planNote(planned, fmt.Sprintf("; plan Σ P(X_r ≥ %d)", k.enough)))
-	k.rows.truth(rep, metrics.OneFiveStarItems, float64(onceTop), "items", plan(exp.onceTop),
+	k.rows.Truth(rep, metrics.OneFiveStarItems, float64(onceTop), "items", plan(exp.onceTop),
 		"items rated exactly once, with 5 stars"+planNote(planned, "; plan Σ P(X_r = 1)·P(5 stars | q_r)"))
 
 	// The true top: by hidden quality, or by the true mean stars where the
@@ -375,7 +375,7 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 	if hidden != nil {
 		trueScore = hidden.quality
 	}
-	if err := sortStop(ctx, eligible, func(a, b int) int {
+	if err := engine.SortStop(ctx, eligible, func(a, b int) int {
 		qa, qb := trueScore(a), trueScore(b)
 		switch {
 		case qa > qb:
@@ -399,12 +399,12 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 		q = hidden.law()
 		good = q.Min + (1-bestShare)*(q.Max-q.Min) // the law's top decile
 	} else {
-		rep.note(fmt.Sprintf("The log's items have no hidden quality: the truth is each item's ratings and mean stars read from the log. The rows of the hidden quality (top_mean_quality, top_overlap_quality, precision_at_k) are left out; the true-mean top %d is the %d items of highest mean stars among those rated %d times or more.", K, K, k.enough))
+		rep.Note(fmt.Sprintf("The log's items have no hidden quality: the truth is each item's ratings and mean stars read from the log. The rows of the hidden quality (top_mean_quality, top_overlap_quality, precision_at_k) are left out; the true-mean top %d is the %d items of highest mean stars among those rated %d times or more.", K, K, k.enough))
 	}
 
-	tops := make([]ratingsTop, len(r.designs))
+	tops := make([]ratingsTop, len(r.Designs))
 	ups := map[int64]bool{}
-	for i, built := range r.designs {
+	for i, built := range r.Designs {
 		rd := built.(strategies.Rating) // accepts admits rating designs only
 		if u, ok := built.(upVoter); ok {
 			ups[u.UpStars()] = true
@@ -443,7 +443,7 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 		}
 		var err error
 		if names, err = k.items.names(ctx, tr, idx); err != nil {
-			rep.cut("the items' strings in the tables")
+			rep.Cut("the items' strings in the tables")
 			names = nil
 		}
 	}
@@ -458,19 +458,19 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 	}
 	tables := ratingsTables{k: k, tr: tr, hidden: hidden, ups: slices.Sorted(maps.Keys(ups)), names: names}
 
-	fewBars := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "top-thin", Kind: metrics.Bars,
+	fewBars := metrics.Series{Scenario: k.rows.Scenario, Step: k.rows.Step, Name: "top-thin", Kind: metrics.Bars,
 		Title:  fmt.Sprintf("share of each design's top %d rated fewer than %d times", K, k.few),
 		XLabel: "design", YLabel: "share of the top " + fmt.Sprint(K)}
-	precBars := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "precision-at-k", Kind: metrics.Bars,
+	precBars := metrics.Series{Scenario: k.rows.Scenario, Step: k.rows.Step, Name: "precision-at-k", Kind: metrics.Bars,
 		Title:  fmt.Sprintf("precision at %d, the share of each design's top %d among the best 10%% by hidden quality", K, K),
 		XLabel: "design", YLabel: "precision at " + fmt.Sprint(K)}
-	for i, built := range r.designs {
+	for i, built := range r.Designs {
 		d := designs[i]
-		s := k.rows.scorer(rep, d)
+		s := k.rows.Scorer(rep, d)
 		t := tops[i]
-		s.memory(built, "measured from the design's arrays")
-		if events > 0 && r.elapsed[i] > 0 {
-			s.timing(metrics.NsPerEvent, round(float64(r.elapsed[i])/float64(events), 2), "ns", laneClockNote)
+		s.Memory(built, "measured from the design's arrays")
+		if events > 0 && r.Elapsed[i] > 0 {
+			s.Timing(metrics.NsPerEvent, engine.Round(float64(r.Elapsed[i])/float64(events), 2), "ns", engine.LaneClockNote)
 		}
 		if len(t.items) > 0 {
 			n := float64(len(t.items))
@@ -478,11 +478,11 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 			for _, it := range t.items {
 				counts = append(counts, fmt.Sprint(it.Ratings))
 			}
-			s.add(metrics.TopFewShare, round(float64(t.few)/n, 4), "share",
+			s.Add(metrics.TopFewShare, engine.Round(float64(t.few)/n, 4), "share",
 				nil, fmt.Sprintf("%d of its top %d rated fewer than %d times; their ratings: %s", t.few, len(t.items), k.few, strings.Join(counts, ", ")))
-			s.add(metrics.TopMeanRatings, round(t.ratings, 2), "ratings", nil, fmt.Sprintf("mean ratings of its top %d", len(t.items)))
+			s.Add(metrics.TopMeanRatings, engine.Round(t.ratings, 2), "ratings", nil, fmt.Sprintf("mean ratings of its top %d", len(t.items)))
 			if hidden != nil {
-				s.add(metrics.TopMeanQuality, round(t.quality, 4), "stars", nil,
+				s.Add(metrics.TopMeanQuality, engine.Round(t.quality, 4), "stars", nil,
 					fmt.Sprintf("mean hidden quality of its top %d; qualities uniform on [%g, %g]", len(t.items), q.Min, q.Max))
 			}
 			for j, o := range tops {
@@ -490,8 +490,8 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 					continue
 				}
 				shared := overlap(t.keys, o.keys)
-				s.add(metrics.TopOverlap, round(float64(shared)/n, 4), "share", nil,
-					fmt.Sprintf("with %s: %d of its top %d are in %s's top %d", designs[j].name(), shared, len(t.items), designs[j].name(), len(o.items)))
+				s.Add(metrics.TopOverlap, engine.Round(float64(shared)/n, 4), "share", nil,
+					fmt.Sprintf("with %s: %d of its top %d are in %s's top %d", designs[j].Name(), shared, len(t.items), designs[j].Name(), len(o.items)))
 			}
 			if hidden != nil {
 				var inQuality, isGood int
@@ -503,22 +503,22 @@ func (k *ratingsKind) score(ctx context.Context, rep *Report, r *run, tr *rating
 						isGood++
 					}
 				}
-				s.add(metrics.TopOverlapQuality, round(float64(inQuality)/n, 4), "share", nil,
+				s.Add(metrics.TopOverlapQuality, engine.Round(float64(inQuality)/n, 4), "share", nil,
 					fmt.Sprintf("%d of its top %d are in the true-quality top %d: the %d items of highest hidden quality among the %s rated %d times or more",
 						inQuality, len(t.items), K, min(K, len(eligible)), metrics.Format(float64(len(eligible))), k.enough))
-				s.add(metrics.PrecisionAtK, round(float64(isGood)/n, 4), "share", nil,
+				s.Add(metrics.PrecisionAtK, engine.Round(float64(isGood)/n, 4), "share", nil,
 					fmt.Sprintf("%d of its top %d have a hidden quality of %.4g or more: the best 10%% of the quality law", isGood, len(t.items), good))
-				precBars.Labels, precBars.Y = append(precBars.Labels, d.name()), append(precBars.Y, float64(isGood)/n)
+				precBars.Labels, precBars.Y = append(precBars.Labels, d.Name()), append(precBars.Y, float64(isGood)/n)
 			}
-			fewBars.Labels, fewBars.Y = append(fewBars.Labels, d.name()), append(fewBars.Y, float64(t.few)/n)
+			fewBars.Labels, fewBars.Y = append(fewBars.Labels, d.Name()), append(fewBars.Y, float64(t.few)/n)
 		}
 		if once >= 0 {
 			score, n := built.(strategies.Rating).Score(tr.keyOf(once))
-			s.add(metrics.OneFiveStar, score, planUnit(d, metrics.OneFiveStar), s.plan(metrics.OneFiveStar),
-				fmt.Sprintf("measured: the design's own score of item %s, rated %s, 5 stars: %.2f to two places", name(once), count(float64(n), "time"), score))
+			s.Add(metrics.OneFiveStar, score, planUnit(d, metrics.OneFiveStar), s.Plan(metrics.OneFiveStar),
+				fmt.Sprintf("measured: the design's own score of item %s, rated %s, 5 stars: %.2f to two places", name(once), engine.Count(float64(n), "time"), score))
 		}
-		rep.Tables = append(rep.Tables, tables.of(d.name(), t))
-		s.finish()
+		rep.Tables = append(rep.Tables, tables.of(d.Name(), t))
+		s.Finish()
 	}
 	if len(eligible) > 0 {
 		t := ratingsTop{}
@@ -557,8 +557,8 @@ func overlap(a, b []uint64) int {
 
 // planUnit is the unit of the design's simulated-scale plan line for m:
 // a score in stars or a share, as the design says.
-func planUnit(d design, m metrics.Metric) string {
-	for _, l := range d.plan {
+func planUnit(d engine.Design, m metrics.Metric) string {
+	for _, l := range d.Plan {
 		if l.Metric == m && !l.Full {
 			return l.Unit
 		}

@@ -11,6 +11,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/engine"
 )
 
 // ratingsSmallYAML is the built-in ratings run at a fiftieth of its size.
@@ -35,7 +36,7 @@ strategies:
     type: wilson
 `
 
-func ratingsRun(t *testing.T, opts Options) (*Setup, *Report) {
+func ratingsRun(t *testing.T, opts engine.Options) (*engine.Setup, *engine.Report) {
 	t.Helper()
 	st := prepare(t, ratingsSmallYAML, opts)
 	rep, err := st.Run(context.Background())
@@ -60,7 +61,7 @@ func one(t *testing.T, rs []metrics.Result, strategy string, metric metrics.Metr
 // naive top 10 thin and apart from the others. Every row is one its kind
 // reports, and the top tables agree with the rows.
 func TestRatingsRun(t *testing.T) {
-	st, rep := ratingsRun(t, Options{})
+	st, rep := ratingsRun(t, engine.Options{})
 	rs := rep.Results
 	if ev := one(t, rs, "truth", metrics.Events); *ev.Value != 40_000 || ev.Plan == nil || *ev.Plan != 40_000 {
 		t.Errorf("events: %v of plan %v", *ev.Value, ev.Plan)
@@ -115,13 +116,13 @@ func TestRatingsRun(t *testing.T) {
 		if r.Value == nil {
 			continue
 		}
-		var d *design
-		for i := range st.designs {
-			if st.designs[i].name() == r.Strategy {
-				d = &st.designs[i]
+		var d *engine.Design
+		for i := range st.Members {
+			if st.Members[i].Name() == r.Strategy {
+				d = &st.Members[i]
 			}
 		}
-		if !slices.Contains(st.kind.reports(d), metrics.Metric(r.Metric)) {
+		if !slices.Contains(st.Kind.Reports(d), metrics.Metric(r.Metric)) {
 			t.Errorf("%s measured %s, which the ratings kind does not list", r.Strategy, r.Metric)
 		}
 	}
@@ -148,8 +149,8 @@ func TestRatingsRun(t *testing.T) {
 
 // The same seed gives the same rows, whatever the workers.
 func TestRatingsDeterministic(t *testing.T) {
-	_, a := ratingsRun(t, Options{Workers: 1})
-	_, b := ratingsRun(t, Options{Workers: 4})
+	_, a := ratingsRun(t, engine.Options{Workers: 1})
+	_, b := ratingsRun(t, engine.Options{Workers: 4})
 	ja, _ := json.Marshal(metrics.Untimed(a.Results))
 	jb, _ := json.Marshal(metrics.Untimed(b.Results))
 	if string(ja) != string(jb) {
@@ -175,7 +176,7 @@ func TestRatingsRefusesOtherDesigns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Prepare(scn, Options{})
+		_, err = engine.Prepare(scn, engine.Options{})
 		var e *scenarios.Error
 		if !errors.As(err, &e) || e.Pos.Line < 14 || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want an error at a line of the strategies saying %q", err, c.want)

@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"fmt"
-
 	"countsim/metrics"
+	"countsim/sim/engine"
 	"countsim/workload"
+	"fmt"
 )
 
 // The truth of a ratings run (ratings.go), generated or read from a log,
@@ -45,7 +45,7 @@ func newRatingTruth(src *workload.Ratings, items int, lo, hi int64) *ratingTruth
 // ratings, stars and ratings of each number of stars above lo.
 func ratingTruthBytes(lo, hi int64) int64 { return 8 * (2 + hi - lo) }
 
-func (t *ratingTruth) observe(batch []workload.Event) {
+func (t *ratingTruth) Observe(batch []workload.Event) {
 	for i := range batch {
 		e := &batch[i]
 		if e.Op != workload.Write {
@@ -131,7 +131,7 @@ func (tb ratingsTables) of(name string, t ratingsTop) metrics.Table {
 	if tb.hidden == nil {
 		item, score = "the order it was first rated in", "the design's, or the mean stars for the true-mean top"
 	}
-	out := metrics.Table{Scenario: k.rows.scenario, Name: "top-" + name,
+	out := metrics.Table{Scenario: k.rows.Scenario, Name: "top-" + name,
 		Title:   fmt.Sprintf("%s: top %d (item = %s; score: %s)", name, k.top, item, score),
 		Columns: []string{"place", "item", "ratings"}}
 	for _, u := range tb.ups {
@@ -155,11 +155,11 @@ func (tb ratingsTables) of(name string, t ratingsTop) metrics.Table {
 		for _, u := range tb.ups {
 			row = append(row, float64(tr.up(i, u)))
 		}
-		row = append(row, round(mean, 4))
+		row = append(row, engine.Round(mean, 4))
 		if tb.hidden != nil {
-			row = append(row, round(tb.hidden.quality(i), 4))
+			row = append(row, engine.Round(tb.hidden.quality(i), 4))
 		}
-		out.Rows = append(out.Rows, append(row, round(it.Score, 4)))
+		out.Rows = append(out.Rows, append(row, engine.Round(it.Score, 4)))
 		if tb.names != nil {
 			out.Labels = append(out.Labels, tb.names[i])
 		}

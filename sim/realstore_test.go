@@ -9,6 +9,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/sim/cluster"
+	"countsim/sim/engine"
 	"countsim/strategies"
 )
 
@@ -94,10 +95,10 @@ func TestTwinsOnARealStore(t *testing.T) {
 `
 	yaml = strings.Replace(yaml, "    type: single-key\n", "    type: single-key\n    expect: [\"count_error == 0\"]\n", 1)
 	b := &fakeBackend{}
-	st := prepare(t, yaml, Options{Store: b})
+	st := prepare(t, yaml, engine.Options{Store: b})
 	var names []string
-	for _, d := range st.designs {
-		names = append(names, d.name())
+	for _, d := range st.Members {
+		names = append(names, d.Name())
 	}
 	if got, want := strings.Join(names, " "), "single single@fake striped striped@fake batched batched@fake exact"; got != want {
 		t.Fatalf("designs %s, want %s", got, want)
@@ -141,7 +142,7 @@ func TestTwinsOnARealStore(t *testing.T) {
 // TestSlowStoreIsSaidSo: a replay whose ops were answered more than a
 // second late is not the scenario's: kept_up is 0 and the notes say so.
 func TestSlowStoreIsSaidSo(t *testing.T) {
-	st := prepare(t, hotYAML, Options{Store: &fakeBackend{late: 3e9}})
+	st := prepare(t, hotYAML, engine.Options{Store: &fakeBackend{late: 3e9}})
 	rep, err := st.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +159,7 @@ func TestSlowStoreIsSaidSo(t *testing.T) {
 // with its error and a partial report; the stores are closed.
 func TestFailingStoreStopsTheRun(t *testing.T) {
 	b := &fakeBackend{failAfter: 20_000}
-	st := prepare(t, hotYAML, Options{Store: b})
+	st := prepare(t, hotYAML, engine.Options{Store: b})
 	rep, err := st.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "connection reset") {
 		t.Fatalf("error %v, want the store's", err)
@@ -195,7 +196,7 @@ strategies:
     type: hll
 `
 	b := &fakeBackend{}
-	st := prepare(t, yaml, Options{Store: b})
+	st := prepare(t, yaml, engine.Options{Store: b})
 	rep, err := st.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -229,10 +230,10 @@ cluster: {nodes: 2, key_capacity: 10000}
 strategies:
   - name: board
     type: sorted-set
-`, Options{Store: &fakeBackend{}})
-	for _, d := range st.designs {
-		if d.real != "" {
-			t.Errorf("twin %s made for a board", d.name())
+`, engine.Options{Store: &fakeBackend{}})
+	for _, d := range st.Members {
+		if d.Real != "" {
+			t.Errorf("twin %s made for a board", d.Name())
 		}
 	}
 	if len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "does not take a real store") {
@@ -257,7 +258,7 @@ strategies:
   - name: tagged
     type: striped
     params: {stripes: 32, hashtag: true}
-`, Options{})
+`, engine.Options{})
 	rep, err := st.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

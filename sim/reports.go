@@ -2,6 +2,7 @@ package sim
 
 import (
 	"countsim/metrics"
+	"countsim/sim/engine"
 	"countsim/strategies"
 )
 
@@ -12,10 +13,10 @@ import (
 // keyedReports is what a count or timed stream measures of a design: its
 // memory and speed, its point counts if it counts keys, its top K if it
 // answers one, and over trials its share of keys over the bound.
-func keyedReports(top int, d *design) []metrics.Metric {
+func keyedReports(top int, d *engine.Design) []metrics.Metric {
 	ms := []metrics.Metric{metrics.Bytes, metrics.TotalBytes, metrics.HeapBytes,
 		metrics.NsPerEvent, metrics.EventsPerSec}
-	if d.typ.Answers(strategies.FamilyPointCounter) {
+	if d.Typ.Answers(strategies.FamilyPointCounter) {
 		ms = append(ms, metrics.Undercounts, metrics.MaxOverestimate, metrics.MeanOverestimate,
 			metrics.P99Overestimate, metrics.KeysOverBound, metrics.ShareOverBound, metrics.BoundTestP)
 	}
@@ -33,14 +34,14 @@ func keyedReports(top int, d *design) []metrics.Metric {
 var keyedTruthReports = []metrics.Metric{metrics.Events, metrics.DistinctKeys,
 	metrics.Top1Count, metrics.KthTrueCount}
 
-func (k *streamKind) reports(d *design) []metrics.Metric {
+func (k *streamKind) Reports(d *engine.Design) []metrics.Metric {
 	planted := k.src.Planted() > 0
 	switch {
 	case d == nil && planted:
 		return append([]metrics.Metric{metrics.PlantedCount}, keyedTruthReports...)
 	case d == nil:
 		return keyedTruthReports
-	case planted && d.typ.Answers(strategies.FamilyPointCounter):
+	case planted && d.Typ.Answers(strategies.FamilyPointCounter):
 		return append(keyedReports(k.top, d), metrics.PlantedEstimate, metrics.PlantedExcess)
 	}
 	return keyedReports(k.top, d)
@@ -66,40 +67,40 @@ var realReports = []metrics.Metric{
 	metrics.NodeOpsMin, metrics.StoreMismatch,
 }
 
-func (k *timedKind) reports(d *design) []metrics.Metric {
+func (k *timedKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return append([]metrics.Metric{metrics.Writes, metrics.Reads, metrics.Resends}, keyedTruthReports...)
 	}
 	ms := append(keyedReports(k.top, d), serverReports...)
-	if d.real != "" {
+	if d.Real != "" {
 		ms = append(ms, realReports...)
 	}
 	return ms
 }
 
-func (k *audienceKind) reports(d *design) []metrics.Metric {
+func (k *audienceKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return []metrics.Metric{metrics.Events, metrics.Distinct}
 	}
 	ms := []metrics.Metric{metrics.Bytes, metrics.NsPerEvent, metrics.Distinct,
 		metrics.RelativeError, metrics.Error}
-	if d.typ.OnServers() { // the union's cost on the store, and the nodes its keys are on (storecost.go)
+	if d.Typ.OnServers() { // the union's cost on the store, and the nodes its keys are on (storecost.go)
 		ms = append(ms, metrics.UnionOps, metrics.UnionRoundTrips, metrics.UnionBytes, metrics.MergeRefused, metrics.NodesUsed)
 	}
-	if d.real != "" {
+	if d.Real != "" {
 		ms = append(ms, realReports...)
 	}
 	return ms
 }
 
-func (k *profileKind) reports(d *design) []metrics.Metric {
+func (k *profileKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return nil
 	}
 	return []metrics.Metric{metrics.NsPerEvent, metrics.SigmaLargeN, metrics.MedianSmallN}
 }
 
-func (k *boardKind) reports(d *design) []metrics.Metric {
+func (k *boardKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return []metrics.Metric{metrics.Events, metrics.Writes, metrics.RankQueries, metrics.Players,
 			metrics.DistinctScores, metrics.TiedPlayers}
@@ -114,13 +115,13 @@ func (k *boardKind) reports(d *design) []metrics.Metric {
 		wrong, maxErr := tieMetrics(t)
 		ms = append(ms, wrong, maxErr)
 	}
-	if d.real != "" {
+	if d.Real != "" {
 		ms = append(ms, append(realReports, metrics.StoreScores, metrics.StoreRanks)...)
 	}
 	return append(ms, serverReports...)
 }
 
-func (k *splitKind) reports(d *design) []metrics.Metric {
+func (k *splitKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return append([]metrics.Metric{metrics.Nodes, metrics.PlantedCount, metrics.PlantedNodeMax,
 			metrics.LocalKthMin}, keyedTruthReports...)
@@ -128,7 +129,7 @@ func (k *splitKind) reports(d *design) []metrics.Metric {
 	return append(keyedReports(k.top, d), metrics.PlantedFound, metrics.MissedHeavy)
 }
 
-func (k *logKind) reports(d *design) []metrics.Metric {
+func (k *logKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return append([]metrics.Metric{metrics.SkippedLines, metrics.ReorderedEvents}, keyedTruthReports...)
 	}
@@ -144,7 +145,7 @@ var populationReports = []metrics.Metric{
 	metrics.ViralQueueMax, metrics.ViralDelayMax,
 }
 
-func (k *postsKind) reports(d *design) []metrics.Metric {
+func (k *postsKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return []metrics.Metric{metrics.Events, metrics.Writes, metrics.Posts, metrics.ViralPosts,
 			metrics.ViralPeak, metrics.ViralStripesNeeded, metrics.DistinctKeys}

@@ -7,6 +7,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/engine"
 )
 
 // Every row a built-in scenario measures, of a design or of the truth, is
@@ -30,7 +31,7 @@ func TestReportsCoverScoring(t *testing.T) {
 			steps = []*scenarios.Scenario{scn}
 		}
 		for _, step := range steps {
-			st, err := Prepare(step, Options{})
+			st, err := engine.Prepare(step, engine.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,16 +43,16 @@ func TestReportsCoverScoring(t *testing.T) {
 				if r.Value == nil {
 					continue
 				}
-				var d *design
-				for i := range st.designs {
-					if st.designs[i].name() == r.Strategy {
-						d = &st.designs[i]
+				var d *engine.Design
+				for i := range st.Members {
+					if st.Members[i].Name() == r.Strategy {
+						d = &st.Members[i]
 					}
 				}
-				if d == nil && r.Strategy != truthName(st.Scenario) {
+				if d == nil && r.Strategy != engine.TruthName(st.Scenario) {
 					t.Fatalf("%s: a row of %q, neither a design nor the truth", step.ID(), r.Strategy)
 				}
-				if !slices.Contains(st.kind.reports(d), metrics.Metric(r.Metric)) {
+				if !slices.Contains(st.Kind.Reports(d), metrics.Metric(r.Metric)) {
 					t.Errorf("%s: %s measured %s, which its kind does not list", step.ID(), r.Strategy, r.Metric)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -38,13 +39,13 @@ strategies:
     params: {counters: 100}
 `
 
-func prepare(t testing.TB, yaml string, opts Options) *Setup {
+func prepare(t testing.TB, yaml string, opts engine.Options) *engine.Setup {
 	t.Helper()
 	scn, err := scenarios.Parse("small.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := Prepare(scn, opts)
+	st, err := engine.Prepare(scn, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func find(t *testing.T, rs []metrics.Result, strategy string, metric metrics.Met
 }
 
 func TestRunScoresAgainstTruth(t *testing.T) {
-	rep, err := prepare(t, smallYAML, Options{}).Run(context.Background())
+	rep, err := prepare(t, smallYAML, engine.Options{}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestRunScoresAgainstTruth(t *testing.T) {
 func TestDeterministicAcrossWorkers(t *testing.T) {
 	var runs [][]metrics.Result
 	for _, w := range []int{1, 3, 8} {
-		rep, err := prepare(t, smallYAML, Options{Workers: w}).Run(context.Background())
+		rep, err := prepare(t, smallYAML, engine.Options{Workers: w}).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +122,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 func TestCancelGivesPartialReport(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rep, err := prepare(t, smallYAML, Options{}).Run(ctx)
+	rep, err := prepare(t, smallYAML, engine.Options{}).Run(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got error %v, want context.Canceled", err)
 	}
@@ -152,7 +153,7 @@ func TestPrepareErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Prepare(scn, Options{})
+			_, err = engine.Prepare(scn, engine.Options{})
 			var se *scenarios.Error
 			if !errors.As(err, &se) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want a scenarios.Error at %s", err, c.want)
@@ -166,7 +167,7 @@ func TestMemoryLimitRefusedBeforeAllocating(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Prepare(scn, Options{MemoryLimit: 1 << 20})
+	_, err = engine.Prepare(scn, engine.Options{MemoryLimit: 1 << 20})
 	if err == nil || !strings.Contains(err.Error(), "limit of 1,048,576 bytes") {
 		t.Errorf("got %v, want the memory limit refused with both numbers", err)
 	}
@@ -186,14 +187,14 @@ func (l *liar) Count(key uint64) uint64 {
 func (l *liar) Top(k int) []strategies.Item { return []strategies.Item{{Key: l.victim, Count: 1}} }
 
 func TestScoringCatchesAWrongDesign(t *testing.T) {
-	st := prepare(t, smallYAML, Options{})
-	tr := newTruth(16, false, false)
-	tr.observe([]workload.Event{{Key: 5, Delta: 3}, {Key: 6, Delta: 1}, {Key: 7, Delta: 2}})
-	k := st.kind.(*streamKind)
+	st := prepare(t, smallYAML, engine.Options{})
+	tr := engine.NewTruth(16, false, false)
+	tr.Observe([]workload.Event{{Key: 5, Delta: 3}, {Key: 6, Delta: 1}, {Key: 7, Delta: 2}})
+	k := st.Kind.(*streamKind)
 	k.top = 2 // the question asked of the scoring, whatever the scenario's
-	st.designs = st.designs[:1]
-	r := &run{truth: tr, designs: []strategies.Strategy{&liar{victim: 5}}, names: []string{"exact"}, elapsed: []int64{0}}
-	rep := &Report{}
+	st.Members = st.Members[:1]
+	r := &engine.Run{Truth: tr, Designs: []strategies.Strategy{&liar{victim: 5}}, Names: []string{"exact"}, Elapsed: []int64{0}}
+	rep := &engine.Report{}
 	k.score(context.Background(), rep, r, tr, 6, nil, nil)
 	if got := find(t, rep.Results, "exact", "undercounts").Number(); got != 1 {
 		t.Errorf("undercounts: got %v, want 1", got)
@@ -220,7 +221,7 @@ func TestPrepareChecksWhatBuildWouldRefuse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Prepare(scn, Options{})
+			_, err = engine.Prepare(scn, engine.Options{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want %q", err, c.want)
 			}
@@ -244,10 +245,10 @@ func TestCancelMidStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &cancelling{cancel: cancel}
-	r := &run{truth: newTruth(16, false, false), designs: []strategies.Strategy{c}, names: []string{"cancelling"}, elapsed: make([]int64, 1)}
+	r := &engine.Run{Truth: engine.NewTruth(16, false, false), Designs: []strategies.Strategy{c}, Names: []string{"cancelling"}, Elapsed: make([]int64, 1)}
 	// 1,000 chunks: the lanes' queues hold a few, so the stream cannot
 	// all be handed out before the design cancels.
-	fed, err := feeder{workers: 3}.feed(ctx, r, fixedSource{chunks: 1000, size: 1000}, 999)
+	fed, err := engine.Feeder{Workers: 3}.Feed(ctx, r, fixedSource{chunks: 1000, size: 1000}, 999)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
@@ -268,11 +269,11 @@ func TestCancelMidStream(t *testing.T) {
 func TestEveryKindHasARunner(t *testing.T) {
 	names := scenarios.KindNames()
 	for _, name := range names {
-		if kinds[name] == nil {
+		if engine.Kinds[name] == nil {
 			t.Errorf("no runner for the loader's kind %q", name)
 		}
 	}
-	for name := range kinds {
+	for name := range engine.Kinds {
 		if !slices.Contains(names, name) {
 			t.Errorf("a runner for %q, which the loader does not know", name)
 		}
@@ -285,22 +286,22 @@ func TestOnDemandDesigns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := Prepare(scn, Options{})
+	st, err := engine.Prepare(scn, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.designs) != 3 || !slices.Equal(st.LeftOut, []string{"exact"}) {
-		t.Errorf("without -with: %d designs, left out %v; want 3 and exact", len(st.designs), st.LeftOut)
+	if len(st.Members) != 3 || !slices.Equal(st.LeftOut, []string{"exact"}) {
+		t.Errorf("without -with: %d designs, left out %v; want 3 and exact", len(st.Members), st.LeftOut)
 	}
-	st, err = Prepare(scn, Options{With: []string{"exact"}})
+	st, err = engine.Prepare(scn, engine.Options{With: []string{"exact"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.designs) != 4 || len(st.LeftOut) != 0 || st.designs[3].index != 3 {
-		t.Errorf("with exact: %d designs, left out %v; want all 4", len(st.designs), st.LeftOut)
+	if len(st.Members) != 4 || len(st.LeftOut) != 0 || st.Members[3].Index != 3 {
+		t.Errorf("with exact: %d designs, left out %v; want all 4", len(st.Members), st.LeftOut)
 	}
 	// The whole day with exact needs more than a 4 GiB limit: refused with the numbers.
-	if _, err := Prepare(scn, Options{With: []string{"exact"}, MemoryLimit: 4 << 30}); err == nil || !strings.Contains(err.Error(), "limit of 4,294,967,296 bytes") {
+	if _, err := engine.Prepare(scn, engine.Options{With: []string{"exact"}, MemoryLimit: 4 << 30}); err == nil || !strings.Contains(err.Error(), "limit of 4,294,967,296 bytes") {
 		t.Errorf("got %v, want the memory limit refused", err)
 	}
 }
@@ -308,16 +309,16 @@ func TestOnDemandDesigns(t *testing.T) {
 // A run is capped at what the machine has available, whatever the limit
 // says; and the machine's figure is read at all.
 func TestMemoryCappedAtTheMachine(t *testing.T) {
-	if runtime.GOOS == "linux" && machineMemory() <= 0 {
+	if runtime.GOOS == "linux" && engine.MachineMemory() <= 0 {
 		t.Fatal("MemAvailable of /proc/meminfo was not read")
 	}
-	defer func(f func() int64) { machineMemory = f }(machineMemory)
-	machineMemory = func() int64 { return 1 << 20 }
+	defer func(f func() int64) { engine.MachineMemory = f }(engine.MachineMemory)
+	engine.MachineMemory = func() int64 { return 1 << 20 }
 	scn, err := scenarios.Parse("small.yaml", []byte(smallYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Prepare(scn, Options{MemoryLimit: 1 << 40})
+	_, err = engine.Prepare(scn, engine.Options{MemoryLimit: 1 << 40})
 	if err == nil || !strings.Contains(err.Error(), "more than the 1,048,576 bytes this machine has available") {
 		t.Errorf("got %v, want the run refused at the machine's 1 MiB", err)
 	}
@@ -329,8 +330,8 @@ func TestMemoryCappedAtTheMachine(t *testing.T) {
 // planned bytes, and the key space by 4 bytes a key.
 func TestMemoryGuardCountsEveryTerm(t *testing.T) {
 	base := "name: m\nseed: 1\nworkload: {events: 1000000, keys: KEYS, s: 1}\nquestions: {top: 10}\nstrategies:\n  - {name: first, type: space-saving, params: {counters: 10}}\n"
-	need := func(keys string, extra string) (int64, *Setup) {
-		st := prepare(t, strings.Replace(base, "KEYS", keys, 1)+extra, Options{MemoryLimit: 1 << 40})
+	need := func(keys string, extra string) (int64, *engine.Setup) {
+		st := prepare(t, strings.Replace(base, "KEYS", keys, 1)+extra, engine.Options{MemoryLimit: 1 << 40})
 		return st.MemoryNeeded(), st
 	}
 	zero, _ := need("100000", "")
@@ -341,12 +342,12 @@ func TestMemoryGuardCountsEveryTerm(t *testing.T) {
 		"  - {name: d, type: space-saving, params: {counters: 50000}}\n",
 	} {
 		got, st := need("100000", d)
-		planned := st.designs[1].plannedValue(metrics.TotalBytes)
+		planned := st.Members[1].PlannedValue(metrics.TotalBytes)
 		if planned == 0 {
-			planned = st.designs[1].plannedValue(metrics.Bytes)
+			planned = st.Members[1].PlannedValue(metrics.Bytes)
 		}
 		// the scoring histogram of one more design, too
-		if want := zero + int64(planned) + int64(unsafe.Sizeof(overs{})); got != want || planned <= 0 {
+		if want := zero + int64(planned) + int64(unsafe.Sizeof(engine.Overs{})); got != want || planned <= 0 {
 			t.Errorf("%s: planned memory %d, want %d (+%v for the design)", strings.TrimSpace(d), got, want, planned)
 		}
 	}

@@ -2,11 +2,11 @@ package sim
 
 import (
 	"context"
-	"sync/atomic"
-	"time"
-
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/workload"
+	"sync/atomic"
+	"time"
 )
 
 // A board's standings: the players on the board before the stream — every
@@ -23,19 +23,19 @@ import (
 // piece of loadPiece players it takes: stopped, every loader stops within a
 // piece and load returns ctx's error, the loaders then holding different
 // parts of the standings (the run judges no design against them).
-func (k *boardKind) load(ctx context.Context, r *clusterRun, tr *boardTruth) (int, error) {
+func (k *boardKind) load(ctx context.Context, r *engine.ClusterRun, tr *boardTruth) (int, error) {
 	n, fill, err := k.in.order(ctx)
 	if err != nil {
 		return n, err
 	}
 	names := []string{"truth"}
-	for i, d := range r.designs {
+	for i, d := range r.Designs {
 		if _, ok := d.(strategies.Loader); ok {
-			names = append(names, r.names[i])
+			names = append(names, r.Names[i])
 		}
 	}
 	done := make([]atomic.Int64, len(names))
-	stop := k.progress.load(names, done, int64(n))
+	stop := loadProgress(k.progress, names, done, int64(n))
 	defer stop()
 	feed := func(j int, take func([]workload.Event)) {
 		buf := make([]workload.Event, 0, loadPiece)
@@ -49,13 +49,13 @@ func (k *boardKind) load(ctx context.Context, r *clusterRun, tr *boardTruth) (in
 		}
 	}
 	jobs := []func(){func() { feed(0, tr.load) }}
-	for _, d := range r.designs {
+	for _, d := range r.Designs {
 		if l, ok := d.(strategies.Loader); ok {
 			j := len(jobs)
 			jobs = append(jobs, func() { feed(j, l.Load) })
 		}
 	}
-	k.workers.parallel(jobs)
+	k.workers.Parallel(jobs)
 	for j := range done {
 		if done[j].Load() < int64(n) {
 			return n, ctx.Err() // a loader stopped
@@ -73,7 +73,7 @@ func (g *boardGen) order(ctx context.Context) (int, func([]workload.Event, int, 
 	n, top := g.spec.Keys, g.spec.Scores.StartMax
 	at := make([]uint32, top+2) // at[top−s]: where the players of score s begin
 	for rank := uint64(1); rank <= n; rank++ {
-		if stopped(ctx, int(rank)) {
+		if engine.Stopped(ctx, int(rank)) {
 			return int(n), nil, ctx.Err()
 		}
 		at[top-g.scores.StartScore(rank)+1]++
@@ -83,7 +83,7 @@ func (g *boardGen) order(ctx context.Context) (int, func([]workload.Event, int, 
 	}
 	order := make([]uint32, n) // rank − 1, best first
 	for rank := uint64(1); rank <= n; rank++ {
-		if stopped(ctx, int(rank)) {
+		if engine.Stopped(ctx, int(rank)) {
 			return int(n), nil, ctx.Err()
 		}
 		j := top - g.scores.StartScore(rank)
@@ -104,11 +104,11 @@ func (g *boardGen) order(ctx context.Context) (int, func([]workload.Event, int, 
 // context: at 4.3 µs a player (a sorted set of 20 M), 35 ms.
 const loadPiece = 8192
 
-// load reports the progress of the standings while they load, until the
-// function it returns is called: the players every loader has taken, and
-// the loader furthest behind.
-func (p progress) load(names []string, done []atomic.Int64, total int64) (stop func()) {
-	return p.ticker(time.Now(), func(pr *Progress) {
+// loadProgress reports on p the progress of the standings while they
+// load, until the function it returns is called: the players every loader
+// has taken, and the loader furthest behind.
+func loadProgress(p engine.StageProgress, names []string, done []atomic.Int64, total int64) (stop func()) {
+	return p.Ticker(time.Now(), func(pr *engine.Progress) {
 		pr.Stage, pr.Events = "standings", total
 		for j := range done {
 			if n := done[j].Load(); n < pr.Events || j == 0 {

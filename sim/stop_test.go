@@ -3,6 +3,10 @@ package sim
 import (
 	"cmp"
 	"context"
+	"countsim/metrics"
+	"countsim/sim/engine"
+	"countsim/strategies"
+	"countsim/workload"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -10,10 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"countsim/metrics"
-	"countsim/strategies"
-	"countsim/workload"
 )
 
 // cancelAt cancels a run's context at the first progress report that ask
@@ -21,15 +21,15 @@ import (
 type cancelAt struct {
 	once   sync.Once
 	cancel context.CancelFunc
-	ask    func(Progress) bool
+	ask    func(engine.Progress) bool
 	fired  chan struct{}
 }
 
-func newCancelAt(cancel context.CancelFunc, ask func(Progress) bool) *cancelAt {
+func newCancelAt(cancel context.CancelFunc, ask func(engine.Progress) bool) *cancelAt {
 	return &cancelAt{cancel: cancel, ask: ask, fired: make(chan struct{})}
 }
 
-func (c *cancelAt) progress(p Progress) {
+func (c *cancelAt) progress(p engine.Progress) {
 	if c.ask(p) {
 		c.once.Do(func() { c.cancel(); close(c.fired) })
 	}
@@ -64,8 +64,8 @@ strategies:
 func TestStopDuringStandingsLoad(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := newCancelAt(cancel, func(p Progress) bool { return p.Stage == "standings" && p.Events > 0 })
-	st := prepare(t, boardLoadYAML, Options{Progress: c.progress, ProgressEvery: time.Millisecond})
+	c := newCancelAt(cancel, func(p engine.Progress) bool { return p.Stage == "standings" && p.Events > 0 })
+	st := prepare(t, boardLoadYAML, engine.Options{Progress: c.progress, ProgressEvery: time.Millisecond})
 	rep, err := st.Run(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
@@ -114,15 +114,15 @@ strategies:
 // design's type planned again for them — never the whole stream's; the
 // notes say so.
 func TestStoppedStreamPlansWhatWasFed(t *testing.T) {
-	defer func(g time.Duration) { scoreGrace = g }(scoreGrace)
-	scoreGrace = time.Minute // the scoring of 20,000 keys is whole, however busy the machine
+	defer func(g time.Duration) { engine.ScoreGrace = g }(engine.ScoreGrace)
+	engine.ScoreGrace = time.Minute // the scoring of 20,000 keys is whole, however busy the machine
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := newCancelAt(cancel, func(p Progress) bool { return p.Events > 0 })
-	st := prepare(t, bigStreamYAML, Options{Progress: c.progress, ProgressEvery: time.Millisecond})
+	c := newCancelAt(cancel, func(p engine.Progress) bool { return p.Events > 0 })
+	st := prepare(t, bigStreamYAML, engine.Options{Progress: c.progress, ProgressEvery: time.Millisecond})
 	full := map[string][]strategies.PlanLine{}
-	for _, d := range st.designs {
-		full[d.name()] = d.plan
+	for _, d := range st.Members {
+		full[d.Name()] = d.Plan
 	}
 	rep, err := st.Run(ctx)
 	if !errors.Is(err, context.Canceled) || rep == nil || !rep.Partial {
@@ -132,32 +132,32 @@ func TestStoppedStreamPlansWhatWasFed(t *testing.T) {
 	if events <= 0 || events >= 50_000_000 {
 		t.Fatalf("fed %v events, want some of the 50,000,000", events)
 	}
-	env := st.env
+	env := st.Env
 	env.Events, env.Sim.Events = int64(events), events
-	for _, d := range st.designs {
-		want := d.typ.Plan(d.params, env)
+	for _, d := range st.Members {
+		want := d.Typ.Plan(d.Params, env)
 		checked := 0
 		for _, l := range want {
 			if l.Full {
 				continue
 			}
-			rows := metrics.Select(rep.Results, d.name(), l.Metric, metrics.Sim)
+			rows := metrics.Select(rep.Results, d.Name(), l.Metric, metrics.Sim)
 			for _, r := range rows {
 				if r.Plan == nil || r.Metric == metrics.Undercounts {
 					continue
 				}
 				if *r.Plan != l.Value {
-					t.Errorf("%s %s: plan %v, want %v, the plan for the %v events fed", d.name(), l.Metric, *r.Plan, l.Value, events)
+					t.Errorf("%s %s: plan %v, want %v, the plan for the %v events fed", d.Name(), l.Metric, *r.Plan, l.Value, events)
 				}
 				checked++
 			}
 		}
 		// The full stream's plan differs where the events count: εN, N/m.
-		if slices.Equal(want, full[d.name()]) {
-			t.Errorf("%s: the plan for %v events is the full stream's: the test proves nothing", d.name(), events)
+		if slices.Equal(want, full[d.Name()]) {
+			t.Errorf("%s: the plan for %v events is the full stream's: the test proves nothing", d.Name(), events)
 		}
 		if checked == 0 {
-			t.Errorf("%s: no row carries a plan to compare", d.name())
+			t.Errorf("%s: no row carries a plan to compare", d.Name())
 		}
 	}
 	if !slices.ContainsFunc(st.Notes, func(n string) bool {
@@ -170,18 +170,18 @@ func TestStoppedStreamPlansWhatWasFed(t *testing.T) {
 // Scoring whose context has ended leaves out the rows against the truth
 // (it stops, at its first look, rather than read every key) and says so.
 func TestScoringCutShortLeavesRowsOut(t *testing.T) {
-	st := prepare(t, smallYAML, Options{})
-	k := st.kind.(*streamKind)
-	tr := newTruth(16, false, false)
-	for i := range uint64(3 * stopEvery) {
-		tr.observe([]workload.Event{{Key: i, Delta: 1}})
+	st := prepare(t, smallYAML, engine.Options{})
+	k := st.Kind.(*streamKind)
+	tr := engine.NewTruth(16, false, false)
+	for i := range uint64(3 * engine.StopEvery) {
+		tr.Observe([]workload.Event{{Key: i, Delta: 1}})
 	}
-	r := &run{truth: tr, designs: []strategies.Strategy{&liar{victim: 5}}, names: []string{"exact"}, elapsed: []int64{0}}
-	st.designs = st.designs[:1]
+	r := &engine.Run{Truth: tr, Designs: []strategies.Strategy{&liar{victim: 5}}, Names: []string{"exact"}, Elapsed: []int64{0}}
+	st.Members = st.Members[:1]
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rep := &Report{}
-	k.score(ctx, rep, r, tr, 3*stopEvery, nil, nil)
+	rep := &engine.Report{}
+	k.score(ctx, rep, r, tr, 3*engine.StopEvery, nil, nil)
 	for _, m := range []metrics.Metric{metrics.Undercounts, metrics.TopKRecall} {
 		for _, r := range rowsOf(rep.Results, "exact", m) {
 			if r.Value != nil {
@@ -202,7 +202,7 @@ func TestScoringCutShortLeavesRowsOut(t *testing.T) {
 // its context ended it stops at its first look.
 func TestSortStop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 2, 3, stopEvery, stopEvery + 1, 3*stopEvery + 7, 1 << 20} {
+	for _, n := range []int{0, 1, 2, 3, engine.StopEvery, engine.StopEvery + 1, 3*engine.StopEvery + 7, 1 << 20} {
 		for _, shape := range []string{"random", "sorted", "reversed", "few"} {
 			s := make([]uint64, n)
 			for i := range s {
@@ -219,7 +219,7 @@ func TestSortStop(t *testing.T) {
 			}
 			want := slices.Clone(s)
 			slices.Sort(want)
-			if err := sortStop(context.Background(), s, cmp.Compare[uint64]); err != nil || !slices.Equal(s, want) {
+			if err := engine.SortStop(context.Background(), s, cmp.Compare[uint64]); err != nil || !slices.Equal(s, want) {
 				t.Fatalf("n=%d %s: err %v, sorted %v", n, shape, err, slices.IsSorted(s))
 			}
 		}
@@ -231,7 +231,7 @@ func TestSortStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	compares := 0
-	err := sortStop(ctx, s, func(a, b uint64) int { compares++; return cmp.Compare(a, b) })
+	err := engine.SortStop(ctx, s, func(a, b uint64) int { compares++; return cmp.Compare(a, b) })
 	if !errors.Is(err, context.Canceled) || compares > 0 {
 		t.Errorf("stopped: err %v after %d comparisons, want context.Canceled before any", err, compares)
 	}
@@ -241,7 +241,7 @@ func TestSortStop(t *testing.T) {
 // cause; released, it ends at once.
 func TestScoringContext(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sctx, release := scoring(ctx)
+	sctx, release := engine.Scoring(ctx)
 	defer release()
 	if sctx.Err() != nil {
 		t.Fatal("the scoring context ended while the run's is live")
@@ -256,7 +256,7 @@ func TestScoringContext(t *testing.T) {
 	if got := context.Cause(sctx); got != stop {
 		t.Errorf("cause %v, want the run's", got)
 	}
-	s2, release2 := scoring(context.Background())
+	s2, release2 := engine.Scoring(context.Background())
 	release2()
 	if s2.Err() == nil {
 		t.Error("released, the scoring context is still live")

@@ -1,13 +1,13 @@
 package sim
 
 import (
-	"errors"
-	"fmt"
-
 	"countsim/metrics"
 	"countsim/scenarios"
 	"countsim/sim/cluster"
+	"countsim/sim/engine"
 	"countsim/strategies"
+	"errors"
+	"fmt"
 )
 
 // What a union of distinct counts cost on the store that holds the days:
@@ -25,7 +25,7 @@ func audienceStore(scn *scenarios.Scenario) (cluster.Config, error) {
 	cfg := audienceCluster
 	cfg.Seed = scn.Seed
 	if c := scn.Cluster; c != nil {
-		sc, err := clusterConfig(c, scn.Seed)
+		sc, err := engine.ClusterConfig(c, scn.Seed)
 		if err != nil {
 			return cfg, err
 		}
@@ -40,7 +40,7 @@ func audienceStore(scn *scenarios.Scenario) (cluster.Config, error) {
 // answer (strategies.Metered) — and whether the store refused it,
 // CROSSSLOT, the refusal's words in the note: a refused union has no
 // estimate. Any other error is returned as it came, with no rows.
-func unionOn(s *scorer, st strategies.Store, u strategies.DistinctUnion, others []strategies.Distinct) (float64, error) {
+func unionOn(s *engine.Scorer, st strategies.Store, u strategies.DistinctUnion, others []strategies.Distinct) (float64, error) {
 	m, metered := st.(strategies.Metered)
 	var before strategies.Traffic
 	if metered {
@@ -69,15 +69,15 @@ func unionOn(s *scorer, st strategies.Store, u strategies.DistinctUnion, others 
 	if metered {
 		cost := m.Traffic().Sub(before)
 		what := fmt.Sprintf("the union of %d days", len(others)+1)
-		s.add(metrics.UnionOps, float64(cost.Ops), "ops", nil, "commands sent for "+what+", refused or not")
-		s.add(metrics.UnionRoundTrips, float64(cost.RoundTrips), "round trips", nil, "one a node a pipeline, one a GET")
-		s.add(metrics.UnionBytes, float64(cost.ReplyBytes), "B", nil, "bytes of the values read back: 8 a count, a day's registers as Redis's string")
+		s.Add(metrics.UnionOps, float64(cost.Ops), "ops", nil, "commands sent for "+what+", refused or not")
+		s.Add(metrics.UnionRoundTrips, float64(cost.RoundTrips), "round trips", nil, "one a node a pipeline, one a GET")
+		s.Add(metrics.UnionBytes, float64(cost.ReplyBytes), "B", nil, "bytes of the values read back: 8 a count, a day's registers as Redis's string")
 	}
 	flag, note := 0.0, "the store took the union's commands"
 	if refused {
 		flag, note = 1, "refused: "+err.Error()
 	}
-	s.add(metrics.MergeRefused, flag, "flag", nil, note)
+	s.Add(metrics.MergeRefused, flag, "flag", nil, note)
 	return est, err
 }
 
@@ -85,7 +85,7 @@ func unionOn(s *scorer, st strategies.Store, u strategies.DistinctUnion, others 
 // than one node, the nodes that hold its keys and the table of each node's
 // keys and ops: tagged day keys on one node, untagged ones where their
 // names hash.
-func spreadOn(s *scorer, st strategies.Store) {
+func spreadOn(s *engine.Scorer, st strategies.Store) {
 	c, ok := st.(*cluster.Cluster)
 	if !ok || len(c.NodeKeys()) < 2 {
 		return
@@ -97,6 +97,6 @@ func spreadOn(s *scorer, st strategies.Store) {
 			used++
 		}
 	}
-	s.add(metrics.NodesUsed, float64(used), "nodes", nil, fmt.Sprintf("of %d simulated: the nodes holding the design's keys", len(keys)))
-	nodeTable(s, c, 0)
+	s.Add(metrics.NodesUsed, float64(used), "nodes", nil, fmt.Sprintf("of %d simulated: the nodes holding the design's keys", len(keys)))
+	engine.NodeTable(s, c, 0)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/engine"
 )
 
 // TestAudienceUnions: redis-hll's three ways to the union of two days. On
@@ -36,7 +37,7 @@ workload:
     params: {merge: app}
 `
 	}
-	row := func(rep *Report, d string, m metrics.Metric) string {
+	row := func(rep *engine.Report, d string, m metrics.Metric) string {
 		rs := metrics.Select(rep.Results, d, m, metrics.Sim)
 		if len(rs) == 0 {
 			return "-"
@@ -59,7 +60,7 @@ workload:
 			"app":     "0 2 2 24,608 true",
 		}},
 	} {
-		st := prepare(t, yaml(tc.cluster), Options{})
+		st := prepare(t, yaml(tc.cluster), engine.Options{})
 		rep, err := st.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

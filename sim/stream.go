@@ -2,13 +2,13 @@ package sim
 
 import (
 	"context"
-	"fmt"
-	"slices"
-
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/workload"
+	"fmt"
+	"slices"
 )
 
 // The count stream: N writes over a Zipf (or uniform) law of keys, fed in
@@ -26,23 +26,23 @@ const truthBytesPerKey = 64
 // streamKind runs with the keyed questions' pieces and a feeder.
 type streamKind struct {
 	keyed
-	feeder feeder
+	feeder engine.Feeder
 	spec   *scenarios.Stream
 	src    *workload.Stream
 }
 
-func init() { defineKind("stream", newStreamKind) }
+func init() { engine.DefineKind("stream", newStreamKind) }
 
-func newStreamKind(h *harness) (kind, error) {
-	spec := h.scn.Run.(*scenarios.Stream)
-	src, err := workload.NewStream(streamConfig(h.scn.Seed, spec))
+func newStreamKind(h *engine.Harness) (engine.Kind, error) {
+	spec := h.Scn.Run.(*scenarios.Stream)
+	src, err := workload.NewStream(streamConfig(h.Scn.Seed, spec))
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
-	env := &h.lineup.env
+	env := &h.Lineup.Env
 	env.Keys = min(spec.Keys, uint64(spec.Events))
 	env.Events = spec.Events
-	return &streamKind{keyed: newKeyed(h, spec.Keys, spec.ExpectedWrites(), src.Prob, ""), feeder: h.feeder, spec: spec, src: src}, nil
+	return &streamKind{keyed: newKeyed(h, spec.Keys, spec.ExpectedWrites(), src.Prob, ""), feeder: h.Feeder, spec: spec, src: src}, nil
 }
 
 // streamConfig is the count stream a scenario states.
@@ -52,7 +52,7 @@ func streamConfig(seed uint64, spec *scenarios.Stream) workload.StreamConfig {
 		S: spec.Exponent(), Scramble: spec.Scramble, Rate: spec.Rate, Plant: plant, PlantKey: key}
 }
 
-func (k *streamKind) describe() string {
+func (k *streamKind) Describe() string {
 	dist := k.spec.Distribution
 	if dist == "zipf" {
 		dist = fmt.Sprintf("zipf s = %g", k.spec.S)
@@ -65,47 +65,47 @@ func (k *streamKind) describe() string {
 		metrics.Format(float64(k.spec.Events)), metrics.Format(float64(k.spec.Keys)), dist, plant, k.spec.Batch)
 }
 
-func (k *streamKind) accepts(*strategies.Type) error { return nil }
+func (k *streamKind) Accepts(*strategies.Type) error { return nil }
 
-func (k *streamKind) memory() (int64, int64) {
+func (k *streamKind) Memory() (int64, int64) {
 	if k.byRank() {
-		return rankTruthBytes(k.spec.Events, k.spec.Keys), 1
+		return engine.RankTruthBytes(k.spec.Events, k.spec.Keys), 1
 	}
-	return int64(k.lineup.env.Keys) * truthBytesPerKey, 1
+	return int64(k.lineup.Env.Keys) * truthBytesPerKey, 1
 }
 
-func (k *streamKind) run(ctx context.Context) (*Report, error) {
-	sctx, release := scoring(ctx)
+func (k *streamKind) Run(ctx context.Context) (*engine.Report, error) {
+	sctx, release := engine.Scoring(ctx)
 	defer release()
 	tr := k.truth()
-	r := &run{truth: tr}
-	if err := k.lineup.build(r, k.lineup.sameEnv); err != nil {
+	r := &engine.Run{Truth: tr}
+	if err := k.lineup.Build(r, k.lineup.SameEnv); err != nil {
 		return nil, err
 	}
-	events, err := k.feeder.feedCount(ctx, r, k.src, k.spec.Batch)
-	rep := &Report{Partial: err != nil}
+	events, err := k.feeder.FeedCount(ctx, r, k.src, k.spec.Batch)
+	rep := &engine.Report{Partial: err != nil}
 	kk := k.keyed
 	if rep.Partial { // every plan for the events fed
-		k.lineup.replan(rep, fed{events: events, of: float64(k.spec.Events), writes: float64(events)})
+		k.lineup.Replan(rep, engine.Fed{Events: events, Of: float64(k.spec.Events), Writes: float64(events)})
 		kk.writes = float64(events)
 	}
-	k.rows.events(rep, events, k.spec.Events)
-	var more func(s *scorer, i int)
+	k.rows.Events(rep, events, k.spec.Events)
+	var more func(s *engine.Scorer, i int)
 	if k.src.Planted() > 0 {
 		more = k.planted(rep, r, tr, events)
 	}
 	kk.score(sctx, rep, r, tr, events, more, nil)
-	return rep, stoppedScoring(ctx, rep, err)
+	return rep, engine.StoppedScoring(ctx, rep, err)
 }
 
 // truth is the stream's ground truth: by rank when the array is the
 // smaller (the key space is at most 16 times the events: 4 or 8 bytes a
 // rank against about 64 a key seen), else by key.
-func (k *streamKind) truth() tallyObserver {
+func (k *streamKind) truth() engine.TallyObserver {
 	if k.byRank() {
-		return newRankTruth(k.src)
+		return engine.NewRankTruth(k.src)
 	}
-	return newTruth(int(k.lineup.env.Keys), false, false)
+	return engine.NewTruth(int(k.lineup.Env.Keys), false, false)
 }
 
 // A planted key is counted by key: the rank truth reads a key's rank off
@@ -121,9 +121,9 @@ func (k *streamKind) byRank() bool {
 // those questions are scored with: the designs, the rows, and the workers
 // that compare every design with the truth side by side.
 type keyed struct {
-	lineup  *lineup
-	rows    scoreRows
-	workers workers
+	lineup  *engine.Lineup
+	rows    engine.ScoreRows
+	workers engine.Workers
 	top     int // the K of the scenario's top-K question; 0: none asked
 
 	keys   uint64                    // the key space n
@@ -135,8 +135,8 @@ type keyed struct {
 // newKeyed is the keyed questions of a stream of writes over keys with
 // the given law (nil: none known, a recorded log) and the note of it (""
 // for a Zipf's).
-func newKeyed(h *harness, keys uint64, writes float64, prob func(rank uint64) float64, law string) keyed {
-	return keyed{lineup: h.lineup, rows: h.rows, workers: h.workers, top: h.scn.Questions.Top,
+func newKeyed(h *engine.Harness, keys uint64, writes float64, prob func(rank uint64) float64, law string) keyed {
+	return keyed{lineup: h.Lineup, rows: h.Rows, workers: h.Workers, top: h.Scn.Questions.Top,
 		keys: keys, writes: writes, prob: prob, law: law}
 }
 
@@ -160,13 +160,13 @@ func (k keyed) expectedPlan(rank uint64) *float64 {
 	return metrics.PlanOf(k.expected(rank))
 }
 
-// plan is the expected count of the K-th key, when the top K is asked.
-func (k keyed) plan() []metrics.Result {
+// Plan is the expected count of the K-th key, when the top K is asked.
+func (k keyed) Plan() []metrics.Result {
 	top := k.top
 	if top <= 0 || uint64(top) > k.keys {
 		return nil
 	}
-	return []metrics.Result{k.rows.plan(strategies.PlanLine{Metric: metrics.KthTrueCount,
+	return []metrics.Result{k.rows.Plan(strategies.PlanLine{Metric: metrics.KthTrueCount,
 		Value: k.expected(uint64(top)), Unit: "events", Note: fmt.Sprintf("N·P(rank %d) = %s", top, k.lawNote())})}
 }
 
@@ -176,73 +176,73 @@ func (k keyed) plan() []metrics.Result {
 // when not nil), then its plan rows. Reading the truth and comparing every
 // design with it stop when ctx ends (the scoring context, stop.go): the
 // rows against the truth are then left out, and rep says so.
-func (k keyed) score(ctx context.Context, rep *Report, r *run, tr tally, events int64, more func(s *scorer, i int), afterTop func(s *scorer, i int, got []strategies.Item, recall float64)) {
-	designs := k.lineup.designs
+func (k keyed) score(ctx context.Context, rep *engine.Report, r *engine.Run, tr engine.Tally, events int64, more func(s *engine.Scorer, i int), afterTop func(s *engine.Scorer, i int, got []strategies.Item, recall float64)) {
+	designs := k.lineup.Members
 	top := k.top
-	var trueTop []keyCount
+	var trueTop []engine.KeyCount
 	var distinct int
-	stats := make([]*pointStats, len(r.designs))
-	judged := tr.ready(ctx) == nil
+	stats := make([]*engine.PointStats, len(r.Designs))
+	judged := tr.Ready(ctx) == nil
 	if judged {
 		// The truth's own answers and every design's counts of every key
 		// are worked out side by side: each reads the truth and one design
 		// only.
-		errs := make([]error, len(r.designs)+1)
+		errs := make([]error, len(r.Designs)+1)
 		jobs := []func(){func() {
 			if top > 0 {
-				if trueTop, errs[0] = tr.top(ctx, top); errs[0] != nil {
+				if trueTop, errs[0] = tr.Top(ctx, top); errs[0] != nil {
 					return
 				}
 			}
-			distinct, errs[0] = tr.distinct(ctx)
+			distinct, errs[0] = tr.Distinct(ctx)
 		}}
-		for i, built := range r.designs {
+		for i, built := range r.Designs {
 			if pc, ok := built.(strategies.PointCounter); ok {
-				bound := designs[i].planned(metrics.OverestimateBound)
-				jobs = append(jobs, func() { stats[i], errs[i+1] = measurePoints(ctx, pc, tr, bound) })
+				bound := designs[i].Planned(metrics.OverestimateBound)
+				jobs = append(jobs, func() { stats[i], errs[i+1] = engine.MeasurePoints(ctx, pc, tr, bound) })
 			}
 		}
-		k.workers.parallel(jobs)
+		k.workers.Parallel(jobs)
 		judged = !slices.ContainsFunc(errs, func(err error) bool { return err != nil })
 	}
 	if !judged {
-		rep.cut("the truth's distinct keys and top K, and every design's counts and top K against the truth")
+		rep.Cut("the truth's distinct keys and top K, and every design's counts and top K against the truth")
 	} else {
-		k.rows.truth(rep, metrics.DistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
+		k.rows.Truth(rep, metrics.DistinctKeys, float64(distinct), "keys", nil, "of "+metrics.Format(float64(k.keys))+" possible")
 		if len(trueTop) > 0 {
-			k.rows.truth(rep, metrics.Top1Count, float64(trueTop[0].count), "events", k.expectedPlan(1), "N·P(rank 1) = "+k.lawNote())
+			k.rows.Truth(rep, metrics.Top1Count, float64(trueTop[0].Count), "events", k.expectedPlan(1), "N·P(rank 1) = "+k.lawNote())
 		}
 		if len(trueTop) == top && top > 0 {
-			k.rows.truth(rep, metrics.KthTrueCount, float64(trueTop[top-1].count), "events", k.expectedPlan(uint64(top)),
-				fmt.Sprintf("the %s key's true count; plan %s", ordinal(top), k.lawNote()))
+			k.rows.Truth(rep, metrics.KthTrueCount, float64(trueTop[top-1].Count), "events", k.expectedPlan(uint64(top)),
+				fmt.Sprintf("the %s key's true count; plan %s", engine.Ordinal(top), k.lawNote()))
 		}
 	}
 	// The top-K recall of each design not swept; not drawn where every bar
 	// is the same (Run drops flat charts), the value is in the tables.
-	recall := metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Name: "topk-recall", Kind: metrics.Bars,
+	recall := metrics.Series{Scenario: k.rows.Scenario, Step: k.rows.Step, Name: "topk-recall", Kind: metrics.Bars,
 		Title: fmt.Sprintf("top-%d recall of each design", top), XLabel: "design", YLabel: "recall"}
-	for i, built := range r.designs {
-		s := k.rows.scorer(rep, designs[i])
-		s.memory(built, "measured from the design's arrays")
-		note := laneClockNote
-		if r.clusters != nil && r.clusters[i] != nil {
+	for i, built := range r.Designs {
+		s := k.rows.Scorer(rep, designs[i])
+		s.Memory(built, "measured from the design's arrays")
+		note := engine.LaneClockNote
+		if r.Clusters != nil && r.Clusters[i] != nil {
 			note += "; includes the simulated cluster's queueing and accounting"
 		}
-		if designs[i].real == "" { // a twin's time is the real store's: its own rows
-			s.speed(r.elapsed[i], events, note)
+		if designs[i].Real == "" { // a twin's time is the real store's: its own rows
+			s.Speed(r.Elapsed[i], events, note)
 		}
 		if judged && stats[i] != nil {
-			s.points(stats[i])
+			s.Points(stats[i])
 		}
 		if more != nil {
 			more(s, i)
 		}
 		if tk, ok := built.(strategies.TopK); ok && top > 0 && judged {
-			rc, got := s.top(tk, tr, trueTop, top)
+			rc, got := s.Top(tk, tr, trueTop, top)
 			// A swept design's recall is on its sweep's curve, against
 			// memory (sweep.go): the bars hold the others.
-			if designs[i].sweep == nil {
-				recall.Labels = append(recall.Labels, s.d.name())
+			if designs[i].Sweep == nil {
+				recall.Labels = append(recall.Labels, s.D.Name())
 				recall.Y = append(recall.Y, rc)
 			}
 			if afterTop != nil {
@@ -250,9 +250,9 @@ func (k keyed) score(ctx context.Context, rep *Report, r *run, tr tally, events 
 			}
 		}
 		if d, ok := built.(strategies.Distributed); ok {
-			s.coordination(d)
+			s.Coordination(d)
 		}
-		s.finish()
+		s.Finish()
 	}
 	if len(recall.Labels) > 0 {
 		rep.Series = append(rep.Series, recall)

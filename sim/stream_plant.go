@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"fmt"
-
 	"countsim/metrics"
+	"countsim/sim/engine"
 	"countsim/strategies"
+	"fmt"
 )
 
 // The planted key of a count stream (issue 25): a key the law never
@@ -20,24 +20,24 @@ import (
 // counter. The truth is read once the stream was fed whole (events of the
 // stream's): a stopped stream held fewer of the plant's writes, and its
 // rows then have no plan.
-func (k *streamKind) planted(rep *Report, r *run, tr tally, events int64) func(s *scorer, i int) {
+func (k *streamKind) planted(rep *engine.Report, r *engine.Run, tr engine.Tally, events int64) func(s *engine.Scorer, i int) {
 	key := k.src.PlantedKey()
-	truth := tr.count(key)
+	truth := tr.Count(key)
 	var plan *float64
 	if events == k.spec.Events {
 		plan = metrics.PlanOf(float64(k.src.Planted()))
 	}
-	k.rows.truth(rep, metrics.PlantedCount, float64(truth), "events", plan,
+	k.rows.Truth(rep, metrics.PlantedCount, float64(truth), "events", plan,
 		fmt.Sprintf("the planted key %d: its true count; plan its writes, spread evenly over the stream", key))
-	return func(s *scorer, i int) {
-		pc, ok := r.designs[i].(strategies.PointCounter)
+	return func(s *engine.Scorer, i int) {
+		pc, ok := r.Designs[i].(strategies.PointCounter)
 		if !ok {
 			return
 		}
 		got := pc.Count(key)
-		s.add(metrics.PlantedEstimate, float64(got), "events", nil, fmt.Sprintf("the design's count of the planted key, whose true count is %s", metrics.Format(float64(truth))))
+		s.Add(metrics.PlantedEstimate, float64(got), "events", nil, fmt.Sprintf("the design's count of the planted key, whose true count is %s", metrics.Format(float64(truth))))
 		excess := float64(got) - float64(truth)
-		bound := s.plan(metrics.OverestimateBound)
+		bound := s.Plan(metrics.OverestimateBound)
 		note := fmt.Sprintf("estimate − true count = %s − %s", metrics.Format(float64(got)), metrics.Format(float64(truth)))
 		if bound != nil {
 			verdict := "within"
@@ -46,6 +46,6 @@ func (k *streamKind) planted(rep *Report, r *run, tr tally, events int64) func(s
 			}
 			note += fmt.Sprintf(": %s the bound εN = %s the design keeps for a key with probability 1 − δ (plan)", verdict, metrics.Format(*bound))
 		}
-		s.add(metrics.PlantedExcess, excess, "events", bound, note)
+		s.Add(metrics.PlantedExcess, excess, "events", bound, note)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/engine"
 	"countsim/strategies/frequency"
 	"countsim/workload"
 )
@@ -32,13 +33,13 @@ strategies:
 // stream itself), its excess that minus 400, beside εN for count-min and
 // without a plan for the others; the expectations on them hold.
 func TestPlantedRows(t *testing.T) {
-	st := prepare(t, plantYAML, Options{})
+	st := prepare(t, plantYAML, engine.Options{})
 	rep, err := st.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	rs := rep.Results
-	src := st.kind.(*streamKind).src
+	src := st.Kind.(*streamKind).src
 	key := src.KeyOf(5_001)
 	var n int64
 	for i := range src.Chunks() {
@@ -51,7 +52,7 @@ func TestPlantedRows(t *testing.T) {
 	if n != 400 {
 		t.Fatalf("the stream writes the key of rank keys + 1 %d times, want 400", n)
 	}
-	pc := find(t, rs, truthName(st.Scenario), metrics.PlantedCount)
+	pc := find(t, rs, engine.TruthName(st.Scenario), metrics.PlantedCount)
 	if pc.Number() != 400 || pc.Plan == nil || *pc.Plan != 400 {
 		t.Errorf("planted_count %v, plan %v; want 400 and 400", pc.Number(), pc.Plan)
 	}
@@ -82,7 +83,7 @@ func TestPlantedRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Prepare(scn, Options{}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := engine.Prepare(scn, engine.Options{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want an error naming %q", err, c.want)
 		}
 	}
@@ -110,7 +111,7 @@ func TestPracticeDish(t *testing.T) {
 		scanDishes(t, scn, *practiceScan)
 		return
 	}
-	st, err := Prepare(scn, Options{})
+	st, err := engine.Prepare(scn, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestPracticeDish(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := rep.Results
-	if got := find(t, rs, truthName(scn), metrics.PlantedCount).Number(); got != 400 {
+	if got := find(t, rs, engine.TruthName(scn), metrics.PlantedCount).Number(); got != 400 {
 		t.Errorf("the dish's true count %v, want 400", got)
 	}
 	for _, c := range []struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"countsim/scenarios"
+	"countsim/sim/engine"
 )
 
 const sweepYAML = `name: sw
@@ -22,10 +23,10 @@ strategies:
 // A sweep runs one design a value, on the same events, and draws the
 // largest overestimate against the bytes with the plan's εN beside it.
 func TestSweep(t *testing.T) {
-	st := prepare(t, sweepYAML, Options{})
+	st := prepare(t, sweepYAML, engine.Options{})
 	var names []string
-	for _, d := range st.designs {
-		names = append(names, d.name())
+	for _, d := range st.Members {
+		names = append(names, d.Name())
 	}
 	if want := []string{"cm-width-100", "cm-width-200", "cm-width-400", "cm-width-800", "cm-width-1600", "cm-width-3200"}; !slices.Equal(names, want) {
 		t.Fatalf("designs %q, want %q", names, want)
@@ -67,7 +68,7 @@ func TestSweepErrors(t *testing.T) {
 	} {
 		scn, err := scenarios.Parse("sw.yaml", []byte(strings.Replace(sweepYAML, c.old, c.new, 1)))
 		if err == nil {
-			_, err = Prepare(scn, Options{})
+			_, err = engine.Prepare(scn, engine.Options{})
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", c.new, err, c.want)
@@ -78,7 +79,7 @@ func TestSweepErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Prepare(scn, Options{}); err == nil || !strings.Contains(err.Error(), "has the name of another design") {
+	if _, err := engine.Prepare(scn, engine.Options{}); err == nil || !strings.Contains(err.Error(), "has the name of another design") {
 		t.Errorf("a taken name: got %v", err)
 	}
 }
@@ -86,12 +87,12 @@ func TestSweepErrors(t *testing.T) {
 // A swept duration is drawn in seconds, and its axis says so.
 func TestSweepDurationLabel(t *testing.T) {
 	spec := scenarios.Strategy{Name: "nl", Sweep: &scenarios.Sweep{Key: "cycle", Values: []any{"1s", "500ms"}, At: make([]scenarios.Pos, 2)}}
-	ms := sweepMembers(spec)
-	if len(ms) != 2 || ms[0].sweep.value != 1 || ms[1].sweep.value != 0.5 || ms[0].sweep.label() != "cycle (s)" {
-		t.Errorf("members %+v %+v, want 1 and 0.5 s, labelled \"cycle (s)\"", ms[0].sweep, ms[1].sweep)
+	ms := engine.SweepMembers(spec)
+	if len(ms) != 2 || ms[0].Sweep.Value != 1 || ms[1].Sweep.Value != 0.5 || ms[0].Sweep.Label() != "cycle (s)" {
+		t.Errorf("members %+v %+v, want 1 and 0.5 s, labelled \"cycle (s)\"", ms[0].Sweep, ms[1].Sweep)
 	}
 	spec.Sweep = &scenarios.Sweep{Key: "width", Values: []any{int64(10), int64(20)}, At: make([]scenarios.Pos, 2)}
-	if l := sweepMembers(spec)[0].sweep.label(); l != "width" {
+	if l := engine.SweepMembers(spec)[0].Sweep.Label(); l != "width" {
 		t.Errorf("label %q, want width", l)
 	}
 }

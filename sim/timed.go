@@ -2,13 +2,13 @@ package sim
 
 import (
 	"context"
-	"fmt"
-	"math"
-
 	"countsim/metrics"
 	"countsim/scenarios"
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/workload"
+	"fmt"
+	"math"
 )
 
 // The timed stream on the simulated cluster: writes over simulated time in
@@ -27,15 +27,15 @@ import (
 // cluster and the twins' real stores.
 type timedKind struct {
 	keyed
-	feeder   feeder
-	clusters clusters
-	twins    twins
+	feeder   engine.Feeder
+	clusters engine.Clusters
+	twins    engine.Twins
 	spec     *scenarios.Timed
 	src      *workload.Timed
 	faults   []strategies.Fault
 	// stream is what is fed: src, or a log read once (log_timed.go); dedup:
 	// the truth counts a repeated ID once.
-	stream source
+	stream engine.Source
 	dedup  bool
 	// log, for a log's replay, counts what the truth is fed and, once the
 	// stream is read, makes spec the log's own (its span, its rates) and
@@ -47,25 +47,25 @@ type timedKind struct {
 // counts the log's figures as it is fed, and the step once it is read
 // (bad input — a fault past the log's end — as an error).
 type timedLog interface {
-	observer(tr *truth) observer
-	read(rep *Report) error
+	observer(tr *engine.Truth) engine.Observer
+	read(rep *engine.Report) error
 }
 
-func init() { defineKind("timed", newTimedKind) }
+func init() { engine.DefineKind("timed", newTimedKind) }
 
-func newTimedKind(h *harness) (kind, error) {
-	return newTimedOf(h, h.scn.Run.(*scenarios.Timed))
+func newTimedKind(h *engine.Harness) (engine.Kind, error) {
+	return newTimedOf(h, h.Scn.Run.(*scenarios.Timed))
 }
 
 // newTimedOf builds the timed kind of spec: the scenario's own stream, or
 // the timed stream under a kind that refines it (a board's).
-func newTimedOf(h *harness, spec *scenarios.Timed) (*timedKind, error) {
-	src, err := workload.NewTimed(timedConfig(h.scn.Seed, spec))
+func newTimedOf(h *engine.Harness, spec *scenarios.Timed) (*timedKind, error) {
+	src, err := workload.NewTimed(timedConfig(h.Scn.Seed, spec))
 	if err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err)
 	}
 	events := int64(math.Round(src.ExpectedWrites()))
-	env := &h.lineup.env
+	env := &h.Lineup.Env
 	env.Keys = min(spec.Keys, uint64(max(events, 1)))
 	env.Events = events
 	env.Duration = spec.Duration()
@@ -84,13 +84,13 @@ func newTimedOf(h *harness, spec *scenarios.Timed) (*timedKind, error) {
 
 // newTimedRunner is the runner of a timed stream shaped as spec says, with
 // the scenario's cluster and faults; its stream is the caller's to set.
-func newTimedRunner(h *harness, spec *scenarios.Timed, kk keyed) (*timedKind, error) {
-	cl, err := h.clusters()
+func newTimedRunner(h *engine.Harness, spec *scenarios.Timed, kk keyed) (*timedKind, error) {
+	cl, err := h.Clusters()
 	if err != nil {
 		return nil, err
 	}
-	k := &timedKind{keyed: kk, feeder: h.feeder, clusters: cl, twins: h.twins, spec: spec}
-	for _, f := range h.scn.Faults {
+	k := &timedKind{keyed: kk, feeder: h.Feeder, clusters: cl, twins: h.Twins, spec: spec}
+	for _, f := range h.Scn.Faults {
 		k.faults = append(k.faults, strategies.Fault{At: f.At, Kind: strategies.FaultKind(f.Kind), Target: f.Target})
 	}
 	return k, nil
@@ -111,52 +111,44 @@ func timedConfig(seed uint64, spec *scenarios.Timed) workload.TimedConfig {
 	return cfg
 }
 
-// count is n and its noun, singular for 1: "1 key", "1,000 keys".
-func count(n float64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return metrics.Format(n) + " " + noun + "s"
-}
-
-// realStores: a timed stream's designs on servers have twins on a real
+// RealStores: a timed stream's designs on servers have twins on a real
 // store.
-func (k *timedKind) realStores() bool { return true }
+func (k *timedKind) RealStores() bool { return true }
 
-func (k *timedKind) describe() string {
+func (k *timedKind) Describe() string {
 	w := k.spec
 	return fmt.Sprintf("Timed stream: %s writes expected over %s s in %s, %s arrivals, %s reads/s, %g resent, over %s.",
-		metrics.Format(math.Round(w.ExpectedWrites())), metrics.Format(float64(w.Duration())/1e9), count(float64(len(w.Phases)), "phase"), w.Arrivals,
-		metrics.Format(w.Reads), w.Resend, count(float64(w.Keys), "key"))
+		metrics.Format(math.Round(w.ExpectedWrites())), metrics.Format(float64(w.Duration())/1e9), engine.Count(float64(len(w.Phases)), "phase"), w.Arrivals,
+		metrics.Format(w.Reads), w.Resend, engine.Count(float64(w.Keys), "key"))
 }
 
-func (k *timedKind) accepts(*strategies.Type) error { return nil }
+func (k *timedKind) Accepts(*strategies.Type) error { return nil }
 
-func (k *timedKind) memory() (int64, int64) {
+func (k *timedKind) Memory() (int64, int64) {
 	w, l := k.spec, k.lineup
-	need := int64(l.env.Keys) * truthBytesPerKey
+	need := int64(l.Env.Keys) * truthBytesPerKey
 	if k.dedup { // the truth remembers every write's ID
 		need += int64(w.ExpectedWrites()) * truthBytesPerKey
 	}
-	need += int64(w.ExpectedReads()) * (24 + 8*int64(len(l.designs))) // the truth's record, and each reader's
-	if w.Keys <= historyMaxKeys {
+	need += int64(w.ExpectedReads()) * (24 + 8*int64(len(l.Members))) // the truth's record, and each reader's
+	if w.Keys <= engine.HistoryMaxKeys {
 		need += int64(w.Keys) * 8 * (w.Duration()/1e6 + 1) // per-ms history
 	}
-	if c := k.clusters.cfg; c != nil { // per key-second and node-second counts, for each design's cluster
+	if c := k.clusters.Cfg; c != nil { // per key-second and node-second counts, for each design's cluster
 		secs := w.Duration()/1e9 + 1
-		need += int64(len(l.designs)) * secs * (12*int64(min(l.env.Keys, 1<<16)) + 8*int64(c.Nodes))
+		need += int64(len(l.Members)) * secs * (12*int64(min(l.Env.Keys, 1<<16)) + 8*int64(c.Nodes))
 	}
 	return need, 1
 }
 
-func (k *timedKind) run(ctx context.Context) (*Report, error) {
+func (k *timedKind) Run(ctx context.Context) (*engine.Report, error) {
 	w := k.spec
-	ctx, rr, cause := k.twins.start(ctx, len(k.lineup.designs))
-	defer rr.close()
-	sctx, release := scoring(ctx)
+	ctx, rr, cause := k.twins.Start(ctx, len(k.lineup.Members))
+	defer rr.Close()
+	sctx, release := engine.Scoring(ctx)
 	defer release()
-	tr := newTruth(int(k.lineup.env.Keys), k.dedup, w.Keys <= historyMaxKeys)
-	var obs observer = tr
+	tr := engine.NewTruth(int(k.lineup.Env.Keys), k.dedup, w.Keys <= engine.HistoryMaxKeys)
+	var obs engine.Observer = tr
 	if k.log != nil {
 		obs = k.log.observer(tr)
 	}
@@ -164,8 +156,8 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{}
-	events, err := k.feeder.feed(ctx, r.run, k.stream, w.Batch)
+	rep := &engine.Report{}
+	events, err := k.feeder.Feed(ctx, r.Run, k.stream, w.Batch)
 	if err == nil && k.log != nil {
 		if err := k.log.read(rep); err != nil {
 			return nil, err // bad input: nothing is reported
@@ -173,44 +165,44 @@ func (k *timedKind) run(ctx context.Context) (*Report, error) {
 		w = k.spec // the log's own span and rates
 	}
 	if err == nil {
-		r.finish(w.Duration())
-		err = k.feeder.secondPass(ctx, r.run, k.stream, w.Batch)
+		r.Finish(w.Duration())
+		err = k.feeder.SecondPass(ctx, r.Run, k.stream, w.Batch)
 	} else {
-		r.takeSteady(r.fedUntil + 1) // what was fed, with nothing sent after it
+		r.TakeSteady(r.FedUntil + 1) // what was fed, with nothing sent after it
 	}
 	if err == nil {
 		err = ctx.Err() // a real store failed in the shutdown
 	}
 	err = cause(err)
 	if err == nil {
-		rr.settle()
+		rr.Settle()
 	}
 	rep.Partial = err != nil
 	kk, writesPlan, readsPlan := k.keyed, w.ExpectedWrites(), w.ExpectedReads()
 	if rep.Partial { // every plan for what was fed
-		f := timedFed(w, events, float64(tr.n), r.fedUntil)
-		k.lineup.replan(rep, f)
-		writesPlan, _ = phasesUntil(w.Phases, f.until)
-		readsPlan = w.Reads * float64(f.until) / 1e9
+		f := engine.TimedFed(w, events, float64(tr.N), r.FedUntil)
+		k.lineup.Replan(rep, f)
+		writesPlan, _ = engine.PhasesUntil(w.Phases, f.Until)
+		readsPlan = w.Reads * float64(f.Until) / 1e9
 		kk.writes = writesPlan
 	}
-	k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: writes, reads and resends")
-	k.rows.truth(rep, metrics.Writes, float64(tr.n), "events", metrics.PlanOf(math.Round(writesPlan)), "logical writes; plan ∫ rate dt")
-	k.rows.truth(rep, metrics.Reads, float64(len(tr.reads)), "events", metrics.PlanOf(math.Round(readsPlan)), "read events")
+	k.rows.Truth(rep, metrics.Events, float64(events), "events", nil, "every event fed: writes, reads and resends")
+	k.rows.Truth(rep, metrics.Writes, float64(tr.N), "events", metrics.PlanOf(math.Round(writesPlan)), "logical writes; plan ∫ rate dt")
+	k.rows.Truth(rep, metrics.Reads, float64(len(tr.Reads)), "events", metrics.PlanOf(math.Round(readsPlan)), "read events")
 	if w.Resend > 0 || k.log != nil && k.dedup {
-		k.rows.truth(rep, metrics.Resends, float64(tr.dups), "events", metrics.PlanOf(math.Round(w.Resend*writesPlan)), "writes sent twice (same ID)")
+		k.rows.Truth(rep, metrics.Resends, float64(tr.Dups), "events", metrics.PlanOf(math.Round(w.Resend*writesPlan)), "writes sent twice (same ID)")
 	}
-	kk.score(sctx, rep, r.run, tr, events, func(s *scorer, i int) { k.servers(sctx, rep, s, r, tr, i) }, nil)
-	rr.table(rep)
-	return rep, stoppedScoring(ctx, rep, err)
+	kk.score(sctx, rep, r.Run, tr, events, func(s *engine.Scorer, i int) { k.servers(sctx, rep, s, r, tr, i) }, nil)
+	rr.Table(rep)
+	return rep, engine.StoppedScoring(ctx, rep, err)
 }
 
 // newRun builds every design, each on a simulated cluster of its own when
 // the scenario has one, with the truth tr and the scenario's faults.
-func (k *timedKind) newRun(ctx context.Context, tr observer, rr *realRun) (*clusterRun, error) {
-	r, err := k.clusters.newRun(ctx, k.lineup, tr, rr)
+func (k *timedKind) newRun(ctx context.Context, tr engine.Observer, rr *engine.RealRun) (*engine.ClusterRun, error) {
+	r, err := k.clusters.NewRun(ctx, k.lineup, tr, rr)
 	if r != nil {
-		r.faults = k.faults
+		r.Faults = k.faults
 	}
 	return r, err
 }

@@ -7,6 +7,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/sim/cluster"
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -43,7 +44,7 @@ strategies:
 `
 
 func TestTimedRunAgainstTruth(t *testing.T) {
-	rep, err := prepare(t, hotYAML, Options{}).Run(context.Background())
+	rep, err := prepare(t, hotYAML, engine.Options{}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,21 +89,21 @@ func TestTimedRunAgainstTruth(t *testing.T) {
 }
 
 func TestFaultsReachDesignsAtTheirTime(t *testing.T) {
-	r := &run{
-		truth:    newTruth(4, false, false),
-		designs:  []strategies.Strategy{&faultLog{}},
-		clusters: make([]*cluster.Cluster, 1),
-		elapsed:  make([]int64, 1),
-		next:     make([]int, 1),
-		faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 150, Kind: strategies.AppCrash, Target: 2}, {At: 900, Kind: strategies.AppCrash}},
+	r := &engine.Run{
+		Truth:    engine.NewTruth(4, false, false),
+		Designs:  []strategies.Strategy{&faultLog{}},
+		Clusters: make([]*cluster.Cluster, 1),
+		Elapsed:  make([]int64, 1),
+		Next:     make([]int, 1),
+		Faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 150, Kind: strategies.AppCrash, Target: 2}, {At: 900, Kind: strategies.AppCrash}},
 	}
 	var b []workload.Event
 	for at := int64(0); at < 400; at += 50 {
 		b = append(b, workload.Event{At: at, Key: 1, Delta: 1, ID: uint64(at) + 1})
 	}
-	r.observe(0, b)
-	(&clusterRun{run: r}).finish(1000)
-	log := r.designs[0].(*faultLog)
+	r.Observe(0, b)
+	(&engine.ClusterRun{Run: r}).Finish(1000)
+	log := r.Designs[0].(*faultLog)
 	want := "0 50 100 F1 F2 150 200 250 300 350 F0 flush"
 	if got := log.String(); got != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -134,20 +135,20 @@ func (f *faultLog) String() string {
 }
 
 func TestStalenessFromHistory(t *testing.T) {
-	tr := newTruth(4, false, true)
+	tr := engine.NewTruth(4, false, true)
 	// One write every 10 ms for a second, then a read at 1 s shown 50.
 	var b []workload.Event
 	for i := range 100 {
 		b = append(b, workload.Event{At: int64(i) * 10e6, Key: 9, Delta: 1})
 	}
 	b = append(b, workload.Event{At: 1e9, Key: 9, Op: workload.Read})
-	tr.observe(b)
+	tr.Observe(b)
 	// The 51st write, at 500 ms, made 50 untrue: 0.5 s old.
-	ns, ok := tr.staleness(9, 50, tr.reads[0], tr.readAt[0])
+	ns, ok := tr.Staleness(9, 50, tr.Reads[0], tr.ReadAt[0])
 	if !ok || ns != 500e6 {
 		t.Errorf("got %v ns (%v), want 500,000,000", ns, ok)
 	}
-	if ns, _ := tr.staleness(9, 100, 100, 1e9); ns != 0 {
+	if ns, _ := tr.Staleness(9, 100, 100, 1e9); ns != 0 {
 		t.Errorf("an up-to-date value: got %v ns, want 0", ns)
 	}
 }
@@ -168,7 +169,7 @@ strategies:
     type: striped
     params: {stripes: 16, select: round-robin}
 `
-	rep, err := prepare(t, yaml, Options{}).Run(context.Background())
+	rep, err := prepare(t, yaml, engine.Options{}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,24 +201,24 @@ func (f fixedSource) Chunk(i int, buf []workload.Event) []workload.Event {
 // Every design, each on its own lane, gets every event and its own faults
 // at their time, however the lanes are scheduled.
 func TestFeedGivesEveryLaneItsFaults(t *testing.T) {
-	r := &run{
-		truth:    newTruth(4, false, false),
-		designs:  []strategies.Strategy{&faultLog{}, &faultLog{}, &faultLog{}},
-		names:    []string{"a", "b", "c"},
-		clusters: make([]*cluster.Cluster, 3),
-		faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 375, Kind: strategies.AppCrash, Target: 2}},
+	r := &engine.Run{
+		Truth:    engine.NewTruth(4, false, false),
+		Designs:  []strategies.Strategy{&faultLog{}, &faultLog{}, &faultLog{}},
+		Names:    []string{"a", "b", "c"},
+		Clusters: make([]*cluster.Cluster, 3),
+		Faults:   []strategies.Fault{{At: 150, Kind: strategies.AppCrash, Target: 1}, {At: 375, Kind: strategies.AppCrash, Target: 2}},
 	}
-	fed, err := feeder{workers: 3}.feed(context.Background(), r, fixedSource{chunks: 5, size: 2}, 3)
+	fed, err := engine.Feeder{Workers: 3}.Feed(context.Background(), r, fixedSource{chunks: 5, size: 2}, 3)
 	if err != nil || fed != 10 {
 		t.Fatalf("fed %d, %v; want 10 events", fed, err)
 	}
 	want := "0 50 100 F1 150 200 250 300 350 F2 400 450"
-	for i, d := range r.designs {
+	for i, d := range r.Designs {
 		if got := d.(*faultLog).String(); got != want {
 			t.Errorf("design %d: got %q, want %q", i, got, want)
 		}
 	}
-	if got := r.truth.(*truth).total(); got != 10 {
+	if got := r.Truth.(*engine.Truth).Total(); got != 10 {
 		t.Errorf("the truth counted %d, want 10", got)
 	}
 }

@@ -2,15 +2,15 @@ package sim
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"slices"
-
 	"countsim/metrics"
 	"countsim/scenarios"
 	"countsim/sim/cluster"
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/workload"
+	"fmt"
+	"math"
+	"slices"
 )
 
 // The trending run (issue 12): phrases over simulated time with planted
@@ -29,10 +29,10 @@ import (
 // design's cluster where the scenario has one; what it is fed comes from
 // the generator or from a log (trendInput).
 type trendingKind struct {
-	lineup   *lineup
-	feeder   feeder
-	rows     scoreRows
-	clusters clusters
+	lineup   *engine.Lineup
+	feeder   engine.Feeder
+	rows     engine.ScoreRows
+	clusters engine.Clusters
 	in       *trendInput
 	k        int     // the top K asked of "now"
 	checks   []int64 // the checkpoints, ns: every period up to the stream's end
@@ -43,7 +43,7 @@ type trendingKind struct {
 // events with the phrases its scenario watches (log_trending.go). The run
 // itself, its truth and its scoring are the same for both.
 type trendInput struct {
-	src        source
+	src        engine.Source
 	events     int64 // the events of the stream
 	length     int64 // its span: the checkpoints go up to it
 	checkpoint int64
@@ -80,7 +80,7 @@ type trendGen struct {
 	src  *workload.Trending
 }
 
-func init() { defineKind("trending", newTrendingKind) }
+func init() { engine.DefineKind("trending", newTrendingKind) }
 
 // trendConfig is the generator's config of a trending stream.
 func trendConfig(seed uint64, s *scenarios.TrendStream) workload.TrendConfig {
@@ -100,10 +100,10 @@ func plantRegion(p scenarios.TrendPlant) int {
 	return p.Region
 }
 
-func newTrendingKind(h *harness) (kind, error) {
-	spec := h.scn.Run.(*scenarios.Trending)
+func newTrendingKind(h *engine.Harness) (engine.Kind, error) {
+	spec := h.Scn.Run.(*scenarios.Trending)
 	s := &spec.Stream
-	src, err := workload.NewTrending(trendConfig(h.scn.Seed, s))
+	src, err := workload.NewTrending(trendConfig(h.Scn.Seed, s))
 	if err != nil {
 		return nil, scenarios.Errorf(s.Pos, "workload.trending: %v", err)
 	}
@@ -115,25 +115,25 @@ func newTrendingKind(h *harness) (kind, error) {
 	in.what = func(k int) string {
 		return fmt.Sprintf("Trending: %s events over %s (%s a second, %s phrases, Zipf s = %g, %s), %d planted, the top %d of now asked every %s.",
 			metrics.Format(float64(src.Events())), durationOf(s.Length), metrics.Format(s.Rate), metrics.Format(float64(s.Keys)), s.Exponent(),
-			count(float64(s.Regions), "region"), len(s.Plants), k, durationOf(s.Checkpoint))
+			engine.Count(float64(s.Regions), "region"), len(s.Plants), k, durationOf(s.Checkpoint))
 	}
 	return newTrendRunner(h, in, min(s.Keys, uint64(src.Events())))
 }
 
 // newTrendRunner sizes the designs' env for in (keys: the phrases they
 // are sized for) and returns the run of it.
-func newTrendRunner(h *harness, in *trendInput, keys uint64) (*trendingKind, error) {
-	k := h.scn.Questions.Top
+func newTrendRunner(h *engine.Harness, in *trendInput, keys uint64) (*trendingKind, error) {
+	k := h.Scn.Questions.Top
 	if k <= 0 {
 		k = 10
 	}
-	env := &h.lineup.env
+	env := &h.Lineup.Env
 	env.Keys = keys
 	env.Events = in.events
 	env.Duration = in.length
 	env.Top = k
 	env.Nodes = in.regions // an event's actor is its region
-	cl, err := h.clusters()
+	cl, err := h.Clusters()
 	if err != nil {
 		return nil, err
 	}
@@ -141,10 +141,10 @@ func newTrendRunner(h *harness, in *trendInput, keys uint64) (*trendingKind, err
 	for c := in.checkpoint; c <= in.length; c += in.checkpoint {
 		checks = append(checks, c)
 	}
-	return &trendingKind{lineup: h.lineup, feeder: h.feeder, rows: h.rows, clusters: cl, in: in, k: k, checks: checks}, nil
+	return &trendingKind{lineup: h.Lineup, feeder: h.Feeder, rows: h.Rows, clusters: cl, in: in, k: k, checks: checks}, nil
 }
 
-func (k *trendingKind) describe() string { return k.in.what(k.k) }
+func (k *trendingKind) Describe() string { return k.in.what(k.k) }
 
 // durationOf writes ns as minutes or seconds for a sentence.
 func durationOf(ns int64) string {
@@ -154,36 +154,36 @@ func durationOf(ns int64) string {
 	return fmt.Sprintf("%g s", float64(ns)/1e9)
 }
 
-func (k *trendingKind) accepts(t *strategies.Type) error {
+func (k *trendingKind) Accepts(t *strategies.Type) error {
 	if t.Answers(strategies.FamilyWindowDistinct) {
 		return nil
 	}
-	return onlyFamily(t, strategies.FamilyTrending, "answer the top K of now (or count a window's distinct ids)", "a trending run")
+	return engine.OnlyFamily(t, strategies.FamilyTrending, "answer the top K of now (or count a window's distinct ids)", "a trending run")
 }
 
-// memory: each law's exact state — a window holds each key once a bucket
+// Memory: each law's exact state — a window holds each key once a bucket
 // and once in its totals, a decay once — and every answer kept.
-func (k *trendingKind) memory() (int64, int64) {
-	keys, n := int64(k.lineup.env.Keys), int64(len(k.lineup.designs))
+func (k *trendingKind) Memory() (int64, int64) {
+	keys, n := int64(k.lineup.Env.Keys), int64(len(k.lineup.Members))
 	held := 2 * keys * truthBytesPerKey * max(1, n)
 	held += int64(len(k.checks)) * int64(k.k) * 24 * (n + 1)
-	if c := k.clusters.cfg; c != nil { // each design's cluster: a key-second at most an event, and the node-seconds
+	if c := k.clusters.Cfg; c != nil { // each design's cluster: a key-second at most an event, and the node-seconds
 		secs := k.in.length/1e9 + 1
 		held += n * (min(k.in.events, secs*(1<<16))*12 + secs*8*int64(c.Nodes))
 	}
 	return held, 1
 }
 
-// plan: each plant's expected count over the stream — its share of the
+// Plan: each plant's expected count over the stream — its share of the
 // events over its interval (a regional plant's of its region's), and its
 // phrase's background traffic. A log has no law: no plan.
-func (k *trendingKind) plan() []metrics.Result {
+func (k *trendingKind) Plan() []metrics.Result {
 	if k.in.gen == nil {
 		return nil
 	}
 	var rows []metrics.Result
 	for p := range k.in.phrases {
-		rows = append(rows, k.rows.plan(strategies.PlanLine{Metric: metrics.PlantedCount,
+		rows = append(rows, k.rows.Plan(strategies.PlanLine{Metric: metrics.PlantedCount,
 			Value: math.Round(k.in.gen.plantExpected(p)), Unit: "events", Note: k.in.gen.plantNote(p)}))
 	}
 	return rows
@@ -239,7 +239,7 @@ func (g *trendGen) plantDecayed(p int, h, now int64) float64 {
 	return planted + (all-planted)*g.src.Prob(pl.Rank)
 }
 
-func (k *trendingKind) reports(d *design) []metrics.Metric {
+func (k *trendingKind) Reports(d *engine.Design) []metrics.Metric {
 	if d == nil {
 		return []metrics.Metric{metrics.Events, metrics.DistinctKeys, metrics.PlantedCount}
 	}
@@ -251,17 +251,17 @@ func (k *trendingKind) reports(d *design) []metrics.Metric {
 		metrics.KeysUsed, metrics.MaxKeyOps, metrics.IncrementsPerSec, metrics.MaxNodeOps}
 }
 
-func (k *trendingKind) run(ctx context.Context) (*Report, error) {
-	designs := k.lineup.designs
-	cr, err := k.clusters.newRun(ctx, k.lineup, nil, nil)
+func (k *trendingKind) Run(ctx context.Context) (*engine.Report, error) {
+	designs := k.lineup.Members
+	cr, err := k.clusters.NewRun(ctx, k.lineup, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	r := cr.run
+	r := cr.Run
 	// The laws the designs estimate, each once.
 	var laws []strategies.TrendLaw
-	lawOf := make([]int, len(r.designs))
-	for i, d := range r.designs {
+	lawOf := make([]int, len(r.Designs))
+	for i, d := range r.Designs {
 		var l strategies.TrendLaw
 		switch x := d.(type) {
 		case strategies.Trending:
@@ -280,31 +280,31 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 	for _, p := range k.in.phrases {
 		plantKeys = append(plantKeys, p.key)
 	}
-	tr := newTrendTruth(laws, k.checks, k.k, plantKeys)
-	for _, d := range r.designs {
-		if f, ok := d.(strategies.RegionFlagger); ok && !slices.Contains(tr.thresholds, f.Threshold()) {
-			tr.thresholds = append(tr.thresholds, f.Threshold())
+	tr := engine.NewTrendTruth(laws, k.checks, k.k, plantKeys)
+	for _, d := range r.Designs {
+		if f, ok := d.(strategies.RegionFlagger); ok && !slices.Contains(tr.Thresholds, f.Threshold()) {
+			tr.Thresholds = append(tr.Thresholds, f.Threshold())
 		}
 	}
-	if len(tr.thresholds) > 0 {
-		tr.crossed = map[[3]int]int64{}
-		tr.regionCount = make([][]int64, len(plantKeys))
-		for p := range tr.regionCount {
-			tr.regionCount[p] = make([]int64, k.in.regions)
+	if len(tr.Thresholds) > 0 {
+		tr.Crossed = map[[3]int]int64{}
+		tr.RegionCount = make([][]int64, len(plantKeys))
+		for p := range tr.RegionCount {
+			tr.RegionCount[p] = make([]int64, k.in.regions)
 		}
 	}
-	r.truth = tr
-	answers := make([][][]strategies.Trend, len(r.designs))
-	own := make([][][]float64, len(r.designs)) // [design][checkpoint][plant]: the design's own score of each plant
-	r.ticks, r.nextTick = k.checks, make([]int, len(r.designs))
-	counts := make([][]float64, len(r.designs)) // a WindowDistinct's estimate at each checkpoint
-	r.tick = func(i int, at int64) {
-		if wd, ok := r.designs[i].(strategies.WindowDistinct); ok {
+	r.Truth = tr
+	answers := make([][][]strategies.Trend, len(r.Designs))
+	own := make([][][]float64, len(r.Designs)) // [design][checkpoint][plant]: the design's own score of each plant
+	r.Ticks, r.NextTick = k.checks, make([]int, len(r.Designs))
+	counts := make([][]float64, len(r.Designs)) // a WindowDistinct's estimate at each checkpoint
+	r.Tick = func(i int, at int64) {
+		if wd, ok := r.Designs[i].(strategies.WindowDistinct); ok {
 			counts[i] = append(counts[i], wd.DistinctNow(at-1))
 			return
 		}
-		answers[i] = append(answers[i], r.designs[i].(strategies.Trending).Trending(k.k, at-1))
-		if ts, ok := r.designs[i].(strategies.TrendScorer); ok {
+		answers[i] = append(answers[i], r.Designs[i].(strategies.Trending).Trending(k.k, at-1))
+		if ts, ok := r.Designs[i].(strategies.TrendScorer); ok {
 			scores := make([]float64, len(plantKeys))
 			for p, key := range plantKeys {
 				scores[p] = ts.TrendScore(key, at-1)
@@ -312,69 +312,69 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 			own[i] = append(own[i], scores)
 		}
 	}
-	events, err := k.feeder.feed(ctx, r, k.in.src, k.in.batch)
+	events, err := k.feeder.Feed(ctx, r, k.in.src, k.in.batch)
 	if k.in.after != nil {
 		if bad := k.in.after(); bad != nil {
 			return nil, bad // bad input: nothing is reported
 		}
 	}
 	if err == nil { // the checkpoints after the last event
-		tr.finish()
-		for i := range r.designs {
-			for ; r.nextTick[i] < len(r.ticks); r.nextTick[i]++ {
-				r.tick(i, r.ticks[r.nextTick[i]])
+		tr.Finish()
+		for i := range r.Designs {
+			for ; r.NextTick[i] < len(r.Ticks); r.NextTick[i]++ {
+				r.Tick(i, r.Ticks[r.NextTick[i]])
 			}
 		}
 	}
-	rep := &Report{Partial: err != nil}
+	rep := &engine.Report{Partial: err != nil}
 	for _, n := range k.in.notes {
-		rep.note(n)
+		rep.Note(n)
 	}
 	if g := k.in.gen; g != nil {
-		k.rows.truth(rep, metrics.Events, float64(events), "events", metrics.PlanOf(float64(k.in.events)), "every event fed")
+		k.rows.Truth(rep, metrics.Events, float64(events), "events", metrics.PlanOf(float64(k.in.events)), "every event fed")
 	} else {
-		k.rows.truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
+		k.rows.Truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
 	}
-	k.rows.truth(rep, metrics.DistinctKeys, float64(len(tr.keys)), "keys", nil, "phrases seen")
+	k.rows.Truth(rep, metrics.DistinctKeys, float64(len(tr.Keys)), "keys", nil, "phrases seen")
 	for p, ph := range k.in.phrases {
 		if g := k.in.gen; g != nil {
-			k.rows.truth(rep, metrics.PlantedCount, float64(tr.plantCount[p]), "events", metrics.PlanOf(math.Round(g.plantExpected(p))), g.plantNote(p))
+			k.rows.Truth(rep, metrics.PlantedCount, float64(tr.PlantCount[p]), "events", metrics.PlanOf(math.Round(g.plantExpected(p))), g.plantNote(p))
 		} else {
-			k.rows.truth(rep, metrics.PlantedCount, float64(tr.plantCount[p]), "events", nil, ph.name+": its events in the log")
+			k.rows.Truth(rep, metrics.PlantedCount, float64(tr.PlantCount[p]), "events", nil, ph.name+": its events in the log")
 		}
 	}
 	if err != nil {
 		return rep, err
 	}
 	k.neverTrending(rep, tr)
-	entered := make([][]float64, len(r.designs)) // [design][plant]: seconds from the plant's start to its first checkpoint in the answer, NaN: never
-	for i, built := range r.designs {
-		s := k.rows.scorer(rep, designs[i])
-		s.memory(built, "measured from the design's arrays")
-		s.speed(r.elapsed[i], events, laneClockNote)
+	entered := make([][]float64, len(r.Designs)) // [design][plant]: seconds from the plant's start to its first checkpoint in the answer, NaN: never
+	for i, built := range r.Designs {
+		s := k.rows.Scorer(rep, designs[i])
+		s.Memory(built, "measured from the design's arrays")
+		s.Speed(r.Elapsed[i], events, engine.LaneClockNote)
 		if wd, ok := built.(strategies.WindowDistinct); ok {
-			k.distinct(s, wd, counts[i], &tr.laws[lawOf[i]])
+			k.Distinct(s, wd, counts[i], &tr.Laws[lawOf[i]])
 			entered[i] = make([]float64, len(k.in.phrases))
 			for p := range entered[i] {
 				entered[i][p] = math.NaN()
 			}
-			s.finish()
+			s.Finish()
 			continue
 		}
-		entered[i] = k.judge(s, answers[i], &tr.laws[lawOf[i]])
+		entered[i] = k.judge(s, answers[i], &tr.Laws[lawOf[i]])
 		if _, ok := built.(strategies.TrendScorer); ok && len(own[i]) == len(k.checks) {
-			k.decayed(s, own[i], &tr.laws[lawOf[i]])
+			k.decayed(s, own[i], &tr.Laws[lawOf[i]])
 		}
 		if f, ok := built.(strategies.RegionFlagger); ok {
-			k.regions(s, f, tr, own[i], &tr.laws[lawOf[i]])
+			k.regions(s, f, tr, own[i], &tr.Laws[lawOf[i]])
 		}
 		if d, ok := built.(strategies.Distributed); ok {
-			s.coordination(d)
+			s.Coordination(d)
 		}
-		if c := r.clusters[i]; c != nil {
+		if c := r.Clusters[i]; c != nil {
 			k.load(s, c.Stats(k.in.length))
 		}
-		s.finish()
+		s.Finish()
 	}
 	k.plots(rep, tr, own, entered)
 	return rep, nil
@@ -382,11 +382,11 @@ func (k *trendingKind) run(ctx context.Context) (*Report, error) {
 
 // judge adds a design's rows against the truth of its law and returns, for
 // each plant, the seconds to its detection (NaN: never).
-func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *trendLaw) []float64 {
+func (k *trendingKind) judge(s *engine.Scorer, answers [][]strategies.Trend, truth *engine.TrendLaw) []float64 {
 	var recall, falseShare float64
 	var n int
 	for c, ans := range answers {
-		want := truth.top[c]
+		want := truth.Top[c]
 		if len(want) < k.k || len(ans) == 0 {
 			continue
 		}
@@ -405,9 +405,9 @@ func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *tre
 		n++
 	}
 	if n > 0 {
-		s.add(metrics.TrendRecall, round(recall/float64(n), 4), "share", nil,
+		s.Add(metrics.TrendRecall, engine.Round(recall/float64(n), 4), "share", nil,
 			fmt.Sprintf("the share of the true top %d of now in the answer, mean over %d checkpoints", k.k, n))
-		s.add(metrics.FalseTrending, round(falseShare/float64(n), 4), "share", nil,
+		s.Add(metrics.FalseTrending, engine.Round(falseShare/float64(n), 4), "share", nil,
 			"the share of the answer not in the true top K of now (false trending), mean over the checkpoints")
 	}
 	detected := make([]float64, len(k.in.phrases))
@@ -415,20 +415,20 @@ func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *tre
 	for p, plant := range k.in.phrases {
 		key := plant.key
 		detected[p] = k.latency(plant.start, func(c int) bool { return holds(answers[c], key) })
-		trueAt := k.latency(plant.start, func(c int) bool { return holds(truth.top[c], key) })
+		trueAt := k.latency(plant.start, func(c int) bool { return holds(truth.Top[c], key) })
 		if math.IsNaN(detected[p]) {
 			missed++
 		} else {
-			s.add(metrics.DetectLatency, detected[p], "s", nil,
+			s.Add(metrics.DetectLatency, detected[p], "s", nil,
 				fmt.Sprintf("%s: from its start at %s to its first checkpoint in the answer's top %d", plant.name, durationOf(plant.start), k.k))
 		}
 		if !math.IsNaN(trueAt) {
-			s.add(metrics.TrueLatency, trueAt, "s", nil,
+			s.Add(metrics.TrueLatency, trueAt, "s", nil,
 				fmt.Sprintf("%s: the same for the exact score of the design's law", plant.name))
 		}
 	}
 	if len(k.in.phrases) > 0 {
-		s.add(metrics.MissedBursts, float64(missed), "plants", nil, "planted phrases never in the answer's top K at a checkpoint from their start")
+		s.Add(metrics.MissedBursts, float64(missed), "plants", nil, "planted phrases never in the answer's top K at a checkpoint from their start")
 	}
 	return detected
 }
@@ -436,13 +436,13 @@ func (k *trendingKind) judge(s *scorer, answers [][]strategies.Trend, truth *tre
 // neverTrending says in the report each phrase that the exact score of a
 // law never puts in its top K of now from its start: no design can be
 // late for it, and none that takes it in is right to.
-func (k *trendingKind) neverTrending(rep *Report, tr *trendTruth) {
-	for j := range tr.laws {
-		l := &tr.laws[j]
+func (k *trendingKind) neverTrending(rep *engine.Report, tr *engine.TrendTruth) {
+	for j := range tr.Laws {
+		l := &tr.Laws[j]
 		for _, ph := range k.in.phrases {
-			if math.IsNaN(k.latency(ph.start, func(c int) bool { return holds(l.top[c], ph.key) })) {
-				rep.note(fmt.Sprintf("%s never entered the exact top %d of now from its start at %s (law: %s): no latency of it is measured under that law.",
-					ph.name, k.k, durationOf(ph.start), lawName(l.law)))
+			if math.IsNaN(k.latency(ph.start, func(c int) bool { return holds(l.Top[c], ph.key) })) {
+				rep.Note(fmt.Sprintf("%s never entered the exact top %d of now from its start at %s (law: %s): no latency of it is measured under that law.",
+					ph.name, k.k, durationOf(ph.start), lawName(l.Law)))
 			}
 		}
 	}
@@ -454,8 +454,8 @@ func (k *trendingKind) neverTrending(rep *Report, tr *trendTruth) {
 // score the generator's law plans for it (none on a log): the seed's
 // decay example (A, 1,000 searches an hour ago, 250; B, 300 a minute ago,
 // 293.1) measured on the phrases of the run.
-func (k *trendingKind) decayed(s *scorer, own [][]float64, truth *trendLaw) {
-	h := truth.law.HalfLife
+func (k *trendingKind) decayed(s *engine.Scorer, own [][]float64, truth *engine.TrendLaw) {
+	h := truth.Law.HalfLife
 	if h <= 0 || len(k.checks) == 0 {
 		return
 	}
@@ -463,30 +463,30 @@ func (k *trendingKind) decayed(s *scorer, own [][]float64, truth *trendLaw) {
 	at := durationOf(k.checks[c])
 	worst, n := 0.0, 0
 	for p, ph := range k.in.phrases {
-		if exact := truth.plants[c][p]; exact > 0 {
+		if exact := truth.Plants[c][p]; exact > 0 {
 			worst, n = max(worst, math.Abs(own[c][p]/exact-1)), n+1
 		}
 		var plan *float64
 		if g := k.in.gen; g != nil {
-			plan = metrics.PlanOf(round(g.plantDecayed(p, h, k.checks[c]-1), 1))
+			plan = metrics.PlanOf(engine.Round(g.plantDecayed(p, h, k.checks[c]-1), 1))
 		}
-		s.add(metrics.DecayedScore, round(own[c][p], 4), "score", plan,
+		s.Add(metrics.DecayedScore, engine.Round(own[c][p], 4), "score", plan,
 			fmt.Sprintf("%s: the design's decayed score at the last checkpoint, %s (half-life %s)", ph.name, at, durationOf(h)))
-		s.add(metrics.TrueDecayedScore, round(truth.plants[c][p], 4), "score", plan,
+		s.Add(metrics.TrueDecayedScore, engine.Round(truth.Plants[c][p], 4), "score", plan,
 			fmt.Sprintf("%s: its exact decayed score then, Σ Delta · 2^(−age/h) over its events", ph.name))
 	}
 	if n > 0 {
-		s.add(metrics.DecayedErrMax, round(worst, 9), "share", nil,
-			fmt.Sprintf("the most |the design's / the exact − 1| of the decayed scores above, over %s", count(float64(n), "phrase")))
+		s.Add(metrics.DecayedErrMax, engine.Round(worst, 9), "share", nil,
+			fmt.Sprintf("the most |the design's / the exact − 1| of the decayed scores above, over %s", engine.Count(float64(n), "phrase")))
 	}
 }
 
-// distinct adds a window-distinct design's error against the exact count
+// Distinct adds a window-distinct design's error against the exact count
 // of the window's distinct ids at every checkpoint.
-func (k *trendingKind) distinct(s *scorer, wd strategies.WindowDistinct, got []float64, truth *trendLaw) {
-	want := truth.distinctKeys
+func (k *trendingKind) Distinct(s *engine.Scorer, wd strategies.WindowDistinct, got []float64, truth *engine.TrendLaw) {
+	want := truth.DistinctKeys
 	if wd.Ids() == "actor" {
-		want = truth.distinctActors
+		want = truth.DistinctActors
 	}
 	var most, sum float64
 	n := 0
@@ -501,9 +501,9 @@ func (k *trendingKind) distinct(s *scorer, wd strategies.WindowDistinct, got []f
 	if n == 0 {
 		return
 	}
-	s.add(metrics.DistinctErrMax, round(most, 6), "share", nil,
+	s.Add(metrics.DistinctErrMax, engine.Round(most, 6), "share", nil,
 		fmt.Sprintf("the largest |estimate / exact − 1| of the window's distinct %ss over %d checkpoints", wd.Ids(), n))
-	s.add(metrics.DistinctErrMean, round(sum/float64(n), 6), "share", nil,
+	s.Add(metrics.DistinctErrMean, engine.Round(sum/float64(n), 6), "share", nil,
 		"the mean |estimate / exact − 1|: about 0.8 × the standard error 1.04/√m for a sketch as planned")
 }
 
@@ -512,8 +512,8 @@ func (k *trendingKind) distinct(s *scorer, wd strategies.WindowDistinct, got []f
 // region for a plant in every region) beside the same for its true
 // regional count, and the most a plant's global count fell short of the
 // truth at a checkpoint.
-func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendTruth, own [][]float64, truth *trendLaw) {
-	th := slices.Index(tr.thresholds, f.Threshold())
+func (k *trendingKind) regions(s *engine.Scorer, f strategies.RegionFlagger, tr *engine.TrendTruth, own [][]float64, truth *engine.TrendLaw) {
+	th := slices.Index(tr.Thresholds, f.Threshold())
 	flags := f.Flags()
 	for p, plant := range k.in.phrases {
 		all := plant.region < 0
@@ -524,7 +524,7 @@ func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendT
 			}
 		}
 		for g := range k.in.regions {
-			if at, ok := tr.crossed[[3]int{th, p, g}]; ok && (all || g == plant.region) && (trueFirst < 0 || at < trueFirst) {
+			if at, ok := tr.Crossed[[3]int{th, p, g}]; ok && (all || g == plant.region) && (trueFirst < 0 || at < trueFirst) {
 				trueFirst = at
 			}
 		}
@@ -533,32 +533,32 @@ func (k *trendingKind) regions(s *scorer, f strategies.RegionFlagger, tr *trendT
 			where = "the first region"
 		}
 		if first >= 0 {
-			s.add(metrics.RegionDetect, float64(max(0, first-plant.start))/1e9, "s", nil,
+			s.Add(metrics.RegionDetect, float64(max(0, first-plant.start))/1e9, "s", nil,
 				fmt.Sprintf("%s: from its start to its flag in %s, at %s", plant.name, where, metrics.Format(float64(f.Threshold()))))
 		}
 		if trueFirst >= 0 {
-			s.add(metrics.TrueRegionDetect, float64(max(0, trueFirst-plant.start))/1e9, "s", nil,
+			s.Add(metrics.TrueRegionDetect, float64(max(0, trueFirst-plant.start))/1e9, "s", nil,
 				fmt.Sprintf("%s: to its true count in %s reaching %s", plant.name, where, metrics.Format(float64(f.Threshold()))))
 		}
 	}
 	var lag float64
 	for c := range own {
 		for p := range own[c] {
-			lag = max(lag, truth.plants[c][p]-own[c][p])
+			lag = max(lag, truth.Plants[c][p]-own[c][p])
 		}
 	}
-	s.add(metrics.GlobalLagCount, lag, "events", nil, "the most a plant's global count fell short of its true count at a checkpoint: what the last period had not yet sent")
+	s.Add(metrics.GlobalLagCount, lag, "events", nil, "the most a plant's global count fell short of its true count at a checkpoint: what the last period had not yet sent")
 }
 
 // load adds what a design on the store put on its cluster over the stream.
-func (k *trendingKind) load(s *scorer, c cluster.Stats) {
+func (k *trendingKind) load(s *engine.Scorer, c cluster.Stats) {
 	if c.Keys == 0 {
 		return
 	}
-	s.add(metrics.KeysUsed, float64(c.Keys), "keys", nil, "store keys the design wrote")
-	s.add(metrics.MaxKeyOps, c.KeyWrites.Max, "ops/s", nil, "increments on the busiest key in its busiest second")
-	s.add(metrics.IncrementsPerSec, round(float64(c.Writes)/c.Duration, 1), "ops/s", nil, "store increments a second, all keys, mean over the stream")
-	s.add(metrics.MaxNodeOps, c.NodeOps.Max, "ops/s", nil, "busiest node-second of "+count(float64(c.Nodes), "node"))
+	s.Add(metrics.KeysUsed, float64(c.Keys), "keys", nil, "store keys the design wrote")
+	s.Add(metrics.MaxKeyOps, c.KeyWrites.Max, "ops/s", nil, "increments on the busiest key in its busiest second")
+	s.Add(metrics.IncrementsPerSec, engine.Round(float64(c.Writes)/c.Duration, 1), "ops/s", nil, "store increments a second, all keys, mean over the stream")
+	s.Add(metrics.MaxNodeOps, c.NodeOps.Max, "ops/s", nil, "busiest node-second of "+engine.Count(float64(c.Nodes), "node"))
 }
 
 // latency is the seconds from start to the first checkpoint at or after it
@@ -584,8 +584,8 @@ func holds(ts []strategies.Trend, key uint64) bool {
 // plots draws, for each plant, its score over time under each design (its
 // own estimate, where the design gives one) and the exact score of each
 // law, with the checkpoint at which each design took it into its top K.
-func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, entered [][]float64) {
-	designs := k.lineup.designs
+func (k *trendingKind) plots(rep *engine.Report, tr *engine.TrendTruth, own [][][]float64, entered [][]float64) {
+	designs := k.lineup.Members
 	xs := make([]float64, len(k.checks))
 	for c, at := range k.checks {
 		xs[c] = float64(at) / 60e9
@@ -597,12 +597,12 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, ent
 		marks := make([]metrics.Mark, len(entered))
 		for i := range entered {
 			if !math.IsNaN(entered[i][p]) {
-				marks[i] = metrics.Mark{Label: designs[i].name() + " takes it in", Value: (float64(plant.start)/1e9 + entered[i][p]) / 60, Axis: "x"}
+				marks[i] = metrics.Mark{Label: designs[i].Name() + " takes it in", Value: (float64(plant.start)/1e9 + entered[i][p]) / 60, Axis: "x"}
 			}
 		}
 		var orphans []metrics.Mark
 		series := func(who string, ys []float64) metrics.Series {
-			return metrics.Series{Scenario: k.rows.scenario, Step: k.rows.step, Strategy: who, Name: k.in.series + plant.name, Kind: metrics.Curve,
+			return metrics.Series{Scenario: k.rows.Scenario, Step: k.rows.Step, Strategy: who, Name: k.in.series + plant.name, Kind: metrics.Curve,
 				Title:  fmt.Sprintf("%s's score over time under each design; when each took it into its top %d", plant.name, k.k),
 				XLabel: "simulated minute", YLabel: "score", X: xs[:len(ys)], Y: ys}
 		}
@@ -618,19 +618,19 @@ func (k *trendingKind) plots(rep *Report, tr *trendTruth, own [][][]float64, ent
 			for c := range own[i] {
 				ys[c] = own[i][c][p]
 			}
-			s := series(designs[i].name(), ys)
+			s := series(designs[i].Name(), ys)
 			if i < len(marks) && marks[i].Label != "" {
 				s.Marks = []metrics.Mark{marks[i]}
 			}
 			rep.Series = append(rep.Series, s)
 		}
-		for j := range tr.laws {
-			l := &tr.laws[j]
-			ys := make([]float64, len(l.plants))
-			for c := range l.plants {
-				ys[c] = l.plants[c][p]
+		for j := range tr.Laws {
+			l := &tr.Laws[j]
+			ys := make([]float64, len(l.Plants))
+			for c := range l.Plants {
+				ys[c] = l.Plants[c][p]
 			}
-			rep.Series = append(rep.Series, series("exact, "+lawName(l.law), ys))
+			rep.Series = append(rep.Series, series("exact, "+lawName(l.Law), ys))
 		}
 		if len(rep.Series) > first {
 			rep.Series[first].Marks = append(rep.Series[first].Marks, orphans...)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"countsim/sim/engine"
 	"countsim/strategies"
 	"countsim/workload"
 )
@@ -24,15 +25,15 @@ func (c *counter) Bytes() int64 { return 0 }
 func TestObserveTicks(t *testing.T) {
 	c := &counter{}
 	var got [][2]int64 // tick time, events seen by then
-	r := &run{designs: []strategies.Strategy{c}, next: []int{0}, nextTick: []int{0},
-		ticks: []int64{5, 10, 10, 25}, faults: []strategies.Fault{{At: 10, Kind: strategies.AppCrash}}}
-	r.tick = func(i int, at int64) { got = append(got, [2]int64{at, int64(len(c.seen))}) }
+	r := &engine.Run{Designs: []strategies.Strategy{c}, Next: []int{0}, NextTick: []int{0},
+		Ticks: []int64{5, 10, 10, 25}, Faults: []strategies.Fault{{At: 10, Kind: strategies.AppCrash}}}
+	r.Tick = func(i int, at int64) { got = append(got, [2]int64{at, int64(len(c.seen))}) }
 	var ev []workload.Event
 	for at := int64(0); at < 30; at += 2 {
 		ev = append(ev, workload.Event{At: at, Op: workload.Write, Delta: 1})
 	}
-	r.observe(0, ev[:4]) // 0..6
-	r.observe(0, ev[4:]) // 8..28
+	r.Observe(0, ev[:4]) // 0..6
+	r.Observe(0, ev[4:]) // 8..28
 	want := [][2]int64{{5, 3}, {10, 5}, {10, 5}, {25, 13}}
 	if len(got) != len(want) {
 		t.Fatalf("ticks %v, want %v", got, want)
@@ -42,8 +43,8 @@ func TestObserveTicks(t *testing.T) {
 			t.Fatalf("ticks %v, want %v", got, want)
 		}
 	}
-	if r.next[0] != 1 || len(c.seen) != len(ev) {
-		t.Fatalf("fault delivered %d, events %d", r.next[0], len(c.seen))
+	if r.Next[0] != 1 || len(c.seen) != len(ev) {
+		t.Fatalf("fault delivered %d, events %d", r.Next[0], len(c.seen))
 	}
 }
 
@@ -52,14 +53,14 @@ func TestObserveTicks(t *testing.T) {
 func TestTrendTruth(t *testing.T) {
 	laws := []strategies.TrendLaw{{Window: 30, Bucket: 10}, {HalfLife: 7}}
 	checks := []int64{10, 20, 45, 90}
-	tr := newTrendTruth(laws, checks, 3, []uint64{1})
+	tr := engine.NewTrendTruth(laws, checks, 3, []uint64{1})
 	var ev []workload.Event
 	for at := int64(0); at < 60; at++ {
 		ev = append(ev, workload.Event{At: at, Key: uint64(at % 4), Op: workload.Write, Delta: 1 + at%3})
 	}
-	tr.observe(ev[:25])
-	tr.observe(ev[25:])
-	tr.finish()
+	tr.Observe(ev[:25])
+	tr.Observe(ev[25:])
+	tr.Finish()
 	for c, at := range checks {
 		now := at - 1
 		for j, l := range laws {
@@ -76,12 +77,12 @@ func TestTrendTruth(t *testing.T) {
 					want[e.Key] += float64(e.Delta) * math.Exp2(-float64(now-e.At)/float64(l.HalfLife))
 				}
 			}
-			if got := tr.laws[j].plants[c][0]; math.Abs(got-want[1]) > 1e-9*max(1, want[1]) {
+			if got := tr.Laws[j].Plants[c][0]; math.Abs(got-want[1]) > 1e-9*max(1, want[1]) {
 				t.Fatalf("law %d at %d: key 1 scores %v, want %v", j, at, got, want[1])
 			}
-			top := tr.laws[j].top[c]
+			top := tr.Laws[j].Top[c]
 			for i := 1; i < len(top); i++ {
-				if !trendBefore(top[i-1], top[i]) {
+				if !engine.TrendBefore(top[i-1], top[i]) {
 					t.Fatalf("law %d at %d: top out of order: %v", j, at, top)
 				}
 			}

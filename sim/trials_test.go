@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/sim/engine"
 )
 
 // binomialTail is the exact upper tail: against a direct sum of the pmf.
@@ -22,7 +23,7 @@ func TestBinomialTail(t *testing.T) {
 			want += math.Exp(lg(c.n) - lg(k) - lg(c.n-k) + k*math.Log(c.p) + (c.n-k)*math.Log1p(-c.p))
 		}
 		want = min(want, 1)
-		if got := binomialTail(c.n, c.p, c.x); math.Abs(got-want) > 1e-9*math.Max(want, 1e-300) && math.Abs(got-want) > 1e-12 {
+		if got := engine.BinomialTail(c.n, c.p, c.x); math.Abs(got-want) > 1e-9*math.Max(want, 1e-300) && math.Abs(got-want) > 1e-12 {
 			t.Errorf("P(Bin(%v, %v) ≥ %v) = %v, want %v", c.n, c.p, c.x, got, want)
 		}
 	}
@@ -34,7 +35,7 @@ func TestBinomialTail(t *testing.T) {
 func TestTrials(t *testing.T) {
 	yaml := strings.Replace(smallYAML, "seed: 3\n", "seed: 3\ntrials: 4\n", 1)
 	run := func() []metrics.Result {
-		rep, err := prepare(t, yaml, Options{}).Run(context.Background())
+		rep, err := prepare(t, yaml, engine.Options{}).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,15 +77,15 @@ func TestTrials(t *testing.T) {
 // A design whose keys pass its bound far more often than δ fails the test:
 // 2% of 100,000 keys against δ = 0.01.
 func TestBoundTestCatchesABias(t *testing.T) {
-	st := prepare(t, smallYAML, Options{})
-	rep := func(over float64) *Report {
-		return &Report{Results: []metrics.Result{
+	st := prepare(t, smallYAML, engine.Options{})
+	rep := func(over float64) *engine.Report {
+		return &engine.Report{Results: []metrics.Result{
 			{Strategy: "truth", Metric: "distinct_keys", Value: metrics.Measured(50_000), Scale: metrics.Sim},
 			{Strategy: "cm", Metric: "keys_over_bound", Value: metrics.Measured(over), Scale: metrics.Sim},
 		}}
 	}
-	out := &Report{}
-	st.boundTests(out, []*Report{rep(1000), rep(1000)})
+	out := &engine.Report{}
+	st.BoundTests(out, []*engine.Report{rep(1000), rep(1000)})
 	var p *metrics.Result
 	for i, r := range out.Results {
 		if r.Metric == metrics.BoundTestP {
@@ -94,8 +95,8 @@ func TestBoundTestCatchesABias(t *testing.T) {
 	if p == nil || *p.Value >= 1e-6 || !strings.Contains(p.Note, "FAILS") {
 		t.Fatalf("2%% over a 1%% bound: %+v, want a p-value below 1e-6 and FAILS", p)
 	}
-	out = &Report{}
-	st.boundTests(out, []*Report{rep(480), rep(500)}) // 0.98%: within δ
+	out = &engine.Report{}
+	st.BoundTests(out, []*engine.Report{rep(480), rep(500)}) // 0.98%: within δ
 	if v := out.Results[len(out.Results)-1]; *v.Value < 1e-6 || !strings.Contains(v.Note, "holds") {
 		t.Fatalf("0.98%% against 1%%: %+v, want it to hold", v)
 	}

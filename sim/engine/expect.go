@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"fmt"
@@ -54,11 +54,11 @@ func (v Verdict) Word() string {
 // for the design (kind.reports), or a comparison with a plan the design
 // does not have.
 func (st *Setup) checkExpectations() error {
-	known := func(e scenarios.Expectation, d *design) error {
-		reported := st.kind.reports(d)
-		who := truthName(st.Scenario)
+	known := func(e scenarios.Expectation, d *Design) error {
+		reported := st.Kind.Reports(d)
+		who := TruthName(st.Scenario)
 		if d != nil {
-			who = d.name()
+			who = d.Name()
 		}
 		for _, m := range []string{e.Metric, e.Other} {
 			if m == "" {
@@ -82,14 +82,14 @@ func (st *Setup) checkExpectations() error {
 			return err
 		}
 	}
-	for i := range st.designs {
-		d := &st.designs[i]
-		for _, e := range assertions(d.spec.Expect, d.spec.Shows) {
+	for i := range st.Members {
+		d := &st.Members[i]
+		for _, e := range assertions(d.Spec.Expect, d.Spec.Shows) {
 			if err := known(e, d); err != nil {
 				return err
 			}
 			if e.Plan && !d.hasPlanFor(metrics.Metric(e.Metric)) {
-				return scenarios.Errorf(e.Pos, "expect %q: %s has no plan for %s at the simulated scale (planned: %s)", e.Text, d.name(), e.Metric, d.plannedNames())
+				return scenarios.Errorf(e.Pos, "expect %q: %s has no plan for %s at the simulated scale (planned: %s)", e.Text, d.Name(), e.Metric, d.plannedNames())
 			}
 		}
 	}
@@ -117,27 +117,27 @@ func metricNames() string {
 // top-K recall and precision; the share above the guarantee beside a
 // guaranteeing design's recall; the truth beside a design's final count,
 // its error and what its dedup dropped).
-func (d design) hasPlanFor(m metrics.Metric) bool {
+func (d Design) hasPlanFor(m metrics.Metric) bool {
 	switch m {
 	case metrics.MaxOverestimate, metrics.PlantedExcess:
-		return d.planned(metrics.OverestimateBound) != nil
+		return d.Planned(metrics.OverestimateBound) != nil
 	case metrics.TopKRecall:
-		return d.typ.Promises() == strategies.PromiseAll ||
-			d.typ.Promises() == strategies.PromiseAbove && d.planned(metrics.GuaranteeAbove) != nil
+		return d.Typ.Promises() == strategies.PromiseAll ||
+			d.Typ.Promises() == strategies.PromiseAbove && d.Planned(metrics.GuaranteeAbove) != nil
 	case metrics.TopKPrecision:
-		return d.typ.Promises() == strategies.PromiseAll
+		return d.Typ.Promises() == strategies.PromiseAll
 	case metrics.ShareOverBound:
-		return d.planned(metrics.Failure) != nil // δ, over trials
+		return d.Planned(metrics.Failure) != nil // δ, over trials
 	case metrics.FinalCount, metrics.CountError, metrics.DedupDropped:
 		return true // the truth's count, 0, the resends: beside every such row
 	}
-	return d.planned(m) != nil
+	return d.Planned(m) != nil
 }
 
 // plannedNames lists the metrics the design has a simulated-scale plan for.
-func (d design) plannedNames() string {
+func (d Design) plannedNames() string {
 	var names []string
-	for _, l := range d.plan {
+	for _, l := range d.Plan {
 		if !l.Full {
 			names = append(names, string(l.Metric))
 		}
@@ -154,19 +154,19 @@ func (d design) plannedNames() string {
 func (st *Setup) Judge(rep *Report) []Verdict {
 	var out []Verdict
 	for _, e := range assertions(st.Scenario.Expect, st.Scenario.Shows) {
-		out = append(out, st.judge(rep, truthName(st.Scenario), e))
+		out = append(out, st.JudgeOne(rep, TruthName(st.Scenario), e))
 	}
-	for _, d := range st.designs {
-		for _, e := range assertions(d.spec.Expect, d.spec.Shows) {
-			out = append(out, st.judge(rep, d.name(), e))
+	for _, d := range st.Members {
+		for _, e := range assertions(d.Spec.Expect, d.Spec.Shows) {
+			out = append(out, st.JudgeOne(rep, d.Name(), e))
 		}
 	}
 	return out
 }
 
-// judge judges one expectation against every measured simulated-scale row
+// JudgeOne judges one expectation against every measured simulated-scale row
 // of its metric for the design.
-func (st *Setup) judge(rep *Report, name string, e scenarios.Expectation) Verdict {
+func (st *Setup) JudgeOne(rep *Report, name string, e scenarios.Expectation) Verdict {
 	v := Verdict{Scenario: st.Scenario.ID(), Design: name, Expect: e, Pass: true}
 	var other *float64
 	if e.Other != "" {

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -10,39 +10,39 @@ import (
 	"countsim/strategies"
 )
 
-// A kind is one kind of run — a count stream, a timed stream on the
+// A Kind is one Kind of run — a count stream, a timed stream on the
 // cluster, an audience, an accuracy profile, a leaderboard, ratings, a
 // split stream, trending, a recorded log, a population of posts — with
 // everything that depends on which: its stream, its truth, its scorer and
-// how it describes itself. Each kind is one file (stream.go, timed.go,
-// audience.go, …) that registers itself by the name of the scenario's kind
-// of run; the scenario loader picks the kind, and Prepare looks it up once.
-// A new kind is a new file here and one in package scenarios; no switch
+// how it describes itself. Each Kind is one file (stream.go, timed.go,
+// audience.go, …) that registers itself by the name of the scenario's Kind
+// of run; the scenario loader picks the Kind, and Prepare looks it up once.
+// A new Kind is a new file here and one in package scenarios; no switch
 // changes.
 //
-// A kind runs with the narrow harness Setup gives its constructor (harness,
+// A Kind runs with the narrow harness Setup gives its constructor (harness,
 // below): it keeps the pieces it uses, so that its type says what it runs
 // with, and reaches nothing else of the Setup.
-type kind interface {
-	// describe says in one line what the run simulates, for the CLI and
+type Kind interface {
+	// Describe says in one line what the run simulates, for the CLI and
 	// the report.
-	describe() string
-	// accepts refuses a design type the kind cannot run (an audience
+	Describe() string
+	// Accepts refuses a design type the kind cannot run (an audience
 	// counts distinct ids only), saying which it can.
-	accepts(t *strategies.Type) error
-	// memory is the bytes the kind holds itself (its truth, its records)
+	Accepts(t *strategies.Type) error
+	// Memory is the bytes the kind holds itself (its truth, its records)
 	// and how many instances of each design it holds at once.
-	memory() (held int64, copies int64)
-	// plan is the kind's own plan rows: what the stream itself should
+	Memory() (held int64, copies int64)
+	// Plan is the kind's own plan rows: what the stream itself should
 	// hold (the expected count of the K-th key).
-	plan() []metrics.Result
-	// run simulates and scores every design.
-	run(ctx context.Context) (*Report, error)
-	// reports lists the metrics run measures for design d (nil: for the
+	Plan() []metrics.Result
+	// Run simulates and scores every design.
+	Run(ctx context.Context) (*Report, error)
+	// Reports lists the metrics run measures for design d (nil: for the
 	// truth), so that an expectation on one it never measures is refused
 	// before anything runs. TestReportsCoverScoring holds it to what the
 	// built-in scenarios measure.
-	reports(d *design) []metrics.Metric
+	Reports(d *Design) []metrics.Metric
 }
 
 // The optional capabilities of a kind. A kind without one behaves as if it
@@ -53,8 +53,8 @@ type kind interface {
 // that a design on servers is checked as one that has a store.
 // prepareDesign asks it, before the design's parameters are checked.
 type storeGiver interface {
-	kind
-	givesStores() bool
+	Kind
+	GivesStores() bool
 }
 
 // A realStorer runs its designs on servers a second time, as twins on a
@@ -63,8 +63,8 @@ type storeGiver interface {
 // on standings, which reach its designs without store ops), runs on the
 // simulation alone, and Setup.Notes say so.
 type realStorer interface {
-	kind
-	realStores() bool
+	Kind
+	RealStores() bool
 }
 
 // A drawer draws what its run is made of once Prepare has checked that the
@@ -73,19 +73,19 @@ type realStorer interface {
 // sample, refuses a run too large before anything that large is drawn.
 // memory must say the same before and after draw.
 type drawer interface {
-	kind
-	draw() error
+	Kind
+	Draw() error
 }
 
 // A churner makes garbage all the stream long (a log's reader, at every
 // line it parses): the heap then runs up to its GC target, twice what is
 // live (GOGC 100), and MemoryNeeded counts what the run holds twice.
 type churner interface {
-	kind
-	churns() bool
+	Kind
+	Churns() bool
 }
 
-// harness is what Setup gives a kind's constructor: the scenario, and the
+// Harness is what Setup gives a kind's constructor: the scenario, and the
 // pieces of a run, each small and each a kind may keep or leave.
 //
 //   - lineup: the designs and the Env they are built for (lineup.go). The
@@ -102,52 +102,52 @@ type churner interface {
 //   - h.clusters(): the scenario's simulated cluster, a cluster of its own
 //     for each design and the rows of its load (clusters.go); a kind that
 //     uses it asks for it, so that only such a kind refuses a bad cluster.
-type harness struct {
-	// ctx is Prepare's context: a constructor that takes long looks at
+type Harness struct {
+	// Ctx is Prepare's context: a constructor that takes long looks at
 	// it, and may stop short (PrepareContext then reports the stop).
-	ctx      context.Context
-	scn      *scenarios.Scenario
-	lineup   *lineup
-	feeder   feeder
-	rows     scoreRows
-	workers  workers
-	progress progress
-	twins    twins
+	Ctx      context.Context
+	Scn      *scenarios.Scenario
+	Lineup   *Lineup
+	Feeder   Feeder
+	Rows     ScoreRows
+	Workers  Workers
+	Progress StageProgress
+	Twins    Twins
 }
 
-// kinds maps a scenario's kind of run to the constructor of its runner,
+// Kinds maps a scenario's kind of run to the constructor of its runner,
 // which reads its spec from h.scn, sizes h.lineup.env for the designs and
 // keeps the pieces of h it runs with.
-var kinds = map[string]func(h *harness) (kind, error){}
+var Kinds = map[string]func(h *Harness) (Kind, error){}
 
-// defineKind registers the runner of a kind of run. It panics on a
+// DefineKind registers the runner of a kind of run. It panics on a
 // duplicate: a programming error caught when the package loads.
-func defineKind(name string, build func(h *harness) (kind, error)) {
-	if _, dup := kinds[name]; dup {
+func DefineKind(name string, build func(h *Harness) (Kind, error)) {
+	if _, dup := Kinds[name]; dup {
 		panic("sim: kind " + name + " defined twice")
 	}
-	kinds[name] = build
+	Kinds[name] = build
 }
 
 // newKind builds the runner of the scenario's kind of run.
-func newKind(h *harness) (kind, error) {
-	run := h.scn.Run
-	build, ok := kinds[run.Kind()]
+func newKind(h *Harness) (Kind, error) {
+	run := h.Scn.Run
+	build, ok := Kinds[run.Kind()]
 	if !ok { // every kind the loader picks has a runner: a test holds them together
 		return nil, scenarios.Errorf(run.Where(), "no runner for a run of kind %q", run.Kind())
 	}
 	return build(h)
 }
 
-// distinctOnly refuses a design that does not count distinct ids, for the
+// DistinctOnly refuses a design that does not count distinct ids, for the
 // kinds that ask nothing else.
-func distinctOnly(t *strategies.Type, what string) error {
-	return onlyFamily(t, strategies.FamilyDistinct, "count distinct ids", what)
+func DistinctOnly(t *strategies.Type, what string) error {
+	return OnlyFamily(t, strategies.FamilyDistinct, "count distinct ids", what)
 }
 
-// onlyFamily refuses a design that does not answer the family f, for a
+// OnlyFamily refuses a design that does not answer the family f, for a
 // kind (what) that asks nothing else, naming the designs that do.
-func onlyFamily(t *strategies.Type, f strategies.Family, does, what string) error {
+func OnlyFamily(t *strategies.Type, f strategies.Family, does, what string) error {
 	if t.Answers(f) {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -28,50 +28,50 @@ import (
 // gone mid-run) stops the run: the report is partial and the run's error
 // names the failure.
 
-// twins is how a kind reaches the real stores of its twins (lineup.twin):
+// Twins is how a kind reaches the real stores of its Twins (lineup.twin):
 // the backend that opens them, and where a replay that fell behind is
-// noted (Setup.Notes). A kind whose designs may have twins keeps it and
+// noted (Setup.Notes). A kind whose designs may have Twins keeps it and
 // starts a realRun for each run.
-type twins struct {
+type Twins struct {
 	backend  strategies.Backend // nil: no real store (Options.Store)
 	scenario string
 	notes    *[]string
 }
 
-// realRun is a run's real stores: one for each twin, nil for the others.
-type realRun struct {
-	twins
-	stores []strategies.RealStore
+// RealRun is a run's real stores: one for each twin, nil for the others.
+type RealRun struct {
+	Twins
+	Stores []strategies.RealStore
 	names  []string // the twins' names, for the node tables
 	fail   func(error)
 }
 
-// open opens design d's store when it is a twin, as design i of the run.
-func (rr *realRun) open(ctx context.Context, i int, d design, paced bool) (strategies.Store, error) {
-	if d.real == "" {
+// Open opens design d's store when it is a twin, as design i of the run.
+func (rr *RealRun) Open(ctx context.Context, i int, d Design, paced bool) (strategies.Store, error) {
+	if d.Real == "" {
 		return nil, nil
 	}
-	s, err := rr.backend.Open(ctx, d.name(), paced, rr.fail)
+	s, err := rr.backend.Open(ctx, d.Name(), paced, rr.fail)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.name(), err)
+		return nil, fmt.Errorf("%s: %w", d.Name(), err)
 	}
-	rr.stores[i], rr.names[i] = s, d.name()
+	rr.Stores[i], rr.names[i] = s, d.Name()
 	return s, nil
 }
 
-// settle tells every store the replay is over.
-func (rr *realRun) settle() {
-	for _, s := range rr.stores {
+// Settle tells every store the replay is over.
+func (rr *RealRun) Settle() {
+	for _, s := range rr.Stores {
 		if s != nil {
 			s.Settle()
 		}
 	}
 }
 
-// close closes every store, returning the first error.
-func (rr *realRun) close() error {
+// Close closes every store, returning the first error.
+func (rr *RealRun) Close() error {
 	var first error
-	for _, s := range rr.stores {
+	for _, s := range rr.Stores {
 		if s != nil {
 			if err := s.Close(); err != nil && first == nil {
 				first = err
@@ -81,12 +81,12 @@ func (rr *realRun) close() error {
 	return first
 }
 
-// start returns a context that a store's failure cancels, and the realRun
+// Start returns a context that a store's failure cancels, and the realRun
 // of a run of n designs whose fail does it; cause gives the error to
 // return.
-func (tw twins) start(ctx context.Context, n int) (context.Context, *realRun, func(error) error) {
+func (tw Twins) Start(ctx context.Context, n int) (context.Context, *RealRun, func(error) error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	rr := &realRun{twins: tw, stores: make([]strategies.RealStore, n), names: make([]string, n), fail: func(err error) { cancel(err) }}
+	rr := &RealRun{Twins: tw, Stores: make([]strategies.RealStore, n), names: make([]string, n), fail: func(err error) { cancel(err) }}
 	cause := func(err error) error {
 		if err != nil {
 			if c := context.Cause(ctx); c != nil && c != context.Canceled {
@@ -98,22 +98,22 @@ func (tw twins) start(ctx context.Context, n int) (context.Context, *realRun, fu
 	return ctx, rr, cause
 }
 
-// score adds what the real store of design i (a twin: rr.stores[i] is
+// Score adds what the real store of design i (a twin: rr.stores[i] is
 // not nil) measured of its replay over a stream of duration ns (0:
 // untimed), and notes a replay that fell behind.
-func (rr *realRun) score(s *scorer, i int, duration int64) {
-	rs := rr.stores[i].Stats()
-	s.add(metrics.StoreOps, float64(rs.Ops), "ops", nil, fmt.Sprintf("%s writes and %s reads sent to the real store",
+func (rr *RealRun) Score(s *Scorer, i int, duration int64) {
+	rs := rr.Stores[i].Stats()
+	s.Add(metrics.StoreOps, float64(rs.Ops), "ops", nil, fmt.Sprintf("%s writes and %s reads sent to the real store",
 		metrics.Format(float64(rs.Writes)), metrics.Format(float64(rs.Reads))))
-	s.add(metrics.RoundTrips, float64(rs.RoundTrips), "pipelines", nil, "one round trip to one node each")
+	s.Add(metrics.RoundTrips, float64(rs.RoundTrips), "pipelines", nil, "one round trip to one node each")
 	if rs.Keys > 0 {
-		s.add(metrics.KeysUsed, float64(rs.Keys), "keys", s.plan(metrics.KeysUsed), "keys written or read on the real store")
+		s.Add(metrics.KeysUsed, float64(rs.Keys), "keys", s.Plan(metrics.KeysUsed), "keys written or read on the real store")
 	}
 	if duration > 0 && rs.Ops > 0 {
-		s.add(metrics.OfferedOps, round(float64(rs.Ops)/(float64(duration)/1e9), 1), "ops/s", nil, "ops / the stream's length: what the scenario asks of the store")
+		s.Add(metrics.OfferedOps, Round(float64(rs.Ops)/(float64(duration)/1e9), 1), "ops/s", nil, "ops / the stream's length: what the scenario asks of the store")
 	}
 	if rs.Wall > 0 && rs.Ops > 0 {
-		s.timing(metrics.AchievedOps, round(float64(rs.Ops)/rs.Wall.Seconds(), 1), "ops/s", "ops / wall time from the first send to the last reply")
+		s.Timing(metrics.AchievedOps, Round(float64(rs.Ops)/rs.Wall.Seconds(), 1), "ops/s", "ops / wall time from the first send to the last reply")
 	}
 	if rs.Latency.Count() == 0 {
 		return
@@ -122,20 +122,20 @@ func (rr *realRun) score(s *scorer, i int, duration int64) {
 	if !rs.Paced {
 		from = "from its send (not paced: an untimed stream, or -pace max)"
 	}
-	q := func(v int64) float64 { return round(float64(v)/1e9, 6) }
-	s.timing(metrics.LatencyP50, q(rs.Latency.Quantile(0.5)), "s", "an op's reply "+from+", median")
-	s.timing(metrics.LatencyP99, q(rs.Latency.Quantile(0.99)), "s", "99th percentile")
-	s.timing(metrics.LatencyMax, q(rs.Latency.Max()), "s", "the slowest op")
+	q := func(v int64) float64 { return Round(float64(v)/1e9, 6) }
+	s.Timing(metrics.LatencyP50, q(rs.Latency.Quantile(0.5)), "s", "an op's reply "+from+", median")
+	s.Timing(metrics.LatencyP99, q(rs.Latency.Quantile(0.99)), "s", "99th percentile")
+	s.Timing(metrics.LatencyMax, q(rs.Latency.Max()), "s", "the slowest op")
 	if rs.Paced {
-		s.timing(metrics.Behind, round(rs.Behind.Seconds(), 6), "s", "the last reply after the last op's due time")
+		s.Timing(metrics.Behind, Round(rs.Behind.Seconds(), 6), "s", "the last reply after the last op's due time")
 		kept := 0.0
 		if rs.KeptUp() {
 			kept = 1
 		}
-		s.add(metrics.KeptUp, kept, "flag", nil, fmt.Sprintf("1: every op answered within %s of its due time", strategies.KeptUpWithin))
+		s.Add(metrics.KeptUp, kept, "flag", nil, fmt.Sprintf("1: every op answered within %s of its due time", strategies.KeptUpWithin))
 		if kept == 0 {
 			*rr.notes = append(*rr.notes, fmt.Sprintf("%s did not keep the scenario's pace: ops were answered up to %s late; its latency and what its readers were shown are the replay's backlog (the server's, or this machine's, which runs the simulation beside it), not the scenario's.",
-				s.d.name(), time.Duration(rs.Latency.Max()).Round(time.Millisecond)))
+				s.D.Name(), time.Duration(rs.Latency.Max()).Round(time.Millisecond)))
 		}
 	}
 	if len(rs.Nodes) > 0 && rs.Wall > 0 {
@@ -147,18 +147,18 @@ func (rr *realRun) score(s *scorer, i int, duration int64) {
 				used++
 			}
 		}
-		s.add(metrics.NodesUsed, float64(used), "nodes", nil, fmt.Sprintf("of %d", len(rs.Nodes)))
-		s.timing(metrics.NodeOpsMax, round(hi, 1), "ops/s", "the busiest node's ops / wall time")
-		s.timing(metrics.NodeOpsMin, round(lo, 1), "ops/s", "the idlest node's")
+		s.Add(metrics.NodesUsed, float64(used), "nodes", nil, fmt.Sprintf("of %d", len(rs.Nodes)))
+		s.Timing(metrics.NodeOpsMax, Round(hi, 1), "ops/s", "the busiest node's ops / wall time")
+		s.Timing(metrics.NodeOpsMin, Round(lo, 1), "ops/s", "the idlest node's")
 	}
-	s.add(metrics.StoreMismatch, float64(rs.Mismatch), "keys", metrics.PlanOf(0), "counter keys whose value read back is not the sum of the increments sent")
+	s.Add(metrics.StoreMismatch, float64(rs.Mismatch), "keys", metrics.PlanOf(0), "counter keys whose value read back is not the sum of the increments sent")
 }
 
-// table adds the keys and ops each node of a real store took, per twin
+// Table adds the keys and ops each node of a real store took, per twin
 // design, its nodes in the order of their first slots: node j is the
 // simulated cluster's node j (nodeTable) where redis-cli made the cluster.
-func (rr *realRun) table(rep *Report) {
-	for i, s := range rr.stores {
+func (rr *RealRun) Table(rep *Report) {
+	for i, s := range rr.Stores {
 		if s == nil {
 			continue
 		}
@@ -169,7 +169,7 @@ func (rr *realRun) table(rep *Report) {
 		t := metrics.Table{Scenario: rr.scenario, Name: "nodes-" + rr.names[i],
 			Title: rr.names[i] + ": keys and ops on each node of the real store", Columns: []string{"node", "keys", "ops", "ops_per_s"}}
 		for j, n := range rs.Nodes {
-			t.Rows = append(t.Rows, []float64{float64(j), float64(n.Keys), float64(n.Ops), round(float64(n.Ops)/max(rs.Wall.Seconds(), 1e-9), 1)})
+			t.Rows = append(t.Rows, []float64{float64(j), float64(n.Keys), float64(n.Ops), Round(float64(n.Ops)/max(rs.Wall.Seconds(), 1e-9), 1)})
 		}
 		rep.Tables = append(rep.Tables, t)
 	}

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -26,9 +26,9 @@ import (
 // keys and, for a sketch's keys, conservative only where the keys' excesses
 // are not positively correlated). The series and tables are trial 0's.
 
-// trialStats are the statistics every measured row is reported with.
-var trialStats = []struct {
-	name string
+// TrialStats are the statistics every measured row is reported with.
+var TrialStats = []struct {
+	Name string
 	q    float64 // the quantile; −1 for the mean
 }{{"mean", -1}, {"min", 0}, {"p50", 0.5}, {"p95", 0.95}, {"max", 1}}
 
@@ -58,7 +58,7 @@ func (st *Setup) runTrials(ctx context.Context) (*Report, error) {
 			}
 			return nil, err // cannot happen: the same scenario was prepared
 		}
-		rep, err := one.kind.run(ctx)
+		rep, err := one.Kind.Run(ctx)
 		if err != nil {
 			stopped = err
 			break
@@ -123,24 +123,24 @@ func (st *Setup) overTrials(reps []*Report) *Report {
 		if r.Note != "" {
 			note += "; " + r.Note
 		}
-		for _, s := range trialStats {
-			if r.Timing && s.name != "mean" {
+		for _, s := range TrialStats {
+			if r.Timing && s.Name != "mean" {
 				continue
 			}
-			v := mean(vals)
+			v := Mean(vals)
 			if s.q >= 0 {
 				v = metrics.QuantileSorted(vals, 0, s.q)
 			}
 			row := r
-			row.Value, row.Stat, row.Note = metrics.Measured(v), s.name, note
+			row.Value, row.Stat, row.Note = metrics.Measured(v), s.Name, note
 			out.Results = append(out.Results, row)
 		}
 	}
-	st.boundTests(out, reps)
+	st.BoundTests(out, reps)
 	return out
 }
 
-func mean(xs []float64) float64 {
+func Mean(xs []float64) float64 {
 	var sum float64
 	for _, x := range xs {
 		sum += x
@@ -148,14 +148,14 @@ func mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// boundTests adds, for every design that counted keys over its bound in
+// BoundTests adds, for every design that counted keys over its bound in
 // every trial and has a per-key failure probability δ, the share of keys
 // over the bound across the trials (δ beside it) and the binomial test's
 // p-value, with its verdict at the scenario's false-alarm level.
-func (st *Setup) boundTests(out *Report, reps []*Report) {
-	truth := truthName(st.Scenario)
-	for _, d := range st.designs {
-		delta := d.planned(metrics.Failure)
+func (st *Setup) BoundTests(out *Report, reps []*Report) {
+	truth := TruthName(st.Scenario)
+	for _, d := range st.Members {
+		delta := d.Planned(metrics.Failure)
 		if delta == nil {
 			continue
 		}
@@ -165,7 +165,7 @@ func (st *Setup) boundTests(out *Report, reps []*Report) {
 			var o, k *float64
 			for _, r := range rep.Results {
 				switch {
-				case r.Strategy == d.name() && r.Metric == metrics.KeysOverBound && r.Value != nil:
+				case r.Strategy == d.Name() && r.Metric == metrics.KeysOverBound && r.Value != nil:
 					o = r.Value
 				case r.Strategy == truth && r.Metric == metrics.DistinctKeys && r.Value != nil:
 					k = r.Value
@@ -179,13 +179,13 @@ func (st *Setup) boundTests(out *Report, reps []*Report) {
 		if keys == 0 {
 			continue
 		}
-		p := binomialTail(keys, *delta, over)
+		p := BinomialTail(keys, *delta, over)
 		verdict := "holds"
 		if p < st.Scenario.FalseAlarm {
 			verdict = "FAILS"
 		}
 		add := func(m metrics.Metric, v float64, unit string, plan *float64, note string) {
-			out.Results = append(out.Results, metrics.Result{Scenario: st.Scenario.Name, Strategy: d.name(), Metric: m,
+			out.Results = append(out.Results, metrics.Result{Scenario: st.Scenario.Name, Strategy: d.Name(), Metric: m,
 				Value: metrics.Measured(v), Unit: unit, Plan: plan, Scale: metrics.Sim, Note: note})
 		}
 		add(metrics.ShareOverBound, over/keys, "share", delta,
@@ -195,9 +195,9 @@ func (st *Setup) boundTests(out *Report, reps []*Report) {
 	}
 }
 
-// binomialTail is P(Binomial(n, p) ≥ x), exactly (by the regularised
+// BinomialTail is P(Binomial(n, p) ≥ x), exactly (by the regularised
 // incomplete beta function): 1 for x ≤ 0.
-func binomialTail(n, p, x float64) float64 {
+func BinomialTail(n, p, x float64) float64 {
 	if x <= 0 {
 		return 1
 	}

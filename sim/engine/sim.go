@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -44,28 +44,28 @@ type Options struct {
 	Store strategies.Backend
 }
 
-// design is one strategy entry of the scenario, decoded and planned.
-type design struct {
-	spec   scenarios.Strategy
-	index  int // in the scenario's strategies
-	typ    *strategies.Type
-	params strategies.Params
-	plan   []strategies.PlanLine
-	sweep  *sweepPoint // the design's place in a sweep; nil outside one
-	real   string      // a twin on a real store: the backend's name; "" on the simulation
+// Design is one strategy entry of the scenario, decoded and planned.
+type Design struct {
+	Spec   scenarios.Strategy
+	Index  int // in the scenario's strategies
+	Typ    *strategies.Type
+	Params strategies.Params
+	Plan   []strategies.PlanLine
+	Sweep  *sweepPoint // the design's place in a sweep; nil outside one
+	Real   string      // a twin on a real store: the backend's name; "" on the simulation
 }
 
-// name is the design's name in the scenario, and @BACKEND on a twin.
-func (d design) name() string {
-	if d.real != "" {
-		return d.spec.Name + "@" + d.real
+// Name is the design's Name in the scenario, and @BACKEND on a twin.
+func (d Design) Name() string {
+	if d.Real != "" {
+		return d.Spec.Name + "@" + d.Real
 	}
-	return d.spec.Name
+	return d.Spec.Name
 }
 
-// planned is the design's simulated-scale plan for metric, or nil.
-func (d design) planned(metric metrics.Metric) *float64 {
-	for _, l := range d.plan {
+// Planned is the design's simulated-scale plan for metric, or nil.
+func (d Design) Planned(metric metrics.Metric) *float64 {
+	for _, l := range d.Plan {
 		if l.Metric == metric && !l.Full {
 			return metrics.PlanOf(l.Value)
 		}
@@ -74,13 +74,13 @@ func (d design) planned(metric metrics.Metric) *float64 {
 }
 
 // errorf is a scenario error at the design's entry.
-func (d design) errorf(format string, args ...any) error {
-	return scenarios.Errorf(d.spec.Pos, "strategies[%d] %s: %s", d.index, d.spec.Name, fmt.Sprintf(format, args...))
+func (d Design) errorf(format string, args ...any) error {
+	return scenarios.Errorf(d.Spec.Pos, "strategies[%d] %s: %s", d.Index, d.Spec.Name, fmt.Sprintf(format, args...))
 }
 
-// build constructs the design for env.
-func (d design) build(env strategies.Env) (strategies.Strategy, error) {
-	s, err := d.typ.Build(d.params, env)
+// Build constructs the design for env.
+func (d Design) Build(env strategies.Env) (strategies.Strategy, error) {
+	s, err := d.Typ.Build(d.Params, env)
 	if err != nil {
 		return nil, d.errorf("%v", err)
 	}
@@ -92,8 +92,8 @@ func (d design) build(env strategies.Env) (strategies.Strategy, error) {
 // kind runs with (harness) and shares with the kind the lineup of designs.
 type Setup struct {
 	Scenario *scenarios.Scenario
-	kind     kind
-	*lineup
+	Kind     Kind
+	*Lineup
 	opts Options
 	// LeftOut names the on-demand designs that Options.With did not ask for.
 	LeftOut []string
@@ -119,7 +119,7 @@ func PrepareContext(ctx context.Context, scn *scenarios.Scenario, opts Options) 
 	st := &Setup{
 		Scenario: scn,
 		opts:     opts,
-		lineup: &lineup{env: strategies.Env{
+		Lineup: &Lineup{Env: strategies.Env{
 			Seed: scn.Seed,
 			Top:  scn.Questions.Top,
 			Full: figures(scn.Assumptions),
@@ -127,7 +127,7 @@ func PrepareContext(ctx context.Context, scn *scenarios.Scenario, opts Options) 
 		}},
 	}
 	h := st.harness()
-	h.ctx = ctx
+	h.Ctx = ctx
 	k, err := newKind(h)
 	if ctx.Err() != nil {
 		return nil, stoppedPreparing(ctx, scn)
@@ -135,30 +135,30 @@ func PrepareContext(ctx context.Context, scn *scenarios.Scenario, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	st.kind = k
+	st.Kind = k
 	for i, spec := range scn.Strategies {
 		if spec.OnDemand && !slices.Contains(opts.With, spec.Name) {
 			st.LeftOut = append(st.LeftOut, spec.Name)
 			continue
 		}
-		for _, m := range sweepMembers(spec) {
+		for _, m := range SweepMembers(spec) {
 			d, err := st.prepareDesign(scn, k, i, m.spec, m.at)
 			if err != nil {
 				return nil, err
 			}
-			if slices.ContainsFunc(st.designs, func(o design) bool { return o.name() == d.name() }) {
+			if slices.ContainsFunc(st.Members, func(o Design) bool { return o.Name() == d.Name() }) {
 				pos := spec.Pos
 				if spec.Sweep != nil {
 					pos = spec.Sweep.Pos
 				}
-				return nil, scenarios.Errorf(pos, "strategies[%d]: the design %s has the name of another design (a sweep names its designs NAME-key-value; allowed: names unique in the file)", i, d.name())
+				return nil, scenarios.Errorf(pos, "strategies[%d]: the design %s has the name of another design (a sweep names its designs NAME-key-value; allowed: names unique in the file)", i, d.Name())
 			}
-			d.sweep = m.sweep
-			st.designs = append(st.designs, d)
+			d.Sweep = m.Sweep
+			st.Members = append(st.Members, d)
 		}
 	}
 	if opts.Store != nil {
-		if rk, ok := k.(realStorer); ok && rk.realStores() {
+		if rk, ok := k.(realStorer); ok && rk.RealStores() {
 			st.twin(opts.Store.Name())
 		} else {
 			st.Notes = append(st.Notes, fmt.Sprintf("This kind of run does not take a real store: its designs ran on the simulation alone, not on %s.", opts.Store.Name()))
@@ -175,12 +175,12 @@ func PrepareContext(ctx context.Context, scn *scenarios.Scenario, opts Options) 
 		return nil, scenarios.Errorf(scn.Run.Where(), "the run would need about %s bytes (truth and designs), more than the limit of %s bytes: lower the stream's size or the designs'",
 			metrics.Format(float64(need)), metrics.Format(float64(opts.MemoryLimit)))
 	}
-	if avail := machineMemory(); avail > 0 && need > avail {
+	if avail := MachineMemory(); avail > 0 && need > avail {
 		return nil, scenarios.Errorf(scn.Run.Where(), "the run would need about %s bytes (truth and designs), more than the %s bytes this machine has available: lower the stream's size or the designs'",
 			metrics.Format(float64(need)), metrics.Format(float64(avail)))
 	}
 	if dk, ok := k.(drawer); ok {
-		if err := dk.draw(); err != nil {
+		if err := dk.Draw(); err != nil {
 			if ctx.Err() != nil {
 				return nil, stoppedPreparing(ctx, scn)
 			}
@@ -198,29 +198,29 @@ func stoppedPreparing(ctx context.Context, scn *scenarios.Scenario) error {
 // prepareDesign decodes, checks and plans one design: the entry i of the
 // scenario's strategies, or one member of its sweep (at: the value's
 // position, where a parameter error of the swept key points).
-func (st *Setup) prepareDesign(scn *scenarios.Scenario, k kind, i int, spec scenarios.Strategy, at *scenarios.Pos) (design, error) {
-	d := design{spec: spec, index: i}
+func (st *Setup) prepareDesign(scn *scenarios.Scenario, k Kind, i int, spec scenarios.Strategy, at *scenarios.Pos) (Design, error) {
+	d := Design{Spec: spec, Index: i}
 	var err error
-	if d.typ, err = strategies.Lookup(spec.Type); err != nil {
+	if d.Typ, err = strategies.Lookup(spec.Type); err != nil {
 		pos := spec.Pos
 		if p, ok := scn.KeyPos(fmt.Sprintf("strategies[%d].type", i)); ok {
 			pos = p
 		}
 		return d, scenarios.Errorf(pos, "strategies[%d] %s: %v", i, spec.Name, err)
 	}
-	d.params = d.typ.New()
-	if err := scn.DecodeParams(i, spec.Params, d.params); err != nil {
+	d.Params = d.Typ.New()
+	if err := scn.DecodeParams(i, spec.Params, d.Params); err != nil {
 		return d, err // at the parameter's line, by the decoder of every key
 	}
-	if err = d.typ.Validate(d.params); err == nil {
+	if err = d.Typ.Validate(d.Params); err == nil {
 		store := scn.Cluster != nil
-		if gs, ok := k.(storeGiver); ok && gs.givesStores() {
+		if gs, ok := k.(storeGiver); ok && gs.GivesStores() {
 			store = true
 		}
-		err = d.typ.Check(d.params, st.env, store)
+		err = d.Typ.Check(d.Params, st.Env, store)
 	}
 	if err == nil {
-		err = k.accepts(d.typ)
+		err = k.Accepts(d.Typ)
 	}
 	if err != nil {
 		pos := spec.Pos
@@ -233,7 +233,7 @@ func (st *Setup) prepareDesign(scn *scenarios.Scenario, k kind, i int, spec scen
 		}
 		return d, scenarios.Errorf(pos, "strategies[%d] %s: %v", i, spec.Name, err)
 	}
-	d.plan = d.typ.Plan(d.params, st.env)
+	d.Plan = d.Typ.Plan(d.Params, st.Env)
 	return d, nil
 }
 
@@ -249,16 +249,16 @@ func figures(a scenarios.Assumptions) strategies.Assumptions { return strategies
 // resident memory stays within 10% of it (measured from 10^7 events over
 // 10^6 keys to the full search day, README "Speed and memory").
 func (st *Setup) MemoryNeeded() int64 {
-	held, copies := st.kind.memory()
-	for _, d := range st.designs {
-		total := max(d.plannedValue(metrics.Bytes), d.plannedValue(metrics.TotalBytes))
+	held, copies := st.Kind.Memory()
+	for _, d := range st.Members {
+		total := max(d.PlannedValue(metrics.Bytes), d.PlannedValue(metrics.TotalBytes))
 		held += copies * int64(total)
 	}
 	// The chunks in flight, what scoring holds for each design, and the
 	// process itself.
 	held += int64(feedBuffers(int(workersOf(st.opts)))) * workload.DefaultChunkSize * (int64(unsafe.Sizeof(workload.Event{})) + 4) // events and ranks
-	held += int64(len(st.designs)) * int64(unsafe.Sizeof(overs{}))
-	if ck, ok := st.kind.(churner); st.hasTwins() || ok && ck.churns() {
+	held += int64(len(st.Members)) * int64(unsafe.Sizeof(Overs{}))
+	if ck, ok := st.Kind.(churner); st.hasTwins() || ok && ck.Churns() {
 		// A real store's client (go-redis) makes garbage at every op, a
 		// log's reader at every line: the heap then runs up to its GC
 		// target, twice what is live (GOGC 100), where a simulation alone
@@ -267,19 +267,19 @@ func (st *Setup) MemoryNeeded() int64 {
 		// arguments churn) peaked at 2.28 GB against a plan of 1.42 GB.
 		held *= 2
 	}
-	return held + processBytes
+	return held + ProcessBytes
 }
 
-// processBytes is what the process holds whatever it runs: the Go runtime,
+// ProcessBytes is what the process holds whatever it runs: the Go runtime,
 // the program and its libraries, the report and its charts being drawn.
 // Measured: a run of 10^7 events over 10^6 keys peaks at 48 MB of resident
 // memory, 16 MB above what its truth, designs and buffers account for; the
 // wicket scenario, with more charts, 20 MB above the rest of its plan.
-const processBytes = 48 << 20
+const ProcessBytes = 48 << 20
 
-// plannedValue is the design's simulated-scale plan for metric, or 0.
-func (d design) plannedValue(metric metrics.Metric) float64 {
-	if p := d.planned(metric); p != nil {
+// PlannedValue is the design's simulated-scale plan for metric, or 0.
+func (d Design) PlannedValue(metric metrics.Metric) float64 {
+	if p := d.Planned(metric); p != nil {
 		return *p
 	}
 	return 0
@@ -288,23 +288,23 @@ func (d design) plannedValue(metric metrics.Metric) float64 {
 // Designs names the designs the run holds, in the scenario's order (a
 // sweep's members and real-store twins included).
 func (st *Setup) Designs() []string {
-	names := make([]string, len(st.designs))
-	for i, d := range st.designs {
-		names[i] = d.name()
+	names := make([]string, len(st.Members))
+	for i, d := range st.Members {
+		names[i] = d.Name()
 	}
 	return names
 }
 
 // Describe says in one line what the scenario simulates.
-func (st *Setup) Describe() string { return st.kind.describe() }
+func (st *Setup) Describe() string { return st.Kind.Describe() }
 
 // Plan returns every design's closed-form numbers and the run's own (the
 // expected count of the K-th key), without simulating anything.
 func (st *Setup) Plan() []metrics.Result {
-	rs := st.kind.plan()
-	for _, d := range st.designs {
-		for _, l := range d.plan {
-			rs = append(rs, planRow(st.Scenario.Name, d.name(), l))
+	rs := st.Kind.Plan()
+	for _, d := range st.Members {
+		for _, l := range d.Plan {
+			rs = append(rs, planRow(st.Scenario.Name, d.Name(), l))
 		}
 	}
 	return rs
@@ -324,7 +324,7 @@ func planRow(scenario, strategy string, l strategies.PlanLine) metrics.Result {
 // the report holds what was measured so far, Partial is set and the
 // context's error is returned with it.
 func (st *Setup) Run(ctx context.Context) (*Report, error) {
-	run := st.kind.run
+	run := st.Kind.Run
 	if st.Scenario.Trials > 1 {
 		run = st.runTrials
 	}
@@ -356,25 +356,25 @@ type Report struct {
 // Setup's lineup, a feeder and a pool of workers as Options say, the rows
 // of the scenario, its progress line, and the twins' backend, whose notes
 // go to Setup.Notes.
-func (st *Setup) harness() *harness {
+func (st *Setup) harness() *Harness {
 	scn := st.Scenario
 	w := workersOf(st.opts)
-	p := progress{scenario: scn.Name, report: st.opts.Progress, every: st.opts.ProgressEvery}
-	return &harness{
-		ctx:      context.Background(),
-		scn:      scn,
-		lineup:   st.lineup,
-		feeder:   feeder{workers: w, progress: p},
-		rows:     scoreRows{scenario: scn.Name, step: scn.Step, truthName: truthName(scn)},
-		workers:  w,
-		progress: p,
-		twins:    twins{backend: st.opts.Store, scenario: scn.Name, notes: &st.Notes},
+	p := StageProgress{scenario: scn.Name, report: st.opts.Progress, every: st.opts.ProgressEvery}
+	return &Harness{
+		Ctx:      context.Background(),
+		Scn:      scn,
+		Lineup:   st.Lineup,
+		Feeder:   Feeder{Workers: w, progress: p},
+		Rows:     ScoreRows{Scenario: scn.Name, Step: scn.Step, TruthName: TruthName(scn)},
+		Workers:  w,
+		Progress: p,
+		Twins:    Twins{backend: st.opts.Store, scenario: scn.Name, notes: &st.Notes},
 	}
 }
 
-// truthName is the pseudo-strategy whose rows describe the stream itself:
+// TruthName is the pseudo-strategy whose rows describe the stream itself:
 // "truth", or "truth-STEP" in a scenario told in steps.
-func truthName(scn *scenarios.Scenario) string {
+func TruthName(scn *scenarios.Scenario) string {
 	if scn.Step != "" {
 		return "truth-" + scn.Step
 	}

@@ -1,11 +1,11 @@
-package sim
+package engine
 
 import "countsim/metrics"
 
-// dropFlat leaves out the charts that would show nothing (metrics.Flat):
+// DropFlat leaves out the charts that would show nothing (metrics.Flat):
 // three bars of recall 1, a backlog of 0 throughout, a sweep whose error
 // is 0 at every size. Their value is in the tables; plots refuses them.
-func dropFlat(series []metrics.Series) []metrics.Series {
+func DropFlat(series []metrics.Series) []metrics.Series {
 	type chart struct{ scenario, step, name string }
 	groups := map[chart][]metrics.Series{}
 	for _, s := range series {

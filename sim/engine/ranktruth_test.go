@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"cmp"
@@ -19,36 +19,36 @@ func TestRankTruthAgreesWithMapTruth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byRank, byKey, byRanks := newRankTruth(src), newTruth(0, false, false), newRankTruth(src)
+		byRank, byKey, byRanks := NewRankTruth(src), NewTruth(0, false, false), NewRankTruth(src)
 		for i := range src.Chunks() {
 			b, ranks := src.ChunkRanks(i, nil, nil)
-			byRank.observe(b)
-			byKey.observe(b)
-			byRanks.(rankObserver).observeRanks(ranks)
+			byRank.Observe(b)
+			byKey.Observe(b)
+			byRanks.(RankObserver).ObserveRanks(ranks)
 		}
 		ctx := context.Background()
-		nRank, _ := byRank.distinct(ctx)
-		nKey, _ := byKey.distinct(ctx)
-		if byRank.total() != byKey.total() || nRank != nKey {
-			t.Fatalf("scramble %v: totals %d/%d, distinct %d/%d", scramble, byRank.total(), byKey.total(), nRank, nKey)
+		nRank, _ := byRank.Distinct(ctx)
+		nKey, _ := byKey.Distinct(ctx)
+		if byRank.Total() != byKey.Total() || nRank != nKey {
+			t.Fatalf("scramble %v: totals %d/%d, distinct %d/%d", scramble, byRank.Total(), byKey.Total(), nRank, nKey)
 		}
 		// Fed the ranks beside the events, it holds the same array.
-		if a, b := byRank.(*rankTruth[uint32]), byRanks.(*rankTruth[uint32]); !slices.Equal(a.at, b.at) || a.n != b.n {
+		if a, b := byRank.(*RankTruth[uint32]), byRanks.(*RankTruth[uint32]); !slices.Equal(a.At, b.At) || a.N != b.N {
 			t.Fatalf("scramble %v: the truth fed ranks differs from the truth fed events", scramble)
 		}
 		seen := 0
-		for key, c := range byRank.all() {
+		for key, c := range byRank.All() {
 			seen++
-			if want := byKey.count(key); c != want || byRank.count(key) != want {
-				t.Fatalf("scramble %v: key %#x counted %d (count %d), want %d", scramble, key, c, byRank.count(key), want)
+			if want := byKey.Count(key); c != want || byRank.Count(key) != want {
+				t.Fatalf("scramble %v: key %#x counted %d (count %d), want %d", scramble, key, c, byRank.Count(key), want)
 			}
 		}
 		if seen != nKey {
 			t.Fatalf("scramble %v: all yields %d keys, want %d", scramble, seen, nKey)
 		}
 		for _, k := range []int{1, 10, 1000, 60_000} {
-			got, _ := byRank.top(ctx, k)
-			if want := sortedTop(byKey.counts, k); !slices.Equal(got, want) {
+			got, _ := byRank.Top(ctx, k)
+			if want := sortedTop(byKey.Counts, k); !slices.Equal(got, want) {
 				t.Fatalf("scramble %v, top %d: got %v…, want %v…", scramble, k, got[:min(3, len(got))], want[:min(3, len(want))])
 			}
 		}
@@ -57,16 +57,16 @@ func TestRankTruthAgreesWithMapTruth(t *testing.T) {
 
 // sortedTop is the top k by a full sort, the way the truth answered before
 // it selected.
-func sortedTop(counts map[uint64]uint64, k int) []keyCount {
-	var all []keyCount
+func sortedTop(counts map[uint64]uint64, k int) []KeyCount {
+	var all []KeyCount
 	for key, c := range counts {
-		all = append(all, keyCount{key, c})
+		all = append(all, KeyCount{Key: key, Count: c})
 	}
-	slices.SortFunc(all, func(a, b keyCount) int {
-		if c := cmp.Compare(b.count, a.count); c != 0 {
+	slices.SortFunc(all, func(a, b KeyCount) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.key, b.key)
+		return cmp.Compare(a.Key, b.Key)
 	})
 	return all[:min(k, len(all))]
 }
@@ -80,7 +80,7 @@ func TestSelectionMatchesSort(t *testing.T) {
 			counts[rng.Uint64N(1000)] = 1 + rng.Uint64N(4) // few distinct counts: ties everywhere
 		}
 		k := rng.IntN(30)
-		got, _ := topOf(context.Background(), func(yield func(uint64, uint64) bool) {
+		got, _ := TopOf(context.Background(), func(yield func(uint64, uint64) bool) {
 			for key, c := range counts {
 				if !yield(key, c) {
 					return
@@ -95,10 +95,10 @@ func TestSelectionMatchesSort(t *testing.T) {
 
 // A stream of more than 2^32−1 events counts in 8 bytes a rank.
 func TestRankTruthWidth(t *testing.T) {
-	if got := rankTruthBytes(1<<32-1, 10); got != 40 {
+	if got := RankTruthBytes(1<<32-1, 10); got != 40 {
 		t.Errorf("2^32−1 events: %d bytes for 10 keys, want 40", got)
 	}
-	if got := rankTruthBytes(1<<32, 10); got != 80 {
+	if got := RankTruthBytes(1<<32, 10); got != 80 {
 		t.Errorf("2^32 events: %d bytes for 10 keys, want 80", got)
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"fmt"
@@ -22,12 +22,12 @@ import (
 type sweepPoint struct {
 	group   string  // the entry's name
 	key     string  // the parameter swept
-	value   float64 // its value here, for an axis (NaN for a non-number)
+	Value   float64 // its value here, for an axis (NaN for a non-number)
 	seconds bool    // the value is a duration's seconds
 }
 
-// label names the swept parameter on an axis, with its unit: "cycle (s)".
-func (p *sweepPoint) label() string {
+// Label names the swept parameter on an axis, with its unit: "cycle (s)".
+func (p *sweepPoint) Label() string {
 	if p.seconds {
 		return p.key + " (s)"
 	}
@@ -38,12 +38,12 @@ func (p *sweepPoint) label() string {
 type sweepMember struct {
 	spec  scenarios.Strategy
 	at    *scenarios.Pos // the swept value's position
-	sweep *sweepPoint
+	Sweep *sweepPoint
 }
 
-// sweepMembers is the entry itself without a sweep, else one design a value:
+// SweepMembers is the entry itself without a sweep, else one design a value:
 // its name NAME-key-value, its parameters the entry's with key set to value.
-func sweepMembers(spec scenarios.Strategy) []sweepMember {
+func SweepMembers(spec scenarios.Strategy) []sweepMember {
 	sw := spec.Sweep
 	if sw == nil {
 		return []sweepMember{{spec: spec}}
@@ -71,7 +71,7 @@ func sweepMembers(spec scenarios.Strategy) []sweepMember {
 				x, seconds = d.Seconds(), true
 			}
 		}
-		out = append(out, sweepMember{spec: m, at: &sw.At[j], sweep: &sweepPoint{group: spec.Name, key: sw.Key, value: x, seconds: seconds}})
+		out = append(out, sweepMember{spec: m, at: &sw.At[j], Sweep: &sweepPoint{group: spec.Name, key: sw.Key, Value: x, seconds: seconds}})
 	}
 	return out
 }
@@ -96,17 +96,17 @@ var sweepCurveMetrics = []metrics.Metric{
 // run's every other series is in, so it also leaves out, last, the charts
 // that would show nothing (dropFlat).
 func (st *Setup) sweepCurves(rep *Report) {
-	defer func() { rep.Series = dropFlat(rep.Series) }()
+	defer func() { rep.Series = DropFlat(rep.Series) }()
 	var groups []string
-	members := map[string][]design{}
-	for _, d := range st.designs {
-		if d.sweep == nil {
+	members := map[string][]Design{}
+	for _, d := range st.Members {
+		if d.Sweep == nil {
 			continue
 		}
-		if _, ok := members[d.sweep.group]; !ok {
-			groups = append(groups, d.sweep.group)
+		if _, ok := members[d.Sweep.group]; !ok {
+			groups = append(groups, d.Sweep.group)
 		}
-		members[d.sweep.group] = append(members[d.sweep.group], d)
+		members[d.Sweep.group] = append(members[d.Sweep.group], d)
 	}
 	first := func(name string, m metrics.Metric) *metrics.Result {
 		for i, r := range rep.Results {
@@ -123,15 +123,15 @@ func (st *Setup) sweepCurves(rep *Report) {
 		// profile measures none), else the swept value.
 		xs, xLabel, logX := make([]float64, len(ds)), "bytes (log)", true
 		for i, d := range ds {
-			b := first(d.name(), metrics.TotalBytes)
+			b := first(d.Name(), metrics.TotalBytes)
 			if b == nil {
-				b = first(d.name(), metrics.Bytes)
+				b = first(d.Name(), metrics.Bytes)
 			}
 			switch {
 			case b != nil:
 				xs[i] = *b.Value
-			case d.planned(metrics.Bytes) != nil:
-				xs[i] = *d.planned(metrics.Bytes)
+			case d.Planned(metrics.Bytes) != nil:
+				xs[i] = *d.Planned(metrics.Bytes)
 			default:
 				xs = nil
 			}
@@ -140,20 +140,20 @@ func (st *Setup) sweepCurves(rep *Report) {
 			}
 		}
 		if xs == nil || xs[0] == xs[len(xs)-1] { // no bytes, or bytes that do not vary: against the value
-			xs, xLabel, logX = make([]float64, len(ds)), ds[0].sweep.label(), false
+			xs, xLabel, logX = make([]float64, len(ds)), ds[0].Sweep.Label(), false
 			for i, d := range ds {
-				xs[i] = d.sweep.value
+				xs[i] = d.Sweep.Value
 			}
 		}
 		byValue := make([]float64, len(ds))
 		for i, d := range ds {
-			byValue[i] = d.sweep.value
+			byValue[i] = d.Sweep.Value
 		}
 		// The bytes of the principal part alone (a score histogram's
 		// buckets, without the scores table every width shares).
 		var own []float64
 		for _, d := range ds {
-			if b := first(d.name(), metrics.Bytes); b != nil {
+			if b := first(d.Name(), metrics.Bytes); b != nil {
 				own = append(own, *b.Value)
 			}
 		}
@@ -171,15 +171,15 @@ func (st *Setup) sweepCurves(rep *Report) {
 			axes := []axis{{xs, xLabel, logX, ""}}
 			switch m {
 			case metrics.MaxKeyOps:
-				axes = []axis{{byValue, ds[0].sweep.label(), false, ""}}
+				axes = []axis{{byValue, ds[0].Sweep.Label(), false, ""}}
 			case metrics.TopKRecall, metrics.TopKCountBias:
 				// Against the value too when the value is not the memory (a
 				// push interval): recall against the cycle.
-				if xLabel != ds[0].sweep.label() && !math.IsNaN(byValue[0]) {
-					axes = append(axes, axis{byValue, ds[0].sweep.label(), false, "-by-" + ds[0].sweep.key})
+				if xLabel != ds[0].Sweep.Label() && !math.IsNaN(byValue[0]) {
+					axes = append(axes, axis{byValue, ds[0].Sweep.Label(), false, "-by-" + ds[0].Sweep.key})
 				}
 			case metrics.RankErrorMean, metrics.PercentileErrorP99:
-				axes = []axis{{byValue, ds[0].sweep.label() + " (log)", true, ""}}
+				axes = []axis{{byValue, ds[0].Sweep.Label() + " (log)", true, ""}}
 				if len(own) == len(ds) && own[0] != own[len(own)-1] {
 					axes = append(axes, axis{own, "bytes of its own part, without what every size shares (log)", true, "-bytes"})
 				}
@@ -192,7 +192,7 @@ func (st *Setup) sweepCurves(rep *Report) {
 			for _, m := range sweepCompared {
 				var x, y []float64
 				for i, d := range ds {
-					if r := first(d.name(), m); r != nil {
+					if r := first(d.Name(), m); r != nil {
 						x, y = append(x, xs[i]), append(y, *r.Value)
 					}
 				}
@@ -226,13 +226,13 @@ var sweepCompared = []metrics.Metric{metrics.TopKRecall, metrics.TopKCountBias}
 
 // sweepCurve adds the curve of metric m over the designs ds of sweep g
 // against xs, and the plan's beside it where every design has one.
-func (st *Setup) sweepCurve(rep *Report, g string, ds []design, m metrics.Metric, xs []float64, xLabel string, logX bool, suffix string,
+func (st *Setup) sweepCurve(rep *Report, g string, ds []Design, m metrics.Metric, xs []float64, xLabel string, logX bool, suffix string,
 	first func(string, metrics.Metric) *metrics.Result) {
 	// The designs that measured m; the plan's curve only if each has one.
 	var x, ys, plans []float64
 	planned := true
 	for i, d := range ds {
-		r := first(d.name(), m)
+		r := first(d.Name(), m)
 		if r == nil {
 			continue
 		}

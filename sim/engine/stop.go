@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -20,31 +20,31 @@ import (
 // long scoring steps stop there, and the rows they would have given are
 // left out, with a note that says so (Report.Notes).
 
-// stopEvery is how many items a long loop handles between two looks at its
+// StopEvery is how many items a long loop handles between two looks at its
 // context.
-const stopEvery = 1 << 16
+const StopEvery = 1 << 16
 
-// stopped reports whether ctx has ended, looking only when i is a multiple
+// Stopped reports whether ctx has ended, looking only when i is a multiple
 // of stopEvery: call it with a loop's index.
-func stopped(ctx context.Context, i int) bool {
-	return i&(stopEvery-1) == 0 && ctx.Err() != nil
+func Stopped(ctx context.Context, i int) bool {
+	return i&(StopEvery-1) == 0 && ctx.Err() != nil
 }
 
-// scoreGrace is how long the scoring of a stopped run may go on after its
+// ScoreGrace is how long the scoring of a stopped run may go on after its
 // context ended: the stop, the scoring, the report and the process's exit
 // must fit in a second. Measured on leaderboard-full stopped mid-stream
 // (10 GB resident): the lanes take what they were handed in 0.2 s, the
 // report is written in 0.15 s, and the kernel frees the process's memory
 // in 0.3 s. A variable: a test on a busy machine gives its scoring more.
-var scoreGrace = 150 * time.Millisecond
+var ScoreGrace = 150 * time.Millisecond
 
-// scoring returns the context the scoring of a run looks at: not ended
+// Scoring returns the context the Scoring of a run looks at: not ended
 // while ctx is live, and ended scoreGrace after ctx ends (with ctx's
 // cause). The function it returns releases it.
-func scoring(ctx context.Context) (context.Context, context.CancelFunc) {
+func Scoring(ctx context.Context) (context.Context, context.CancelFunc) {
 	sctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() {
-		t := time.NewTimer(scoreGrace)
+		t := time.NewTimer(ScoreGrace)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -58,7 +58,7 @@ func scoring(ctx context.Context) (context.Context, context.CancelFunc) {
 	}
 }
 
-// sortStop sorts s by cmp as slices.SortFunc does, looking at ctx as it
+// SortStop sorts s by cmp as slices.SortFunc does, looking at ctx as it
 // goes: a quicksort whose partitions of more than stopEvery elements look
 // at ctx every few thousand swaps and between partitions, and whose
 // smaller parts slices.SortFunc sorts (a few milliseconds each). It
@@ -67,12 +67,12 @@ func scoring(ctx context.Context) (context.Context, context.CancelFunc) {
 // result is the one order whatever the algorithm: every caller breaks its
 // ties by a unique field. In place; O(n log n) expected, and a part that
 // recurses past 2·log₂ n levels is handed to slices.SortFunc whole.
-func sortStop[E any](ctx context.Context, s []E, cmp func(a, b E) int) error {
+func SortStop[E any](ctx context.Context, s []E, cmp func(a, b E) int) error {
 	return quickStop(ctx, s, cmp, 2*bits.Len(uint(len(s))))
 }
 
 func quickStop[E any](ctx context.Context, s []E, cmp func(a, b E) int, depth int) error {
-	for len(s) > stopEvery {
+	for len(s) > StopEvery {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sim
+package engine
 
 import "time"
 

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"context"
@@ -21,44 +21,44 @@ type chunk struct {
 	ranks  []uint32 // the rank of each event's key, from a rankedSource; else nil
 }
 
-// run is what one simulation holds while the stream is fed.
-type run struct {
-	truth    observer
-	designs  []strategies.Strategy
-	clusters []*cluster.Cluster // each design's own cluster; nil entries without one
-	elapsed  []int64            // ns each design spent in Observe, by its lane's clock (laneClock)
-	faults   []strategies.Fault
-	next     []int    // the next fault to deliver, for each design
-	names    []string // the designs' names, in order: their lanes'
-	// fedUntil is the simulated time (At) of the last event the feed
+// Run is what one simulation holds while the stream is fed.
+type Run struct {
+	Truth    Observer
+	Designs  []strategies.Strategy
+	Clusters []*cluster.Cluster // each design's own cluster; nil entries without one
+	Elapsed  []int64            // ns each design spent in Observe, by its lane's clock (laneClock)
+	Faults   []strategies.Fault
+	Next     []int    // the next fault to deliver, for each design
+	Names    []string // the designs' names, in order: their lanes'
+	// FedUntil is the simulated time (At) of the last event the feed
 	// handed out: where a stopped stream stopped.
-	fedUntil int64
+	FedUntil int64
 
-	// ticks are times (ascending) at which tick is called for each design,
+	// Ticks are times (ascending) at which tick is called for each design,
 	// between its last event before the time and its first at or after;
 	// nextTick is each design's next.
-	ticks    []int64
-	tick     func(i int, at int64)
-	nextTick []int
+	Ticks    []int64
+	Tick     func(i int, at int64)
+	NextTick []int
 }
 
-// observe hands one batch to design i, delivering each fault between the
+// Observe hands one batch to design i, delivering each fault between the
 // last event before its time and the first at or after, and calling the
 // run's tick, if any, at each tick time the same way. It returns the ns
 // spent in Observe by the lane's clock (laneClock).
-func (r *run) observe(i int, b []workload.Event) int64 {
+func (r *Run) Observe(i int, b []workload.Event) int64 {
 	var ns int64
-	d := r.designs[i]
+	d := r.Designs[i]
 	for len(b) > 0 {
 		// The earliest of the next fault's time and the next tick's: the
 		// events before it go to Observe, then it is delivered, if the batch
 		// holds an event at or after it (else a later batch delivers it).
 		at, fault := int64(math.MaxInt64), false
-		if r.next[i] < len(r.faults) {
-			at, fault = r.faults[r.next[i]].At, true
+		if r.Next[i] < len(r.Faults) {
+			at, fault = r.Faults[r.Next[i]].At, true
 		}
-		if r.tick != nil && r.nextTick[i] < len(r.ticks) && r.ticks[r.nextTick[i]] < at {
-			at, fault = r.ticks[r.nextTick[i]], false
+		if r.Tick != nil && r.NextTick[i] < len(r.Ticks) && r.Ticks[r.NextTick[i]] < at {
+			at, fault = r.Ticks[r.NextTick[i]], false
 		}
 		cut := sort.Search(len(b), func(j int) bool { return b[j].At >= at })
 		if cut > 0 {
@@ -70,8 +70,8 @@ func (r *run) observe(i int, b []workload.Event) int64 {
 			if fault {
 				r.fault(i)
 			} else {
-				r.tick(i, at)
-				r.nextTick[i]++
+				r.Tick(i, at)
+				r.NextTick[i]++
 			}
 		}
 	}
@@ -80,16 +80,16 @@ func (r *run) observe(i int, b []workload.Event) int64 {
 
 // fault delivers design i's next fault: a crash to a design that holds
 // counts in app servers, a node loss to the design's cluster.
-func (r *run) fault(i int) {
-	f := r.faults[r.next[i]]
-	r.next[i]++
+func (r *Run) fault(i int) {
+	f := r.Faults[r.Next[i]]
+	r.Next[i]++
 	switch f.Kind {
 	case strategies.NodeLoss:
-		if c := r.clusters[i]; c != nil {
+		if c := r.Clusters[i]; c != nil {
 			c.LoseNode(f.Target, f.At)
 		}
 	default:
-		if fd, ok := r.designs[i].(strategies.Faultable); ok {
+		if fd, ok := r.Designs[i].(strategies.Faultable); ok {
 			fd.Fault(f)
 		}
 	}
@@ -99,15 +99,15 @@ func (r *run) fault(i int) {
 // beside the events (workload.Stream.ChunkRanks): a truth by rank then
 // reads 4 bytes an event instead of inverting the key.
 type rankedSource interface {
-	source
+	Source
 	ChunkRanks(i int, buf []workload.Event, ranks []uint32) ([]workload.Event, []uint32)
 }
 
-// source is a chunked event stream: chunk i is a pure function of i, so
+// Source is a chunked event stream: chunk i is a pure function of i, so
 // chunks may be generated in any order by any number of goroutines. A
-// source whose Chunks is negative is read once, in order (a recorded log):
+// Source whose Chunks is negative is read once, in order (a recorded log):
 // one goroutine asks for its chunks 0, 1, 2, … and an empty chunk ends it.
-type source interface {
+type Source interface {
 	Chunks() int
 	Chunk(i int, buf []workload.Event) []workload.Event
 }
@@ -186,22 +186,22 @@ type lane struct {
 // being handed out.
 func feedBuffers(workers int) int { return workers + laneDepth + 3 }
 
-// workers is how many goroutines generate the chunks of a stream, or run
+// Workers is how many goroutines generate the chunks of a stream, or run
 // jobs side by side (parallel): Options.Workers, else GOMAXPROCS. The
 // results do not depend on it.
-type workers int
+type Workers int
 
 // workersOf is the workers Options ask for.
-func workersOf(opts Options) workers {
+func workersOf(opts Options) Workers {
 	if opts.Workers > 0 {
-		return workers(opts.Workers)
+		return Workers(opts.Workers)
 	}
-	return workers(runtime.GOMAXPROCS(0))
+	return Workers(runtime.GOMAXPROCS(0))
 }
 
-// parallel runs the jobs on at most w goroutines and returns when all are
+// Parallel runs the jobs on at most w goroutines and returns when all are
 // done.
-func (w workers) parallel(jobs []func()) {
+func (w Workers) Parallel(jobs []func()) {
 	sem := make(chan struct{}, w)
 	var wg sync.WaitGroup
 	for _, job := range jobs {
@@ -216,80 +216,80 @@ func (w workers) parallel(jobs []func()) {
 	wg.Wait()
 }
 
-// feeder feeds a source of events to the lanes of a run — the truth, when
+// Feeder feeds a source of events to the lanes of a run — the truth, when
 // the run has one, and every design, each on a goroutine of its own —
 // generating the chunks on its workers and reporting progress while it
 // does. A kind that streams events keeps one; it holds nothing of a run,
-// so one feeder feeds every run of a kind (an audience's days).
-type feeder struct {
-	workers  workers
-	progress progress
+// so one Feeder feeds every run of a kind (an audience's days).
+type Feeder struct {
+	Workers  Workers
+	progress StageProgress
 }
 
-// feedCount feeds a count stream (a count, a split one, a log) to the
+// FeedCount feeds a count stream (a count, a split one, a log) to the
 // truth and every design, then a second time to the designs that read it
 // twice.
-func (f feeder) feedCount(ctx context.Context, r *run, src source, batch int) (int64, error) {
-	events, err := f.feed(ctx, r, src, batch)
+func (f Feeder) FeedCount(ctx context.Context, r *Run, src Source, batch int) (int64, error) {
+	events, err := f.Feed(ctx, r, src, batch)
 	if err == nil {
-		err = f.secondPass(ctx, r, src, batch)
+		err = f.SecondPass(ctx, r, src, batch)
 	}
 	return events, err
 }
 
-// secondPass feeds the stream again, after their SecondPass, to the designs
+// SecondPass feeds the stream again, after their SecondPass, to the designs
 // that read it twice (strategies.TwoPass), each on its lane as before; the
 // time they take adds to their first pass's.
-func (f feeder) secondPass(ctx context.Context, r *run, src source, batch int) error {
-	sub := &run{}
+func (f Feeder) SecondPass(ctx context.Context, r *Run, src Source, batch int) error {
+	sub := &Run{}
 	var idx []int
-	for i, d := range r.designs {
+	for i, d := range r.Designs {
 		if tp, ok := d.(strategies.TwoPass); ok {
 			tp.SecondPass()
-			sub.designs = append(sub.designs, d)
-			sub.names = append(sub.names, r.names[i])
+			sub.Designs = append(sub.Designs, d)
+			sub.Names = append(sub.Names, r.Names[i])
 			idx = append(idx, i)
 		}
 	}
 	if len(idx) == 0 {
 		return nil
 	}
-	_, err := f.feed(ctx, sub, src, batch)
+	_, err := f.Feed(ctx, sub, src, batch)
 	for j, i := range idx {
-		r.elapsed[i] += sub.elapsed[j]
+		r.Elapsed[i] += sub.Elapsed[j]
 	}
 	return err
 }
 
-// feed generates the stream with several workers and hands it in stream
+// Feed generates the stream with several workers and hands it in stream
 // order, in batches of at most batch events, to the truth (when r has one)
 // and to every design, each on its own goroutine. It returns the number of
 // events fed, which every lane has taken when it returns. Each design's
 // lane is named by r.names.
-func (f feeder) feed(ctx context.Context, r *run, src source, batch int) (int64, error) {
-	if len(r.next) != len(r.designs) {
-		r.next = make([]int, len(r.designs))
+func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (int64, error) {
+	if len(r.Next) != len(r.Designs) {
+		r.Next = make([]int, len(r.Designs))
 	}
-	if len(r.elapsed) != len(r.designs) {
-		r.elapsed = make([]int64, len(r.designs))
+	if len(r.Elapsed) != len(r.Designs) {
+		r.Elapsed = make([]int64, len(r.Designs))
 	}
 	var lanes []*lane
-	if r.truth != nil {
-		byRank, _ := r.truth.(rankObserver)
+	if r.Truth != nil {
+		byRank, _ := r.Truth.(RankObserver)
 		lanes = append(lanes, &lane{name: "truth", take: func(b []workload.Event, ranks []uint32) int64 {
 			t0 := laneClock()
 			if ranks != nil && byRank != nil {
-				byRank.observeRanks(ranks)
+				byRank.ObserveRanks(ranks)
 			} else {
-				r.truth.observe(b)
+				r.Truth.Observe(b)
 			}
 			return laneClock() - t0
 		}})
 	}
-	for i := range r.designs {
-		lanes = append(lanes, &lane{name: r.names[i], take: func(b []workload.Event, _ []uint32) int64 { return r.observe(i, b) }})
+	for i := range r.Designs {
+		lanes = append(lanes, &lane{name: r.Names[i], take: func(b []workload.Event, _ []uint32) int64 { return r.Observe(i, b) }})
 	}
-	workers := int(f.workers)
+	workers := int(f.Workers)
 	nChunks := src.Chunks()
 	inOrder := nChunks < 0 // read once, in order, until an empty chunk
 	if inOrder {
@@ -377,8 +377,8 @@ func (f feeder) feed(ctx context.Context, r *run, src source, batch int) (int64,
 		}()
 		for range done {
 		}
-		for i := range r.designs {
-			r.elapsed[i] = lanes[len(lanes)-len(r.designs)+i].ns.Load()
+		for i := range r.Designs {
+			r.Elapsed[i] = lanes[len(lanes)-len(r.Designs)+i].ns.Load()
 		}
 	}()
 
@@ -418,7 +418,7 @@ func (f feeder) feed(ctx context.Context, r *run, src source, batch int) (int64,
 // whole batches), until ctx ends: a piece is handed to every lane or to
 // none, so that every lane takes the same events. It returns the events
 // handed out, and notes the time of the last in r.fedUntil.
-func (f feeder) handOut(ctx context.Context, r *run, lanes []*lane, pool chan chunk, c chunk, span int) (int64, error) {
+func (f Feeder) handOut(ctx context.Context, r *Run, lanes []*lane, pool chan chunk, c chunk, span int) (int64, error) {
 	pieces := (len(c.events) + span - 1) / span
 	if len(lanes) == 0 || pieces == 0 {
 		n := len(c.events)
@@ -427,7 +427,7 @@ func (f feeder) handOut(ctx context.Context, r *run, lanes []*lane, pool chan ch
 			return 0, err
 		}
 		if n > 0 {
-			r.fedUntil = c.events[n-1].At
+			r.FedUntil = c.events[n-1].At
 		}
 		pool <- c // from here on, a generator may write into it
 		return int64(n), nil
@@ -452,18 +452,18 @@ func (f feeder) handOut(ctx context.Context, r *run, lanes []*lane, pool chan ch
 			l.in <- p
 		}
 		fed += int64(p.hi - p.lo)
-		r.fedUntil = at
+		r.FedUntil = at
 	}
 	return fed, nil
 }
 
 // reportProgress calls Options.Progress every ProgressEvery until the
 // function it returns is called; without Options.Progress it does nothing.
-func (f feeder) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks int, src source, start time.Time) (stop func()) {
+func (f Feeder) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks int, src Source, start time.Time) (stop func()) {
 	if len(lanes) == 0 {
 		return func() {}
 	}
-	return f.progress.ticker(start, func(p *Progress) {
+	return f.progress.Ticker(start, func(p *Progress) {
 		p.Events = lanes[0].taken.Load()
 		var most int64 = -1
 		for _, l := range lanes {
@@ -480,18 +480,18 @@ func (f feeder) reportProgress(lanes []*lane, dispatched *atomic.Int64, chunks i
 	})
 }
 
-// progress is a scenario's progress line: Options.Progress, called every
+// StageProgress is a scenario's StageProgress line: Options.Progress, called every
 // Options.ProgressEvery from a goroutine of its own while a stage runs.
-type progress struct {
+type StageProgress struct {
 	scenario string
 	report   func(Progress) // nil: nothing is reported
 	every    time.Duration  // 0: DefaultProgressEvery
 }
 
-// ticker calls the report every p.every (DefaultProgressEvery when 0) with
+// Ticker calls the report every p.every (DefaultProgressEvery when 0) with
 // what fill says, the scenario and the time since start filled in, until
 // the function it returns is called; without a report it does nothing.
-func (p progress) ticker(start time.Time, fill func(p *Progress)) (stop func()) {
+func (p StageProgress) Ticker(start time.Time, fill func(p *Progress)) (stop func()) {
 	report := p.report
 	if report == nil {
 		return func() {}

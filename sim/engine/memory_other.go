@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sim
+package engine
 
 // machineMemory is 0 where the available memory is not read: the run is
 // held to Options.MemoryLimit alone.

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"runtime"
@@ -11,8 +11,8 @@ import (
 // core. On Linux a lane keeps its goroutine on one OS thread and reads
 // that thread's CPU clock instead: the time the design itself took.
 
-// laneClockNote says what a lane's clock measures, for the timing rows.
-const laneClockNote = "Observe, CPU time of its thread on this machine"
+// LaneClockNote says what a lane's clock measures, for the timing rows.
+const LaneClockNote = "Observe, CPU time of its thread on this machine"
 
 // lockLane pins the calling goroutine to its OS thread, so that the
 // thread's CPU clock is the lane's.

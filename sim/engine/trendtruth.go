@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"math"
@@ -15,28 +15,28 @@ import (
 // score, the window's distinct keys and actors, and each plant's count in
 // each region against the regional designs' thresholds.
 
-// trendTruth is the exact score of every key under each law the designs
+// TrendTruth is the exact score of every key under each law the designs
 // estimate, and the true top K of now at each checkpoint.
-type trendTruth struct {
-	laws   []trendLaw
+type TrendTruth struct {
+	Laws   []TrendLaw
 	checks []int64
 	next   int // the next checkpoint
 	k      int
 	plants []uint64 // the planted keys, whose exact scores are kept
 	events int64
-	keys   map[uint64]struct{}
-	// plantCount is each plant's count over the stream.
-	plantCount []int64
+	Keys   map[uint64]struct{}
+	// PlantCount is each plant's count over the stream.
+	PlantCount []int64
 	// regional counts of each plant, and for each threshold the regional
 	// designs flag at, when each plant's count in each region reached it
-	regionCount [][]int64 // [plant][region]
-	thresholds  []int64
-	crossed     map[[3]int]int64 // {threshold, plant, region} → At
+	RegionCount [][]int64 // [plant][region]
+	Thresholds  []int64
+	Crossed     map[[3]int]int64 // {threshold, plant, region} → At
 }
 
-// trendLaw is one law's exact state and its answers.
-type trendLaw struct {
-	law strategies.TrendLaw
+// TrendLaw is one law's exact state and its answers.
+type TrendLaw struct {
+	Law strategies.TrendLaw
 	// a window: the counts of each bucket still in the window, by bucket
 	// index, and their totals
 	buckets map[int64]map[uint64]int64
@@ -45,11 +45,11 @@ type trendLaw struct {
 	oldest  int64                         // the oldest bucket index held
 	// a decay: each key's score at its last event
 	decayed map[uint64]decayed
-	// at each checkpoint: the top K, and each plant's score
-	top    [][]strategies.Trend
-	plants [][]float64
+	// at each checkpoint: the Top K, and each plant's score
+	Top    [][]strategies.Trend
+	Plants [][]float64
 	// a window's distinct keys and actors at each checkpoint
-	distinctKeys, distinctActors []float64
+	DistinctKeys, DistinctActors []float64
 }
 
 type decayed struct {
@@ -57,21 +57,21 @@ type decayed struct {
 	at    int64
 }
 
-func newTrendTruth(laws []strategies.TrendLaw, checks []int64, k int, plants []uint64) *trendTruth {
-	t := &trendTruth{checks: checks, k: k, plants: plants, keys: map[uint64]struct{}{}, plantCount: make([]int64, len(plants))}
+func NewTrendTruth(laws []strategies.TrendLaw, checks []int64, k int, plants []uint64) *TrendTruth {
+	t := &TrendTruth{checks: checks, k: k, plants: plants, Keys: map[uint64]struct{}{}, PlantCount: make([]int64, len(plants))}
 	for _, l := range laws {
-		tl := trendLaw{law: l}
+		tl := TrendLaw{Law: l}
 		if l.Window > 0 {
 			tl.buckets, tl.totals, tl.actors = map[int64]map[uint64]int64{}, map[uint64]int64{}, map[int64]map[uint64]struct{}{}
 		} else {
 			tl.decayed = map[uint64]decayed{}
 		}
-		t.laws = append(t.laws, tl)
+		t.Laws = append(t.Laws, tl)
 	}
 	return t
 }
 
-func (t *trendTruth) observe(batch []workload.Event) {
+func (t *TrendTruth) Observe(batch []workload.Event) {
 	for i := range batch {
 		e := &batch[i]
 		for t.next < len(t.checks) && e.At >= t.checks[t.next] {
@@ -82,28 +82,28 @@ func (t *trendTruth) observe(batch []workload.Event) {
 			continue
 		}
 		t.events++
-		t.keys[e.Key] = struct{}{}
+		t.Keys[e.Key] = struct{}{}
 		for p, key := range t.plants {
 			if e.Key != key {
 				continue
 			}
-			t.plantCount[p] += e.Delta
-			if t.regionCount == nil {
+			t.PlantCount[p] += e.Delta
+			if t.RegionCount == nil {
 				continue
 			}
-			g := int(e.Actor) % len(t.regionCount[p])
-			before := t.regionCount[p][g]
-			t.regionCount[p][g] += e.Delta
-			for j, th := range t.thresholds {
+			g := int(e.Actor) % len(t.RegionCount[p])
+			before := t.RegionCount[p][g]
+			t.RegionCount[p][g] += e.Delta
+			for j, th := range t.Thresholds {
 				if before < th && before+e.Delta >= th {
-					t.crossed[[3]int{j, p, g}] = e.At
+					t.Crossed[[3]int{j, p, g}] = e.At
 				}
 			}
 		}
-		for j := range t.laws {
-			l := &t.laws[j]
-			if l.law.Window > 0 {
-				b := e.At / l.law.Bucket
+		for j := range t.Laws {
+			l := &t.Laws[j]
+			if l.Law.Window > 0 {
+				b := e.At / l.Law.Bucket
 				l.expire(b)
 				m := l.buckets[b]
 				if m == nil {
@@ -121,15 +121,15 @@ func (t *trendTruth) observe(batch []workload.Event) {
 				continue
 			}
 			d := l.decayed[e.Key]
-			d.score = d.score*math.Exp2(-float64(e.At-d.at)/float64(l.law.HalfLife)) + float64(e.Delta)
+			d.score = d.score*math.Exp2(-float64(e.At-d.at)/float64(l.Law.HalfLife)) + float64(e.Delta)
 			d.at = e.At
 			l.decayed[e.Key] = d
 		}
 	}
 }
 
-// finish takes the checkpoints after the last event.
-func (t *trendTruth) finish() {
+// Finish takes the checkpoints after the last event.
+func (t *TrendTruth) Finish() {
 	for ; t.next < len(t.checks); t.next++ {
 		t.checkpoint(t.checks[t.next])
 	}
@@ -137,8 +137,8 @@ func (t *trendTruth) finish() {
 
 // expire drops the buckets that fall out of the window of bucket b: those
 // before b − W + 1, subtracting their counts from the totals.
-func (l *trendLaw) expire(b int64) {
-	w := l.law.Window / l.law.Bucket
+func (l *TrendLaw) expire(b int64) {
+	w := l.Law.Window / l.Law.Bucket
 	for ; l.oldest < b-w+1; l.oldest++ {
 		for key, c := range l.buckets[l.oldest] {
 			if l.totals[key] -= c; l.totals[key] == 0 {
@@ -151,14 +151,14 @@ func (l *trendLaw) expire(b int64) {
 }
 
 // checkpoint takes every law's top K of now = c − 1 (the events before c).
-func (t *trendTruth) checkpoint(c int64) {
+func (t *TrendTruth) checkpoint(c int64) {
 	now := c - 1
-	for j := range t.laws {
-		l := &t.laws[j]
+	for j := range t.Laws {
+		l := &t.Laws[j]
 		sel := newTrendSelect(t.k)
 		plants := make([]float64, len(t.plants))
-		if l.law.Window > 0 {
-			l.expire(now / l.law.Bucket)
+		if l.Law.Window > 0 {
+			l.expire(now / l.Law.Bucket)
 			for key, n := range l.totals {
 				sel.offer(strategies.Trend{Key: key, Score: float64(n)})
 			}
@@ -171,10 +171,10 @@ func (t *trendTruth) checkpoint(c int64) {
 					union[x] = struct{}{}
 				}
 			}
-			l.distinctKeys = append(l.distinctKeys, float64(len(l.totals)))
-			l.distinctActors = append(l.distinctActors, float64(len(union)))
+			l.DistinctKeys = append(l.DistinctKeys, float64(len(l.totals)))
+			l.DistinctActors = append(l.DistinctActors, float64(len(union)))
 		} else {
-			h := float64(l.law.HalfLife)
+			h := float64(l.Law.HalfLife)
 			score := func(d decayed) float64 { return d.score * math.Exp2(-float64(now-d.at)/h) }
 			for key, d := range l.decayed {
 				sel.offer(strategies.Trend{Key: key, Score: score(d)})
@@ -183,8 +183,8 @@ func (t *trendTruth) checkpoint(c int64) {
 				plants[p] = score(l.decayed[key])
 			}
 		}
-		l.top = append(l.top, sel.result())
-		l.plants = append(l.plants, plants)
+		l.Top = append(l.Top, sel.result())
+		l.Plants = append(l.Plants, plants)
 	}
 }
 
@@ -197,16 +197,16 @@ type trendSelect struct {
 
 func newTrendSelect(k int) *trendSelect { return &trendSelect{k: k} }
 
-func trendBefore(a, b strategies.Trend) bool {
+func TrendBefore(a, b strategies.Trend) bool {
 	return a.Score > b.Score || a.Score == b.Score && a.Key < b.Key
 }
 
 func (s *trendSelect) offer(t strategies.Trend) {
-	if len(s.best) == s.k && !trendBefore(t, s.best[s.k-1]) {
+	if len(s.best) == s.k && !TrendBefore(t, s.best[s.k-1]) {
 		return
 	}
 	i, _ := slices.BinarySearchFunc(s.best, t, func(a, b strategies.Trend) int {
-		if trendBefore(a, b) {
+		if TrendBefore(a, b) {
 			return -1
 		}
 		return 1

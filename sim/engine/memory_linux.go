@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"bufio"
@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// machineMemory is the memory this machine has available for a run, in
+// MachineMemory is the memory this machine has available for a run, in
 // bytes: MemAvailable of /proc/meminfo (free memory and what the kernel can
 // reclaim), or 0 when it cannot be read. A variable, for the tests.
-var machineMemory = func() int64 {
+var MachineMemory = func() int64 {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0
