@@ -312,3 +312,35 @@ func TestLogBoardStopped(t *testing.T) {
 		t.Errorf("notes %q do not say the plans are for what was fed", rep.Notes)
 	}
 }
+
+// TestLogBoardDesignFails: a score a design cannot hold — a histogram of
+// width 1 meeting a score of 4·10^12, beyond its 2^30 buckets — stops the
+// run with the design's own words and its name, as an error, not a panic,
+// while the other designs take every event; the report is partial.
+func TestLogBoardDesignFails(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "huge.csv")
+	var b strings.Builder
+	b.WriteString("user,points,op\n")
+	for i := range 20_000 {
+		op, pts := "write", 1+i%7
+		if i == 12_345 {
+			op, pts = "set", 4_000_000_000_000
+		}
+		fmt.Fprintf(&b, "p%d,%d,%s\n", i%3000, pts, op)
+	}
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := prepare(t, "name: huge\nseed: 1\nworkload: {file: "+log+", key: user, delta: points, op: op, as: board, rate: 100000, batch: 256}\n"+
+		"strategies:\n  - {name: hist, type: score-histogram, params: {width: 1}}\n  - {name: wide, type: score-histogram, params: {width: 1_000_000_000_000}}\n", engine.Options{})
+	rep, err := st.Run(context.Background())
+	if err == nil || errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "hist failed after the first") || !strings.Contains(err.Error(), "widen the buckets") {
+		t.Fatalf("got %v, want the histogram's failure by name", err)
+	}
+	if rep == nil || !rep.Partial {
+		t.Fatalf("report %+v, want a partial one", rep)
+	}
+	if got := find(t, rep.Results, "wide", metrics.RanksWrongCompetition).Number(); got < 0 {
+		t.Errorf("the wide histogram's ranks: %v", got)
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"sort"
@@ -178,6 +179,33 @@ type lane struct {
 	in    chan piece
 	ns    atomic.Int64 // time spent taking batches
 	taken atomic.Int64 // events taken
+	// failed is why the lane stopped taking: a design that panicked on
+	// what it was fed (a histogram's bucket beyond its reach, on a log's
+	// score). The lane then drains what it is handed, untaken, and the
+	// feed returns the failure once every lane is done. Written by the
+	// lane's goroutine, read after it ends.
+	failed error
+}
+
+// takePiece observes events lo..hi of chunk c, batch by batch, unless the
+// lane has failed; a panic of its design is its failure.
+func (l *lane) takePiece(c *fedChunk, lo, hi, batch int) {
+	if l.failed != nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			l.failed = fmt.Errorf("%s failed after the first %d events it took: %v", l.name, l.taken.Load(), v)
+		}
+	}()
+	for ; lo < hi; lo += batch {
+		end := min(lo+batch, hi)
+		var ranks []uint32
+		if c.ranks != nil {
+			ranks = c.ranks[lo:end]
+		}
+		l.ns.Add(l.take(c.events[lo:end], ranks))
+	}
 }
 
 // feedBuffers is the most chunk buffers a feed holds at once: one per
@@ -266,7 +294,7 @@ func (f Feeder) SecondPass(ctx context.Context, r *Run, src Source, batch int) e
 // and to every design, each on its own goroutine. It returns the number of
 // events fed, which every lane has taken when it returns. Each design's
 // lane is named by r.names.
-func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (int64, error) {
+func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut int64, err error) {
 	if len(r.Next) != len(r.Designs) {
 		r.Next = make([]int, len(r.Designs))
 	}
@@ -312,14 +340,7 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (int64,
 			lockLane() // the goroutine ends with its lane; its thread goes with it
 			for p := range l.in {
 				c := p.c
-				for lo := p.lo; lo < p.hi; lo += batch {
-					hi := min(lo+batch, p.hi)
-					var ranks []uint32
-					if c.ranks != nil {
-						ranks = c.ranks[lo:hi]
-					}
-					l.ns.Add(l.take(c.events[lo:hi], ranks))
-				}
+				l.takePiece(c, p.lo, p.hi, batch)
 				l.taken.Add(int64(p.hi - p.lo))
 				if c.left.Add(-1) == 0 {
 					pool <- c.chunk
@@ -369,6 +390,12 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (int64,
 			close(l.in)
 		}
 		lanesDone.Wait() // every lane takes what it was handed
+		for _, l := range lanes {
+			if l.failed != nil && (err == nil || ctx.Err() != nil) {
+				err = l.failed // a design that failed is the run's failure, not a stop
+				break
+			}
+		}
 		stopProgress()
 		close(stop)
 		go func() { // drain so workers can finish, then let them go
