@@ -23,17 +23,8 @@ func (x *LogRatings) RatingsScale() (lo, hi int64) {
 	return x.RatingScale.Min, x.RatingScale.Max
 }
 
-func (x *LogRatings) refuses(section string) string {
-	switch section {
-	case "questions":
-		return "a ratings run asks for its top K in workload.top"
-	case "cluster":
-		return "a ratings run keeps its designs in memory, with no store cluster"
-	case "faults":
-		return "faults need a timed stream, and a ratings run is not timed"
-	}
-	return ""
-}
+// refuses: what a ratings run refuses.
+func (x *LogRatings) refuses(section string) string { return new(Ratings).refuses(section) }
 
 func (x *LogRatings) check(l *Log, r *rule) error {
 	if x.Stars == "" {

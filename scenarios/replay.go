@@ -30,13 +30,11 @@ func SourceOf(scn *Scenario) ([]byte, error) {
 // cut says the log holds only the head of the stream: the expectations,
 // which state the whole stream's numbers, are then left out.
 func Replay(src []byte, step string, workload [][2]string, cut bool) ([]byte, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	e, err := NewEdit(src)
+	if err != nil {
 		return nil, err
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("the scenario is not a mapping")
-	}
+	doc := &e.doc
 	top := doc.Content[0]
 	body := top
 	name := valueOf(top, "name").Value
@@ -100,7 +98,7 @@ func Replay(src []byte, step string, workload [][2]string, cut bool) ([]byte, er
 		dropExpectations(top)
 		top.Content[0].HeadComment = "The log holds the head of the stream only: the expectations of the whole\nstream are left out (countsim sample -replay)."
 	}
-	return encodeYAML(&doc)
+	return encodeYAML(doc)
 }
 
 // encodeYAML writes a YAML document, indented by two.

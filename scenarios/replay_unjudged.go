@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"bytes"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -15,26 +13,17 @@ import (
 // left empty dropped too; a comment at the top says which. The comments of
 // src stay. A text without such an expectation comes back unchanged.
 func LeaveOut(src []byte, metrics []string) ([]byte, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	e, err := NewEdit(src)
+	if err != nil {
 		return nil, err
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("the scenario is not a mapping")
-	}
-	top := doc.Content[0]
+	top := e.doc.Content[0]
 	if !dropOn(top, metrics) {
 		return src, nil
 	}
 	top.Content[0].HeadComment = "A replay of the log does not measure " + strings.Join(metrics, ", ") +
 		":\nthe expectations on them are left out (countsim sample -replay)."
-	var out bytes.Buffer
-	enc := yaml.NewEncoder(&out)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), enc.Close()
+	return e.Bytes()
 }
 
 // dropOn removes from every expect and shows list under n the expectations

@@ -361,10 +361,7 @@ func (k *logAudienceKind) tooManyDays() error {
 }
 
 func (k *logAudienceKind) Describe() string {
-	about := "about "
-	if k.whole {
-		about = ""
-	}
+	about := k.about()
 	days := "one day (no time column)"
 	if k.dayNs < math.MaxInt64 {
 		days = fmt.Sprintf("days of %s by column %s", dayLength(k.dayNs), k.spec.Time)

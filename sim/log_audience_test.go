@@ -63,16 +63,7 @@ func TestLogAudiencePlansFromWhatWasRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func(design string, m metrics.Metric) float64 {
-		t.Helper()
-		for _, r := range rep.Results {
-			if r.Strategy == design && r.Metric == m && r.Scale == metrics.Sim && r.Plan != nil {
-				return *r.Plan
-			}
-		}
-		t.Fatalf("%s has no plan for %s", design, m)
-		return 0
-	}
+	plan := func(design string, m metrics.Metric) float64 { return mustPlan(t, rep, design, m) }
 	if got, want := plan("exact", metrics.Bytes), planAt(uint64(truth), "exact", metrics.Bytes); got != want {
 		t.Errorf("the exact set's bytes: plan %v, want %v for the %v actors read", got, want, truth)
 	}

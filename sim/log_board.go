@@ -151,10 +151,7 @@ func (l *boardLog) standingsError(err error) error {
 }
 
 func (l *boardLog) Describe() string {
-	about := "about "
-	if l.whole {
-		about = ""
-	}
+	about := l.about()
 	timing := "timed by column " + l.spec.Time + ", its clock from the whole second of its first event"
 	if l.spec.Time == "" {
 		timing = fmt.Sprintf("spaced at %s events/s", metrics.Format(l.spec.Rate))

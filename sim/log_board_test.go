@@ -254,16 +254,7 @@ func TestLogBoardPlansFromTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func(design string, m metrics.Metric) float64 {
-		t.Helper()
-		for _, r := range rep.Results {
-			if r.Strategy == design && r.Metric == m && r.Scale == metrics.Sim && r.Plan != nil {
-				return *r.Plan
-			}
-		}
-		t.Fatalf("%s has no plan for %s", design, m)
-		return 0
-	}
+	plan := func(design string, m metrics.Metric) float64 { return mustPlan(t, rep, design, m) }
 	if got := plan("zset", metrics.MaxKeyOps); got != float64(hb.busiest) {
 		t.Errorf("the sorted set's key: plan %v, want the log's busiest second, %d", got, hb.busiest)
 	}

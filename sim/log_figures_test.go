@@ -22,6 +22,19 @@ func simPlan(rep *engine.Report, design string, m metrics.Metric) float64 {
 	return -1
 }
 
+// mustPlan is design's simulated-scale plan of m in rep; t fails where rep
+// has none.
+func mustPlan(t *testing.T, rep *engine.Report, design string, m metrics.Metric) float64 {
+	t.Helper()
+	for _, r := range rep.Results {
+		if r.Strategy == design && r.Metric == m && r.Scale == metrics.Sim && r.Plan != nil {
+			return *r.Plan
+		}
+	}
+	t.Fatalf("%s has no plan for %s", design, m)
+	return 0
+}
+
 // TestLogPlansFromItsKeysAndActors: a log's distinct keys and actors are
 // its own once read. A log of 1,200,000 events (past Prepare's head) over
 // 4 phrases and 1,200,000 users: the exact set of users is built and

@@ -59,10 +59,7 @@ func newLogRatings(h *engine.Harness, b *logBase) (engine.Kind, error) {
 }
 
 func (k *logRatingsKind) Describe() string {
-	about := "about "
-	if k.whole {
-		about = ""
-	}
+	about := k.about()
 	return fmt.Sprintf("Recorded log as ratings: %s (%s), items by column %s rated with the stars of column %s, %d..%d; %s%s ratings of %s%s items; top %d, thin below %d ratings, the true-mean top among items rated %d times or more.",
 		k.cfg.Path, k.spec.Format, k.spec.Key, k.spec.Stars, k.lo, k.hi, about, metrics.Format(math.Ceil(k.logEvents)),
 		about, metrics.Format(math.Round(k.logKeys)), k.top, k.few, k.enough)
@@ -243,13 +240,5 @@ func sampleRatings(scn *scenarios.Scenario, n int64, each func([]workload.Event,
 		{"scale", fmt.Sprintf("{min: %d, max: %d}", lo, hi)}, {"top", fmt.Sprint(spec.Top)}, {"few", fmt.Sprint(spec.Few)},
 		{"enough", fmt.Sprint(spec.Enough)}, {"items", fmt.Sprint(spec.Stream.Items)}},
 		Unjudged: []string{string(metrics.TopMeanQuality), string(metrics.TopOverlapQuality), string(metrics.PrecisionAtK)}}
-	var buf []workload.Event
-	for i := range src.Chunks() {
-		buf = src.Chunk(i, buf)
-		if err := each(buf, names); err != nil {
-			return nil, err
-		}
-		out.Events += int64(len(buf))
-	}
-	return out, nil
+	return drawAll(src, names, out, each)
 }

@@ -55,10 +55,7 @@ func newLogSplit(h *engine.Harness, b *logBase) (engine.Kind, error) {
 }
 
 func (k *logSplitKind) Describe() string {
-	about := "about "
-	if k.whole {
-		about = ""
-	}
+	about := k.about()
 	return fmt.Sprintf("Recorded log replayed as a split stream: %s (%s, key column %s, node column %s), %s%s events over %s%s keys and %s, batches of %d.",
 		k.cfg.Path, k.spec.Format, k.spec.Key, k.spec.Node, about, metrics.Format(math.Round(k.logEvents)), about,
 		metrics.Format(math.Round(k.logKeys)), engine.Count(float64(k.nodes), "node"), k.spec.Batch)
@@ -203,15 +200,7 @@ func sampleSplit(scn *scenarios.Scenario, n int64, each func([]workload.Event, S
 	names := SampleNames{Key: func(key uint64) string { return "item #" + strconv.FormatUint(key, 10) },
 		Actor: func(a uint64) string { return "node-" + strconv.FormatUint(a, 10) }}
 	out := &Sampled{As: "split", Keys: [][2]string{{"node", "actor_id"}, {"actor_id", ""}, {"node_count", strconv.Itoa(spec.Nodes.Count)}}}
-	var buf []workload.Event
-	for i := range src.Chunks() {
-		buf = src.Chunk(i, buf)
-		if err := each(buf, names); err != nil {
-			return nil, err
-		}
-		out.Events += int64(len(buf))
-	}
-	return out, nil
+	return drawAll(src, names, out, each)
 }
 
 func (k *logSplitKind) Reports(d *engine.Design) []metrics.Metric {

@@ -346,10 +346,7 @@ func (k *logTimedKind) Describe() string {
 	if b.spec.Time == "" {
 		timing = fmt.Sprintf("spaced at %s events/s", metrics.Format(b.spec.Rate))
 	}
-	about := "about "
-	if b.whole {
-		about = ""
-	}
+	about := b.about()
 	f := k.estimate()
 	return fmt.Sprintf("Recorded log replayed as a timed stream: %s (%s, key column %s, %s), %s%s and %s over %s%s s, its busiest second %s, over %s%s.",
 		b.cfg.Path, b.spec.Format, b.spec.Key, timing, about, engine.Count(math.Round(f.writes), "write"), engine.Count(float64(f.reads), "read"),

@@ -234,13 +234,5 @@ func sampleTrending(scn *scenarios.Scenario, n int64, each func([]workload.Event
 		{"watch", "[" + strings.Join(watch, ", ") + "]"},
 		{"batch", strconv.Itoa(spec.Batch)},
 	}}
-	var buf []workload.Event
-	for i := range src.Chunks() {
-		buf = src.Chunk(i, buf)
-		if err := each(buf, names); err != nil {
-			return nil, err
-		}
-		out.Events += int64(len(buf))
-	}
-	return out, nil
+	return drawAll(src, names, out, each)
 }

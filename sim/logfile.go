@@ -237,6 +237,15 @@ func logAsNames() []string {
 	return append([]string{"count"}, slices.Sorted(maps.Keys(logAs))...)
 }
 
+// about is "about " before a figure estimated from the log's head, "" when
+// the head was the whole log and the figure is exact.
+func (k *logBase) about() string {
+	if k.whole {
+		return ""
+	}
+	return "about "
+}
+
 // source is the log as a source read once, in order, afresh.
 func (b *logBase) source() *logSource { return &logSource{cfg: b.cfg} }
 
@@ -322,10 +331,7 @@ func (k *logKind) Describe() string {
 	if k.spec.Time == "" {
 		timing = fmt.Sprintf("spaced at %s events/s", metrics.Format(k.spec.Rate))
 	}
-	about := "about "
-	if k.whole {
-		about = ""
-	}
+	about := k.about()
 	return fmt.Sprintf("Recorded log: %s (%s, key column %s, %s), %s%s events over %s%s keys, batches of %d.",
 		k.cfg.Path, k.spec.Format, k.spec.Key, timing, about, metrics.Format(math.Round(k.logEvents)), about, metrics.Format(math.Round(k.logKeys)), k.spec.Batch)
 }

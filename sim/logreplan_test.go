@@ -42,16 +42,7 @@ func TestLogPlansFromWhatWasRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func(design string, m metrics.Metric) float64 {
-		t.Helper()
-		for _, r := range rep.Results {
-			if r.Strategy == design && r.Metric == m && r.Scale == metrics.Sim && r.Plan != nil {
-				return *r.Plan
-			}
-		}
-		t.Fatalf("%s has no plan for %s", design, m)
-		return 0
-	}
+	plan := func(design string, m metrics.Metric) float64 { return mustPlan(t, rep, design, m) }
 	if got := plan("cm", metrics.OverestimateBound); got != 0.001*n {
 		t.Errorf("count-min's εN: plan %v, want %v (ε × the events read)", got, 0.001*n)
 	}

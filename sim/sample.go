@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"countsim/scenarios"
+	"countsim/sim/engine"
 	"countsim/workload"
 )
 
@@ -132,5 +133,19 @@ func sampleStream(scn *scenarios.Scenario, n int64, each func([]workload.Event, 
 		out.Events += int64(len(buf))
 	}
 	out.Cut = out.Events < spec.Events
+	return out, nil
+}
+
+// drawAll hands every chunk of src, a kind's whole stream, to each with the
+// names of its keys and actors, counting the events in out.
+func drawAll(src engine.Source, names SampleNames, out *Sampled, each func([]workload.Event, SampleNames) error) (*Sampled, error) {
+	var buf []workload.Event
+	for i := range src.Chunks() {
+		buf = src.Chunk(i, buf)
+		if err := each(buf, names); err != nil {
+			return nil, err
+		}
+		out.Events += int64(len(buf))
+	}
 	return out, nil
 }

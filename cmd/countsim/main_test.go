@@ -135,9 +135,23 @@ func runResults(t *testing.T, out string) []metrics.Result {
 }
 
 // runResultsOf runs one scenario into a fresh folder under out, checks the
-// folder's files, and returns the rows of results.json that are not timing
-// figures.
+// folder's files and plots, and returns the rows of results.json that are
+// not timing figures.
 func runResultsOf(t *testing.T, out, scenario string) []metrics.Result {
+	t.Helper()
+	dir, rs := runUntimed(t, out, scenario)
+	svgs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.svg"))
+	pngs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.png"))
+	if len(svgs) == 0 || len(svgs) != len(pngs) {
+		t.Errorf("plots: %d svg, %d png", len(svgs), len(pngs))
+	}
+	return rs
+}
+
+// runUntimed runs one scenario into a fresh folder under out, checks the
+// folder's files (its plots aside: a kind may draw none), and returns the
+// folder and the rows of results.json that are not timing figures.
+func runUntimed(t *testing.T, out, scenario string) (string, []metrics.Result) {
 	t.Helper()
 	stdout, errOut, code := cli(t, "run", "-out", out, scenario)
 	if code != 0 {
@@ -153,11 +167,6 @@ func runResultsOf(t *testing.T, out, scenario string) []metrics.Result {
 			t.Errorf("report folder lacks %s (%v)", f, err)
 		}
 	}
-	svgs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.svg"))
-	pngs, _ := filepath.Glob(filepath.Join(dir, "plots", "*.png"))
-	if len(svgs) == 0 || len(svgs) != len(pngs) {
-		t.Errorf("plots: %d svg, %d png", len(svgs), len(pngs))
-	}
 	f, err := os.Open(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +176,7 @@ func runResultsOf(t *testing.T, out, scenario string) []metrics.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return metrics.Untimed(rs)
+	return dir, metrics.Untimed(rs)
 }
 
 func TestRunIsDeterministicAndNeverOverwrites(t *testing.T) {

@@ -31,24 +31,8 @@ func asMeasured(rs []metrics.Result) map[string]string {
 // runResultsOf does, for a kind that draws no plot.
 func asResultsOf(t *testing.T, out, scenario string) []metrics.Result {
 	t.Helper()
-	stdout, errOut, code := cli(t, "run", "-out", out, scenario)
-	if code != 0 {
-		t.Fatalf("run: exit %d: %s", code, errOut)
-	}
-	i := strings.LastIndex(stdout, "report: ")
-	if i < 0 {
-		t.Fatalf("run did not say where the report is:\n%s", stdout)
-	}
-	f, err := os.Open(filepath.Join(strings.TrimSpace(stdout[i+len("report: "):]), "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rs, err := metrics.ReadJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return metrics.Untimed(rs)
+	_, rs := runUntimed(t, out, scenario)
+	return rs
 }
 
 // asSame fails t where got lacks a row of want or gives it otherwise.

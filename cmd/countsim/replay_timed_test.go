@@ -185,15 +185,7 @@ func sampleReplay(t *testing.T, dir, scn, format string, extra ...string) (syn, 
 // sameMeasured fails t where rep's measured rows differ from syn's.
 func sameMeasured(t *testing.T, what string, syn, rep []metrics.Result, least int) {
 	t.Helper()
-	want, got := measuredRows(syn), measuredRows(rep)
-	if len(want) < least || len(got) != len(want) {
-		t.Errorf("%s: %d measured rows replayed, %d synthetic", what, len(got), len(want))
-	}
-	for k, w := range want {
-		if got[k] != w {
-			t.Errorf("%s: %s: replayed %s, synthetic %s", what, k, got[k], w)
-		}
-	}
+	asSame(t, what, measuredRows(rep), measuredRows(syn), least)
 }
 
 // TestTimedReplayLikesAndWicket: the built-in likes (resends of the same
