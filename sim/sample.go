@@ -85,11 +85,23 @@ func Sample(scn *scenarios.Scenario, n int64, each func(events []workload.Event,
 	if len(scn.Steps) > 0 {
 		return nil, fmt.Errorf("%s is told in steps: sample one of them (%s)", scn.ID(), stepNames(scn))
 	}
-	s, ok := samplers[scn.Run.Kind()]
-	if !ok {
-		return nil, fmt.Errorf("%s is a %s, which sample does not write (allowed: a scenario of kind %s)", scn.ID(), scn.Run.Kind(), strings.Join(SampledKinds(), ", "))
+	if err := CanSample(scn); err != nil {
+		return nil, err
 	}
-	return s(scn, n, each)
+	return samplers[scn.Run.Kind()](scn, n, each)
+}
+
+// CanSample says why Sample cannot write scn's stream, or nil.
+func CanSample(scn *scenarios.Scenario) error {
+	kind := scn.Run.Kind()
+	if _, ok := samplers[kind]; ok || len(scn.Steps) > 0 {
+		return nil
+	}
+	why := ""
+	if kind == "profile" {
+		why = ": an accuracy profile is seeded trials at cardinalities, with no stream to write"
+	}
+	return fmt.Errorf("%s is a %s, which sample does not write%s (allowed: a scenario of kind %s)", scn.ID(), kind, why, strings.Join(SampledKinds(), ", "))
 }
 
 func stepNames(scn *scenarios.Scenario) string {

@@ -95,6 +95,9 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := sim.CanSample(scn); err != nil {
+		return &usageError{err.Error()} // before any file is written
+	}
 	var src []byte
 	if o.replay != "" {
 		if o.replay == o.out {

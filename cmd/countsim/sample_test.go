@@ -54,12 +54,15 @@ func TestSampleReplayScenario(t *testing.T) {
 		{[]string{"sample", "-events", "10", "-o", filepath.Join(dir, "y.csv"), "cricket-final"}, 2, "told in steps; name one with -step (allowed: views,"},
 		{[]string{"sample", "-events", "10", "-o", filepath.Join(dir, "y.csv"), "-step", "nope", "cricket-final"}, 2, "no such step of cricket-final"},
 		{[]string{"sample", "-events", "10", "-o", filepath.Join(dir, "y.csv"), "-step", "a", "search"}, 2, "search has no steps"},
+		{[]string{"sample", "-events", "10", "-o", filepath.Join(dir, "y.csv"), "hll-accuracy"}, 2, "an accuracy profile is seeded trials at cardinalities, with no stream to write"},
 	} {
 		if _, stderr, code := cli(t, c.args...); code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, %s; want exit %d and %q", c.args, code, stderr, c.code, c.want)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "new.csv")); err == nil {
-			t.Errorf("%q wrote the log though the replay scenario exists", c.args)
+		for _, f := range []string{"new.csv", "y.csv"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("%q wrote %s", c.args, f)
+			}
 		}
 	}
 }
