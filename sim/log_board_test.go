@@ -296,8 +296,14 @@ func TestLogBoardStopped(t *testing.T) {
 	if w := find(t, rep.Results, "truth", metrics.Writes).Number(); w <= 0 || w >= lines {
 		t.Errorf("%v changes judged, want some of the %d", w, lines)
 	}
-	if got := find(t, rep.Results, "hist", metrics.RanksWrongCompetition).Number(); got != 0 {
-		t.Errorf("the histogram of width 1 has %v competition ranks wrong against the truth of what was fed, want 0", got)
+	// Scoring what was fed has a grace after the stop (engine.ScoreGrace):
+	// on a slow machine (the race detector) the ranks may be cut, and the
+	// report then says so.
+	switch rows := metrics.Select(rep.Results, "hist", metrics.RanksWrongCompetition, metrics.Sim); {
+	case len(rows) > 0 && rows[0].Number() != 0:
+		t.Errorf("the histogram of width 1 has %v competition ranks wrong against the truth of what was fed, want 0", rows[0].Number())
+	case len(rows) == 0 && !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "Stopped while scoring: ") }):
+		t.Errorf("no ranks for the histogram, and notes %q do not say they were cut", rep.Notes)
 	}
 	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "Stopped after ") }) {
 		t.Errorf("notes %q do not say the plans are for what was fed", rep.Notes)
