@@ -72,6 +72,8 @@ type postsInput interface {
 	fed(k *postsKind, rep *engine.Report, events int64, writes uint64, until int64) (plans []metrics.Result, posts, viral int)
 	// watchEnd is the end of the followed post's window, ns.
 	watchEnd(p *workload.PostInfo) int64
+	// notes adds to rep what the input says of itself.
+	notes(rep *engine.Report)
 }
 
 // postsGen is the posts generator: the law of the posts and their likes.
@@ -180,7 +182,10 @@ func (g *postsGen) table(ctx context.Context) ([]workload.PostInfo, error) {
 
 func (g *postsGen) stream() engine.Source { return g.src }
 func (g *postsGen) bad() error            { return nil }
-func (g *postsGen) viralKnown() bool      { return g.spec.Stream.Viral != nil && g.spec.Stream.Viral.Share > 0 }
+func (g *postsGen) notes(*engine.Report)  {}
+func (g *postsGen) viralKnown() bool {
+	return g.spec.Stream.Viral != nil && g.spec.Stream.Viral.Share > 0
+}
 
 // watchEnd: four half-lives after the jump.
 func (g *postsGen) watchEnd(p *workload.PostInfo) int64 { return p.ViralAt + 4*g.spec.Stream.HalfLife }
@@ -450,6 +455,7 @@ func (k *postsKind) Run(ctx context.Context) (*engine.Report, error) {
 		r.TakeSteady(r.FedUntil + 1) // what was fed
 	}
 	rep := &engine.Report{Partial: err != nil}
+	k.in.notes(rep)
 	plans := k.Plan()
 	until, posts, viral := k.length, len(k.posts), k.viral
 	if rep.Partial { // every plan for the first until ns, which were fed
