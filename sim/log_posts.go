@@ -412,7 +412,9 @@ func (l *postsLog) post(key uint64) (*workload.PostInfo, bool) {
 // a line a post: its creation as the time, its author's followers as the
 // delta and its protection (0 or 1) as the actor id. The replay is told
 // the run's start and span, and the post it follows with its jump — the
-// generator's knowledge, which a log of likes does not hold.
+// generator's knowledge, which a log of likes does not hold; where no post
+// is followed, the expectations on the rescue, which the followed post's
+// busiest second plans on a log, are left out.
 func samplePosts(scn *scenarios.Scenario, n int64, each func([]workload.Event, SampleNames) error) (*Sampled, error) {
 	spec := scn.Run.(*scenarios.Posts)
 	h := &engine.Harness{Ctx: context.Background(), Scn: scn, Lineup: &engine.Lineup{}}
@@ -438,8 +440,9 @@ func samplePosts(scn *scenarios.Scenario, n int64, each func([]workload.Event, S
 	out := &Sampled{As: "posts", Keys: [][2]string{{"actor_id", ""}, {"batch", strconv.Itoa(spec.Batch)},
 		{"from", strconv.Quote(workload.LogTimeBase().Format(time.RFC3339Nano))}, {"span", strconv.FormatInt(k.length, 10) + "ns"},
 		{"follow", follow}, {"follow_at", at}}}
-	if k.small < 0 {
+	if k.small < 0 { // no post followed: no viral peak to plan a rescue from
 		out.Keys = out.Keys[:len(out.Keys)-1]
+		out.Unjudged = []string{string(metrics.ViralRescue)}
 	}
 	var buf []workload.Event
 	for i := range g.src.Chunks() {
