@@ -216,7 +216,7 @@ func TestLogPostsHandWritten(t *testing.T) {
 	}
 	if !slices.ContainsFunc(rep.Notes, func(s string) bool {
 		return strings.HasPrefix(s, fmt.Sprintf("The log was read whole at Prepare: %s likes of 12 posts of the table (11 of them liked) over %d s", metrics.Format(float64(likes)), hp.length)) &&
-			strings.Contains(s, "the post followed is that of the smallest account")
+			strings.Contains(s, "the post followed is the smallest account's whose likes passed a key's capacity × headroom, 10,")
 	}) {
 		t.Errorf("notes %q: want the log's own figures and how the post followed was found", rep.Notes)
 	}

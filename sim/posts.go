@@ -59,21 +59,16 @@ type postsInput interface {
 	// not be read to its end (a bad line of a log), as bad input.
 	stream() engine.Source
 	bad() error
-	// load calls each with every post the memory plan is worked out from,
-	// its likes (a bound) and its highest rate a second, and says how many
-	// of the run's posts each stands for.
+	// load hands each post the memory plan is worked out from, its likes
+	// (a bound) and highest rate a second, and says how many each stands for.
 	load(each func(p workload.PostInfo, likes, peak float64)) (scale float64)
-	// plan is the truth's plan rows; viral says the posts that go viral
-	// are known.
+	// plan is the truth's plans (of the viral posts where they are known);
+	// fed those for the first until ns fed, with the posts created and gone
+	// viral by then, the designs replanned.
 	plan(k *postsKind) []metrics.Result
-	viralKnown() bool
-	// fed is the truth's plans for the first until ns fed, and the posts
-	// created and gone viral by then, replanning the designs.
 	fed(k *postsKind, rep *engine.Report, events int64, writes uint64, until int64) (plans []metrics.Result, posts, viral int)
-	// watchEnd is the end of the followed post's window, ns.
-	watchEnd(p *workload.PostInfo) int64
-	// notes adds to rep what the input says of itself.
-	notes(rep *engine.Report)
+	watchEnd(p *workload.PostInfo) int64 // the end of the followed post's window, ns
+	notes(rep *engine.Report)            // what the input says of itself
 }
 
 // postsGen is the posts generator: the law of the posts and their likes.
@@ -475,8 +470,7 @@ func (k *postsKind) Run(ctx context.Context) (*engine.Report, error) {
 	k.rows.Truth(rep, metrics.Writes, float64(tr.n), "events", p, note)
 	p, note = plan(metrics.Posts, "posts created", "; plan rate × duration")
 	k.rows.Truth(rep, metrics.Posts, float64(posts), "posts", p, note)
-	if k.in.viralKnown() {
-		p, note = plan(metrics.ViralPosts, "posts whose jump fell within the run", "")
+	if p, note = plan(metrics.ViralPosts, "posts whose jump fell within the run", ""); p != nil {
 		k.rows.Truth(rep, metrics.ViralPosts, float64(viral), "posts", p, note)
 	}
 	if k.small >= 0 && k.posts[k.small].ViralAt < until { // the followed post's jump was fed
@@ -530,7 +524,7 @@ func (g *postsGen) fed(k *postsKind, rep *engine.Report, events int64, writes ui
 		*likes = math.Round(*likes)
 	}
 	plans := []metrics.Result{{Metric: metrics.Writes, Plan: likes}, {Metric: metrics.Posts, Plan: metrics.PlanOf(w.Rate * float64(until) / 1e9)}}
-	if g.viralKnown() {
+	if v := w.Viral; v != nil && v.Share > 0 {
 		plans = append(plans, metrics.Result{Metric: metrics.ViralPosts, Plan: metrics.PlanOf(g.viralWithin(until))})
 	}
 	return plans, posts, viral

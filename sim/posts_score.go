@@ -101,10 +101,7 @@ func (k *postsKind) measure(ctx context.Context, s *engine.Scorer, r *engine.Clu
 		return nil
 	}
 	capa := r.Steady[i].KeyCapacity
-	head := k.clusters.Headroom
-	if head <= 0 || head > 1 {
-		head = 1
-	}
+	head := k.headroom()
 	var held, unneeded, postsOver, secsOver int64
 	var over, smallOver []int
 	for j := range k.posts {
@@ -147,6 +144,14 @@ func (k *postsKind) measure(ctx context.Context, s *engine.Scorer, r *engine.Clu
 	}
 	k.liveSeries(s, w, i)
 	return nil
+}
+
+// headroom is the share of a key's capacity planned for: 1 without one.
+func (k *postsKind) headroom() float64 {
+	if h := k.clusters.Headroom; h > 0 && h <= 1 {
+		return h
+	}
+	return 1
 }
 
 // held is the most stripes design sh gave post j: as created, or more if
