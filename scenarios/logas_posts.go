@@ -18,9 +18,9 @@ type LogPosts struct {
 	Created   string `key:"created" type:"line" default:"created" doc:"as: posts: the posts table's column of a post's creation time, read as the log's time column is (RFC 3339, or Unix time); a like before its post's creation is a bad line"`
 	Protected string `key:"protected" type:"line" doc:"as: posts: the posts table's column saying a post is protected (followers only), 1, or 0 for a public one; default: no post is"`
 	From      string `key:"from" type:"line" defaultdoc:"the whole second of the first post's creation" doc:"as: posts: the instant the run's clock starts, RFC 3339: a post created before it is a bad line"`
-	Span      int64  `key:"span" type:"duration" range:">0" defaultdoc:"to the end of the second of the last like" doc:"as: posts: how long the run lasts from its start: a like after it is a bad line"`
-	Follow    string `key:"follow" type:"line" defaultdoc:"the post of the smallest account whose likes in one second passed a key's capacity × headroom" doc:"as: posts: the post to follow second by second, as in the key column (with key_id, its decimal id): the truth's knowledge of which post went viral, which a log does not hold (countsim sample writes it)"`
-	FollowAt  int64  `key:"follow_at" type:"duration" range:">=0" defaultdoc:"the start of its first second over a key's capacity × headroom" doc:"as: posts: when the followed post went viral (its jump), from the run's start: the time its growth is counted from"`
+	Span      int64  `key:"span" type:"duration" range:">0" defaultdoc:"to the end of the second of the last like" doc:"as: posts: how long the run lasts from its start: a like at or after its end is a bad line"`
+	Follow    string `key:"follow" type:"line" defaultdoc:"the post of the smallest account whose likes in one second passed a key's capacity × headroom" doc:"as: posts: the post to follow second by second, as in the key column (with key_id, its decimal id): the truth's knowledge of which post went viral, which a log does not hold (countsim sample writes it); none: no post is followed"`
+	FollowAt  int64  `key:"follow_at" type:"duration" range:">=0" defaultdoc:"0: the start of its first second over a key's capacity × headroom" doc:"as: posts: when the followed post went viral (its jump), from the run's start: the time its growth is counted from"`
 }
 
 func (p *LogPosts) refuses(section string) string {
