@@ -291,7 +291,7 @@ func bare(s *Scenario) *Scenario {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, plant, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending, file, format, key, key_id, time, actor, actor_id, id, event_id, delta, op, tolerance, skip_bad, as, day, only, checkpoint, regions, phrases, watch, score, standings, standings_score, stars, scale, items, node, node_count, posts)"
+		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, plant, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending, file, format, key, key_id, time, actor, actor_id, id, event_id, delta, op, tolerance, skip_bad, as, day, only, checkpoint, regions, phrases, watch, score, standings, standings_score, stars, scale, items, node, node_count, posts_file, followers, created, protected, from, span, follow, follow_at, posts)"
 		topKeys      = "name, title, description, seed, on_demand, assumptions, store, workload, profile, questions, cluster, faults, strategies, expect, shows, trials, false_alarm, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"

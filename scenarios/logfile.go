@@ -36,12 +36,13 @@ type Log struct {
 	// As is the kind of run the log is replayed as; the keys of each kind
 	// but count are in a struct of their own (logas_*.go), given only with
 	// that kind.
-	As string `key:"as" oneof:"count,timed,audience,trending,board,ratings,split" default:"count" doc:"what the log is replayed as: count, a count stream; timed, a timed stream on the simulated cluster (with cluster: and faults:); audience, the distinct actors of each day; trending, phrases over the log's own clock; board, score changes and rank reads on a leaderboard; ratings, stars given to items; split, events partitioned over nodes by a column"`
+	As string `key:"as" oneof:"count,timed,audience,trending,board,ratings,split,posts" default:"count" doc:"what the log is replayed as: count, a count stream; timed, a timed stream on the simulated cluster (with cluster: and faults:); audience, the distinct actors of each day; trending, phrases over the log's own clock; board, score changes and rank reads on a leaderboard; ratings, stars given to items; split, events partitioned over nodes by a column; posts, likes of posts whose followers a posts table gives, on the simulated cluster"`
 	LogAudience
 	LogTrending
 	LogBoard
 	LogRatings
 	LogSplit
+	LogPosts
 	Pos Pos // the workload key
 }
 
@@ -64,6 +65,7 @@ var logAsKinds = map[string]reflect.Type{
 	"board":    reflect.TypeFor[LogBoard](),
 	"ratings":  reflect.TypeFor[LogRatings](),
 	"split":    reflect.TypeFor[LogSplit](),
+	"posts":    reflect.TypeFor[LogPosts](),
 }
 
 // asOptions returns the options of the kind the log is replayed as (nil
@@ -80,6 +82,8 @@ func (l *Log) asOptions() logAs {
 		return &l.LogRatings
 	case "split":
 		return &l.LogSplit
+	case "posts":
+		return &l.LogPosts
 	}
 	return nil
 }

@@ -166,34 +166,8 @@ func (g *boardGen) fed(rep *engine.Report, tr *boardTruth, events, until int64) 
 		writesNote: "score changes; plan ∫ rate dt", readsNote: "rank queries (read events)", playNote: note, steady: w.Steady()}
 }
 
-// expectedDistinct is the expected number of keys drawn at least once in a
-// Poisson number of draws of mean n from the law prob over keys ranks:
-// Σ_r 1 − e^(−n·p_r). The first 4,096 ranks are summed exactly; past them
-// the terms fall smoothly with the rank, and the sum is the integral of
-// the term over a geometric grid (ratio 1.01), by the trapezoid rule, which
-// is well within 0.1% for Zipf laws.
-func expectedDistinct(n float64, keys uint64, prob func(rank uint64) float64) float64 {
-	term := func(r uint64) float64 { return -math.Expm1(-n * prob(r)) }
-	var sum float64
-	r := uint64(1)
-	for ; r <= min(keys, 4096); r++ {
-		sum += term(r)
-	}
-	if r > keys {
-		return sum
-	}
-	// ranks r..keys: ∫ term(x) dx ≈ Σ over [a, b] of (b − a)·(t(a) + t(b))/2,
-	// plus half the end terms, as the integer sum is over points.
-	a, ta := float64(r), term(r)
-	sum += ta / 2
-	for a < float64(keys) {
-		b := min(math.Ceil(a*1.01), float64(keys))
-		tb := term(uint64(b))
-		sum += (b - a) * (ta + tb) / 2
-		a, ta = b, tb
-	}
-	return sum + ta/2
-}
+// expectedDistinct is the keys drawn at least once (engine.ExpectedDistinct).
+var expectedDistinct = engine.ExpectedDistinct
 
 // boardEntryBytes is what a board design is budgeted a player, in the
 // memory guard: the zset's ≈ 83 B counted from its nodes and map, and the

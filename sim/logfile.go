@@ -430,21 +430,8 @@ func (k *logKind) Churns() bool { return true }
 // key: 8 B, and the room its slice grows into as it is collected.
 const logSortedBytesPerKey = 10
 
-// goMapBytes is the memory of a Go map of 16-byte entries (uint64 to
-// uint64) made with room for n: Swiss tables (Go 1.24 on) of 1,024 slots,
-// each a 16-byte entry and a control byte, filled to 7/8 at most, as many
-// tables as a power of two, and 6% for the tables' and groups' headers.
-// Measured: a map made for 1,124,686 and filled to 95% takes 33.6 B an
-// entry made room for; made for 3,659,263, 20.7 B: this gives 33.5 and
-// 20.6 (TestGoMapBytes).
-func goMapBytes(n int64) int64 {
-	const slots, slotBytes, fill = 1024, 17, 1024 * 7 / 8
-	tables := int64(1)
-	for tables*fill < n {
-		tables *= 2
-	}
-	return tables * slots * slotBytes * 106 / 100
-}
+// goMapBytes is the memory of a Go map of n entries (engine.GoMapBytes).
+var goMapBytes = engine.GoMapBytes
 
 // logSource is the log as a source read once, in order (feed.go): chunk i
 // is the next DefaultChunkSize events; chunk 0 opens the log afresh, so a

@@ -26,22 +26,16 @@ import (
 // give it the stripes its peak needs (posts_score.go).
 
 // postsKind runs with the keyed questions' pieces (a post's likes are a
-// key's count), a feeder, and each design's cluster.
+// key's count), a feeder, and each design's cluster, on what its input
+// gives it: the table of posts, their likes and the figures of its plans.
 type postsKind struct {
 	keyed
 	feeder   engine.Feeder
 	clusters engine.Clusters
-	spec     *scenarios.Posts
-	cfg      workload.PostsConfig
-	// sample is the table the memory plan and the designs' figures are
-	// worked out from, before anything as large as the run is drawn: the
-	// table itself when the run expects at most postsSampleMax posts, else
-	// the posts of the same law at a rate scale times lower (a thinned
-	// Poisson process: the same law of a post, fewer of them).
-	sample *workload.Posts
-	scale  float64
+	in       postsInput
+	length   int64 // the run's length, ns
+	batch    int
 	// Drawn by draw, once Prepare has checked the run fits in memory.
-	src   *workload.Posts
 	posts []workload.PostInfo
 	index map[uint64]int32 // a post's key → its index in the table
 	viral int              // posts whose jump falls within the run
@@ -51,6 +45,45 @@ type postsKind struct {
 	small int
 	// prep is Prepare's context, which drawing the table looks at.
 	prep context.Context
+}
+
+// postsInput is where a posts run takes what it is made of — the posts
+// generator (postsGen, below) or a recorded log of likes and its posts
+// table (postsLog, log_posts.go): the run, its truth, its designs and
+// their scoring are the posts kind's, whichever it is.
+type postsInput interface {
+	describe(k *postsKind) string
+	// table is the posts, in order of creation; it looks at ctx.
+	table(ctx context.Context) ([]workload.PostInfo, error)
+	// stream is the likes, afresh; bad the error of a stream that could
+	// not be read to its end (a bad line of a log), as bad input.
+	stream() engine.Source
+	bad() error
+	// load hands each post the memory plan is worked out from, its likes
+	// (a bound) and highest rate a second, and says how many each stands for.
+	load(each func(p workload.PostInfo, likes, peak float64)) (scale float64)
+	// plan is the truth's plans (of the viral posts where they are known);
+	// fed those for the first until ns fed, with the posts created and gone
+	// viral by then, the designs replanned.
+	plan(k *postsKind) []metrics.Result
+	fed(k *postsKind, rep *engine.Report, events int64, writes uint64, until int64) (plans []metrics.Result, posts, viral int)
+	watchEnd(p *workload.PostInfo) int64 // the end of the followed post's window, ns
+	notes(rep *engine.Report)            // what the input says of itself
+}
+
+// postsGen is the posts generator: the law of the posts and their likes.
+type postsGen struct {
+	spec *scenarios.Posts
+	cfg  workload.PostsConfig
+	// sample is the table the memory plan and the designs' figures are
+	// worked out from, before anything as large as the run is drawn: the
+	// table itself when the run expects at most postsSampleMax posts, else
+	// the posts of the same law at a rate scale times lower (a thinned
+	// Poisson process: the same law of a post, fewer of them).
+	sample *workload.Posts
+	scale  float64
+	src    *workload.Posts // drawn by table
+	k      *postsKind
 }
 
 // postsTick is how often each design's K of the followed post and its
@@ -90,64 +123,99 @@ func newPostsKind(h *engine.Harness) (engine.Kind, error) {
 		cfg.ViralShare, cfg.ViralFactor, cfg.ViralWithin, cfg.ViralFloor = v.Share, v.Factor, v.Within, v.Floor
 		viralPeak = v.Factor * v.Floor
 	}
-	if h.Scn.Cluster == nil {
-		return nil, scenarios.Errorf(spec.Pos, "a posts run needs cluster: its counters live on the simulated cluster (allowed: add cluster: with nodes and key_capacity)")
-	}
-	cl, err := h.Clusters()
+	k, err := newPostsOn(h, spec.Pos, w.Length, spec.Batch)
 	if err != nil {
 		return nil, err
 	}
-	k := &postsKind{feeder: h.Feeder, clusters: cl, spec: spec, cfg: cfg, scale: 1, small: -1, prep: h.Ctx}
+	g := &postsGen{spec: spec, cfg: cfg, scale: 1, k: k}
+	k.in = g
 	scfg := cfg
 	if n := w.ExpectedPosts(); n > postsSampleMax {
-		k.scale = n / postsSampleMax
-		scfg.PostRate = cfg.PostRate / k.scale
+		g.scale = n / postsSampleMax
+		scfg.PostRate = cfg.PostRate / g.scale
 	}
-	if k.sample, err = newPosts(h.Ctx, scfg); err != nil {
+	if g.sample, err = newPosts(h.Ctx, scfg); err != nil {
 		return nil, scenarios.Errorf(spec.Pos, "workload: %v", err) // stopped: Prepare says so instead
 	}
-	posts := float64(k.sample.Len()) * k.scale
-	likes := k.sample.ExpectedLikes() * k.scale
+	posts := float64(g.sample.Len()) * g.scale
+	likes := g.sample.ExpectedLikes() * g.scale
 	k.keyed = newKeyed(h, uint64(math.Round(posts)), likes, nil, "no law of one key: posts")
 	env := &h.Lineup.Env
 	env.Keys = uint64(max(math.Round(posts), 1))
 	env.Events = int64(math.Round(likes))
 	env.Duration = w.Length
-	env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: k.sample.FollowersAtLeast, Protected: w.Protected, ViralPeak: viralPeak,
-		Posts: k.sample, Scale: k.scale}
+	env.Population = &strategies.Population{Counters: w.ExpectedPosts(), FollowersAtLeast: g.sample.FollowersAtLeast, Protected: w.Protected, ViralPeak: viralPeak,
+		Posts: g.sample, Scale: g.scale}
 	return k, nil
 }
 
-// Draw draws the table of posts — the sample itself when it is the table —
-// and finds the viral posts and the one to follow. Prepare calls it once
-// the memory plan, worked out from the sample, fits; stopped, it returns
-// an error and Prepare says the run was stopped instead.
-func (k *postsKind) Draw() error {
-	src := k.sample
-	if k.scale != 1 {
-		var err error
-		if src, err = newPosts(k.prep, k.cfg); err != nil {
-			return scenarios.Errorf(k.spec.Pos, "workload: %v", err)
-		}
-		k.keys, k.writes = uint64(src.Len()), src.ExpectedLikes()
+// newPostsOn is a posts run of length ns on the scenario's cluster, which
+// it needs, refused at pos without one.
+func newPostsOn(h *engine.Harness, pos scenarios.Pos, length int64, batch int) (*postsKind, error) {
+	if h.Scn.Cluster == nil {
+		return nil, scenarios.Errorf(pos, "a posts run needs cluster: its counters live on the simulated cluster (allowed: add cluster: with nodes and key_capacity)")
 	}
-	w := k.spec.Stream
-	posts, err := src.PostsContext(k.prep)
+	cl, err := h.Clusters()
+	if err != nil {
+		return nil, err
+	}
+	return &postsKind{feeder: h.Feeder, clusters: cl, length: length, batch: batch, small: -1, prep: h.Ctx}, nil
+}
+
+// table draws the table of posts: the sample itself when it is the table.
+func (g *postsGen) table(ctx context.Context) ([]workload.PostInfo, error) {
+	g.src = g.sample
+	if g.scale != 1 {
+		var err error
+		if g.src, err = newPosts(ctx, g.cfg); err != nil {
+			return nil, scenarios.Errorf(g.spec.Pos, "workload: %v", err)
+		}
+		g.k.keys, g.k.writes = uint64(g.src.Len()), g.src.ExpectedLikes()
+	}
+	return g.src.PostsContext(ctx)
+}
+
+func (g *postsGen) stream() engine.Source { return g.src }
+func (g *postsGen) bad() error            { return nil }
+func (g *postsGen) notes(*engine.Report)  {}
+func (g *postsGen) viralKnown() bool {
+	return g.spec.Stream.Viral != nil && g.spec.Stream.Viral.Share > 0
+}
+
+// watchEnd: four half-lives after the jump.
+func (g *postsGen) watchEnd(p *workload.PostInfo) int64 { return p.ViralAt + 4*g.spec.Stream.HalfLife }
+
+// load: the sample's posts, a post's likes bounded by their mean + 6σ + 1
+// (Poisson).
+func (g *postsGen) load(each func(p workload.PostInfo, likes, peak float64)) float64 {
+	for j := range g.sample.Len() {
+		m := g.sample.Mass(j, 0, g.spec.Stream.Length)
+		each(g.sample.Post(j), m+6*math.Sqrt(m)+1, g.sample.PeakRate(j))
+	}
+	return g.scale
+}
+
+// Draw draws the table of posts and finds the viral posts and the one to
+// follow. Prepare calls it once the memory plan, worked out before the
+// table is drawn, fits; stopped, it returns an error and Prepare says the
+// run was stopped instead.
+func (k *postsKind) Draw() error {
+	posts, err := k.in.table(k.prep)
 	if err != nil {
 		return err
 	}
-	k.src, k.posts = src, posts
+	k.posts = posts
 	k.index = make(map[uint64]int32, engine.TruthHint(uint64(len(k.posts)))) // grown past the hint: a make of 2^24 entries cannot stop
 	for j, p := range k.posts {
 		if engine.Stopped(k.prep, j) {
 			return k.prep.Err()
 		}
 		k.index[p.Key] = int32(j)
-		if !p.Viral || p.ViralAt >= w.Length {
+		if !p.Viral || p.ViralAt >= k.length {
 			continue
 		}
 		k.viral++
-		if p.ViralAt > w.Length-postsWatchAfter {
+		if p.ViralAt > k.length-postsWatchAfter {
 			continue
 		}
 		if k.small < 0 || p.Followers < k.posts[k.small].Followers {
@@ -157,15 +225,17 @@ func (k *postsKind) Draw() error {
 	return nil
 }
 
-func (k *postsKind) Describe() string {
-	w := k.spec.Stream
+func (k *postsKind) Describe() string { return k.in.describe(k) }
+
+func (g *postsGen) describe(k *postsKind) string {
+	w := g.spec.Stream
 	law := fmt.Sprintf("Zipf s = %g", w.Followers.S)
 	if w.Followers.Law == "lognormal" {
 		law = fmt.Sprintf("log-normal, median %s, σ %g", metrics.Format(w.Followers.Median), w.Followers.Sigma)
 	}
 	return fmt.Sprintf("Posts: %s posts over %s s (%s a second), followers %s up to %s, %s likes expected, halving every %s s; %s viral.",
 		metrics.Format(float64(len(k.posts))), metrics.Format(float64(w.Length)/1e9), metrics.Format(w.Rate), law,
-		metrics.Format(float64(w.Followers.Max)), metrics.Format(math.Round(k.src.ExpectedLikes())),
+		metrics.Format(float64(w.Followers.Max)), metrics.Format(math.Round(g.src.ExpectedLikes())),
 		metrics.Format(float64(w.HalfLife)/1e9), engine.Count(float64(k.viral), "post"))
 }
 
@@ -185,24 +255,23 @@ func (k *postsKind) Accepts(t *strategies.Type) error {
 // table is drawn: a run that cannot fit is refused without drawing it
 // (its sums over the sample's posts, times scale).
 func (k *postsKind) Memory() (int64, int64) {
-	posts := float64(k.sample.Len()) * k.scale
+	var posts float64
+	scale := k.in.load(func(workload.PostInfo, float64, float64) { posts++ })
+	posts *= scale
 	need := int64(posts * float64(int64(unsafe.Sizeof(postCount{}))+48+int64(unsafe.Sizeof(workload.PostInfo{}))))
-	need += 8 * (k.spec.Stream.Length/1e9 + 1)
+	need += 8 * (k.length/1e9 + 1)
 	probes := k.probes()
 	for _, sh := range probes {
 		var keys, secs float64
-		for j := range k.sample.Len() {
-			p := k.sample.Post(j)
-			m := k.sample.Mass(j, 0, k.spec.Stream.Length)
-			likes := m + 6*math.Sqrt(m) + 1
+		k.in.load(func(p workload.PostInfo, likes, peak float64) {
 			kk := 1.0
 			if sh != nil {
-				kk = float64(sh.StripesFor(p.Actor(), k.sample.PeakRate(j)))
+				kk = float64(sh.StripesFor(p.Actor(), peak))
 			}
 			keys += min(likes, kk)
 			secs += min(likes, kk*(float64(p.End-p.Created)/1e9+1))
-		}
-		keys, secs = keys*k.scale, secs*k.scale
+		})
+		keys, secs = keys*scale, secs*scale
 		need += 2 * (int64(keys)*cluster.KeyBytes + int64(secs*18)) // key-seconds: 12 bytes, their slices growing by half
 	}
 	return need, 1
@@ -225,17 +294,19 @@ func (k *postsKind) probes() []strategies.Sharded {
 // Plan: the posts and likes the run expects, the viral posts whose jump
 // falls within it, and the stripes a small account's viral post needs at
 // its peak at a key's capacity.
-func (k *postsKind) Plan() []metrics.Result {
-	w := k.spec.Stream
+func (k *postsKind) Plan() []metrics.Result { return k.in.plan(k) }
+
+func (g *postsGen) plan(k *postsKind) []metrics.Result {
+	w := g.spec.Stream
 	row := func(m metrics.Metric, v float64, unit, note string) metrics.Result {
 		return k.rows.Plan(strategies.PlanLine{Metric: m, Value: v, Unit: unit, Note: note})
 	}
 	rows := []metrics.Result{
 		row(metrics.Posts, w.ExpectedPosts(), "posts", "rate × duration"),
-		row(metrics.Writes, math.Round(k.src.ExpectedLikes()), "events", "Σ over the posts of ∫ rate dt"),
+		row(metrics.Writes, math.Round(g.src.ExpectedLikes()), "events", "Σ over the posts of ∫ rate dt"),
 	}
 	if v := w.Viral; v != nil && v.Share > 0 {
-		rows = append(rows, row(metrics.ViralPosts, k.viralExpected(), "posts", "share × posts whose jump falls within the run"))
+		rows = append(rows, row(metrics.ViralPosts, g.viralWithin(w.Length), "posts", "share × posts whose jump falls within the run"))
 		if capa := k.clusters.Cfg.KeyCapacity; v.Floor > 0 {
 			peak := v.Factor * v.Floor
 			rows = append(rows,
@@ -246,14 +317,11 @@ func (k *postsKind) Plan() []metrics.Result {
 	return rows
 }
 
-// viralExpected is share × rate × ∫_0^D P(c + U·W < D) dc: D − W/2 when W ≤
-// D, D²/(2W) otherwise (c a post's creation, U uniform, W within), for the
-// run's length D.
-func (k *postsKind) viralExpected() float64 { return k.viralWithin(k.spec.Stream.Length) }
-
-// viralWithin is viralExpected for the first until ns of the run.
-func (k *postsKind) viralWithin(until int64) float64 {
-	w := k.spec.Stream
+// viralWithin is the viral posts expected within the first D = until ns
+// of the run: share × rate × ∫_0^D P(c + U·W < D) dc, D − W/2 when W ≤ D,
+// D²/(2W) otherwise (c a post's creation, U uniform, W within).
+func (g *postsGen) viralWithin(until int64) float64 {
+	w := g.spec.Stream
 	d, win := float64(until)/1e9, float64(w.Viral.Within)/1e9
 	span := d - win/2
 	if win > d {
@@ -290,7 +358,7 @@ func newPostsTruth(k *postsKind) *postsTruth {
 		t.posts[j].sec = -1
 	}
 	if k.small >= 0 {
-		t.smallBy = make([]float64, (k.spec.Stream.Length+cluster.Second-1)/cluster.Second)
+		t.smallBy = make([]float64, (k.length+cluster.Second-1)/cluster.Second)
 	}
 	return t
 }
@@ -359,7 +427,6 @@ func (t *postsTruth) All() iter.Seq2[uint64, uint64] {
 }
 
 func (k *postsKind) Run(ctx context.Context) (*engine.Report, error) {
-	w := k.spec.Stream
 	sctx, release := engine.Scoring(ctx)
 	defer release()
 	tr := newPostsTruth(k)
@@ -368,69 +435,58 @@ func (k *postsKind) Run(ctx context.Context) (*engine.Report, error) {
 		return nil, err
 	}
 	watch := k.watch(r)
-	events, err := k.feeder.Feed(ctx, r.Run, k.src, k.spec.Batch)
+	events, err := k.feeder.Feed(ctx, r.Run, k.in.stream(), k.batch)
+	if bad := k.in.bad(); bad != nil {
+		return nil, bad // bad input: nothing is reported
+	}
 	if err == nil {
 		for i := range r.Designs { // the ticks after the last event
 			for ; r.NextTick[i] < len(r.Ticks); r.NextTick[i]++ {
 				r.Tick(i, r.Ticks[r.NextTick[i]])
 			}
 		}
-		r.Finish(w.Length)
+		r.Finish(k.length)
 	} else {
 		r.TakeSteady(r.FedUntil + 1) // what was fed
 	}
 	rep := &engine.Report{Partial: err != nil}
+	k.in.notes(rep)
 	plans := k.Plan()
-	plan := func(m metrics.Metric) *float64 {
-		for _, row := range plans {
-			if row.Metric == m {
-				return row.Plan
-			}
-		}
-		return nil
-	}
-	until, posts, viral := w.Length, len(k.posts), k.viral
+	until, posts, viral := k.length, len(k.posts), k.viral
 	if rep.Partial { // every plan for the first until ns, which were fed
 		until = max(r.FedUntil, 1)
-		k.lineup.Replan(rep, engine.Fed{Events: events, Of: k.src.ExpectedLikes(), Writes: float64(tr.n), Until: until})
-		likes := metrics.PlanOf(0)
-		posts, viral = 0, 0
-		for j := range k.posts {
-			if engine.Stopped(sctx, j) {
-				likes = nil
-				break
-			}
-			p := &k.posts[j]
-			if p.Created < until {
-				posts++
-				*likes += k.src.Mass(j, 0, until)
-			}
-			if p.Viral && p.ViralAt < until {
-				viral++
+		plans, posts, viral = k.in.fed(k, rep, events, tr.n, until)
+	}
+	plan := func(m metrics.Metric, note, planNote string) (*float64, string) {
+		for _, row := range plans {
+			if row.Metric == m && row.Plan != nil {
+				return row.Plan, note + planNote
 			}
 		}
-		if likes != nil {
-			*likes = math.Round(*likes)
-		}
-		plans = []metrics.Result{{Metric: metrics.Writes, Plan: likes}, {Metric: metrics.Posts, Plan: metrics.PlanOf(w.Rate * float64(until) / 1e9)}}
-		if v := w.Viral; v != nil && v.Share > 0 {
-			plans = append(plans, metrics.Result{Metric: metrics.ViralPosts, Plan: metrics.PlanOf(k.viralWithin(until))})
-		}
+		return nil, note
 	}
 	k.rows.Truth(rep, metrics.Events, float64(events), "events", nil, "every like fed")
-	k.rows.Truth(rep, metrics.Writes, float64(tr.n), "events", plan(metrics.Writes), "likes; plan Σ ∫ rate dt over the posts")
-	k.rows.Truth(rep, metrics.Posts, float64(posts), "posts", plan(metrics.Posts), "posts created; plan rate × duration")
-	if w.Viral != nil && w.Viral.Share > 0 {
-		k.rows.Truth(rep, metrics.ViralPosts, float64(viral), "posts", plan(metrics.ViralPosts), "posts whose jump fell within the run")
+	p, note := plan(metrics.Writes, "likes", "; plan Σ ∫ rate dt over the posts")
+	k.rows.Truth(rep, metrics.Writes, float64(tr.n), "events", p, note)
+	p, note = plan(metrics.Posts, "posts created", "; plan rate × duration")
+	k.rows.Truth(rep, metrics.Posts, float64(posts), "posts", p, note)
+	if p, note = plan(metrics.ViralPosts, "posts whose jump fell within the run", ""); p != nil {
+		k.rows.Truth(rep, metrics.ViralPosts, float64(viral), "posts", p, note)
 	}
 	if k.small >= 0 && k.posts[k.small].ViralAt < until { // the followed post's jump was fed
 		p := k.posts[k.small]
 		peak := float64(tr.posts[k.small].peak)
 		capa := k.clusters.Cfg.KeyCapacity
-		k.rows.Truth(rep, metrics.ViralPeak, peak, "likes/s", metrics.PlanOf(engine.Round(p.ViralRate, 1)),
-			fmt.Sprintf("the followed post (%s followers, viral at %s s): its busiest second of likes; plan its rate just after the jump",
-				metrics.Format(float64(p.Followers)), metrics.Format(float64(p.ViralAt)/1e9)))
-		k.rows.Truth(rep, metrics.ViralStripesNeeded, math.Ceil(peak/capa), "stripes", metrics.PlanOf(math.Ceil(p.ViralRate/capa)),
+		var rate, need *float64
+		note := ""
+		if p.ViralRate > 0 {
+			rate, need = metrics.PlanOf(engine.Round(p.ViralRate, 1)), metrics.PlanOf(math.Ceil(p.ViralRate/capa))
+			note = "; plan its rate just after the jump"
+		}
+		k.rows.Truth(rep, metrics.ViralPeak, peak, "likes/s", rate,
+			fmt.Sprintf("the followed post (%s followers, viral at %s s): its busiest second of likes%s",
+				metrics.Format(float64(p.Followers)), metrics.Format(float64(p.ViralAt)/1e9), note))
+		k.rows.Truth(rep, metrics.ViralStripesNeeded, math.Ceil(peak/capa), "stripes", need,
 			fmt.Sprintf("⌈busiest second / key capacity %s⌉: the stripes that carry its peak", metrics.Format(capa)))
 	}
 	k.score(sctx, rep, r.Run, tr, events, func(s *engine.Scorer, i int) {
@@ -442,4 +498,34 @@ func (k *postsKind) Run(ctx context.Context) (*engine.Report, error) {
 		k.likesSeries(rep, tr)
 	}
 	return rep, engine.StoppedScoring(ctx, rep, err)
+}
+
+// fed: every plan for the first until ns fed.
+func (g *postsGen) fed(k *postsKind, rep *engine.Report, events int64, writes uint64, until int64) ([]metrics.Result, int, int) {
+	w := g.spec.Stream
+	k.lineup.Replan(rep, engine.Fed{Events: events, Of: g.src.ExpectedLikes(), Writes: float64(writes), Until: until})
+	likes := metrics.PlanOf(0)
+	posts, viral := 0, 0
+	for j := range k.posts {
+		if engine.Stopped(k.prep, j) {
+			likes = nil
+			break
+		}
+		p := &k.posts[j]
+		if p.Created < until {
+			posts++
+			*likes += g.src.Mass(j, 0, until)
+		}
+		if p.Viral && p.ViralAt < until {
+			viral++
+		}
+	}
+	if likes != nil {
+		*likes = math.Round(*likes)
+	}
+	plans := []metrics.Result{{Metric: metrics.Writes, Plan: likes}, {Metric: metrics.Posts, Plan: metrics.PlanOf(w.Rate * float64(until) / 1e9)}}
+	if v := w.Viral; v != nil && v.Share > 0 {
+		plans = append(plans, metrics.Result{Metric: metrics.ViralPosts, Plan: metrics.PlanOf(g.viralWithin(until))})
+	}
+	return plans, posts, viral
 }

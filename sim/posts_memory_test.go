@@ -87,17 +87,18 @@ func TestPostsPlanFromSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := st.Kind.(*postsKind)
+	g := k.in.(*postsGen)
 	if len(*asked) != 2 || (*asked)[0] > postsSampleMax || (*asked)[1] != 164*1800 {
 		t.Fatalf("tables drawn of %v posts; want the sample's, then the run's 295,200", *asked)
 	}
-	if k.src == k.sample || math.Abs(float64(len(k.posts))-295200) > 6*math.Sqrt(295200) {
+	if g.src == g.sample || math.Abs(float64(len(k.posts))-295200) > 6*math.Sqrt(295200) {
 		t.Fatalf("the table holds %d posts; want about 295,200 drawn apart from the sample", len(k.posts))
 	}
 	planned := st.MemoryNeeded()
-	sample, scale := k.sample, k.scale
-	k.sample, k.scale = k.src, 1
+	sample, scale := g.sample, g.scale
+	g.sample, g.scale = g.src, 1
 	whole := st.MemoryNeeded()
-	k.sample, k.scale = sample, scale
+	g.sample, g.scale = sample, scale
 	if r := float64(planned) / float64(whole); math.Abs(r-1) > 0.05 {
 		t.Errorf("memory planned from the sample %d, from the whole table %d: ratio %.4f, want within 5%%", planned, whole, r)
 	}
@@ -113,7 +114,7 @@ func TestPostsPlanFromSample(t *testing.T) {
 	if st, err = engine.Prepare(scn, engine.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if k := st.Kind.(*postsKind); len(*asked) != 1 || k.src != k.sample || k.scale != 1 {
-		t.Errorf("viral-posts: tables drawn of %v posts, sample the table %v; want one, the table", *asked, k.src == k.sample)
+	if g := st.Kind.(*postsKind).in.(*postsGen); len(*asked) != 1 || g.src != g.sample || g.scale != 1 {
+		t.Errorf("viral-posts: tables drawn of %v posts, sample the table %v; want one, the table", *asked, g.src == g.sample)
 	}
 }

@@ -46,7 +46,7 @@ func (k *postsKind) watch(r *engine.ClusterRun) *postsWatch {
 		}
 		w.cum[i] = cum
 	}
-	for t := postsTick; t <= k.spec.Stream.Length; t += postsTick {
+	for t := postsTick; t <= k.length; t += postsTick {
 		r.Ticks = append(r.Ticks, t)
 	}
 	r.NextTick = make([]int, n)
@@ -80,7 +80,7 @@ func (k *postsKind) watch(r *engine.ClusterRun) *postsWatch {
 // keyed.score adds of its counts. It stops with ctx's error when ctx ends
 // first (looking every stopEvery posts), the rows after then left out.
 func (k *postsKind) measure(ctx context.Context, s *engine.Scorer, r *engine.ClusterRun, tr *postsTruth, w *postsWatch, i int) error {
-	k.clusters.Rows(s, r, i, false, k.spec.Stream.Length)
+	k.clusters.Rows(s, r, i, false, k.length)
 	if pc, ok := r.Designs[i].(strategies.PointCounter); ok {
 		var final, want int64
 		j := 0
@@ -101,10 +101,7 @@ func (k *postsKind) measure(ctx context.Context, s *engine.Scorer, r *engine.Clu
 		return nil
 	}
 	capa := r.Steady[i].KeyCapacity
-	head := k.clusters.Headroom
-	if head <= 0 || head > 1 {
-		head = 1
-	}
+	head := k.headroom()
 	var held, unneeded, postsOver, secsOver int64
 	var over, smallOver []int
 	for j := range k.posts {
@@ -147,6 +144,14 @@ func (k *postsKind) measure(ctx context.Context, s *engine.Scorer, r *engine.Clu
 	}
 	k.liveSeries(s, w, i)
 	return nil
+}
+
+// headroom is the share of a key's capacity planned for: 1 without one.
+func (k *postsKind) headroom() float64 {
+	if h := k.clusters.Headroom; h > 0 && h <= 1 {
+		return h
+	}
+	return 1
 }
 
 // held is the most stripes design sh gave post j: as created, or more if
@@ -247,12 +252,12 @@ func (k *postsKind) followed(s *engine.Scorer, r *engine.ClusterRun, tr *postsTr
 }
 
 // followedWindow is the seconds [lo, hi) the followed post's series show:
-// from 30 s before its jump to four half-lives after, within the run.
+// from 30 s before its jump to the input's end of it (four half-lives
+// after, for the generator), within the run.
 func (k *postsKind) followedWindow() (lo, hi int) {
 	p := &k.posts[k.small]
-	w := k.spec.Stream
 	lo = int(max(p.Created, p.ViralAt-30e9) / cluster.Second)
-	hi = int(min((w.Length+cluster.Second-1)/cluster.Second, (p.ViralAt+4*w.HalfLife)/cluster.Second+1))
+	hi = int(min((k.length+cluster.Second-1)/cluster.Second, k.in.watchEnd(p)/cluster.Second+1))
 	return lo, max(hi, lo+1)
 }
 

@@ -79,8 +79,8 @@ func TestPostsRun(t *testing.T) {
 	// The stream read again: likes per post and second.
 	capa, head := 300.0, 0.7
 	perSec := map[[2]uint64]uint32{}
-	for i := range k.src.Chunks() {
-		for _, e := range k.src.Chunk(i, nil) {
+	for i := range k.in.(*postsGen).src.Chunks() {
+		for _, e := range k.in.(*postsGen).src.Chunk(i, nil) {
 			perSec[[2]uint64{e.Key, uint64(e.At / 1e9)}]++
 		}
 	}
@@ -176,7 +176,7 @@ func TestPostsRun(t *testing.T) {
 	}
 	sum, mean := []float64{1}, 0.0
 	for j := range k.posts {
-		h := law.HeldLaw(k.src, j)
+		h := law.HeldLaw(k.in.(*postsGen).src, j)
 		mean += h.Mean
 		next := make([]float64, len(sum)+h.Outcomes[len(h.Outcomes)-1].Stripes)
 		for v, p := range sum {
