@@ -23,15 +23,8 @@ type LogPosts struct {
 	FollowAt  int64  `key:"follow_at" type:"duration" range:">=0" defaultdoc:"0: the start of its first second over a key's capacity × headroom" doc:"as: posts: when the followed post went viral (its jump), from the run's start: the time its growth is counted from"`
 }
 
-func (p *LogPosts) refuses(section string) string {
-	switch section {
-	case "faults":
-		return "a posts run takes no faults"
-	case "questions":
-		return "a posts run asks no questions: it scores every post's counter"
-	}
-	return ""
-}
+// refuses: what a posts run refuses.
+func (p *LogPosts) refuses(section string) string { return new(Posts).refuses(section) }
 
 // check: the posts table and a time column are needed, from is RFC 3339,
 // and follow_at goes with follow.

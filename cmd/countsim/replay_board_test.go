@@ -165,15 +165,8 @@ func TestBoardSampleReplaysTheSyntheticRun(t *testing.T) {
 			want := measuredRows(runResultsOf(t, filepath.Join(dir, "out-syn-"+c.builtin), synthetic))
 			out := filepath.Join(dir, "out-replay-"+c.builtin)
 			got := measuredRows(runResultsOf(t, out, replay))
-			if len(want) < 80 || len(got) != len(want) {
-				t.Errorf("%d measured rows replayed, %d synthetic", len(got), len(want))
-			}
+			asSame(t, c.builtin, got, want, 80)
 			t.Logf("%d measured rows of the designs compared", len(want))
-			for k, w := range want {
-				if got[k] != w {
-					t.Errorf("%s: replayed %s, synthetic %s", k, got[k], w)
-				}
-			}
 			for _, k := range []string{"sorted-set max_key_ops_per_s sim", "sharded-8 ranks_wrong_dense sim", "sorted-set top_exact sim"} {
 				if _, ok := want[k]; !ok {
 					t.Errorf("no row %s: the test shows less than it says", k)

@@ -58,15 +58,8 @@ func TestPostsSampleReplaysTheSyntheticRun(t *testing.T) {
 			want := measuredRows(runResultsOf(t, filepath.Join(dir, "out-syn-"+c.format), synthetic))
 			out := filepath.Join(dir, "out-replay-"+c.format)
 			got := measuredRows(runResultsOf(t, out, replay))
-			if len(want) < 100 || len(got) != len(want) {
-				t.Errorf("%d measured rows replayed, %d synthetic", len(got), len(want))
-			}
+			asSame(t, "posts", got, want, 100)
 			t.Logf("%d measured rows of the designs compared", len(want))
-			for k, w := range want {
-				if got[k] != w {
-					t.Errorf("%s: replayed %s, synthetic %s", k, got[k], w)
-				}
-			}
 			for _, k := range []string{"fixed-1 posts_over_capacity sim", "fixed-1 viral_over_capacity_s sim", "predicted-grow stripes_held sim",
 				"predicted-grow viral_rescue_s sim", "per-followers-grow stripes_unneeded sim"} {
 				if _, ok := want[k]; !ok {
