@@ -63,6 +63,9 @@ func optional(x *float64) string {
 // design the same measured rows and plans as the synthetic run of the same
 // events; the top keys' table names them by their strings.
 func TestSampleReplaysTheSyntheticRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an acceptance run: search sampled and replayed, three runs (the race-free pass runs it)")
+	}
 	dir := t.TempDir()
 	const events = "200000"
 	for _, f := range []struct{ file, format string }{{"s.csv.gz", "csv"}, {"s.ndjson", "ndjson"}} {

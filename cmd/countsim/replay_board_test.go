@@ -119,6 +119,9 @@ func measuredRows(rs []metrics.Result) map[string]string {
 // one's simulated cluster. Only plans differ, worked out from the log's
 // own figures (its busiest second for the peak), which a note gives.
 func TestBoardSampleReplaysTheSyntheticRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an acceptance run: two boards sampled and replayed, eight runs (the race-free pass runs it)")
+	}
 	dir := t.TempDir()
 	for _, c := range []struct {
 		builtin, step, format, log string

@@ -14,6 +14,9 @@ import (
 // largest overestimate too — and judges keys over the bound by it: none
 // over where the largest overestimate is within 3,000, some where past it.
 func TestCountReplayPlansForThreeMillion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an acceptance run: 3,000,000 searches sampled and replayed (the race-free pass runs it)")
+	}
 	dir := t.TempDir()
 	log := filepath.Join(dir, "s.csv")
 	if _, stderr, code := cli(t, "sample", "-events", "3000000", "-o", log); code != 0 {

@@ -29,6 +29,9 @@ var viralPostsSmall = []string{
 // seconds over and its rescue, the load on each cluster. Only plans
 // differ, the log's from its table, which a note says.
 func TestPostsSampleReplaysTheSyntheticRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an acceptance run: viral-posts sampled and replayed, four runs (the race-free pass runs it)")
+	}
 	dir := t.TempDir()
 	scaled := scaledBuiltin(t, dir, "viral-posts", "viral-posts-small", viralPostsSmall...)
 	for _, c := range []struct{ format, log string }{{"csv", "likes.csv"}, {"ndjson", "likes.ndjson.gz"}} {

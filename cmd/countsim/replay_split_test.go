@@ -22,6 +22,9 @@ import (
 // nodes sent — and the truth finds the planted phrase itself, as the item
 // heavy only in total: the synthetic run's planted rows.
 func TestSplitReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an acceptance run: search-split, 10^6 searches, sampled and replayed (the race-free pass runs it)")
+	}
 	dir := t.TempDir()
 	src, err := scenarios.BuiltinSource("search-split")
 	if err != nil {

@@ -80,6 +80,9 @@ func planOf(rs []metrics.Result, design string, m metrics.Metric) float64 {
 // the estimate from the head beside the figures read. The same log with
 // the crash at 6 s, its end, is refused once it is read.
 func TestTimedReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an acceptance run: the cricket views, 1.23 M events, sampled and replayed (the race-free pass runs it)")
+	}
 	dir := t.TempDir()
 	scn := filepath.Join(dir, "views.yaml")
 	if err := os.WriteFile(scn, []byte(viewsScaled("6s", "3.5s")), 0o644); err != nil {
@@ -194,6 +197,9 @@ func sameMeasured(t *testing.T, what string, syn, rep []metrics.Result, least in
 // replay to the synthetic runs' measured rows; the replayed truth finds
 // the likes' resends by their ids.
 func TestTimedReplayLikesAndWicket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an acceptance run: likes and wicket sampled and replayed, four runs (the race-free pass runs it)")
+	}
 	dir := t.TempDir()
 	src, err := scenarios.BuiltinSource("likes")
 	if err != nil {
@@ -407,6 +413,9 @@ strategies:
 // 6 s, sampled and replayed as a timed stream, gives every design — the
 // cycles and Ks of its sweeps — the same measured rows.
 func TestTimedReplayNodeTopK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an acceptance run: node-topk sampled and replayed (the race-free pass runs it)")
+	}
 	dir := t.TempDir()
 	src, err := scenarios.BuiltinSource("node-topk")
 	if err != nil {

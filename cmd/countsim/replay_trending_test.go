@@ -76,6 +76,9 @@ func trendRows(rs []metrics.Result) map[string][2]string {
 // names. The plans that come from the generator's law (each plant's
 // decayed score) are empty on the log, which has none.
 func TestSampleReplaysTrending(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an acceptance run: trending sampled and replayed, three runs (the race-free pass runs it)")
+	}
 	dir := t.TempDir()
 	small := trendingSmall(t, dir, "trend-small")
 	replay := filepath.Join(dir, "r.yaml")
