@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net"
 	"strconv"
@@ -240,21 +241,28 @@ func TestPlacementHashTags(t *testing.T) {
 }
 
 // TestPlacementBoard: the cricket final's board step on the simulated
-// cluster of 8 nodes and on a real cluster of 8 masters: its sorted set
-// and its two boards of 8 shards in the same slots and on the same nodes.
+// cluster of its 8 nodes and on a real cluster of 8 masters, and again on
+// 3 of each (the step's cluster cut to 3 nodes): its sorted set and its two
+// boards of 8 shards in the same slots and on the same nodes.
 func TestPlacementBoard(t *testing.T) {
 	t.Parallel()
-	cl := redistest.ClusterOf(t, 8)
-	b := connect(t, redisstore.Config{URL: cl.URL, Pace: redisstore.PaceMax, Keep: true})
-	ranges := checkRanges(t, cl, b)
-	scn := step(t, "cricket-final", "leaderboard")
-	if scn.Cluster == nil || scn.Cluster.Nodes != 8 {
-		t.Fatalf("the board's cluster %+v, want 8 nodes", scn.Cluster)
-	}
-	rep := runStep(t, scn, b, 2e8, 100_000)
-	perNode := checkKeys(t, cl, b, ranges)
-	for _, d := range []string{"sorted-set", "sharded-8", "sharded-8-naive-dense"} {
-		sameNodes(t, rep, d, perNode[d+"@redis"])
+	for _, masters := range []int{8, 3} {
+		t.Run(fmt.Sprintf("%d masters", masters), func(t *testing.T) {
+			t.Parallel()
+			cl := redistest.ClusterOf(t, masters)
+			b := connect(t, redisstore.Config{URL: cl.URL, Pace: redisstore.PaceMax, Keep: true})
+			ranges := checkRanges(t, cl, b)
+			scn := step(t, "cricket-final", "leaderboard")
+			if scn.Cluster == nil || scn.Cluster.Nodes != 8 {
+				t.Fatalf("the board's cluster %+v, want 8 nodes", scn.Cluster)
+			}
+			scn.Cluster.Nodes = masters
+			rep := runStep(t, scn, b, 2e8, 100_000)
+			perNode := checkKeys(t, cl, b, ranges)
+			for _, d := range []string{"sorted-set", "sharded-8", "sharded-8-naive-dense"} {
+				sameNodes(t, rep, d, perNode[d+"@redis"])
+			}
+		})
 	}
 }
 
