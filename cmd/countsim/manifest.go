@@ -23,11 +23,29 @@ var peaks = struct {
 	m map[*sim.Setup]int64
 }{m: map[*sim.Setup]int64{}}
 
-// recordPeak records the process's peak resident memory once step st is done.
+// recordPeak records the peak resident memory of step st once it is done:
+// the process's since the step began (resetPeakRSS). st nil records what
+// the process peaked at between steps (preparing them, writing nothing),
+// the most of such.
 func recordPeak(st *sim.Setup, rss int64) {
 	peaks.Lock()
 	defer peaks.Unlock()
+	if st == nil {
+		rss = max(rss, peaks.m[nil])
+	}
 	peaks.m[st] = rss
+}
+
+// runPeak is the process's peak over the whole run: the most of every
+// step's and of what came between them, and of now.
+func runPeak() int64 {
+	peaks.Lock()
+	defer peaks.Unlock()
+	peak := peakRSS()
+	for _, p := range peaks.m {
+		peak = max(peak, p)
+	}
+	return peak
 }
 
 // peakAfter is what recordPeak recorded of st, 0 if nothing.
@@ -44,6 +62,7 @@ func forgetPeaks(setups []*sim.Setup) {
 	for _, st := range setups {
 		delete(peaks.m, st)
 	}
+	delete(peaks.m, nil)
 }
 
 // manifestStep is a step of a scenario told in steps, in manifest.json.
@@ -52,7 +71,7 @@ type manifestStep struct {
 	Title   string  `json:"title,omitempty"`
 	Planned int64   `json:"memory_planned_bytes"` // what the memory check counted
 	Wall    float64 `json:"wall_seconds"`         // 0 for a step not run
-	PeakRSS int64   `json:"peak_rss_bytes"`       // the process's peak once the step was done; 0 not run, or where unknown
+	PeakRSS int64   `json:"peak_rss_bytes"`       // the step's own peak: the process's from its start to its end; 0 not run, or where unknown
 }
 
 // manifestScenario is a scenario in manifest.json: each scenario once,
@@ -64,7 +83,7 @@ type manifestScenario struct {
 	Seed    uint64         `json:"seed"`
 	Planned int64          `json:"memory_planned_bytes"` // the most any step planned: they run one after another
 	Wall    float64        `json:"wall_seconds"`         // its steps' sum; 0 for a scenario not run
-	PeakRSS int64          `json:"peak_rss_bytes"`       // the process's peak once the scenario was done (or stopped); 0 not run, or where unknown
+	PeakRSS int64          `json:"peak_rss_bytes"`       // the scenario's own peak, its steps' most (each the process's from the step's start to its end); 0 not run, or where unknown
 	Steps   []manifestStep `json:"steps,omitempty"`
 }
 
@@ -105,7 +124,7 @@ func manifest(setups []*sim.Setup, started time.Time, wall []time.Duration, part
 			"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 			"hostname": hostname(),
 		},
-		PeakRSS: peakRSS(),
+		PeakRSS: runPeak(),
 	}
 	m.Scenarios = manifestScenarios(setups, wall)
 	if bi, ok := debug.ReadBuildInfo(); ok {

@@ -50,6 +50,8 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 			fmt.Fprintf(env.stderr, "countsim: %s: left out the on-demand %s %s (include with -with NAME)\n",
 				st.Scenario.ID(), pluralNoun(len(st.LeftOut), "design"), strings.Join(st.LeftOut, ", "))
 		}
+		recordPeak(nil, peakRSS()) // what came before: preparing, the scenarios before it
+		resetPeakRSS()             // so that its peak is its own
 		t0 := time.Now()
 		rep, err := st.Run(ctx)
 		took := time.Since(t0)
