@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"countsim/metrics"
-	"countsim/scenarios"
 )
 
 // asMeasured are a run's measured rows of the designs (timing and the
@@ -63,17 +62,8 @@ func TestAudienceSampleReplays(t *testing.T) {
 	dir := t.TempDir()
 	// The built-in, its step 2 scaled down 200 times (200,000 and 190,000
 	// viewers, 150,000 on both days), sampled by -step as a team would.
-	src, err := scenarios.BuiltinSource("cricket-final")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cricket := string(src)
-	for _, r := range [][2]string{{"- viewers: 40_000_000", "- viewers: 200_000"}, {"- viewers: 38_000_000", "- viewers: 190_000"}, {"overlap: 30_000_000", "overlap: 150_000"}} {
-		if !strings.Contains(cricket, r[0]) {
-			t.Fatalf("cricket-final.yaml lacks %q", r[0])
-		}
-		cricket = strings.Replace(cricket, r[0], r[1], 1)
-	}
+	cricket := builtinScaled(t, "cricket-final", "- viewers: 40_000_000", "- viewers: 200_000", "- viewers: 38_000_000", "- viewers: 190_000",
+		"overlap: 30_000_000", "overlap: 150_000")
 	cricketPath := filepath.Join(dir, "cricket-small.yaml")
 	if err := os.WriteFile(cricketPath, []byte(cricket), 0o644); err != nil {
 		t.Fatal(err)

@@ -12,11 +12,10 @@ import (
 	"countsim/scenarios"
 )
 
-// scaledBuiltin writes to dir/name.yaml the built-in scenario src with each
-// of its texts old replaced by new (each must occur once: a test that
-// scales a built-in follows it, and fails loudly when it changes) and its
-// expectations left out (they state the full run's numbers).
-func scaledBuiltin(t *testing.T, dir, builtin, name string, replace ...string) string {
+// builtinScaled is the text of the built-in scenario with each of its
+// texts old replaced by new (each must occur once: a test that scales a
+// built-in follows it, and fails loudly when it changes).
+func builtinScaled(t *testing.T, builtin string, replace ...string) string {
 	t.Helper()
 	src, err := scenarios.BuiltinSource(builtin)
 	if err != nil {
@@ -29,6 +28,15 @@ func scaledBuiltin(t *testing.T, dir, builtin, name string, replace ...string) s
 		}
 		s = strings.Replace(s, replace[i], replace[i+1], 1)
 	}
+	return s
+}
+
+// scaledBuiltin writes to dir/name.yaml the built-in scenario scaled as
+// builtinScaled does, its expectations left out (they state the full
+// run's numbers).
+func scaledBuiltin(t *testing.T, dir, builtin, name string, replace ...string) string {
+	t.Helper()
+	s := builtinScaled(t, builtin, replace...)
 	e, err := scenarios.NewEdit([]byte(s))
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +54,33 @@ func scaledBuiltin(t *testing.T, dir, builtin, name string, replace ...string) s
 		t.Fatal(err)
 	}
 	return path
+}
+
+// replaysAs runs the synthetic scenario and its replay into folders
+// beside out and holds the replay to the synthetic run's measured rows (at
+// least least of them, rows among them), its report.md to holding every
+// note: what the replay says of the log it read.
+func replaysAs(t *testing.T, what, out, synthetic, replay string, least int, rows []string, notes ...string) {
+	t.Helper()
+	want := measuredRows(runResultsOf(t, out+"-synthetic", synthetic))
+	got := measuredRows(runResultsOf(t, out+"-replay", replay))
+	asSame(t, what, got, want, least)
+	t.Logf("%s: %d measured rows of the designs compared", what, len(want))
+	for _, k := range rows {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: no row %s: the test shows less than it says", what, k)
+		}
+	}
+	md, _ := filepath.Glob(filepath.Join(out+"-replay", "*", "report.md"))
+	if len(md) != 1 {
+		t.Fatalf("%s: report.md: %v", what, md)
+	}
+	b, _ := os.ReadFile(md[0])
+	for _, n := range notes {
+		if !bytes.Contains(b, []byte(n)) {
+			t.Errorf("%s: the report does not say %q", what, n)
+		}
+	}
 }
 
 // syntheticOf is the replay scenario replay (as sample -replay wrote it)
@@ -165,24 +200,9 @@ func TestBoardSampleReplaysTheSyntheticRun(t *testing.T) {
 				t.Errorf("sample did not say where the standings went:\n%s", stdout)
 			}
 			synthetic := syntheticOf(t, dir, c.builtin+"-synthetic", scaled, c.step, replay)
-			want := measuredRows(runResultsOf(t, filepath.Join(dir, "out-syn-"+c.builtin), synthetic))
-			out := filepath.Join(dir, "out-replay-"+c.builtin)
-			got := measuredRows(runResultsOf(t, out, replay))
-			asSame(t, c.builtin, got, want, 80)
-			t.Logf("%d measured rows of the designs compared", len(want))
-			for _, k := range []string{"sorted-set max_key_ops_per_s sim", "sharded-8 ranks_wrong_dense sim", "sorted-set top_exact sim"} {
-				if _, ok := want[k]; !ok {
-					t.Errorf("no row %s: the test shows less than it says", k)
-				}
-			}
-			md, _ := filepath.Glob(filepath.Join(out, "*", "report.md"))
-			if len(md) != 1 {
-				t.Fatalf("report.md: %v", md)
-			}
-			b, _ := os.ReadFile(md[0])
-			if !bytes.Contains(b, []byte("The log held ")) || !bytes.Contains(b, []byte("read whole at Prepare")) {
-				t.Errorf("the report does not give the log's figures beside the estimate")
-			}
+			replaysAs(t, c.builtin, filepath.Join(dir, c.builtin), synthetic, replay, 80,
+				[]string{"sorted-set max_key_ops_per_s sim", "sharded-8 ranks_wrong_dense sim", "sorted-set top_exact sim"},
+				"The log held ", "read whole at Prepare")
 		})
 	}
 }

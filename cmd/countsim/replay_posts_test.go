@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,25 +57,10 @@ func TestPostsSampleReplaysTheSyntheticRun(t *testing.T) {
 				t.Errorf("the replay reads the likes' actor, which the table gives:\n%s", text)
 			}
 			synthetic := syntheticOf(t, dir, "viral-posts-synthetic-"+c.format, scaled, "", replay)
-			want := measuredRows(runResultsOf(t, filepath.Join(dir, "out-syn-"+c.format), synthetic))
-			out := filepath.Join(dir, "out-replay-"+c.format)
-			got := measuredRows(runResultsOf(t, out, replay))
-			asSame(t, "posts", got, want, 100)
-			t.Logf("%d measured rows of the designs compared", len(want))
-			for _, k := range []string{"fixed-1 posts_over_capacity sim", "fixed-1 viral_over_capacity_s sim", "predicted-grow stripes_held sim",
-				"predicted-grow viral_rescue_s sim", "per-followers-grow stripes_unneeded sim"} {
-				if _, ok := want[k]; !ok {
-					t.Errorf("no row %s: the test shows less than it says", k)
-				}
-			}
-			md, _ := filepath.Glob(filepath.Join(out, "*", "report.md"))
-			if len(md) != 1 {
-				t.Fatalf("report.md: %v", md)
-			}
-			b, _ := os.ReadFile(md[0])
-			if !bytes.Contains(b, []byte("The log was read whole at Prepare")) || !bytes.Contains(b, []byte("(follow, follow_at)")) {
-				t.Errorf("the report does not give the log's figures and the post followed")
-			}
+			replaysAs(t, "posts "+c.format, filepath.Join(dir, c.format), synthetic, replay, 100,
+				[]string{"fixed-1 posts_over_capacity sim", "fixed-1 viral_over_capacity_s sim", "predicted-grow stripes_held sim",
+					"predicted-grow viral_rescue_s sim", "per-followers-grow stripes_unneeded sim"},
+				"The log was read whole at Prepare", "(follow, follow_at)")
 		})
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"countsim/metrics"
-	"countsim/scenarios"
 )
 
 // ratingsSmallFile writes the built-in ratings scenario at a 25th of its
@@ -18,17 +17,7 @@ import (
 // expectations, and returns its path.
 func ratingsSmallFile(t *testing.T, dir string) string {
 	t.Helper()
-	src, err := scenarios.BuiltinSource("ratings")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(src)
-	for _, r := range [][2]string{{"name: ratings\n", "name: ratings-small\n"}, {"items: 50_000", "items: 2_000"}, {"ratings: 1_000_000", "ratings: 40_000"}} {
-		if !strings.Contains(s, r[0]) {
-			t.Fatalf("ratings.yaml lacks %q", r[0])
-		}
-		s = strings.Replace(s, r[0], r[1], 1)
-	}
+	s := builtinScaled(t, "ratings", "name: ratings\n", "name: ratings-small\n", "items: 50_000", "items: 2_000", "ratings: 1_000_000", "ratings: 40_000")
 	path := filepath.Join(dir, "ratings-small.yaml")
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)

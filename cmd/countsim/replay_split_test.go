@@ -133,16 +133,7 @@ strategies:
 		t.Fatal(err)
 	}
 	rs := runResultsOf(t, filepath.Join(dir, "out"), good)
-	value := func(design string, m metrics.Metric) float64 {
-		t.Helper()
-		for _, r := range rs {
-			if r.Strategy == design && r.Metric == m && r.Value != nil {
-				return *r.Value
-			}
-		}
-		t.Fatalf("%s has no %s", design, m)
-		return 0
-	}
+	value := func(design string, m metrics.Metric) float64 { return measuredValue(t, rs, design, m) }
 	cupMax, kthMin := 0.0, 1e9
 	for _, m := range perRegion {
 		cupMax = max(cupMax, m["world cup"])

@@ -61,6 +61,19 @@ strategies:
 `
 }
 
+// measuredValue is design's first measured value of m in rs; t fails
+// where it has none.
+func measuredValue(t *testing.T, rs []metrics.Result, design string, m metrics.Metric) float64 {
+	t.Helper()
+	for _, r := range rs {
+		if r.Strategy == design && r.Metric == m && r.Value != nil {
+			return *r.Value
+		}
+	}
+	t.Fatalf("%s has no %s", design, m)
+	return 0
+}
+
 // planOf is the simulated-scale plan of design's metric in rs, or -1.
 func planOf(rs []metrics.Result, design string, m metrics.Metric) float64 {
 	for _, r := range rs {
@@ -352,16 +365,7 @@ strategies:
 		t.Fatal(err)
 	}
 	rs := runResultsOf(t, filepath.Join(dir, "out"), good)
-	value := func(design string, m metrics.Metric) float64 {
-		t.Helper()
-		for _, r := range rs {
-			if r.Strategy == design && r.Metric == m && r.Value != nil {
-				return *r.Value
-			}
-		}
-		t.Fatalf("%s has no %s", design, m)
-		return 0
-	}
+	value := func(design string, m metrics.Metric) float64 { return measuredValue(t, rs, design, m) }
 	for _, c := range []struct {
 		design string
 		m      metrics.Metric
