@@ -63,6 +63,7 @@ tools/redis-loopback starts a loopback server or a three-master cluster.`,
 		fs.BoolVar(&env.quiet, "q", false, "print no progress lines")
 		fs.BoolVar(&env.progress, "progress", false, "print progress lines even when stderr is not a terminal")
 		storeFlags(fs, env)
+		fs.StringVar(&env.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `FILE` (for go tool pprof)")
 	},
 	Run: runRun,
 }

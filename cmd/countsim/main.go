@@ -46,6 +46,7 @@ type cmdEnv struct {
 	store          redisstore.Config // run -store, -pace, -keep
 	stores         []*lazyStore      // the real stores the prepared scenarios use
 	realStores     bool              // run: scenarios are prepared with their real stores
+	cpuProfile     string            // run -cpuprofile: where to write a CPU profile of the run
 }
 
 var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList, cmdSample, cmdVersion}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +17,21 @@ import (
 	"countsim/report"
 	"countsim/sim"
 )
+
+// startCPUProfile profiles the process's CPU into a new file at path (one
+// already there is left as it was) until the returned stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
 
 // runRun is `countsim run`.
 func runRun(ctx context.Context, env *cmdEnv, args []string) error {
@@ -35,6 +51,13 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	defer forgetPeaks(setups)
 	if err := env.connectStores(ctx); err != nil {
 		return err
+	}
+	if env.cpuProfile != "" {
+		stop, err := startCPUProfile(env.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	started := time.Now().UTC()
 	var results []metrics.Result
