@@ -4,7 +4,7 @@ BIN     := bin/countsim
 OUT     ?= reports
 PKGS    := ./...
 
-.PHONY: run test check fmt-check vet bench bench-all build clean
+.PHONY: run test check needs fmt-check vet bench bench-all build clean figures
 
 ## build: the countsim binary in bin/
 build:
@@ -19,13 +19,26 @@ run: build
 ## the whole suite, acceptance runs included, without it, then countsim
 ## check: every bound of the built-in scenarios (the worked examples'
 ## numbers) still holds and every trap they show on purpose still shows
-test: fmt-check vet
+test: needs fmt-check vet
 	$(GO) test -race -short -shuffle=on -count=1 $(PKGS)
 	$(GO) test -count=1 $(PKGS)
 	$(GO) run ./cmd/countsim check
 
 ## check: test, plus the build
 check: test build
+
+## needs: what make test needs beyond Go, checked before anything runs:
+## redis-server and redis-cli (the Redis tests start their own servers on
+## loopback) and Chromium (the browser test of report.html)
+needs:
+	@missing=; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v redis-cli >/dev/null || missing="$$missing redis-tools"; \
+	{ command -v chromium || command -v chromium-browser || command -v google-chrome || command -v google-chrome-stable; } >/dev/null || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
+		echo "make test needs$$missing: install with"; \
+		echo "  apt-get update && apt-get install -y --no-install-recommends$$missing   (as root, or with sudo)"; \
+		echo "(Debian's packages; .ci/run installs them itself)"; exit 1; fi
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -49,6 +62,12 @@ bench:
 ## bench-all: every benchmark, ns/event and allocations
 bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## figures: measure the README's figures of the two commands (make run RUNS
+## times, make test once unless TEST=0, countsim check's tally) and the
+## machine, and write them into README.md between its figures lines
+figures:
+	RUNS=$${RUNS:-3} TEST=$${TEST:-1} GO=$(GO) tools/figures
 
 clean:
 	rm -rf bin
