@@ -78,7 +78,7 @@ real-world scale and at the simulated scale — without simulating anything.`,
 	SetFlags: designFlags,
 	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
 		if len(args) == 0 {
-			return &usageError{"plan: name at least one scenario (countsim list shows the built-in ones)"}
+			return &usageError{msg: "plan: name at least one scenario (countsim list shows the built-in ones)"}
 		}
 		setups, err := prepareAll(args, env)
 		if err != nil {
@@ -119,7 +119,7 @@ told in steps), or its error on stderr. The exit status is 2 if any failed.`,
 // runValidate is `countsim validate`.
 func runValidate(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) == 0 {
-		return &usageError{"validate: name at least one scenario file"}
+		return &usageError{msg: "validate: name at least one scenario file"}
 	}
 	var setups []*sim.Setup
 	var failed []error
@@ -144,7 +144,7 @@ func runValidate(ctx context.Context, env *cmdEnv, args []string) error {
 	case len(args) == 1:
 		return badInput(failed[0])
 	}
-	return &usageError{fmt.Sprintf("validate: %d of %s failed", len(failed), plural(len(args), "scenario"))}
+	return &usageError{msg: fmt.Sprintf("validate: %d of %s failed", len(failed), plural(len(args), "scenario"))}
 }
 
 // badInput is err as an error that exits 2: it already is one (a scenario
@@ -156,7 +156,7 @@ func badInput(err error) error {
 	if errors.As(err, &ue) || errors.As(err, &se) {
 		return err
 	}
-	return &usageError{err.Error()}
+	return &usageError{msg: err.Error()}
 }
 
 var cmdList = &command{
@@ -168,7 +168,7 @@ List prints the built-in scenarios (run them by name) and every registered
 design type with its parameters, their defaults and allowed values.`,
 	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
 		if len(args) > 0 {
-			return &usageError{"list takes no arguments"}
+			return &usageError{msg: "list takes no arguments"}
 		}
 		w := env.stdout
 		fmt.Fprintln(w, "Built-in scenarios:")
@@ -231,7 +231,7 @@ func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Se
 		return nil, err
 	}
 	if prev, dup := seen[scn.Name]; dup {
-		return nil, &usageError{fmt.Sprintf("scenario name %q given twice (%s and %s)", scn.Name, prev, scn.File)}
+		return nil, &usageError{msg: fmt.Sprintf("scenario name %q given twice (%s and %s)", scn.Name, prev, scn.File)}
 	}
 	seen[scn.Name] = scn.File
 	// The store: block's URL, held to what redisstore will dial (scenarios
@@ -267,7 +267,7 @@ func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Se
 func checkWith(env *cmdEnv, setups []*sim.Setup) error {
 	for _, name := range env.with {
 		if !slices.ContainsFunc(setups, func(st *sim.Setup) bool { return onDemand(st.Scenario, name) }) {
-			return &usageError{fmt.Sprintf("-with %s: no design of that name is marked on_demand in the scenarios named", name)}
+			return &usageError{msg: fmt.Sprintf("-with %s: no design of that name is marked on_demand in the scenarios named", name)}
 		}
 	}
 	return nil
