@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -161,14 +162,22 @@ func badInput(err error) error {
 
 var cmdList = &command{
 	Name:      "list",
-	UsageLine: "list",
+	UsageLine: "list [TYPE]",
 	Short:     "list the built-in scenarios and the design types with their parameters",
 	Long: `
 List prints the built-in scenarios (run them by name) and every registered
-design type with its parameters, their defaults and allowed values.`,
+design type with its parameters, their defaults and allowed values.
+
+List TYPE prints the design type TYPE alone: its parameters, and the names
+of the metrics it reports — what an expect: or shows: item may name — as
+each built-in scenario that runs it measures them (the kind of run adds its
+own: a timed stream the load on the servers).`,
 	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
-		if len(args) > 0 {
-			return &usageError{msg: "list takes no arguments"}
+		switch {
+		case len(args) > 1:
+			return &usageError{msg: "list takes at most one design type"}
+		case len(args) == 1:
+			return listType(env.stdout, args[0])
 		}
 		w := env.stdout
 		fmt.Fprintln(w, "Built-in scenarios:")
@@ -183,25 +192,62 @@ design type with its parameters, their defaults and allowed values.`,
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintln(w, "\nDesign types:")
+		fmt.Fprintln(w, "\nDesign types ('countsim list TYPE' adds the metrics each reports):")
 		for _, t := range strategies.Types() {
 			fmt.Fprintf(w, "  %s — %s\n", t.Name, t.Summary)
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			for _, p := range t.ParamDocs() {
-				def := p.Default
-				switch def {
-				case "", "required":
-				default:
-					def = "default " + def
-				}
-				fmt.Fprintf(tw, "      %s\t%s\t%s\t%s\t%s\n", p.Key, p.Kind, p.Range, def, p.Doc)
-			}
-			if err := tw.Flush(); err != nil {
+			if err := writeParams(w, t, "      "); err != nil {
 				return err
 			}
 		}
 		return nil
 	},
+}
+
+// writeParams prints a design type's parameters as a table, a line each:
+// key, kind, range, default ("required" for one that must be given), doc.
+func writeParams(w io.Writer, t *strategies.Type, indent string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, p := range t.ParamDocs() {
+		def := p.Default
+		switch def {
+		case "", "required":
+		default:
+			def = "default " + def
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\n", indent, p.Key, p.Kind, p.Range, def, p.Doc)
+	}
+	return tw.Flush()
+}
+
+// listType is `countsim list TYPE`: the type's parameters and the metrics
+// the built-in scenarios measure of it.
+func listType(w io.Writer, name string) error {
+	t, err := strategies.Lookup(name)
+	if err != nil {
+		return &usageError{msg: fmt.Sprintf("list: unknown design type %q (allowed: %s)%s", name,
+			strings.Join(strategies.TypeNames(), ", "), scenarios.DidYouMean(name, strategies.TypeNames()))}
+	}
+	all, err := builtinMetrics()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s — %s\n\nParameters (strategies[].params):\n", t.Name, t.Summary)
+	if len(t.ParamDocs()) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	if err := writeParams(w, t, "  "); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nMetrics (the names expect: and shows: take), as the built-in scenarios measure them:")
+	groups, where := metricGroups(all, t.Name)
+	if len(groups) == 0 {
+		fmt.Fprintln(w, "  no built-in scenario runs it")
+	}
+	for i, g := range groups {
+		fmt.Fprintf(w, "  %s:\n", strings.Join(where[i], ", "))
+		writeWrapped(w, "      ", 6, g)
+	}
+	return nil
 }
 
 // prepareAll resolves and prepares every scenario before any is run, so bad

@@ -14,6 +14,7 @@ import (
 	"countsim/metrics"
 	"countsim/redisstore"
 	"countsim/scenarios"
+	"countsim/strategies"
 )
 
 // command is one subcommand, after cmd/go's base.Command.
@@ -294,6 +295,27 @@ func writeReference(w io.Writer) error {
 		if k.Allowed != "" {
 			fmt.Fprintf(w, "    allowed: %s\n", k.Allowed)
 		}
+	}
+	return writeMetricNames(w)
+}
+
+// writeMetricNames ends the reference with the metrics each design type
+// reports, and the truth: the names an expect: or shows: item takes.
+func writeMetricNames(w io.Writer) error {
+	all, err := builtinMetrics()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nThe metrics an expect: or shows: item names, by design type, as the built-in")
+	fmt.Fprintln(w, "scenarios measure them ('countsim list TYPE' says which scenario measures which;")
+	fmt.Fprintln(w, "the truth's are those of a scenario's own expect:).")
+	for _, t := range append([]string{""}, strategies.TypeNames()...) {
+		name := t
+		if t == "" {
+			name = "truth"
+		}
+		fmt.Fprintf(w, "\n%s\n", name)
+		writeWrapped(w, "    ", 4, metricUnion(all, t))
 	}
 	return nil
 }
