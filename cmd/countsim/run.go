@@ -87,8 +87,11 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 			fmt.Fprintf(env.stderr, "countsim: %s: %s\n", st.Scenario.ID(), n)
 		}
 		if rep != nil {
-			if rep.Partial { // every row says so, in results.json and .csv too
-				for i := range rep.Results {
+			// Every row says its step, and that the run was stopped if it
+			// was, in results.json and .csv too.
+			for i := range rep.Results {
+				rep.Results[i].Step = st.Scenario.Step
+				if rep.Partial {
 					rep.Results[i].Partial = true
 				}
 			}
