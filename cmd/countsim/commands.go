@@ -43,8 +43,9 @@ On stderr, run says which step it runs and, when the step is done, its wall
 time and the events it fed. While a stream is fed, a status line every 2 s
 tells the share done, the events fed, events/s, the time left (ETA), the
 time taken and the design that has taken the most time; on a terminal it is
-rewritten in place. All of this is printed only when stderr is a terminal,
-unless -progress asks for it (a status a line); -q silences it.
+rewritten in place. Off a terminal (a CI job's log) run prints only the
+line of each step done, unless -progress asks for all of it (a status a
+line); -q silences it all.
 
 -store URL (or a scenario's store: block) runs every design that lives on
 servers a second time, as NAME@redis, on a real Redis server
@@ -62,7 +63,7 @@ tools/redis-loopback starts a loopback server or a three-master cluster.`,
 		fs.Var(&choice{&env.format, stdoutFormats}, "format", "print the results on stdout as `FORMAT`: "+strings.Join(stdoutFormats, ", "))
 		designFlags(fs, env)
 		fs.BoolVar(&env.quiet, "q", false, "print no progress lines")
-		fs.BoolVar(&env.progress, "progress", false, "print progress lines even when stderr is not a terminal")
+		fs.BoolVar(&env.progress, "progress", false, "print every progress line even when stderr is not a terminal (where, without it, run prints a line as each step is done)")
 		storeFlags(fs, env)
 		fs.StringVar(&env.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `FILE` (for go tool pprof)")
 	},
