@@ -142,6 +142,23 @@ func TestBadFlagIsShort(t *testing.T) {
 	if entries, _ := os.ReadDir(out); len(entries) > 0 {
 		t.Errorf("a bad flag wrote %d entries under -out", len(entries))
 	}
+	// A mistyped scenario or on-demand design: the nearest, exit 2, one
+	// line, nothing written.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-out", out, "serch"}, "countsim: serch: no such file and no built-in scenario by that name (allowed: a path to a .yaml file, or one of "},
+		{[]string{"run", "-out", out, "-with", "exat", "search-full-day"}, "countsim: -with exat: no design of that name is marked on_demand in the scenarios named"},
+	} {
+		stdout, stderr, code := cli(t, c.args...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, c.want) || !strings.HasSuffix(stderr, "; did you mean \""+map[string]string{"serch": "search", "search-full-day": "exact"}[c.args[len(c.args)-1]]+"\"?\n") {
+			t.Errorf("countsim %v: exit %d, stdout %q, stderr %q", c.args, code, stdout, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("a mistyped name wrote %d entries under -out", len(entries))
+	}
 	// An unknown command or help topic: the nearest, and where to look.
 	if _, stderr, code := cli(t, "rnu", "search"); code != 2 || stderr != "countsim: unknown command \"rnu\"; did you mean \"run\"?\nrun 'countsim help' for usage\n" {
 		t.Errorf("countsim rnu: exit %d, %q", code, stderr)

@@ -312,9 +312,17 @@ func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Se
 
 // checkWith refuses a -with name that no prepared scenario marks on_demand.
 func checkWith(env *cmdEnv, setups []*sim.Setup) error {
+	var names []string // the on-demand designs, for the nearest to a name mistyped
+	for _, st := range setups {
+		for _, d := range st.Scenario.Strategies {
+			if d.OnDemand && !slices.Contains(names, d.Name) {
+				names = append(names, d.Name)
+			}
+		}
+	}
 	for _, name := range env.with {
 		if !slices.ContainsFunc(setups, func(st *sim.Setup) bool { return onDemand(st.Scenario, name) }) {
-			return &usageError{msg: fmt.Sprintf("-with %s: no design of that name is marked on_demand in the scenarios named", name)}
+			return &usageError{msg: fmt.Sprintf("-with %s: no design of that name is marked on_demand in the scenarios named%s", name, scenarios.DidYouMean(name, names))}
 		}
 	}
 	return nil
