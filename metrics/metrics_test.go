@@ -68,11 +68,11 @@ func TestCSV(t *testing.T) {
 	if err := WriteCSV(&buf, sample()); err != nil {
 		t.Fatal(err)
 	}
-	want := "scenario,strategy,metric,value,unit,plan,scale,timing,partial,stat,note\n" +
-		"search,count-min,bytes,543660,B,543660,sim,false,false,,\n" +
-		"search,count-min,ns_per_event,31.25,ns,,sim,true,false,,a|b\n" +
-		"search,count-min,overestimate_bound,,searches,200000,full,false,false,,\n" +
-		"search,hll,standard_error,,%,0.8125,sim,false,false,,plan only\n"
+	want := "scenario,step,design,metric,measured,unit,plan,scale,timing,partial,stat,note\n" +
+		"search,,count-min,bytes,543660,B,543660,sim,false,false,,\n" +
+		"search,,count-min,ns_per_event,31.25,ns,,sim,true,false,,a|b\n" +
+		"search,,count-min,overestimate_bound,,searches,200000,full,false,false,,\n" +
+		"search,,hll,standard_error,,%,0.8125,sim,false,false,,plan only\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}

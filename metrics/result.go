@@ -7,7 +7,10 @@ import "math"
 // planned (a figure at full scale, or one the run could not measure) has
 // no Value: a plan is never passed off as a measurement.
 type Result struct {
-	Scenario string   `json:"scenario"`
+	Scenario string `json:"scenario"`
+	// Step is the step of a scenario told in steps (`steps[i].name`), ""
+	// for one that is not.
+	Step     string   `json:"step,omitempty"`
 	Strategy string   `json:"strategy"`
 	Metric   Metric   `json:"metric"`
 	Value    *float64 `json:"value"` // what was measured; nil for a plan-only row

@@ -87,10 +87,14 @@ func jsonKind(t reflect.Type) string {
 	return "a JSON array of result rows, as countsim run writes in results.json"
 }
 
-// csvHeader is the first row WriteCSV writes.
-var csvHeader = []string{"scenario", "strategy", "metric", "value", "unit", "plan", "scale", "timing", "partial", "stat", "note"}
+// csvHeader is the first row WriteCSV writes: the columns named as the
+// report names them (a row's Strategy is its design, its Value what was
+// measured).
+var csvHeader = []string{"scenario", "step", "design", "metric", "measured", "unit", "plan", "scale", "timing", "partial", "stat", "note"}
 
-// WriteCSV writes results with a header row. Numbers are written in full
+// WriteCSV writes results with a header row: scenario, step (empty for a
+// scenario not told in steps), design, metric, measured, unit, plan,
+// scale, timing, partial, stat and note. Numbers are written in full
 // precision as plain decimals (see [plainNumber]); an absent value or plan
 // is an empty cell.
 func WriteCSV(w io.Writer, results []Result) error {
@@ -99,7 +103,7 @@ func WriteCSV(w io.Writer, results []Result) error {
 		return err
 	}
 	for _, r := range results {
-		row := []string{r.Scenario, r.Strategy, string(r.Metric), cellOf(r.Value),
+		row := []string{r.Scenario, r.Step, r.Strategy, string(r.Metric), cellOf(r.Value),
 			r.Unit, cellOf(r.Plan), string(r.Scale), strconv.FormatBool(r.Timing), strconv.FormatBool(r.Partial), r.Stat, r.Note}
 		if err := cw.Write(row); err != nil {
 			return err

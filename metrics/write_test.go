@@ -43,7 +43,7 @@ func TestCSVPlainDecimals(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, c := range cases {
-		value, plan, cell := rows[i+1][3], rows[i+1][5], trows[i+1][0]
+		value, plan, cell := rows[i+1][4], rows[i+1][6], trows[i+1][0]
 		if value != c.want || plan != c.want || cell != c.want {
 			t.Errorf("%v: results.csv value %q, plan %q, table cell %q; want %q", c.v, value, plan, cell, c.want)
 		}

@@ -51,7 +51,7 @@ func DefaultBuiltins() ([]string, error) {
 // `countsim list` and as a template to copy.
 func BuiltinSource(name string) ([]byte, error) {
 	if !slices.Contains(BuiltinNames(), name) {
-		return nil, Errorf(Pos{File: name}, "no built-in scenario by that name (allowed: %s)", strings.Join(BuiltinNames(), ", "))
+		return nil, Errorf(Pos{File: name}, "no built-in scenario by that name (allowed: %s)%s", strings.Join(BuiltinNames(), ", "), DidYouMean(name, BuiltinNames()))
 	}
 	return builtinFS.ReadFile(name + ".yaml")
 }
@@ -83,8 +83,8 @@ func Resolve(arg string) (*Scenario, error) {
 		return Load(arg)
 	}
 	if _, err := BuiltinSource(arg); err != nil {
-		return nil, Errorf(Pos{File: arg}, "no such file and no built-in scenario by that name (allowed: a path to a .yaml file, or one of %s)",
-			strings.Join(BuiltinNames(), ", "))
+		return nil, Errorf(Pos{File: arg}, "no such file and no built-in scenario by that name (allowed: a path to a .yaml file, or one of %s)%s",
+			strings.Join(BuiltinNames(), ", "), DidYouMean(arg, BuiltinNames()))
 	}
 	return Builtin(arg)
 }

@@ -166,7 +166,7 @@ func (d *decoder) object(k, v *yaml.Node, path string, sc *mapping, dst reflect.
 					continue
 				}
 			}
-			return g, d.fail(kn, path, "unknown key %q (allowed: %s)", key, joinKeys(allowed))
+			return g, d.fail(kn, path, "unknown key %q (allowed: %s)%s", key, joinKeys(allowed), DidYouMean(key, allowed))
 		}
 		if o.refuse != nil {
 			if err := o.refuse(kn, key, path); err != nil {
@@ -252,7 +252,7 @@ func (d *decoder) value(f *field, kn, vn *yaml.Node, path string, dst reflect.Va
 		}
 		if err := dst.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
 			if f.Names != nil {
-				return d.fail(vn, path, "%s is not allowed (allowed: %s)", describe(vn), f.Allowed)
+				return d.fail(vn, path, "%s is not allowed (allowed: %s)%s", describe(vn), f.Allowed, DidYouMean(s, f.Names))
 			}
 			return d.fail(vn, path, "%s: %v (allowed: %s)", describe(vn), err, f.Allowed)
 		}

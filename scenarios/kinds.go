@@ -220,7 +220,7 @@ func (d *decoder) pickKind(kn, vn *yaml.Node, path string, cands []*kindDef) (*k
 			return nil, err // a key that names nothing, at its own line
 		}
 		if !slices.Contains(union, m.Value) {
-			return nil, d.fail(m, path, "unknown key %q (allowed: %s)", m.Value, joinKeys(union))
+			return nil, d.fail(m, path, "unknown key %q (allowed: %s)%s", m.Value, joinKeys(union), DidYouMean(m.Value, union))
 		}
 	}
 	var needs, allowed []string

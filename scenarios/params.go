@@ -71,7 +71,7 @@ func DecodeParams(path string, at Pos, params []Param, dst any) error {
 			if allowed == "" {
 				allowed = "none: the design takes no parameters"
 			}
-			e := Errorf(p.Pos, "%s: unknown key %q (allowed: %s)", path, p.Key, allowed)
+			e := Errorf(p.Pos, "%s: unknown key %q (allowed: %s)%s", path, p.Key, allowed, DidYouMean(p.Key, sc.keys()))
 			e.Path = join(path, p.Key)
 			return e
 		}

@@ -220,7 +220,7 @@ func (d *decoder) text(n *yaml.Node, path string, f *field) (string, error) {
 		s = strings.TrimSpace(s)
 	}
 	if f.Oneof != nil && !slices.Contains(f.Oneof, s) {
-		return "", d.fail(n, path, "%q is not allowed (allowed: %s)", s, f.Allowed)
+		return "", d.fail(n, path, "%q is not allowed (allowed: %s)%s", s, f.Allowed, DidYouMean(s, f.Oneof))
 	}
 	return s, nil
 }

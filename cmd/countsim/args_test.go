@@ -111,3 +111,98 @@ func TestFlagsAfterArguments(t *testing.T) {
 		t.Errorf("run FILE -nosuch: exit %d, %q; want 2 and the usage", code, stderr)
 	}
 }
+
+// A bad flag is one error line, as go says it: the error (with the
+// nearest flag to one not defined), the command's usage line, and where
+// to read more — never the whole manual; nothing is written.
+func TestBadFlagIsShort(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string // in the first line
+	}{
+		{[]string{"run", "-out", out, "-progres", "testdata/small.yaml"}, "run: flag provided but not defined: -progres; did you mean -progress?"},
+		{[]string{"run", "-out", out, "--qq", "testdata/small.yaml"}, "run: flag provided but not defined: -qq; did you mean -q?"},
+		{[]string{"run", "-out", out, "-zzzzzz", "testdata/small.yaml"}, "run: flag provided but not defined: -zzzzzz"},
+		{[]string{"run", "-out", out, "-format", "mdd", "testdata/small.yaml"}, `invalid value "mdd" for flag -format: allowed: summary, md, csv, json; did you mean "md"?`},
+		{[]string{"plan", "-mem", "12junk", "search"}, `plan: invalid value "12junk" for flag -mem`},
+		{[]string{"check", "-junitt", "x.xml", "search"}, "check: flag provided but not defined: -junitt; did you mean -junit?"},
+	} {
+		stdout, stderr, code := cli(t, c.args...)
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		name := c.args[0]
+		if code != 2 || stdout != "" || len(lines) != 3 || !strings.HasPrefix(lines[0], "countsim: ") || !strings.Contains(lines[0], c.want) ||
+			lines[1] != "usage: countsim "+commandByName(t, name).UsageLine || lines[2] != "run 'countsim help "+name+"' for details" {
+			t.Errorf("countsim %v: exit %d, stdout %q, stderr:\n%s\nwant 2, 3 lines, the first with %q", c.args, code, stdout, stderr, c.want)
+		}
+		if strings.Contains(c.want, "not defined: -zzzzzz") && strings.Contains(lines[0], "did you mean") {
+			t.Errorf("countsim %v: %q suggests a flag nothing like it", c.args, lines[0])
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("a bad flag wrote %d entries under -out", len(entries))
+	}
+	// A mistyped scenario or on-demand design: the nearest, exit 2, one
+	// line, nothing written.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-out", out, "serch"}, "countsim: serch: no such file and no built-in scenario by that name (allowed: a path to a .yaml file, or one of "},
+		{[]string{"run", "-out", out, "-with", "exat", "search-full-day"}, "countsim: -with exat: no design of that name is marked on_demand in the scenarios named"},
+	} {
+		stdout, stderr, code := cli(t, c.args...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, c.want) || !strings.HasSuffix(stderr, "; did you mean \""+map[string]string{"serch": "search", "search-full-day": "exact"}[c.args[len(c.args)-1]]+"\"?\n") {
+			t.Errorf("countsim %v: exit %d, stdout %q, stderr %q", c.args, code, stdout, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("a mistyped name wrote %d entries under -out", len(entries))
+	}
+	// An unknown command or help topic: the nearest, and where to look.
+	if _, stderr, code := cli(t, "rnu", "search"); code != 2 || stderr != "countsim: unknown command \"rnu\"; did you mean \"run\"?\nrun 'countsim help' for usage\n" {
+		t.Errorf("countsim rnu: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := cli(t, "help", "scenarios"); code != 2 || !strings.HasSuffix(stderr, "(allowed: run, check, diff, plan, validate, list, sample, version, scenario); did you mean \"scenario\"?\n") {
+		t.Errorf("countsim help scenarios: exit %d, %q", code, stderr)
+	}
+}
+
+// --version and -version are `countsim version`.
+func TestVersionFlag(t *testing.T) {
+	want, _, code := cli(t, "version")
+	if code != 0 || !strings.HasPrefix(want, "countsim ") {
+		t.Fatalf("version: exit %d, %q", code, want)
+	}
+	for _, arg := range []string{"--version", "-version"} {
+		if out, stderr, code := cli(t, arg); code != 0 || out != want || stderr != "" {
+			t.Errorf("countsim %s: exit %d, %q, %q; want version's %q", arg, code, out, stderr, want)
+		}
+	}
+}
+
+// The flags that take a quantity name its unit in the usage, and a
+// choice its values: -mem GiB, -pace real|max.
+func TestFlagUnits(t *testing.T) {
+	out, _, _ := cli(t, "help", "run")
+	for _, want := range []string{"\n  -mem GiB\n", "\n  -pace real|max\n", "\n  -out DIR\n", "\n  -format FORMAT\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help run lacks %q", want)
+		}
+	}
+	if strings.Contains(out, " value\n") {
+		t.Errorf("help run names a flag's value \"value\":\n%s", out)
+	}
+}
+
+// commandByName is the command called name.
+func commandByName(t *testing.T, name string) *command {
+	t.Helper()
+	for _, c := range commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no command %s", name)
+	return nil
+}

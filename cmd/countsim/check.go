@@ -164,17 +164,17 @@ const junitSuitesName = "countsim check"
 // a user had.
 func junitPlace(path string) error {
 	if _, err := os.Stat(filepath.Dir(path)); err != nil {
-		return &usageError{fmt.Sprintf("-junit %s: no folder %s to write it in", path, filepath.Dir(path))}
+		return &usageError{msg: fmt.Sprintf("-junit %s: no folder %s to write it in", path, filepath.Dir(path))}
 	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return &usageError{fmt.Sprintf("-junit %s: %v", path, err)}
+		return &usageError{msg: fmt.Sprintf("-junit %s: %v", path, err)}
 	}
 	if !fi.Mode().IsRegular() || !ownJUnit(path) {
-		return &usageError{fmt.Sprintf("-junit %s: already exists and is not a JUnit report countsim check wrote; countsim never writes over a file (allowed: a path not yet taken, or an earlier report of check's)", path)}
+		return &usageError{msg: fmt.Sprintf("-junit %s: already exists and is not a JUnit report countsim check wrote; countsim never writes over a file (allowed: a path not yet taken, or an earlier report of check's)", path)}
 	}
 	return nil
 }

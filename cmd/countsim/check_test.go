@@ -190,7 +190,8 @@ func TestCheckJUnitPlace(t *testing.T) {
 // with the file and line and what is allowed.
 func TestCheckRefusesBadExpectations(t *testing.T) {
 	for _, c := range []struct{ expect, want string }{
-		{`["max_overestimat <= 10"]`, `unknown metric "max_overestimat" (allowed: the metrics countsim reports: bytes,`},
+		{`["max_overestimat <= 10"]`, `unknown metric "max_overestimat" (allowed: the metrics this run measures for count-min: bytes,`},
+		{`["max_overestimat <= 10"]`, `; did you mean "max_overestimate"?`},
 		{`["kth_estimate <= plan"]`, "count-min has no plan for kth_estimate at the simulated scale (planned: "},
 		{`["bytes ~ 5"]`, "is not an expectation"},
 		{`["sigma_large_n <= 1"]`, "this run never measures sigma_large_n for count-min (allowed: bytes,"},
@@ -200,6 +201,15 @@ func TestCheckRefusesBadExpectations(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, p+":") || !strings.Contains(stderr, c.want) {
 			t.Errorf("expect %s: exit %d, %q; want 2 with the file:line and %q", c.expect, code, stderr, c.want)
 		}
+	}
+	// An unknown metric lists the design's metrics in this run, not every
+	// metric countsim has: none that count-min never measures here.
+	_, stderr, _ := cli(t, "check", smallWith(t, `["max_overestimat <= 10"]`))
+	allowed := stderr[strings.Index(stderr, "(allowed: ")+len("(allowed: "):]
+	allowed = allowed[strings.Index(allowed, ": ")+2 : strings.Index(allowed, ")")]
+	names := strings.Split(allowed, ", ")
+	if len(names) < 3 || len(names) >= len(metrics.All())/2 || slices.Contains(names, "sigma_large_n") || !slices.Contains(names, "max_overestimate") {
+		t.Errorf("an unknown metric lists %d names of %d (%v), want count-min's alone", len(names), len(metrics.All()), names)
 	}
 }
 

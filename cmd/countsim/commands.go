@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -42,8 +43,9 @@ On stderr, run says which step it runs and, when the step is done, its wall
 time and the events it fed. While a stream is fed, a status line every 2 s
 tells the share done, the events fed, events/s, the time left (ETA), the
 time taken and the design that has taken the most time; on a terminal it is
-rewritten in place. All of this is printed only when stderr is a terminal,
-unless -progress asks for it (a status a line); -q silences it.
+rewritten in place. Off a terminal (a CI job's log) run prints only the
+line of each step done, unless -progress asks for all of it (a status a
+line); -q silences it all.
 
 -store URL (or a scenario's store: block) runs every design that lives on
 servers a second time, as NAME@redis, on a real Redis server
@@ -61,7 +63,7 @@ tools/redis-loopback starts a loopback server or a three-master cluster.`,
 		fs.Var(&choice{&env.format, stdoutFormats}, "format", "print the results on stdout as `FORMAT`: "+strings.Join(stdoutFormats, ", "))
 		designFlags(fs, env)
 		fs.BoolVar(&env.quiet, "q", false, "print no progress lines")
-		fs.BoolVar(&env.progress, "progress", false, "print progress lines even when stderr is not a terminal")
+		fs.BoolVar(&env.progress, "progress", false, "print every progress line even when stderr is not a terminal (where, without it, run prints a line as each step is done)")
 		storeFlags(fs, env)
 		fs.StringVar(&env.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `FILE` (for go tool pprof)")
 	},
@@ -78,7 +80,7 @@ real-world scale and at the simulated scale — without simulating anything.`,
 	SetFlags: designFlags,
 	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
 		if len(args) == 0 {
-			return &usageError{"plan: name at least one scenario (countsim list shows the built-in ones)"}
+			return &usageError{msg: "plan: name at least one scenario (countsim list shows the built-in ones)"}
 		}
 		setups, err := prepareAll(args, env)
 		if err != nil {
@@ -119,7 +121,7 @@ told in steps), or its error on stderr. The exit status is 2 if any failed.`,
 // runValidate is `countsim validate`.
 func runValidate(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) == 0 {
-		return &usageError{"validate: name at least one scenario file"}
+		return &usageError{msg: "validate: name at least one scenario file"}
 	}
 	var setups []*sim.Setup
 	var failed []error
@@ -144,7 +146,7 @@ func runValidate(ctx context.Context, env *cmdEnv, args []string) error {
 	case len(args) == 1:
 		return badInput(failed[0])
 	}
-	return &usageError{fmt.Sprintf("validate: %d of %s failed", len(failed), plural(len(args), "scenario"))}
+	return &usageError{msg: fmt.Sprintf("validate: %d of %s failed", len(failed), plural(len(args), "scenario"))}
 }
 
 // badInput is err as an error that exits 2: it already is one (a scenario
@@ -156,19 +158,27 @@ func badInput(err error) error {
 	if errors.As(err, &ue) || errors.As(err, &se) {
 		return err
 	}
-	return &usageError{err.Error()}
+	return &usageError{msg: err.Error()}
 }
 
 var cmdList = &command{
 	Name:      "list",
-	UsageLine: "list",
+	UsageLine: "list [TYPE]",
 	Short:     "list the built-in scenarios and the design types with their parameters",
 	Long: `
 List prints the built-in scenarios (run them by name) and every registered
-design type with its parameters, their defaults and allowed values.`,
+design type with its parameters, their defaults and allowed values.
+
+List TYPE prints the design type TYPE alone: its parameters, and the names
+of the metrics it reports — what an expect: or shows: item may name — as
+each built-in scenario that runs it measures them (the kind of run adds its
+own: a timed stream the load on the servers).`,
 	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
-		if len(args) > 0 {
-			return &usageError{"list takes no arguments"}
+		switch {
+		case len(args) > 1:
+			return &usageError{msg: "list takes at most one design type"}
+		case len(args) == 1:
+			return listType(env.stdout, args[0])
 		}
 		w := env.stdout
 		fmt.Fprintln(w, "Built-in scenarios:")
@@ -183,25 +193,62 @@ design type with its parameters, their defaults and allowed values.`,
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintln(w, "\nDesign types:")
+		fmt.Fprintln(w, "\nDesign types ('countsim list TYPE' adds the metrics each reports):")
 		for _, t := range strategies.Types() {
 			fmt.Fprintf(w, "  %s — %s\n", t.Name, t.Summary)
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			for _, p := range t.ParamDocs() {
-				def := p.Default
-				switch def {
-				case "", "required":
-				default:
-					def = "default " + def
-				}
-				fmt.Fprintf(tw, "      %s\t%s\t%s\t%s\t%s\n", p.Key, p.Kind, p.Range, def, p.Doc)
-			}
-			if err := tw.Flush(); err != nil {
+			if err := writeParams(w, t, "      "); err != nil {
 				return err
 			}
 		}
 		return nil
 	},
+}
+
+// writeParams prints a design type's parameters as a table, a line each:
+// key, kind, range, default ("required" for one that must be given), doc.
+func writeParams(w io.Writer, t *strategies.Type, indent string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, p := range t.ParamDocs() {
+		def := p.Default
+		switch def {
+		case "", "required":
+		default:
+			def = "default " + def
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\n", indent, p.Key, p.Kind, p.Range, def, p.Doc)
+	}
+	return tw.Flush()
+}
+
+// listType is `countsim list TYPE`: the type's parameters and the metrics
+// the built-in scenarios measure of it.
+func listType(w io.Writer, name string) error {
+	t, err := strategies.Lookup(name)
+	if err != nil {
+		return &usageError{msg: fmt.Sprintf("list: unknown design type %q (allowed: %s)%s", name,
+			strings.Join(strategies.TypeNames(), ", "), scenarios.DidYouMean(name, strategies.TypeNames()))}
+	}
+	all, err := builtinMetrics()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s — %s\n\nParameters (strategies[].params):\n", t.Name, t.Summary)
+	if len(t.ParamDocs()) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	if err := writeParams(w, t, "  "); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nMetrics (the names expect: and shows: take), as the built-in scenarios measure them:")
+	groups, where := metricGroups(all, t.Name)
+	if len(groups) == 0 {
+		fmt.Fprintln(w, "  no built-in scenario runs it")
+	}
+	for i, g := range groups {
+		fmt.Fprintf(w, "  %s:\n", strings.Join(where[i], ", "))
+		writeWrapped(w, "      ", 6, g)
+	}
+	return nil
 }
 
 // prepareAll resolves and prepares every scenario before any is run, so bad
@@ -231,7 +278,7 @@ func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Se
 		return nil, err
 	}
 	if prev, dup := seen[scn.Name]; dup {
-		return nil, &usageError{fmt.Sprintf("scenario name %q given twice (%s and %s)", scn.Name, prev, scn.File)}
+		return nil, &usageError{msg: fmt.Sprintf("scenario name %q given twice (%s and %s)", scn.Name, prev, scn.File)}
 	}
 	seen[scn.Name] = scn.File
 	// The store: block's URL, held to what redisstore will dial (scenarios
@@ -265,9 +312,17 @@ func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Se
 
 // checkWith refuses a -with name that no prepared scenario marks on_demand.
 func checkWith(env *cmdEnv, setups []*sim.Setup) error {
+	var names []string // the on-demand designs, for the nearest to a name mistyped
+	for _, st := range setups {
+		for _, d := range st.Scenario.Strategies {
+			if d.OnDemand && !slices.Contains(names, d.Name) {
+				names = append(names, d.Name)
+			}
+		}
+	}
 	for _, name := range env.with {
 		if !slices.ContainsFunc(setups, func(st *sim.Setup) bool { return onDemand(st.Scenario, name) }) {
-			return &usageError{fmt.Sprintf("-with %s: no design of that name is marked on_demand in the scenarios named", name)}
+			return &usageError{msg: fmt.Sprintf("-with %s: no design of that name is marked on_demand in the scenarios named%s", name, scenarios.DidYouMean(name, names))}
 		}
 	}
 	return nil

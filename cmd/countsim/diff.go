@@ -34,16 +34,16 @@ differs, and exits 1 otherwise, so a CI can pin a golden run.`,
 // runDiff is `countsim diff`.
 func runDiff(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) != 2 {
-		return &usageError{"diff: name two results.json files or report folders (OLD NEW)"}
+		return &usageError{msg: "diff: name two results.json files or report folders (OLD NEW)"}
 	}
 	if !(env.tol >= 0 && env.tol <= 1) {
-		return &usageError{fmt.Sprintf("-tol %v: want a fraction from 0 to 1", env.tol)}
+		return &usageError{msg: fmt.Sprintf("-tol %v: want a fraction from 0 to 1", env.tol)}
 	}
 	var runs [2][]metrics.Result
 	for i, arg := range args {
 		rs, err := readResults(arg)
 		if err != nil {
-			return &usageError{err.Error()}
+			return &usageError{msg: err.Error()}
 		}
 		runs[i] = rs
 	}

@@ -16,12 +16,16 @@
 //	countsim diff [-tol F] OLD NEW          compare two runs' results.json; exit 1 if a row changed
 //	countsim plan SCENARIO...               print the closed-form numbers alone, instantly
 //	countsim validate SCENARIO...           check scenario files, write nothing
-//	countsim list                           list the built-in scenarios and the design types
+//	countsim list [TYPE]                    list the built-in scenarios and the design types;
+//	                                        TYPE: its parameters and the metrics it reports
 //	countsim sample [-o FILE] [-events N] [SCENARIO]
 //	                                        write a small event log to replay (workload: {file: …})
-//	countsim version                        the version, commit and Go that built it
+//	countsim version                        the version, commit and Go that built it (or --version)
 //
-// Flags may come before or after the scenarios, as with the go command.
+// Flags may come before or after the scenarios, as with the go command. A
+// bad flag is one line, then the command's usage line and where to read
+// more; a mistyped name (a scenario, key, design type, parameter, metric,
+// flag, command) is refused with the nearest allowed one ("did you mean").
 //
 // A SCENARIO is a file path (anything ending in .yaml or .yml, or an existing
 // file) or the name of a built-in scenario such as "search"; the built-ins

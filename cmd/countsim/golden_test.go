@@ -338,9 +338,9 @@ func maskTiming(t *testing.T, text string) string {
 	if err != nil {
 		t.Fatalf("results CSV: %v", err)
 	}
-	value, timing := slices.Index(header, "value"), slices.Index(header, "timing")
+	value, timing := slices.Index(header, "measured"), slices.Index(header, "timing")
 	if value < 0 || timing < 0 {
-		t.Fatalf("results CSV header %q lacks value or timing", header)
+		t.Fatalf("results CSV header %q lacks measured or timing", header)
 	}
 	lines := strings.SplitAfter(text, "\n")
 	masked := 0
@@ -392,12 +392,12 @@ func TestFirstDiff(t *testing.T) {
 
 // maskTiming masks the timing rows' values alone, whatever their notes hold.
 func TestMaskTiming(t *testing.T) {
-	in := "scenario,strategy,metric,value,unit,plan,scale,timing,partial,stat,note\n" +
-		"s,d,bytes,2097152,B,2097152,sim,false,false,,\"a, b\"\n" +
-		"s,d,ns_per_event,25.63,ns,,sim,true,false,,\"Observe, CPU time\"\n"
-	want := "scenario,strategy,metric,value,unit,plan,scale,timing,partial,stat,note\n" +
-		"s,d,bytes,2097152,B,2097152,sim,false,false,,\"a, b\"\n" +
-		"s,d,ns_per_event,<timing>,ns,,sim,true,false,,\"Observe, CPU time\"\n"
+	in := "scenario,step,design,metric,measured,unit,plan,scale,timing,partial,stat,note\n" +
+		"s,,d,bytes,2097152,B,2097152,sim,false,false,,\"a, b\"\n" +
+		"s,,d,ns_per_event,25.63,ns,,sim,true,false,,\"Observe, CPU time\"\n"
+	want := "scenario,step,design,metric,measured,unit,plan,scale,timing,partial,stat,note\n" +
+		"s,,d,bytes,2097152,B,2097152,sim,false,false,,\"a, b\"\n" +
+		"s,,d,ns_per_event,<timing>,ns,,sim,true,false,,\"Observe, CPU time\"\n"
 	if got := maskTiming(t, in); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

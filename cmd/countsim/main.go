@@ -14,6 +14,7 @@ import (
 	"countsim/metrics"
 	"countsim/redisstore"
 	"countsim/scenarios"
+	"countsim/strategies"
 )
 
 // command is one subcommand, after cmd/go's base.Command.
@@ -51,8 +52,9 @@ type cmdEnv struct {
 
 var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList, cmdSample, cmdVersion}
 
-// usageError is bad usage: exit 2 with the command's usage.
-type usageError struct{ msg string }
+// usageError is bad usage: exit 2. hint, when not empty, is printed on
+// the lines after the error: where to read more.
+type usageError struct{ msg, hint string }
 
 func (e *usageError) Error() string { return e.msg }
 
@@ -74,6 +76,9 @@ func exitCode(err error, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "countsim:", err)
 	var ue *usageError
 	var se *scenarios.Error
+	if errors.As(err, &ue) && ue.hint != "" {
+		fmt.Fprintln(stderr, ue.hint)
+	}
 	if errors.As(err, &ue) || errors.As(err, &se) {
 		return 2
 	}
@@ -84,7 +89,7 @@ func exitCode(err error, stderr io.Writer) int {
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 {
 		printUsage(stderr)
-		return &usageError{"no command given"}
+		return &usageError{msg: "no command given"}
 	}
 	name := args[0]
 	if name == "-h" || name == "-help" || name == "--help" {
@@ -94,23 +99,61 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	if name == "help" {
 		return help(stdout, args[1:])
 	}
+	if name == "-version" || name == "--version" { // as `countsim version`
+		name = cmdVersion.Name
+	}
 	for _, c := range commands {
 		if c.Name != name {
 			continue
 		}
 		env := &cmdEnv{ctx: ctx, stdout: stdout, stderr: stderr}
 		fs := c.flags(env, stderr)
-		rest, err := parseArgs(fs, args[1:])
+		rest, err := c.parse(fs, args[1:])
 		if err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return &usageError{err.Error()}
+			return err
 		}
 		return c.Run(ctx, env, rest)
 	}
-	printUsage(stderr)
-	return &usageError{fmt.Sprintf("unknown command %q", name)}
+	return &usageError{msg: fmt.Sprintf("unknown command %q%s", name, scenarios.DidYouMean(name, commandNames())),
+		hint: "run 'countsim help' for usage"}
+}
+
+// commandNames lists the commands' names, in the usage's order.
+func commandNames() []string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// parse parses the command's flags off args (parseArgs). A bad flag is
+// one line, as go says it: the flag package's error (with the nearest
+// flag to one not defined), the command's usage line, and where to read
+// more; -h prints the command's whole manual.
+func (c *command) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard) // the flag package prints its error and the usage: run says them itself
+	rest, err := parseArgs(fs, args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return nil, err
+	case err != nil:
+		msg := c.Name + ": " + err.Error()
+		if bad, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			if near := scenarios.Closest(strings.TrimPrefix(bad, "-"), names); near != "" {
+				msg += "; did you mean -" + near + "?"
+			}
+		}
+		return nil, &usageError{msg: msg, hint: "usage: countsim " + c.UsageLine + "\nrun 'countsim help " + c.Name + "' for details"}
+	}
+	return rest, nil
 }
 
 // parseArgs parses fs from args, where flags may stand before, between or
@@ -212,7 +255,7 @@ func help(w io.Writer, args []string) error {
 		printUsage(w)
 		return nil
 	case len(args) > 1:
-		return &usageError{"help takes one topic: a command or scenario"}
+		return &usageError{msg: "help takes one topic: a command or scenario"}
 	case args[0] == "scenario":
 		return writeReference(w)
 	case args[0] == "help":
@@ -225,11 +268,8 @@ func help(w io.Writer, args []string) error {
 			return nil
 		}
 	}
-	var topics []string
-	for _, c := range commands {
-		topics = append(topics, c.Name)
-	}
-	return &usageError{fmt.Sprintf("help: unknown topic %q (allowed: %s, scenario)", args[0], strings.Join(topics, ", "))}
+	topics := append(commandNames(), "scenario")
+	return &usageError{msg: fmt.Sprintf("help: unknown topic %q (allowed: %s)%s", args[0], strings.Join(topics, ", "), scenarios.DidYouMean(args[0], topics))}
 }
 
 // writeReference prints every key a scenario file may hold, generated from
@@ -255,6 +295,27 @@ func writeReference(w io.Writer) error {
 		if k.Allowed != "" {
 			fmt.Fprintf(w, "    allowed: %s\n", k.Allowed)
 		}
+	}
+	return writeMetricNames(w)
+}
+
+// writeMetricNames ends the reference with the metrics each design type
+// reports, and the truth: the names an expect: or shows: item takes.
+func writeMetricNames(w io.Writer) error {
+	all, err := builtinMetrics()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nThe metrics an expect: or shows: item names, by design type, as the built-in")
+	fmt.Fprintln(w, "scenarios measure them ('countsim list TYPE' says which scenario measures which;")
+	fmt.Fprintln(w, "the truth's are those of a scenario's own expect:).")
+	for _, t := range append([]string{""}, strategies.TypeNames()...) {
+		name := t
+		if t == "" {
+			name = "truth"
+		}
+		fmt.Fprintf(w, "\n%s\n", name)
+		writeWrapped(w, "    ", 4, metricUnion(all, t))
 	}
 	return nil
 }
@@ -293,7 +354,7 @@ func designFlags(fs *flag.FlagSet, env *cmdEnv) {
 }
 
 func memFlag(fs *flag.FlagSet, env *cmdEnv) {
-	fs.Func("mem", "refuse scenarios needing more than this many GiB for truth and designs (default 12)", func(s string) error {
+	fs.Func("mem", "refuse scenarios needing more than this many `GiB` for truth and designs (default 12)", func(s string) error {
 		g, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(g*(1<<30) >= 1) || g > 1<<30 {
 			return fmt.Errorf("-mem %q: want a number of GiB from 1e-9 to 2^30", s)

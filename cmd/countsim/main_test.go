@@ -257,11 +257,11 @@ func TestStoppedRunWritesPartialReport(t *testing.T) {
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) < 2 || rows[0][8] != "partial" || rows[0][9] != "stat" {
+	if err != nil || len(rows) < 2 || rows[0][9] != "partial" || rows[0][10] != "stat" {
 		t.Fatalf("results.csv: %v, header %v", err, rows[0])
 	}
 	for _, row := range rows[1:] {
-		if row[8] != "true" {
+		if row[9] != "true" {
 			t.Errorf("results.csv row %v not marked partial", row)
 		}
 	}

@@ -17,7 +17,8 @@ import (
 // each step, a status line while a step's stream is fed (sim's Progress,
 // every sim.DefaultProgressEvery), and a line when the step is done — or,
 // stopped (Ctrl-C), a line that says after how many events it stopped,
-// never that it is done.
+// never that it is done. Off a terminal (a CI job's log) without -progress,
+// only the last: one line a step.
 
 // progressEvery is how often a step's stream reports its progress; tests
 // shorten it.
@@ -25,30 +26,30 @@ var progressEvery = sim.DefaultProgressEvery
 
 // progress prints a run's progress on stderr. On a terminal the status
 // line is rewritten in place (\r) and cut to the terminal's width; else
-// (-progress) each status is a line of its own. A nil *progress prints
-// nothing. Its methods may be called from several goroutines: sim reports
+// (-progress) each status is a line of its own; as a log (off a terminal
+// without -progress) it prints only the line that ends each step. A nil
+// *progress prints nothing. Its methods may be called from several goroutines: sim reports
 // progress from a goroutine of its own.
 type progress struct {
 	mu    sync.Mutex
 	w     io.Writer
 	tty   bool             // rewrite the status line in place
+	log   bool             // only the line that ends each step
 	width int              // the terminal's columns; 0 when unknown
 	shown int              // the columns the status line on screen takes; 0 when none is
 	fed   map[string]int64 // a step's events at its last status, by step
 }
 
-// progressPrinter is the run's progress printer, or nil with -q, or when
-// stderr is not a terminal and -progress was not given.
+// progressPrinter is the run's progress printer, or nil with -q. When
+// stderr is not a terminal and -progress was not given, it is a log: a
+// line as each step ends, no more.
 func (env *cmdEnv) progressPrinter() *progress {
 	if env.quiet {
 		return nil
 	}
 	if env.prog == nil {
 		tty, width := terminal(env.stderr)
-		if !tty && !env.progress {
-			return nil
-		}
-		env.prog = &progress{w: env.stderr, tty: tty, width: width, fed: map[string]int64{}}
+		env.prog = &progress{w: env.stderr, tty: tty, width: width, log: !tty && !env.progress, fed: map[string]int64{}}
 	}
 	return env.prog
 }
@@ -57,7 +58,7 @@ func (env *cmdEnv) progressPrinter() *progress {
 // with its step), or nil when no progress is printed.
 func (env *cmdEnv) progressFor(id string) func(sim.Progress) {
 	p := env.progressPrinter()
-	if p == nil {
+	if p == nil || p.log {
 		return nil
 	}
 	return func(s sim.Progress) { p.status(id, s) }
@@ -87,7 +88,7 @@ func (p *progress) status(id string, s sim.Progress) {
 // line prints s as a line of its own, below no status line: a status line
 // on screen is wiped first.
 func (p *progress) line(s string) {
-	if p == nil {
+	if p == nil || p.log {
 		return
 	}
 	p.mu.Lock()

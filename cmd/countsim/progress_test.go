@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,8 @@ func TestProgressPrinter(t *testing.T) {
 	none.done("a", time.Second, 1, false)
 }
 
-// The printer exists only on a terminal or with -progress, never with -q.
+// The printer exists but with -q; it reports a stream's status on a
+// terminal or with -progress, and is a log of the steps done otherwise.
 func TestProgressPrinterWhen(t *testing.T) {
 	var buf bytes.Buffer
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -105,27 +107,29 @@ func TestProgressPrinterWhen(t *testing.T) {
 	}
 	defer null.Close()
 	for _, c := range []struct {
-		name string
-		env  cmdEnv
-		want bool
+		name            string
+		env             cmdEnv
+		printer, status bool
 	}{
-		{"a buffer", cmdEnv{stderr: &buf}, false},
-		{"a buffer, -progress", cmdEnv{stderr: &buf, progress: true}, true},
-		{"a buffer, -progress -q", cmdEnv{stderr: &buf, progress: true, quiet: true}, false},
-		{"/dev/null", cmdEnv{stderr: null}, false},
+		{"a buffer", cmdEnv{stderr: &buf}, true, false},
+		{"a buffer, -progress", cmdEnv{stderr: &buf, progress: true}, true, true},
+		{"a buffer, -progress -q", cmdEnv{stderr: &buf, progress: true, quiet: true}, false, false},
+		{"a buffer, -q", cmdEnv{stderr: &buf, quiet: true}, false, false},
+		{"/dev/null", cmdEnv{stderr: null}, true, false},
 	} {
-		if got := c.env.progressPrinter() != nil; got != c.want {
-			t.Errorf("%s: printer %v, want %v", c.name, got, c.want)
+		if got := c.env.progressPrinter() != nil; got != c.printer {
+			t.Errorf("%s: printer %v, want %v", c.name, got, c.printer)
 		}
-		if got := c.env.progressFor("x") != nil; got != c.want {
-			t.Errorf("%s: callback %v, want %v", c.name, got, c.want)
+		if got := c.env.progressFor("x") != nil; got != c.status {
+			t.Errorf("%s: status callback %v, want %v", c.name, got, c.status)
 		}
 	}
 }
 
 // A run with -progress says what it runs, a status of each step's stream
 // while it is fed, and a line when each step is done; without it, stderr
-// not being a terminal, or with -q, it says none of it.
+// not being a terminal, only the line of each step done (a log a CI job
+// reads); with -q, none of it.
 func TestRunProgress(t *testing.T) {
 	defer func(every time.Duration) { progressEvery = every }(progressEvery)
 	progressEvery = time.Millisecond
@@ -141,12 +145,30 @@ func TestRunProgress(t *testing.T) {
 	if !strings.Contains(stderr, "countsim: small: ") || !strings.Contains(stderr, " events/s, ") {
 		t.Errorf("stderr has no status line:\n%s", stderr)
 	}
-	for _, args := range [][]string{{"run", "-q", "-progress"}, {"run"}} {
+	for _, args := range [][]string{{"run", "-q", "-progress"}, {"run", "-q"}} {
 		// (A warning may remain: the test process's peak memory may pass
 		// the plan, after the tests before.)
 		_, stderr, code := cli(t, append(args, "-out", t.TempDir(), "testdata/small.yaml")...)
 		if code != 0 || strings.Contains(stderr, "running") || strings.Contains(stderr, "done in") || strings.Contains(stderr, "events/s") {
 			t.Errorf("%v, stderr a buffer: exit %d, stderr %q; want no progress", args, code, stderr)
 		}
+	}
+	// Off a terminal: one line a step, when it is done, and no status.
+	dir := t.TempDir()
+	steps := filepath.Join(dir, "two-steps.yaml")
+	if err := os.WriteFile(steps, []byte(twoSteps), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = cli(t, "run", "-out", dir, "testdata/small.yaml", steps)
+	var done []string
+	for line := range strings.SplitSeq(stderr, "\n") {
+		if strings.Contains(line, ": done in ") {
+			done = append(done, line)
+		}
+	}
+	if code != 0 || len(done) != 3 || !strings.HasPrefix(done[0], "countsim: small: done in ") || !strings.HasSuffix(done[0], " s, 300,000 events") ||
+		!strings.HasPrefix(done[1], "countsim: two-steps/views: done in ") || !strings.HasPrefix(done[2], "countsim: two-steps/searches: done in ") ||
+		strings.Contains(stderr, "running") || strings.Contains(stderr, "events/s") {
+		t.Errorf("run, stderr a buffer: exit %d, stderr %q; want a line as each step is done, nothing else of progress", code, stderr)
 	}
 }

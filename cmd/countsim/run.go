@@ -15,6 +15,7 @@ import (
 
 	"countsim/metrics"
 	"countsim/report"
+	"countsim/scenarios"
 	"countsim/sim"
 )
 
@@ -86,8 +87,11 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 			fmt.Fprintf(env.stderr, "countsim: %s: %s\n", st.Scenario.ID(), n)
 		}
 		if rep != nil {
-			if rep.Partial { // every row says so, in results.json and .csv too
-				for i := range rep.Results {
+			// Every row says its step, and that the run was stopped if it
+			// was, in results.json and .csv too.
+			for i := range rep.Results {
+				rep.Results[i].Step = st.Scenario.Step
+				if rep.Partial {
 					rep.Results[i].Partial = true
 				}
 			}
@@ -193,7 +197,7 @@ func (c *choice) String() string {
 
 func (c *choice) Set(s string) error {
 	if !slices.Contains(c.allowed, s) {
-		return fmt.Errorf("allowed: %s", strings.Join(c.allowed, ", "))
+		return fmt.Errorf("allowed: %s%s", strings.Join(c.allowed, ", "), scenarios.DidYouMean(s, c.allowed))
 	}
 	*c.p = s
 	return nil
@@ -206,7 +210,7 @@ func (c *choice) Set(s string) error {
 func checkOut(env *cmdEnv) error {
 	fi, err := os.Stat(env.out)
 	if err == nil && !fi.IsDir() {
-		return &usageError{fmt.Sprintf("-out %s: is a file (allowed: a folder, or a path to make one at)", env.out)}
+		return &usageError{msg: fmt.Sprintf("-out %s: is a file (allowed: a folder, or a path to make one at)", env.out)}
 	}
 	left, _ := filepath.Glob(filepath.Join(env.out, ".countsim-report-*"))
 	for _, dir := range left {

@@ -78,10 +78,10 @@ No FILE is ever written over.`,
 func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 	o := sampleOpts
 	if len(args) > 1 {
-		return &usageError{"sample takes one scenario (default search)"}
+		return &usageError{msg: "sample takes one scenario (default search)"}
 	}
 	if o.events < 1 || o.events > 1e10 {
-		return &usageError{fmt.Sprintf("-events %d: want 1 to 10^10", o.events)}
+		return &usageError{msg: fmt.Sprintf("-events %d: want 1 to 10^10", o.events)}
 	}
 	name := "search"
 	if len(args) == 1 {
@@ -96,12 +96,12 @@ func runSample(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	if err := sim.CanSample(scn); err != nil {
-		return &usageError{err.Error()} // before any file is written
+		return &usageError{msg: err.Error()} // before any file is written
 	}
 	var src []byte
 	if o.replay != "" {
 		if o.replay == o.out {
-			return &usageError{"-replay and -o name the same file"}
+			return &usageError{msg: "-replay and -o name the same file"}
 		}
 		if _, err := os.Lstat(o.replay); err == nil {
 			return fmt.Errorf("sample: %s exists: it is never written over (allowed: a new file)", o.replay)
@@ -226,7 +226,7 @@ func relativeAll(scenarioPath string, paths []string) []string {
 func sampledStep(scn *scenarios.Scenario, step string) (*scenarios.Scenario, error) {
 	if step == "" {
 		if len(scn.Steps) > 0 {
-			return nil, &usageError{fmt.Sprintf("sample: %s is told in steps; name one with -step (allowed: %s)", scn.Name, stepList(scn))}
+			return nil, &usageError{msg: fmt.Sprintf("sample: %s is told in steps; name one with -step (allowed: %s)", scn.Name, stepList(scn))}
 		}
 		return scn, nil
 	}
@@ -236,9 +236,9 @@ func sampledStep(scn *scenarios.Scenario, step string) (*scenarios.Scenario, err
 		}
 	}
 	if len(scn.Steps) == 0 {
-		return nil, &usageError{fmt.Sprintf("sample: -step %s: %s has no steps", step, scn.Name)}
+		return nil, &usageError{msg: fmt.Sprintf("sample: -step %s: %s has no steps", step, scn.Name)}
 	}
-	return nil, &usageError{fmt.Sprintf("sample: -step %s: no such step of %s (allowed: %s)", step, scn.Name, stepList(scn))}
+	return nil, &usageError{msg: fmt.Sprintf("sample: -step %s: no such step of %s (allowed: %s)", step, scn.Name, stepList(scn))}
 }
 
 func stepList(scn *scenarios.Scenario) string {

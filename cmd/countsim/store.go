@@ -28,7 +28,7 @@ func storeFlags(fs *flag.FlagSet, env *cmdEnv) {
 		env.store.URL = s
 		return nil
 	})
-	fs.Func("pace", "with a real store, how a timed stream's ops are sent: real (at their times, open loop; the default) or max (as fast as the store answers)", func(s string) error {
+	fs.Func("pace", "with a real store, send a timed stream's ops at `real|max` pace: real (at their times, open loop; the default) or max (as fast as the store answers)", func(s string) error {
 		if err := redisstore.CheckPace(s); err != nil {
 			return err
 		}

@@ -20,10 +20,11 @@ it was built from, that commit's time and whether the work tree had changes
 not committed; the Go version that built it; and the platform (GOOS/GOARCH).
 What the build did not record reads "(devel)" (the version) or "unknown": go
 run and go test record no revision, go build from a git checkout does.
-manifest.json records the same.`,
+manifest.json records the same. countsim --version (or -version) is the same
+command.`,
 	Run: func(ctx context.Context, env *cmdEnv, args []string) error {
 		if len(args) > 0 {
-			return &usageError{"version takes no arguments"}
+			return &usageError{msg: "version takes no arguments"}
 		}
 		return writeVersion(env, thisBuild())
 	},

@@ -60,19 +60,25 @@ func (st *Setup) checkExpectations() error {
 		if d != nil {
 			who = d.Name()
 		}
+		var names []string
+		for _, r := range reported {
+			names = append(names, string(r))
+		}
 		for _, m := range []string{e.Metric, e.Other} {
 			if m == "" {
 				continue
 			}
 			if !metrics.Known(m) {
-				return scenarios.Errorf(e.Pos, "expect %q: unknown metric %q (allowed: the metrics countsim reports: %s)", e.Text, m, metricNames())
+				// The metrics of this design in this run, and the nearest
+				// of them; else the nearest of every metric countsim has.
+				near := scenarios.DidYouMean(m, names)
+				if near == "" {
+					near = scenarios.DidYouMean(m, metricNames())
+				}
+				return scenarios.Errorf(e.Pos, "expect %q: unknown metric %q (allowed: the metrics this run measures for %s: %s)%s", e.Text, m, who, strings.Join(names, ", "), near)
 			}
 			if !slices.Contains(reported, metrics.Metric(m)) {
-				var names []string
-				for _, r := range reported {
-					names = append(names, string(r))
-				}
-				return scenarios.Errorf(e.Pos, "expect %q: this run never measures %s for %s (allowed: %s)", e.Text, m, who, strings.Join(names, ", "))
+				return scenarios.Errorf(e.Pos, "expect %q: this run never measures %s for %s (allowed: %s)%s", e.Text, m, who, strings.Join(names, ", "), scenarios.DidYouMean(m, names))
 			}
 		}
 		return nil
@@ -102,12 +108,12 @@ func assertions(expect, shows []scenarios.Expectation) []scenarios.Expectation {
 }
 
 // metricNames lists every metric countsim reports.
-func metricNames() string {
+func metricNames() []string {
 	var names []string
 	for _, m := range metrics.All() {
 		names = append(names, string(m))
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // hasPlanFor reports whether the row of metric m will carry a plan: its own

@@ -206,7 +206,7 @@ func (st *Setup) prepareDesign(scn *scenarios.Scenario, k Kind, i int, spec scen
 		if p, ok := scn.KeyPos(fmt.Sprintf("strategies[%d].type", i)); ok {
 			pos = p
 		}
-		return d, scenarios.Errorf(pos, "strategies[%d] %s: %v", i, spec.Name, err)
+		return d, scenarios.Errorf(pos, "strategies[%d] %s: %v%s", i, spec.Name, err, scenarios.DidYouMean(spec.Type, strategies.TypeNames()))
 	}
 	d.Params = d.Typ.New()
 	if err := scn.DecodeParams(i, spec.Params, d.Params); err != nil {
