@@ -265,6 +265,9 @@ func (c *chart) curves() error {
 				c.track(1, s.Y[j], c.logY)
 			}
 		}
+		// A line through the points in the order of X: a sweep listed
+		// 1000, 300 is drawn 300, 1000.
+		slices.SortStableFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 		xyss[i], names[i] = xys, legendName(s, len(s.X)-len(xys), len(s.X), why(c.logX || c.logY))
 	}
 	// A line drawn exactly over another hides it: series with the same

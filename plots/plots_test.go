@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -377,5 +378,60 @@ func TestNothingToShow(t *testing.T) {
 	}
 	if _, err := newFigure(flat); !errors.Is(err, ErrNoData) {
 		t.Errorf("flat panels: err = %v, want ErrNoData", err)
+	}
+}
+
+// TestDrawAnyProcs: Draw draws on every core, and what it writes and
+// returns does not depend on how many: the same files, byte for byte, in
+// the same order, on one core and on four.
+func TestDrawAnyProcs(t *testing.T) {
+	rs := report()
+	draw := func(procs int) ([]File, string) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		dir := t.TempDir()
+		fs, err := Draw(dir, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs, dir
+	}
+	one, dirOne := draw(1)
+	four, dirFour := draw(4)
+	if len(one) != len(four) || len(one) < 2 {
+		t.Fatalf("%d and %d files", len(one), len(four))
+	}
+	for i := range one {
+		if one[i].Name != four[i].Name {
+			t.Errorf("file %d: %s on one core, %s on four", i, one[i].Name, four[i].Name)
+		}
+		for _, p := range one[i].Paths {
+			x, _ := os.ReadFile(p)
+			y, _ := os.ReadFile(filepath.Join(dirFour, strings.TrimPrefix(p, dirOne)))
+			if len(x) == 0 || !bytes.Equal(x, y) {
+				t.Errorf("%s differs between one core and four", filepath.Base(p))
+			}
+		}
+	}
+}
+
+// TestNaturalOrder: charts sort as a person reads a sweep, a number by
+// its value: width-300 before width-1000 before width-10000.
+func TestNaturalOrder(t *testing.T) {
+	names := []string{"w-10000", "w-300", "w-1000", "a", "w-30", "w-030x", "b-2", "b-10", "b"}
+	slices.SortFunc(names, natural)
+	want := []string{"a", "b", "b-2", "b-10", "w-30", "w-030x", "w-300", "w-1000", "w-10000"}
+	if !slices.Equal(names, want) {
+		t.Errorf("sorted %q, want %q", names, want)
+	}
+	var series []metrics.Series
+	for _, w := range []string{"10000", "300", "1000"} {
+		series = append(series, metrics.Series{Scenario: "s", Strategy: "a", Name: "over-width-" + w, Kind: metrics.Curve, X: []float64{1, 2}, Y: []float64{1, 2}})
+	}
+	var got []string
+	for _, g := range groups(series) {
+		got = append(got, g.name)
+	}
+	if want := []string{"over-width-300", "over-width-1000", "over-width-10000"}; !slices.Equal(got, want) {
+		t.Errorf("charts in the order %q, want %q", got, want)
 	}
 }

@@ -68,17 +68,41 @@ func Markdown(w io.Writer, r *Run) error {
 }
 
 // mdSummary writes a step's summary as a markdown table, and its
-// expectations' tally.
+// expectations' tally. Each question names the metric it stands for; past
+// maxColumns designs, the designs are the rows.
 func mdSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
-	rows := sc.Summary(st)
-	if len(rows) > 0 && len(st.Designs) > 0 {
+	rows := distinct(sc.Summary(st))
+	label := func(r Row) string {
+		s := r.Question + " (`" + string(r.Metric) + "`)"
+		if r.Part != "" {
+			s += " — " + r.Part
+		}
+		return s
+	}
+	switch {
+	case len(rows) == 0 || len(st.Designs) == 0:
+	case byDesign(st, rows):
+		b.WriteString("| design |")
+		for _, row := range rows {
+			b.WriteString(" " + label(row) + " |")
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(rows)) + "\n")
+		for k, d := range st.Designs {
+			b.WriteString("| " + d + " |")
+			for _, row := range rows {
+				b.WriteString(" " + row.Cells[k].text() + " |")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	default:
 		b.WriteString("| question | " + strings.Join(st.Designs, " | ") + " |\n|---|")
 		for range st.Designs {
 			b.WriteString("---:|")
 		}
 		b.WriteString("\n")
 		for _, row := range rows {
-			b.WriteString("| " + row.Question + " |")
+			b.WriteString("| " + label(row) + " |")
 			for _, c := range row.Cells {
 				b.WriteString(" " + c.text() + " |")
 			}
@@ -117,18 +141,14 @@ func Text(w io.Writer, r *Run) error {
 			if st.Name != "" {
 				id += "/" + st.Name
 			}
-			title := sc.Title
-			if st.Title != "" {
-				title = st.Title
-			}
-			fmt.Fprintf(&b, "%s — %s\n", id, title)
+			fmt.Fprintf(&b, "%s — %s\n", id, st.heading(sc))
 			rows := distinct(sc.Summary(st))
 			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 			for k, d := range st.Designs {
 				var parts []string
 				for _, row := range rows {
 					if t := row.Cells[k].text(); t != "" && len(parts) < 7 {
-						parts = append(parts, row.Question+" "+t)
+						parts = append(parts, row.Label()+" "+t)
 					}
 				}
 				fmt.Fprintf(tw, "  %s\t%s\n", d, strings.Join(parts, "; "))
@@ -152,17 +172,27 @@ func Text(w io.Writer, r *Run) error {
 }
 
 // distinct drops the rows that tell the designs apart in nothing: the same
-// value for each, no plan and no mark (a short summary has no room for
-// "largest overestimate 0" under every hot counter).
+// value for each design that has one (two at least), no plan and no mark
+// (a summary has no room for "largest overestimate 0" under every hot
+// counter; the row is in the scenario's every figure).
 func distinct(rows []Row) []Row {
 	var out []Row
 	for _, r := range rows {
-		same := len(r.Cells) > 1
+		same, first, n := true, "", 0
 		for _, c := range r.Cells {
-			if c.Mark != "" || c.Plan != "" || c.text() != r.Cells[0].text() {
+			switch {
+			case c.Mark != "" || c.Plan != "":
 				same = false
+			case c.Value == "":
+			case n == 0:
+				first, n = c.Value, 1
+			case c.Value != first:
+				same = false
+			default:
+				n++
 			}
 		}
+		same = same && n > 1
 		if !same {
 			out = append(out, r)
 		}
