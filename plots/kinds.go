@@ -47,14 +47,18 @@ func (c *chart) histograms() error {
 	}
 	var edges []float64
 	if len(pooled) > 0 {
-		order := make([]int, len(pooled))
-		for i := range order {
-			order[i] = i
+		// Sorted by value, then weight: a total order, so the result is
+		// the one whatever the sort (pdqsort, where a stable sort of the
+		// indices took a tenth of drawing every chart).
+		type vw struct{ v, w float64 }
+		pairs := make([]vw, len(pooled))
+		for i := range pooled {
+			pairs[i] = vw{pooled[i], pooledW[i]}
 		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pooled[a], pooled[b]) })
-		sorted, weights := make([]float64, len(order)), make([]float64, len(order))
-		for i, j := range order {
-			sorted[i], weights[i] = pooled[j], pooledW[j]
+		slices.SortFunc(pairs, func(a, b vw) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.w, b.w)) })
+		sorted, weights := make([]float64, len(pairs)), make([]float64, len(pairs))
+		for i, p := range pairs {
+			sorted[i], weights[i] = p.v, p.w
 		}
 		edges = binEdges(sorted, weights, integer, c.logX)
 		if c.logX {

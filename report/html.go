@@ -86,15 +86,18 @@ func HTML(w io.Writer, r *Run) error {
 				b.WriteString("</div>")
 				charts = charts[1:]
 			}
-			b.WriteString("</div>\n")
+			// The tally and the figures' lines beside the chart where it
+			// leaves room, else under it.
+			b.WriteString(`<div class="after">`)
 			htmlTally(&b, st)
 			if len(st.Figures) > 0 {
 				b.WriteString(`<ul class="figures">`)
 				for _, f := range st.Figures {
 					fmt.Fprintf(&b, "<li>%s</li>", e(f))
 				}
-				b.WriteString("</ul>\n")
+				b.WriteString("</ul>")
 			}
+			b.WriteString("</div></div>\n")
 			htmlMore(&b, charts)
 			b.WriteString("</section>\n")
 		}
@@ -460,7 +463,8 @@ table.by-question tbody th.q{min-width:9em}
 .clock{vertical-align:-1px;color:#57606a}
 .lead{display:flex;flex-wrap:wrap;gap:8px 20px;align-items:flex-start}
 .lead .fit{flex:0 0 auto}
-.lead .answer{flex:1 1 480px;max-width:620px;margin:8px 0}
+.lead .answer{flex:1 1 480px;max-width:580px;margin:8px 0}
+.lead .after{flex:1 1 320px}
 details.more>summary{margin:4px 0}
 td.pass{background:#dafbe1}
 td.fail{background:#ffebe9}

@@ -174,10 +174,13 @@ func Text(w io.Writer, r *Run) error {
 // distinct drops the rows that tell the designs apart in nothing: the same
 // value for each design that has one (two at least), no plan and no mark
 // (a summary has no room for "largest overestimate 0" under every hot
-// counter; the row is in the scenario's every figure).
+// counter; the row is in the scenario's every figure). A part of a
+// question stays while another part of it does (the fade's latency, 60 s
+// under every design, beside the burst's).
 func distinct(rows []Row) []Row {
-	var out []Row
-	for _, r := range rows {
+	keep := make([]bool, len(rows))
+	kept := map[metrics.Metric]bool{}
+	for i, r := range rows {
 		same, first, n := true, "", 0
 		for _, c := range r.Cells {
 			switch {
@@ -192,8 +195,12 @@ func distinct(rows []Row) []Row {
 				n++
 			}
 		}
-		same = same && n > 1
-		if !same {
+		keep[i] = !(same && n > 1)
+		kept[r.Metric] = kept[r.Metric] || keep[i]
+	}
+	var out []Row
+	for i, r := range rows {
+		if keep[i] || r.Part != "" && kept[r.Metric] {
 			out = append(out, r)
 		}
 	}

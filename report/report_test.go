@@ -359,3 +359,25 @@ func TestAnswerFirst(t *testing.T) {
 		t.Errorf("summary at %d, answer at %d, the fold at %d, the first other chart at %d: want them in that order", table, answer, folded, load)
 	}
 }
+
+// TestDistinct: a row the same under every design, with no plan or mark,
+// goes; a part of a question stays while another part of it does.
+func TestDistinct(t *testing.T) {
+	c := func(v string) Cell { return Cell{Value: v} }
+	rows := []Row{
+		{Metric: "backlog", Cells: []Cell{c("0"), c("0"), {}}},
+		{Metric: "backlog_planned", Cells: []Cell{{Value: "0", Plan: "0"}, c("0")}},
+		{Metric: "latency", Part: "burst", Cells: []Cell{c("1,500"), c("300")}},
+		{Metric: "latency", Part: "fade", Cells: []Cell{c("60"), c("60")}},
+		{Metric: "same_parts", Part: "a", Cells: []Cell{c("1"), c("1")}},
+		{Metric: "same_parts", Part: "b", Cells: []Cell{c("2"), c("2")}},
+		{Metric: "alone", Cells: []Cell{c("5"), {}}},
+	}
+	var got []string
+	for _, r := range distinct(rows) {
+		got = append(got, string(r.Metric)+"/"+r.Part)
+	}
+	if want := "backlog_planned/ latency/burst latency/fade alone/"; strings.Join(got, " ") != want {
+		t.Errorf("rows kept %q, want %q", strings.Join(got, " "), want)
+	}
+}

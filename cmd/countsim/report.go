@@ -30,7 +30,7 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 			return nil, err
 		}
 		var err error
-		files, err = plots.Draw(plotDir, curate(setups, results, series))
+		files, err = plots.Draw(plotDir, curate(sweepsOf(setups), results, series))
 		if err != nil && len(files) == 0 && !partial {
 			return nil, err
 		}
@@ -186,7 +186,8 @@ func chartOf(dir string, f plots.File) ([]report.Chart, error) {
 
 // The charts a report draws: the run's series, curated for a reader. A
 // chart that repeats another goes (a size swept is drawn against the
-// memory it takes, not against the size too); the overestimate histograms
+// memory it takes, not against the size too; one design's curve without a
+// plan is on the chart of every design swept); the overestimate histograms
 // of one swept entry are one figure, a panel a value; a design with a
 // guarantee N/m has it drawn on its overestimates.
 
@@ -221,11 +222,13 @@ func sweepsOf(setups []*sim.Setup) []sweepOf {
 }
 
 // curate is the series the report draws, from the run's.
-func curate(setups []*sim.Setup, results []metrics.Result, series []metrics.Series) []metrics.Series {
-	sweeps := sweepsOf(setups)
-	has := map[[3]string]bool{}
+func curate(sweeps []sweepOf, results []metrics.Result, series []metrics.Series) []metrics.Series {
+	has, planned := map[[3]string]bool{}, map[[3]string]bool{}
 	for _, s := range series {
 		has[[3]string{s.Scenario, s.Step, s.Name}] = true
+		if strings.HasSuffix(s.Strategy, " (plan)") {
+			planned[[3]string{s.Scenario, s.Step, s.Name}] = true
+		}
 	}
 	// guarantee is a design's N/m, and the row's note's head ("N/m").
 	guarantee := func(scenario, design string) (float64, string, bool) {
@@ -243,6 +246,14 @@ func curate(setups []*sim.Setup, results []metrics.Result, series []metrics.Seri
 		// A size's curve against the size twins its curve against memory.
 		if sw != nil && sw.sized && strings.HasSuffix(s.Name, "-by-"+sw.key) &&
 			has[[3]string{s.Scenario, s.Step, strings.TrimSuffix(s.Name, "-by-"+sw.key)}] {
+			continue
+		}
+		// One design's curve without a plan repeats its line on the chart
+		// of every design swept.
+		if sw != nil && member < 0 && !planned[[3]string{s.Scenario, s.Step, s.Name}] &&
+			slices.ContainsFunc([]metrics.Metric{metrics.TopKRecall, metrics.TopKCountBias}, func(m metrics.Metric) bool {
+				return s.Name == "sweep-"+sw.name+"-"+string(m) && has[[3]string{s.Scenario, s.Step, "sweeps-" + string(m)}]
+			}) {
 			continue
 		}
 		if s.Kind == metrics.Distribution && strings.HasPrefix(s.Name, "overestimate-") {
@@ -331,21 +342,25 @@ func swept(s metrics.Series, sw *sweepOf, member int) metrics.Series {
 
 // answers says which chart answers a step's question: the one whose
 // metrics its expectations judge most, a chart of every design swept
-// before one design's, else the first.
+// before one design's; of two that tie, the busiest key's load before the
+// node's, the backlog's and the staleness'; else the first.
 func answers(name string, verdicts []report.Verdict) int {
 	score := 0
 	for _, m := range chartMetrics(name) {
 		for _, v := range verdicts {
 			if v.Metric == string(m) {
-				score++
+				score += 10
 			}
 		}
 	}
+	if i := slices.Index([]string{"staleness", "backlog", "node-load", "key-load"}, name); i >= 0 {
+		score += i + 1
+	}
 	switch {
 	case name == "sweeps-"+string(metrics.TopKRecall): // which design finds the top K at which size
-		score += 2000
+		score += 20000
 	case strings.HasPrefix(name, "sweeps-"):
-		score += 1000
+		score += 10000
 	}
 	return score
 }
