@@ -49,16 +49,23 @@ func (c *chart) histograms() error {
 	if len(pooled) > 0 {
 		// Sorted by value, then weight: a total order, so the result is
 		// the one whatever the sort (pdqsort, where a stable sort of the
-		// indices took a tenth of drawing every chart).
-		type vw struct{ v, w float64 }
-		pairs := make([]vw, len(pooled))
-		for i := range pooled {
-			pairs[i] = vw{pooled[i], pooledW[i]}
-		}
-		slices.SortFunc(pairs, func(a, b vw) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.w, b.w)) })
-		sorted, weights := make([]float64, len(pairs)), make([]float64, len(pairs))
-		for i, p := range pairs {
-			sorted[i], weights[i] = p.v, p.w
+		// indices took a tenth of drawing every chart); samples of no
+		// weights (each 1) sort as bare numbers.
+		sorted, weights := pooled, pooledW
+		if slices.ContainsFunc(c.group, func(s metrics.Series) bool { return s.Weights != nil }) {
+			type vw struct{ v, w float64 }
+			pairs := make([]vw, len(pooled))
+			for i := range pooled {
+				pairs[i] = vw{pooled[i], pooledW[i]}
+			}
+			slices.SortFunc(pairs, func(a, b vw) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.w, b.w)) })
+			sorted, weights = make([]float64, len(pairs)), make([]float64, len(pairs))
+			for i, p := range pairs {
+				sorted[i], weights[i] = p.v, p.w
+			}
+		} else {
+			sorted = slices.Clone(pooled)
+			slices.Sort(sorted)
 		}
 		edges = binEdges(sorted, weights, integer, c.logX)
 		if c.logX {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image/color"
+	"image/png"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +16,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"countsim/metrics"
 )
@@ -433,5 +437,42 @@ func TestNaturalOrder(t *testing.T) {
 	}
 	if want := []string{"over-width-300", "over-width-1000", "over-width-10000"}; !slices.Equal(got, want) {
 		t.Errorf("charts in the order %q, want %q", got, want)
+	}
+}
+
+// TestEncodePNG: encodePNG writes a PNG that image/png reads back to the
+// same pixels (a chart's, drawn on white, with its anti-aliased edges).
+func TestEncodePNG(t *testing.T) {
+	f, err := newFigure([]metrics.Series{recallBars()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := render(f, "png", &b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := vgimg.NewWith(vgimg.UseWH(f.size()), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
+	f.draw(draw.New(c))
+	want := c.Image()
+	if got.Bounds() != want.Bounds() || got.Bounds().Dx() != 768 {
+		t.Fatalf("bounds %v, want %v (768 wide)", got.Bounds(), want.Bounds())
+	}
+	colours := map[color.RGBA]bool{}
+	for y := range want.Bounds().Dy() {
+		for x := range want.Bounds().Dx() {
+			r, g, bl, _ := want.At(x, y).RGBA()
+			r2, g2, b2, a2 := got.At(x, y).RGBA()
+			if r != r2 || g != g2 || bl != b2 || a2 != 0xffff {
+				t.Fatalf("pixel (%d, %d): %v, want %v", x, y, got.At(x, y), want.At(x, y))
+			}
+			colours[color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}] = true
+		}
+	}
+	if len(colours) < 10 {
+		t.Errorf("%d colours: the chart drawn is not a chart", len(colours))
 	}
 }
