@@ -145,10 +145,22 @@ func Text(w io.Writer, r *Run) error {
 			rows := distinct(sc.Summary(st))
 			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 			for k, d := range st.Designs {
+				// A question's parts in one: "distinct count error, %
+				// day 1 0.59 / 0.81, day 2 -0.39 / 0.81".
 				var parts []string
+				last := metrics.Metric("")
 				for _, row := range rows {
-					if t := row.Cells[k].text(); t != "" && len(parts) < 7 {
-						parts = append(parts, row.Label()+" "+t)
+					t := row.Cells[k].text()
+					switch {
+					case t == "":
+					case row.Part != "" && row.Metric == last && len(parts) > 0:
+						parts[len(parts)-1] += ", " + row.Part + " " + t
+					case len(parts) < 7:
+						if row.Part != "" {
+							t = row.Part + " " + t
+						}
+						parts = append(parts, row.Question+" "+t)
+						last = row.Metric
 					}
 				}
 				fmt.Fprintf(tw, "  %s\t%s\n", d, strings.Join(parts, "; "))

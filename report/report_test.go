@@ -284,7 +284,7 @@ func TestSummaryParts(t *testing.T) {
 	if err := Text(&txt, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(txt.String(), "s/viewers — Step 2: unique viewers\n") || !strings.Contains(txt.String(), "distinct count error, % — day 2 -0.39 / 0.81") {
+	if !strings.Contains(txt.String(), "s/viewers — Step 2: unique viewers\n") || !strings.Contains(txt.String(), "distinct count error, % day 1 0.59 / 0.81, day 2 -0.39 / 0.81, sum of the days") {
 		t.Errorf("text summary:\n%s", txt.String())
 	}
 }
