@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -80,6 +81,37 @@ type scales struct {
 	// symY: a curve's log Y axis with values below 0 is a symmetric log
 	// axis (symlog.go)
 	symY bool
+	// autoLogX: the curve's X was not asked for on a log axis, but its
+	// points are a geometric sweep (geometric), drawn on one
+	autoLogX bool
+}
+
+// geometric reports whether a curve's X values are a geometric sweep (30,
+// 100, 300 … 3,000; stripes 1, 2, 4 … 32): at least 3 distinct values, all
+// above 0, each at least 1.5 times the one before, spanning a decade or
+// more. On a linear axis the small values of such a sweep crowd into its
+// first tenth.
+func geometric(group []metrics.Series) bool {
+	var xs []float64
+	for _, s := range group {
+		for _, x := range s.X {
+			if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
+				return false
+			}
+			xs = append(xs, x)
+		}
+	}
+	slices.Sort(xs)
+	xs = slices.Compact(xs)
+	if len(xs) < 3 || xs[len(xs)-1] < 10*xs[0] {
+		return false
+	}
+	for i := 1; i < len(xs); i++ {
+		if xs[i] < 1.5*xs[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // check refuses an empty group or one that mixes charts or kinds, and says
@@ -101,6 +133,9 @@ func check(group []metrics.Series) (scales, error) {
 		}
 		sc.logX = sc.logX || s.LogX
 		sc.logY = sc.logY || s.LogY
+	}
+	if first.Kind == metrics.Curve && !sc.logX && geometric(group) {
+		sc.logX, sc.autoLogX = true, true
 	}
 	if sc.logY && first.Kind == metrics.Curve {
 		for _, s := range group {
@@ -147,6 +182,9 @@ func buildChart(group []metrics.Series, sc scales) (*chart, error) {
 	for _, s := range group {
 		if c.p.X.Label.Text == "" {
 			c.p.X.Label.Text = s.XLabel
+			if sc.autoLogX && s.XLabel != "" && !strings.Contains(s.XLabel, "(log)") {
+				c.p.X.Label.Text += " (log)"
+			}
 		}
 		if c.p.Y.Label.Text == "" {
 			c.p.Y.Label.Text = s.YLabel

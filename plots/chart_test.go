@@ -834,3 +834,36 @@ func TestSymmetricLog(t *testing.T) {
 	}
 	renders(t, c.p)
 }
+
+// TestGeometricSweepOnLogAxis: a curve over a geometric sweep (30 … 3,000,
+// listed out of order) is drawn on a log X axis, labelled so, its points
+// in the order of X; a time series of seconds stays linear.
+func TestGeometricSweepOnLogAxis(t *testing.T) {
+	s := metrics.Series{Scenario: "s", Strategy: "space-saving", Name: "recall-by-counters", Kind: metrics.Curve,
+		XLabel: "counters", YLabel: "recall", X: []float64{30, 100, 1000, 300, 3000}, Y: []float64{0.1, 0.2, 1, 0.5, 1}}
+	c := build(t, s)
+	if _, ok := c.p.X.Scale.(plot.LogScale); !ok || c.p.X.Label.Text != "counters (log)" {
+		t.Errorf("X scale %T labelled %q, want a log scale labelled \"counters (log)\"", c.p.X.Scale, c.p.X.Label.Text)
+	}
+	line := plottersOf[*plotter.Line](c)[0]
+	for i := 1; i < len(line.XYs); i++ {
+		if line.XYs[i].X < line.XYs[i-1].X {
+			t.Fatalf("points %v not in the order of X", line.XYs)
+		}
+	}
+	secs := metrics.Series{Scenario: "s", Strategy: "a", Name: "load", Kind: metrics.Curve, XLabel: "second", YLabel: "ops",
+		X: seq(1, 60, 60), Y: seq(5, 64, 60)}
+	if c := build(t, secs); c.logX || c.p.X.Label.Text != "second" {
+		t.Errorf("a time series on a log axis (%v), labelled %q", c.logX, c.p.X.Label.Text)
+	}
+	for _, xs := range [][]float64{{1, 2, 4, 8, 16, 32}, {100, 300, 1000}} {
+		if !geometric([]metrics.Series{{X: xs}}) {
+			t.Errorf("%v is not taken for a geometric sweep", xs)
+		}
+	}
+	for _, xs := range [][]float64{{0, 10, 100, 1000}, {1, 2, 2.5, 100}, {10, 30, 60}} {
+		if geometric([]metrics.Series{{X: xs}}) {
+			t.Errorf("%v is taken for a geometric sweep", xs)
+		}
+	}
+}

@@ -47,14 +47,25 @@ func (c *chart) histograms() error {
 	}
 	var edges []float64
 	if len(pooled) > 0 {
-		order := make([]int, len(pooled))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pooled[a], pooled[b]) })
-		sorted, weights := make([]float64, len(order)), make([]float64, len(order))
-		for i, j := range order {
-			sorted[i], weights[i] = pooled[j], pooledW[j]
+		// Sorted by value, then weight: a total order, so the result is
+		// the one whatever the sort (pdqsort, where a stable sort of the
+		// indices took a tenth of drawing every chart); samples of no
+		// weights (each 1) sort as bare numbers.
+		sorted, weights := pooled, pooledW
+		if slices.ContainsFunc(c.group, func(s metrics.Series) bool { return s.Weights != nil }) {
+			type vw struct{ v, w float64 }
+			pairs := make([]vw, len(pooled))
+			for i := range pooled {
+				pairs[i] = vw{pooled[i], pooledW[i]}
+			}
+			slices.SortFunc(pairs, func(a, b vw) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.w, b.w)) })
+			sorted, weights = make([]float64, len(pairs)), make([]float64, len(pairs))
+			for i, p := range pairs {
+				sorted[i], weights[i] = p.v, p.w
+			}
+		} else {
+			sorted = slices.Clone(pooled)
+			slices.Sort(sorted)
 		}
 		edges = binEdges(sorted, weights, integer, c.logX)
 		if c.logX {
@@ -265,6 +276,9 @@ func (c *chart) curves() error {
 				c.track(1, s.Y[j], c.logY)
 			}
 		}
+		// A line through the points in the order of X: a sweep listed
+		// 1000, 300 is drawn 300, 1000.
+		slices.SortStableFunc(xys, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 		xyss[i], names[i] = xys, legendName(s, len(s.X)-len(xys), len(s.X), why(c.logX || c.logY))
 	}
 	// A line drawn exactly over another hides it: series with the same

@@ -5,18 +5,24 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
 	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
+	"codeberg.org/go-fonts/liberation/liberationsansregular"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"countsim/metrics"
 )
@@ -34,6 +40,7 @@ var formats = [...]string{"svg", "png"}
 type File struct {
 	Scenario string   // the series' Scenario
 	Step     string   // the series' Step, "" outside steps
+	Chart    string   // the series' Name
 	Name     string   // file stem, "<scenario>-<step>-<name>" ("<scenario>-<name>" outside steps)
 	Paths    []string // DIR/<stem>.svg, DIR/<stem>.png
 	Title    string   // the chart's title on one line, scenario and step first
@@ -73,9 +80,39 @@ func groups(series []metrics.Series) []group {
 		gs[i].series = append(gs[i].series, s)
 	}
 	slices.SortFunc(gs, func(a, b group) int {
-		return cmp.Or(cmp.Compare(a.scenario, b.scenario), cmp.Compare(a.step, b.step), cmp.Compare(a.name, b.name))
+		return cmp.Or(natural(a.scenario, b.scenario), natural(a.step, b.step), natural(a.name, b.name))
 	})
 	return gs
+}
+
+// natural compares two names as a person sorts them: a run of digits by
+// its number, so that width-300 comes before width-1000.
+func natural(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb)); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// digits is the length of the run of ASCII digits s starts with.
+func digits(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // fileStem returns the file stem of the chart of (scenario, step, name):
@@ -147,30 +184,57 @@ func Draw(dir string, series []metrics.Series) ([]File, error) {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 
+	// Draw the charts on every core, each into its own slot: the files and
+	// the errors come in the groups' order whatever the scheduling.
+	type drawn struct {
+		file File
+		errs []error
+	}
+	out := make([]drawn, len(gs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(gs)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i].file, out[i].errs = drawGroup(dir, gs[i])
+			}
+		})
+	}
+	for i := range gs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	var files []File
 	var errs []error
-	for _, g := range gs {
-		stem := fileStem(g.scenario, g.step, g.name)
-		fig, err := newFigure(g.series)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		f := File{Scenario: g.scenario, Step: g.step, Name: stem, Title: fig.title}
-		for _, ext := range formats {
-			path := filepath.Join(dir, stem+"."+ext)
-			err := metrics.WriteFile(path, func(w io.Writer) error { return render(fig, ext, w) })
-			if err != nil {
-				errs = append(errs, fmt.Errorf("plots: %w", err))
-				continue
-			}
-			f.Paths = append(f.Paths, path)
-		}
-		if len(f.Paths) > 0 {
-			files = append(files, f)
+	for _, d := range out {
+		errs = append(errs, d.errs...)
+		if len(d.file.Paths) > 0 {
+			files = append(files, d.file)
 		}
 	}
 	return files, errors.Join(errs...)
+}
+
+// drawGroup draws the chart of g into dir, in every format.
+func drawGroup(dir string, g group) (File, []error) {
+	stem := fileStem(g.scenario, g.step, g.name)
+	fig, err := newFigure(g.series)
+	if err != nil {
+		return File{}, []error{err}
+	}
+	var errs []error
+	f := File{Scenario: g.scenario, Step: g.step, Chart: g.name, Name: stem, Title: fig.title}
+	for _, ext := range formats {
+		path := filepath.Join(dir, stem+"."+ext)
+		err := metrics.WriteFile(path, func(w io.Writer) error { return render(fig, ext, w) })
+		if err != nil {
+			errs = append(errs, fmt.Errorf("plots: %w", err))
+			continue
+		}
+		f.Paths = append(f.Paths, path)
+	}
+	return f, errs
 }
 
 // render draws f into w. gonum/plot reports some bad data by panicking;
@@ -183,15 +247,23 @@ func render(f *figure, format string, w io.Writer) (err error) {
 		}
 	}()
 	fw, fh := f.size()
+	if format == "png" {
+		// Drawn at 96 dpi on white and encoded fast (encodePNG): a
+		// chart's PNG is for pasting elsewhere, and image/png's encoding
+		// took as long as drawing every chart.
+		c := vgimg.NewWith(vgimg.UseWH(fw, fh), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
+		f.draw(draw.New(c))
+		img, ok := c.Image().(*image.RGBA)
+		if !ok {
+			return fmt.Errorf("drawing png: an image of %T", c.Image())
+		}
+		return encodePNG(w, img)
+	}
 	c, err := draw.NewFormattedCanvas(fw, fh, format)
 	if err != nil {
 		return err
 	}
 	f.draw(draw.New(c))
-	if format != "svg" {
-		_, err = c.WriteTo(w)
-		return err
-	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return err
@@ -199,6 +271,11 @@ func render(f *figure, format string, w io.Writer) (err error) {
 	_, err = w.Write(svgFallback(buf.Bytes()))
 	return err
 }
+
+// Font is the TrueType font the charts' text is laid out in (Liberation
+// Sans, embedded in gonum/plot), for a page that shows the SVGs to embed:
+// an SVG names the font and does not hold it.
+func Font() []byte { return liberationsansregular.TTF }
 
 // svgFallback names fallbacks after the Liberation fonts in an SVG, which
 // does not embed them: Liberation Sans has the metrics of Arial, so text

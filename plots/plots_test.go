@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image/color"
+	"image/png"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"countsim/metrics"
 )
@@ -377,5 +382,97 @@ func TestNothingToShow(t *testing.T) {
 	}
 	if _, err := newFigure(flat); !errors.Is(err, ErrNoData) {
 		t.Errorf("flat panels: err = %v, want ErrNoData", err)
+	}
+}
+
+// TestDrawAnyProcs: Draw draws on every core, and what it writes and
+// returns does not depend on how many: the same files, byte for byte, in
+// the same order, on one core and on four.
+func TestDrawAnyProcs(t *testing.T) {
+	rs := report()
+	draw := func(procs int) ([]File, string) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		dir := t.TempDir()
+		fs, err := Draw(dir, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs, dir
+	}
+	one, dirOne := draw(1)
+	four, dirFour := draw(4)
+	if len(one) != len(four) || len(one) < 2 {
+		t.Fatalf("%d and %d files", len(one), len(four))
+	}
+	for i := range one {
+		if one[i].Name != four[i].Name {
+			t.Errorf("file %d: %s on one core, %s on four", i, one[i].Name, four[i].Name)
+		}
+		for _, p := range one[i].Paths {
+			x, _ := os.ReadFile(p)
+			y, _ := os.ReadFile(filepath.Join(dirFour, strings.TrimPrefix(p, dirOne)))
+			if len(x) == 0 || !bytes.Equal(x, y) {
+				t.Errorf("%s differs between one core and four", filepath.Base(p))
+			}
+		}
+	}
+}
+
+// TestNaturalOrder: charts sort as a person reads a sweep, a number by
+// its value: width-300 before width-1000 before width-10000.
+func TestNaturalOrder(t *testing.T) {
+	names := []string{"w-10000", "w-300", "w-1000", "a", "w-30", "w-030x", "b-2", "b-10", "b"}
+	slices.SortFunc(names, natural)
+	want := []string{"a", "b", "b-2", "b-10", "w-30", "w-030x", "w-300", "w-1000", "w-10000"}
+	if !slices.Equal(names, want) {
+		t.Errorf("sorted %q, want %q", names, want)
+	}
+	var series []metrics.Series
+	for _, w := range []string{"10000", "300", "1000"} {
+		series = append(series, metrics.Series{Scenario: "s", Strategy: "a", Name: "over-width-" + w, Kind: metrics.Curve, X: []float64{1, 2}, Y: []float64{1, 2}})
+	}
+	var got []string
+	for _, g := range groups(series) {
+		got = append(got, g.name)
+	}
+	if want := []string{"over-width-300", "over-width-1000", "over-width-10000"}; !slices.Equal(got, want) {
+		t.Errorf("charts in the order %q, want %q", got, want)
+	}
+}
+
+// TestEncodePNG: encodePNG writes a PNG that image/png reads back to the
+// same pixels (a chart's, drawn on white, with its anti-aliased edges).
+func TestEncodePNG(t *testing.T) {
+	f, err := newFigure([]metrics.Series{recallBars()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := render(f, "png", &b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := vgimg.NewWith(vgimg.UseWH(f.size()), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
+	f.draw(draw.New(c))
+	want := c.Image()
+	if got.Bounds() != want.Bounds() || got.Bounds().Dx() != 768 {
+		t.Fatalf("bounds %v, want %v (768 wide)", got.Bounds(), want.Bounds())
+	}
+	colours := map[color.RGBA]bool{}
+	for y := range want.Bounds().Dy() {
+		for x := range want.Bounds().Dx() {
+			r, g, bl, _ := want.At(x, y).RGBA()
+			r2, g2, b2, a2 := got.At(x, y).RGBA()
+			if r != r2 || g != g2 || bl != b2 || a2 != 0xffff {
+				t.Fatalf("pixel (%d, %d): %v, want %v", x, y, got.At(x, y), want.At(x, y))
+			}
+			colours[color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}] = true
+		}
+	}
+	if len(colours) < 10 {
+		t.Errorf("%d colours: the chart drawn is not a chart", len(colours))
 	}
 }

@@ -2,10 +2,12 @@ package report
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"html"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"countsim/metrics"
@@ -26,7 +28,7 @@ func HTML(w io.Writer, r *Run) error {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>countsim report</title>
-<style>` + style + `</style>
+<style>` + fontFace(r.ChartFont) + style + `</style>
 </head>
 <body>
 <header>
@@ -73,18 +75,33 @@ func HTML(w io.Writer, r *Run) error {
 			for _, n := range st.Notes {
 				fmt.Fprintf(&b, `<p class="note"><strong>Note:</strong> %s</p>`+"\n", e(n))
 			}
+			// The summary and the chart that answers the question, side
+			// by side where the summary leaves room; the other charts fold.
+			charts := answerFirst(st.Charts)
+			b.WriteString(`<div class="lead">`)
 			htmlSummary(&b, sc, st)
+			if len(charts) > 0 {
+				b.WriteString(`<div class="answer">`)
+				htmlChart(&b, charts[0])
+				b.WriteString("</div>")
+				charts = charts[1:]
+			}
+			// The tally and the figures' lines beside the chart where it
+			// leaves room, else under it.
+			b.WriteString(`<div class="after">`)
+			htmlTally(&b, st)
 			if len(st.Figures) > 0 {
 				b.WriteString(`<ul class="figures">`)
 				for _, f := range st.Figures {
 					fmt.Fprintf(&b, "<li>%s</li>", e(f))
 				}
-				b.WriteString("</ul>\n")
+				b.WriteString("</ul>")
 			}
-			htmlCharts(&b, st.Charts)
+			b.WriteString("</div></div>\n")
+			htmlMore(&b, charts)
 			b.WriteString("</section>\n")
 		}
-		htmlCharts(&b, sc.Charts)
+		htmlMore(&b, sc.Charts)
 		fmt.Fprintf(&b, `<details class="all"><summary>Every figure of %s: %s</summary>`+"\n", e(sc.Name), plural(len(sc.Results), "row"))
 		htmlResults(&b, sc.Results)
 		b.WriteString("</details>\n")
@@ -98,62 +115,81 @@ func HTML(w io.Writer, r *Run) error {
 	b.WriteString(`<section id="manifest"><h2>Manifest</h2><details><summary>manifest.json: what ran, where and for how long</summary><pre>`)
 	b.WriteString(e(string(r.Manifest)))
 	b.WriteString("</pre></details></section>\n</main>\n")
-	b.WriteString(`<footer><p>` + e(footnote) + "</p></footer>\n</body>\n</html>\n")
+	b.WriteString(`<footer><p>` + withClock(footnote) + "</p></footer>\n</body>\n</html>\n")
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
 // footnote is the last line of both reports.
 var footnote = "Rows marked ⏱ are read off the wall clock and vary between runs; every other figure is the same for the same seed. " +
-	"In a summary, a value stands before its plan (value / plan). " + Legend
+	"In a summary, a value stands before its plan (value / plan; \"= plan\" where they are equal). " + Legend
 
-// htmlCharts writes charts side by side, each inline SVG with its title.
-func htmlCharts(b *bytes.Buffer, charts []Chart) {
+// clock is the HTML page's ⏱: a stopwatch drawn in SVG, since no font may
+// have the glyph (Debian's fonts do not).
+const clock = `<svg class="clock" viewBox="0 0 16 16" width="12" height="12" role="img" aria-label="wall clock"><title>read off the wall clock: varies between runs</title>` +
+	`<circle cx="8" cy="9.2" r="5.8" fill="none" stroke="currentColor" stroke-width="1.6"/><path d="M8 9.2V5.8M6 1.6h4M8 1.6v2" fill="none" stroke="currentColor" stroke-width="1.6"/></svg>`
+
+// withClock escapes s and draws its ⏱ as clock.
+func withClock(s string) string {
+	return strings.ReplaceAll(html.EscapeString(s), "⏱", clock)
+}
+
+// fontFace embeds the charts' font, when the run gives one: the SVGs name
+// Liberation Sans, laid out with its metrics, and a browser without it
+// would set their text in a wider font, past the charts' edges.
+func fontFace(ttf []byte) string {
+	if len(ttf) == 0 {
+		return ""
+	}
+	return "\n@font-face{font-family:'Liberation Sans';font-style:normal;font-weight:400;font-display:block;src:url(data:font/ttf;base64," +
+		base64.StdEncoding.EncodeToString(ttf) + ") format('truetype')}"
+}
+
+// htmlMore writes charts folded: those that do not answer the step's
+// question.
+func htmlMore(b *bytes.Buffer, charts []Chart) {
 	if len(charts) == 0 {
 		return
 	}
+	more := "1 more chart"
+	if len(charts) > 1 {
+		more = fmt.Sprintf("%d more charts", len(charts))
+	}
+	fmt.Fprintf(b, `<details class="more"><summary>%s</summary>`+"\n", more)
 	b.WriteString(`<div class="charts">` + "\n")
 	for _, c := range charts {
-		fmt.Fprintf(b, `<figure class="chart">%s<figcaption>%s</figcaption></figure>`+"\n", inlineSVG(c.SVG), html.EscapeString(c.Title))
+		htmlChart(b, c)
 	}
-	b.WriteString("</div>\n")
+	b.WriteString("</div>\n</details>\n")
 }
 
-// htmlSummary writes a step's summary table and its expectations' tally.
+// htmlChart writes a chart, inline SVG with its title.
+func htmlChart(b *bytes.Buffer, c Chart) {
+	fmt.Fprintf(b, `<figure class="chart">%s<figcaption>%s</figcaption></figure>`+"\n", inlineSVG(c.SVG), html.EscapeString(c.Title))
+}
+
+// maxColumns is the most designs a summary sets as columns; past it the
+// designs are its rows, the questions its columns, so that it fits the
+// page.
+const maxColumns = 8
+
+// htmlSummary writes a step's summary table.
 func htmlSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
-	e := html.EscapeString
-	rows := sc.Summary(st)
+	rows := distinct(sc.Summary(st))
 	if len(rows) > 0 && len(st.Designs) > 0 {
-		b.WriteString(`<table class="summary"><thead><tr><th>question</th>`)
-		for _, d := range st.Designs {
-			fmt.Fprintf(b, "<th>%s</th>", e(d))
+		b.WriteString(`<div class="fit">`)
+		if byDesign(st, rows) {
+			htmlSummaryByDesign(b, st, rows)
+		} else {
+			htmlSummaryByQuestion(b, st, rows)
 		}
-		b.WriteString("</tr></thead><tbody>\n")
-		for _, row := range rows {
-			fmt.Fprintf(b, `<tr><th title="%s">%s</th>`, e(string(row.Metric)), e(row.Question))
-			for _, c := range row.Cells {
-				class := ""
-				switch c.Mark {
-				case MarkHeld:
-					class = ` class="pass"`
-				case MarkTrap:
-					class = ` class="trap"`
-				case MarkFailed:
-					class = ` class="fail"`
-				}
-				fmt.Fprintf(b, "<td%s>%s", class, e(strings.Join(c.Values, " · ")))
-				if c.Plan != "" && len(c.Values) == 1 {
-					fmt.Fprintf(b, ` <span class="plan">/ %s</span>`, e(c.Plan))
-				}
-				if c.Mark != "" {
-					fmt.Fprintf(b, ` <span class="mark">%s</span>`, c.Mark)
-				}
-				b.WriteString("</td>")
-			}
-			b.WriteString("</tr>\n")
-		}
-		b.WriteString("</tbody></table>\n")
+		b.WriteString("</div>")
 	}
+}
+
+// htmlTally writes a step's expectations' tally and those that failed.
+func htmlTally(b *bytes.Buffer, st *Step) {
+	e := html.EscapeString
 	if t := st.tally(); t != "" {
 		class := "held"
 		if len(st.failed()) > 0 {
@@ -170,13 +206,183 @@ func htmlSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
 	}
 }
 
+// byDesign says whether a summary sets its designs as rows: past
+// maxColumns designs, when its questions are fewer (else the questions
+// stay rows, and a swept entry's designs stand under its name).
+func byDesign(st *Step, rows []Row) bool {
+	return len(st.Designs) > maxColumns && len(rows) < len(st.Designs)
+}
+
+// spans groups rows by question: each run of rows of one metric, its
+// length at its first row (0 at the others).
+func spans(rows []Row) []int {
+	out := make([]int, len(rows))
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && rows[j].Metric == rows[i].Metric {
+			j++
+		}
+		out[i] = j - i
+		i = j
+	}
+	return out
+}
+
+// hasParts reports whether a row is a part of its question.
+func hasParts(rows []Row) bool {
+	return slices.ContainsFunc(rows, func(r Row) bool { return r.Part != "" })
+}
+
+// questionHead is a question's header cell, its metric's name in a
+// tooltip; attrs are its span.
+func questionHead(row Row, attrs string) string {
+	return fmt.Sprintf(`<th class="q"%s title="%s">%s</th>`, attrs, html.EscapeString(string(row.Metric)), html.EscapeString(row.Question))
+}
+
+// htmlSummaryByQuestion writes the summary with the designs as columns and
+// a row a question (a row a part, under the question's name).
+func htmlSummaryByQuestion(b *bytes.Buffer, st *Step, rows []Row) {
+	e := html.EscapeString
+	parts := hasParts(rows)
+	head := "<th>question</th>"
+	if parts {
+		head = `<th colspan="2">question</th>`
+	}
+	// A swept entry's designs stand under its name, each headed by its
+	// value.
+	swept := slices.ContainsFunc(st.Designs, func(d string) bool { sw, _ := st.sweepOf(d); return sw != nil })
+	if swept {
+		head = strings.Replace(head, "<th", `<th rowspan="2"`, 1)
+	}
+	b.WriteString(`<table class="summary by-question"><thead><tr>` + head)
+	var values []string
+	for _, d := range st.Designs {
+		sw, j := st.sweepOf(d)
+		switch {
+		case sw == nil && swept:
+			fmt.Fprintf(b, `<th rowspan="2">%s</th>`, e(d))
+		case sw == nil:
+			fmt.Fprintf(b, "<th>%s</th>", e(d))
+		default:
+			if j == 0 {
+				fmt.Fprintf(b, `<th class="sweep" colspan="%d">%s <span class="key">swept over %s</span></th>`, len(sw.Members), e(sw.Name), e(sw.Key))
+			}
+			values = append(values, fmt.Sprintf(`<th class="value" title="%s">%s = %s</th>`, e(d), e(sw.Key), e(sw.Values[j])))
+		}
+	}
+	b.WriteString("</tr>")
+	if swept {
+		b.WriteString("<tr>" + strings.Join(values, "") + "</tr>")
+	}
+	b.WriteString("</thead><tbody>\n")
+	span := spans(rows)
+	for i, row := range rows {
+		b.WriteString("<tr>")
+		switch {
+		case row.Part != "":
+			if span[i] > 0 {
+				b.WriteString(questionHead(row, fmt.Sprintf(` rowspan="%d"`, span[i])))
+			}
+			fmt.Fprintf(b, `<th class="part">%s</th>`, e(row.Part))
+		case parts:
+			b.WriteString(questionHead(row, ` colspan="2"`))
+		default:
+			b.WriteString(questionHead(row, ""))
+		}
+		for _, c := range row.Cells {
+			b.WriteString(htmlCell(c))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody></table>")
+}
+
+// htmlSummaryByDesign writes the summary with a row a design and a column
+// a question (a column a part, under the question's name); the designs of
+// one swept entry are grouped under its name, each row named by its value.
+func htmlSummaryByDesign(b *bytes.Buffer, st *Step, rows []Row) {
+	e := html.EscapeString
+	parts := hasParts(rows)
+	b.WriteString(`<table class="summary by-design"><thead><tr>`)
+	if parts {
+		b.WriteString(`<th rowspan="2">design</th>`)
+	} else {
+		b.WriteString("<th>design</th>")
+	}
+	span := spans(rows)
+	for i, row := range rows {
+		switch {
+		case row.Part != "" && span[i] > 0:
+			b.WriteString(questionHead(row, fmt.Sprintf(` colspan="%d"`, span[i])))
+		case row.Part == "" && parts:
+			b.WriteString(questionHead(row, ` rowspan="2"`))
+		case row.Part == "":
+			b.WriteString(questionHead(row, ""))
+		}
+	}
+	b.WriteString("</tr>")
+	if parts {
+		b.WriteString("<tr>")
+		for _, row := range rows {
+			if row.Part != "" {
+				fmt.Fprintf(b, `<th class="part">%s</th>`, e(row.Part))
+			}
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</thead><tbody>\n")
+	for k, d := range st.Designs {
+		name := e(d)
+		if sw, j := st.sweepOf(d); sw != nil {
+			if j == 0 {
+				fmt.Fprintf(b, `<tr class="sweep"><th colspan="%d">%s <span class="key">swept over %s</span></th></tr>`+"\n", len(rows)+1, e(sw.Name), e(sw.Key))
+			}
+			name = fmt.Sprintf(`<span title="%s">%s = %s</span>`, e(d), e(sw.Key), e(sw.Values[j]))
+		}
+		fmt.Fprintf(b, `<tr><th class="design">%s</th>`, name)
+		for _, row := range rows {
+			b.WriteString(htmlCell(row.Cells[k]))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody></table>")
+}
+
+// htmlCell is a summary cell: the value, its plan and its mark, which may
+// wrap apart where the table needs the room.
+func htmlCell(c Cell) string {
+	e := html.EscapeString
+	class := ""
+	switch c.Mark {
+	case MarkHeld:
+		class = ` class="pass"`
+	case MarkTrap:
+		class = ` class="trap"`
+	case MarkFailed:
+		class = ` class="fail"`
+	}
+	if c.Value == "" {
+		return "<td></td>"
+	}
+	s := fmt.Sprintf(`<td%s><span class="v">%s</span>`, class, e(c.Value))
+	if c.Plan != "" && c.Plan == c.Value {
+		s += ` <span class="plan">= plan</span>` // "134,218,176 / 134,218,176" says it twice
+	} else if c.Plan != "" {
+		s += fmt.Sprintf(` <span class="plan">/ %s</span>`, e(c.Plan))
+	}
+	if c.Mark != "" {
+		s += fmt.Sprintf(` <span class="mark">%s</span>`, c.Mark)
+	}
+	return s + "</td>"
+}
+
 // htmlResults writes every row of a scenario as one table.
 func htmlResults(b *bytes.Buffer, rs []metrics.Result) {
 	e := html.EscapeString
 	b.WriteString(`<table class="full"><thead><tr><th>design</th><th>metric</th><th>measured</th><th>plan</th><th>unit</th><th>note</th></tr></thead><tbody>` + "\n")
 	for _, r := range rs {
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>%s</td><td>%s</td></tr>\n",
-			e(r.Strategy), e(r.Label()), optional(r.Value), optional(r.Plan), e(r.Unit), e(r.Note))
+			e(r.Strategy), withClock(r.Label()), optional(r.Value), optional(r.Plan), e(r.Unit), e(r.Note))
 	}
 	b.WriteString("</tbody></table>\n")
 }
@@ -235,14 +441,31 @@ h3{font-size:17px;margin:18px 0 6px}
 .toc{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:8px 16px;margin:12px 0 24px}
 .toc h2{font-size:15px;border:0;margin:4px 0}
 .toc ol{margin:2px 0;padding-left:22px}
+.toc>ol{column-width:520px;column-gap:24px}
+.toc>ol>li{break-inside:avoid}
 .scenario{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:16px 20px;margin:0 0 28px}
 .meta,.describe{color:#57606a;margin:4px 0}
 .note{background:#fff8c5;border:1px solid #d4a72c;padding:6px 10px;border-radius:4px}
 table{border-collapse:collapse;margin:8px 0;font-size:13.5px}
-th,td{border:1px solid #d0d7de;padding:4px 8px;vertical-align:top}
+th,td{border:1px solid #d0d7de;padding:3px 7px;vertical-align:top}
 thead th{background:#f6f8fa;text-align:left}
-table.summary tbody th{text-align:left;font-weight:500;background:#f6f8fa;white-space:nowrap}
-table.summary td{white-space:nowrap;font-variant-numeric:tabular-nums}
+.fit{max-width:100%;overflow-x:auto}
+table.summary tbody th{text-align:left;font-weight:500;background:#f6f8fa}
+table.summary th.part{font-weight:400;color:#57606a}
+table.summary thead th.part{font-size:12.5px}
+table.summary td{font-variant-numeric:tabular-nums}
+table.summary .v,table.summary .plan{white-space:nowrap}
+table.summary tr.sweep th,table.summary thead th.sweep{background:#eef1f4;font-weight:600}
+table.summary thead th.value{font-weight:500;white-space:nowrap}
+table.summary tr.sweep .key{font-weight:400;color:#57606a}
+table.summary th.design{white-space:nowrap;padding-left:16px}
+table.by-question tbody th.q{min-width:9em}
+.clock{vertical-align:-1px;color:#57606a}
+.lead{display:flex;flex-wrap:wrap;gap:8px 20px;align-items:flex-start}
+.lead .fit{flex:0 0 auto}
+.lead .answer{flex:1 1 480px;max-width:580px;margin:8px 0}
+.lead .after{flex:1 1 320px}
+details.more>summary{margin:4px 0}
 td.pass{background:#dafbe1}
 td.fail{background:#ffebe9}
 td.trap{background:#fff1c2}

@@ -68,17 +68,41 @@ func Markdown(w io.Writer, r *Run) error {
 }
 
 // mdSummary writes a step's summary as a markdown table, and its
-// expectations' tally.
+// expectations' tally. Each question names the metric it stands for; past
+// maxColumns designs, the designs are the rows.
 func mdSummary(b *bytes.Buffer, sc *Scenario, st *Step) {
-	rows := sc.Summary(st)
-	if len(rows) > 0 && len(st.Designs) > 0 {
+	rows := distinct(sc.Summary(st))
+	label := func(r Row) string {
+		s := r.Question + " (`" + string(r.Metric) + "`)"
+		if r.Part != "" {
+			s += " — " + r.Part
+		}
+		return s
+	}
+	switch {
+	case len(rows) == 0 || len(st.Designs) == 0:
+	case byDesign(st, rows):
+		b.WriteString("| design |")
+		for _, row := range rows {
+			b.WriteString(" " + label(row) + " |")
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(rows)) + "\n")
+		for k, d := range st.Designs {
+			b.WriteString("| " + d + " |")
+			for _, row := range rows {
+				b.WriteString(" " + row.Cells[k].text() + " |")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	default:
 		b.WriteString("| question | " + strings.Join(st.Designs, " | ") + " |\n|---|")
 		for range st.Designs {
 			b.WriteString("---:|")
 		}
 		b.WriteString("\n")
 		for _, row := range rows {
-			b.WriteString("| " + row.Question + " |")
+			b.WriteString("| " + label(row) + " |")
 			for _, c := range row.Cells {
 				b.WriteString(" " + c.text() + " |")
 			}
@@ -117,18 +141,26 @@ func Text(w io.Writer, r *Run) error {
 			if st.Name != "" {
 				id += "/" + st.Name
 			}
-			title := sc.Title
-			if st.Title != "" {
-				title = st.Title
-			}
-			fmt.Fprintf(&b, "%s — %s\n", id, title)
+			fmt.Fprintf(&b, "%s — %s\n", id, st.heading(sc))
 			rows := distinct(sc.Summary(st))
 			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 			for k, d := range st.Designs {
+				// A question's parts in one: "distinct count error, %
+				// day 1 0.59 / 0.81, day 2 -0.39 / 0.81".
 				var parts []string
+				last := metrics.Metric("")
 				for _, row := range rows {
-					if t := row.Cells[k].text(); t != "" && len(parts) < 7 {
+					t := row.Cells[k].text()
+					switch {
+					case t == "":
+					case row.Part != "" && row.Metric == last && len(parts) > 0:
+						parts[len(parts)-1] += ", " + row.Part + " " + t
+					case len(parts) < 7:
+						if row.Part != "" {
+							t = row.Part + " " + t
+						}
 						parts = append(parts, row.Question+" "+t)
+						last = row.Metric
 					}
 				}
 				fmt.Fprintf(tw, "  %s\t%s\n", d, strings.Join(parts, "; "))
@@ -152,18 +184,35 @@ func Text(w io.Writer, r *Run) error {
 }
 
 // distinct drops the rows that tell the designs apart in nothing: the same
-// value for each, no plan and no mark (a short summary has no room for
-// "largest overestimate 0" under every hot counter).
+// value for each design that has one (two at least), no plan and no mark
+// (a summary has no room for "largest overestimate 0" under every hot
+// counter; the row is in the scenario's every figure). A part of a
+// question stays while another part of it does (the fade's latency, 60 s
+// under every design, beside the burst's).
 func distinct(rows []Row) []Row {
-	var out []Row
-	for _, r := range rows {
-		same := len(r.Cells) > 1
+	keep := make([]bool, len(rows))
+	kept := map[metrics.Metric]bool{}
+	for i, r := range rows {
+		same, first, n := true, "", 0
 		for _, c := range r.Cells {
-			if c.Mark != "" || c.Plan != "" || c.text() != r.Cells[0].text() {
+			switch {
+			case c.Mark != "" || c.Plan != "":
 				same = false
+			case c.Value == "":
+			case n == 0:
+				first, n = c.Value, 1
+			case c.Value != first:
+				same = false
+			default:
+				n++
 			}
 		}
-		if !same {
+		keep[i] = !(same && n > 1)
+		kept[r.Metric] = kept[r.Metric] || keep[i]
+	}
+	var out []Row
+	for i, r := range rows {
+		if keep[i] || r.Part != "" && kept[r.Metric] {
 			out = append(out, r)
 		}
 	}

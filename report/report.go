@@ -2,7 +2,10 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"countsim/metrics"
 )
@@ -12,6 +15,9 @@ type Run struct {
 	Partial   bool
 	Scenarios []Scenario
 	Manifest  []byte // manifest.json, shown last
+	// ChartFont is the TrueType font the charts' SVGs are laid out in
+	// (Liberation Sans), embedded once in report.html; nil: not embedded.
+	ChartFont []byte
 }
 
 // Scenario is one scenario of the run: its steps (one, unnamed, for a
@@ -34,7 +40,19 @@ type Step struct {
 	Figures     []string // the linked figures' lines
 	Designs     []string // the designs' names, in the scenario's order: the summary's columns
 	Verdicts    []Verdict
-	Charts      []Chart // the step's charts, after its summary
+	Sweeps      []Sweep // the designs that are one entry swept over a parameter
+	// Charts are the step's charts: the one marked Answer (else the
+	// first) stands under the summary, the others fold under it.
+	Charts []Chart
+}
+
+// Sweep is one entry of a scenario swept over a parameter: the designs it
+// stands for, one a value, in the order swept. A summary of many designs
+// groups them under the entry's name.
+type Sweep struct {
+	Name, Key string
+	Members   []string // the designs' names, as in Step.Designs
+	Values    []string // the parameter's value of each
 }
 
 // Verdict is one expectation of a design, judged: a bound or goal of its
@@ -75,6 +93,20 @@ type Chart struct {
 	Title string
 	SVG   []byte
 	Path  string // relative to the report folder, with forward slashes
+	// Answer marks the chart that answers the step's question: it stands
+	// first, under the summary.
+	Answer bool
+}
+
+// answerFirst is charts with the one marked Answer first, else as they
+// are.
+func answerFirst(charts []Chart) []Chart {
+	i := slices.IndexFunc(charts, func(c Chart) bool { return c.Answer })
+	if i <= 0 {
+		return charts
+	}
+	out := append([]Chart{charts[i]}, charts[:i]...)
+	return append(out, charts[i+1:]...)
 }
 
 // headline is a row of a step's summary: a question and the metric that
@@ -126,20 +158,35 @@ var headlines = []headline{
 
 // Cell is one design's answer to one question of the summary.
 type Cell struct {
-	Values []string // measured, one per row of the metric (days, checkpoints)
-	Plan   string   // the plan beside it, when one row has one
-	Mark   string   // MarkHeld, MarkTrap, MarkFailed, or "" where nothing judged it
+	Value string // measured
+	Plan  string // the plan beside it, where the row has one
+	Mark  string // MarkHeld, MarkTrap, MarkFailed, or "" where nothing judged it
 }
 
-// Row is one question of a step's summary.
+// Row is one question of a step's summary, or one part of it where a
+// design measured the question several times (each day of an audience,
+// each planted phrase, each statistic over trials): Part names which.
 type Row struct {
 	Question string
 	Metric   metrics.Metric
+	Part     string // "" for a question measured once a design
 	Cells    []Cell // by design, as Step.Designs
+}
+
+// Label is the row's question with its part: "distinct count error, % — day 1".
+func (r Row) Label() string {
+	if r.Part == "" {
+		return r.Question
+	}
+	return r.Question + " — " + r.Part
 }
 
 // Summary is the rows of a step's summary: one per question its designs
 // answered, the designs' values side by side with their plans and marks.
+// A question a design measured in several rows is a row a part, each
+// named by its row's statistic or the head of its note ("day 1" of "day 1;
+// plan: …", "burst" of "burst: from its start …"), so that every value
+// says what it is.
 func (sc *Scenario) Summary(st *Step) []Row {
 	var rows []Row
 	seen := map[metrics.Metric]bool{}
@@ -148,26 +195,52 @@ func (sc *Scenario) Summary(st *Step) []Row {
 			return
 		}
 		seen[metric] = true
-		row := Row{Question: question, Metric: metric, Cells: make([]Cell, len(st.Designs))}
-		any := false
+		// Each design's rows of the metric, and their parts' names.
+		per := make([][]metrics.Result, len(st.Designs))
+		several := false
 		for i, d := range st.Designs {
-			c := &row.Cells[i]
 			for _, r := range sc.Results {
-				if r.Strategy != d || r.Metric != metric || r.Scale != metrics.Sim || r.Value == nil {
-					continue
+				if r.Strategy == d && r.Metric == metric && r.Scale == metrics.Sim && r.Value != nil {
+					per[i] = append(per[i], r)
 				}
-				if len(c.Values) < 4 {
-					c.Values = append(c.Values, metrics.Format(*r.Value))
-				}
-				if r.Plan != nil && c.Plan == "" {
-					c.Plan = metrics.Format(*r.Plan)
-				}
-				any = true
 			}
-			c.Mark = mark(st.Verdicts, d, metric)
+			several = several || len(per[i]) > 1
 		}
-		if any {
-			rows = append(rows, row)
+		var parts []string
+		names := make([][]string, len(st.Designs))
+		if several {
+			for i, rs := range per {
+				names[i] = partNames(rs)
+				for _, n := range names[i] {
+					if !slices.Contains(parts, n) {
+						parts = append(parts, n)
+					}
+				}
+			}
+		} else {
+			parts = []string{""}
+		}
+		for _, part := range parts {
+			row := Row{Question: question, Metric: metric, Part: part, Cells: make([]Cell, len(st.Designs))}
+			any := false
+			for i, d := range st.Designs {
+				for j, r := range per[i] {
+					if several && names[i][j] != part {
+						continue
+					}
+					c := &row.Cells[i]
+					c.Value = metrics.Format(*r.Value)
+					if r.Plan != nil {
+						c.Plan = metrics.Format(*r.Plan)
+					}
+					c.Mark = mark(st.Verdicts, d, metric)
+					any = true
+					break
+				}
+			}
+			if any {
+				rows = append(rows, row)
+			}
 		}
 	}
 	for _, h := range headlines {
@@ -177,6 +250,33 @@ func (sc *Scenario) Summary(st *Step) []Row {
 		add(metrics.Metric(v.Metric), strings.ReplaceAll(v.Metric, "_", " "))
 	}
 	return rows
+}
+
+// partNames names the rows a design measured of one metric: each row's
+// statistic over trials, else the head of its note, up to its first ";"
+// or ":"; "row i" where that leaves two rows of one name or none.
+func partNames(rs []metrics.Result) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		n := r.Stat
+		if n == "" {
+			n = r.Note
+			if j := strings.IndexAny(n, ";:"); j >= 0 {
+				n = n[:j]
+			}
+			n = strings.TrimSpace(n)
+		}
+		out[i] = n
+	}
+	for i, n := range out {
+		if n == "" || slices.Index(out, n) != i {
+			for j := range out {
+				out[j] = fmt.Sprintf("row %d", j+1)
+			}
+			break
+		}
+	}
+	return out
 }
 
 // mark is the cell of design on metric marked by its verdicts: ✘ when a
@@ -201,6 +301,17 @@ func mark(vs []Verdict, design string, metric metrics.Metric) string {
 	return m
 }
 
+// sweepOf is the sweep design d is a member of, and its index there; nil
+// when it is none's.
+func (st *Step) sweepOf(d string) (*Sweep, int) {
+	for i := range st.Sweeps {
+		if j := slices.Index(st.Sweeps[i].Members, d); j >= 0 {
+			return &st.Sweeps[i], j
+		}
+	}
+	return nil, -1
+}
+
 // failed lists the expectations of a step that did not hold: bounds that
 // failed and traps that did not show.
 func (st *Step) failed() []Verdict {
@@ -213,16 +324,18 @@ func (st *Step) failed() []Verdict {
 	return out
 }
 
-// heading is a step's heading: its title, or the scenario's.
+// heading is a step's heading: its title (capitalised: "Step 1: one hot
+// view counter" of "step 1: one hot view counter"), "Step NAME" without
+// one, or the scenario's title for a scenario not told in steps.
 func (st *Step) heading(sc *Scenario) string {
 	if st.Name == "" {
 		return sc.Title
 	}
-	t := st.Title
-	if t == "" {
-		t = st.Name
+	if st.Title == "" {
+		return "Step " + st.Name
 	}
-	return fmt.Sprintf("Step %s: %s", st.Name, t)
+	r, n := utf8.DecodeRuneInString(st.Title)
+	return string(unicode.ToUpper(r)) + st.Title[n:]
 }
 
 // anchor is an HTML id for a name.
@@ -236,14 +349,18 @@ func anchor(parts ...string) string {
 	}, s)
 }
 
-// text is a cell in one line: the values, the plan after a slash, and
-// the mark.
+// text is a cell in one line: the value, the plan after a slash (or "=
+// plan" where they are equal), and the mark.
 func (c Cell) text() string {
-	if len(c.Values) == 0 {
+	if c.Value == "" {
 		return ""
 	}
-	s := strings.Join(c.Values, " · ")
-	if c.Plan != "" && len(c.Values) == 1 {
+	s := c.Value
+	switch c.Plan {
+	case "":
+	case c.Value:
+		s += " = plan"
+	default:
 		s += " / " + c.Plan
 	}
 	if c.Mark != "" {

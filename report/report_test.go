@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestSummary(t *testing.T) {
 		got = append(got, strings.Join(cells, "|"))
 	}
 	want := []string{
-		"count_error|0 / 0 ✔|-3 / 0 ✘",
+		"count_error|0 = plan ✔|-3 / 0 ✘",
 		"bytes|8|12 ✘",
 		"max_key_ops_per_s|6,384 / 6,250 ⚠|",
 		"odd_metric||2 ✔",
@@ -83,10 +84,11 @@ func TestHTML(t *testing.T) {
 	for _, want := range []string{
 		"<title>countsim report</title>",
 		`<h2>A &lt;test&gt; &amp; more</h2>`,
-		`<td class="pass">0 <span class="plan">/ 0</span> <span class="mark">✔</span></td>`,
-		`<td class="fail">12 <span class="mark">✘</span></td>`,
+		`<td class="pass"><span class="v">0</span> <span class="plan">= plan</span> <span class="mark">✔</span></td>`,
+		`<td class="fail"><span class="v">12</span> <span class="mark">✘</span></td>`,
+		`<th class="q" title="count_error">final count − truth</th>`,
 		`<figure class="chart"><svg viewBox="0 0 576 360"><path d="M0,0"/></svg>`,
-		`<td class="trap">6,384 <span class="plan">/ 6,250</span> <span class="mark">⚠</span></td>`,
+		`<td class="trap"><span class="v">6,384</span> <span class="plan">/ 6,250</span> <span class="mark">⚠</span></td>`,
 		`<p class="broken">3 of 4 bounds hold; 1 of 2 traps shown.</p>`,
 		"<li>b: <code>bytes &lt;= 10</code></li>",
 		"<li>b: <code>count_error &gt; 0 (trap not shown)</code></li>",
@@ -108,7 +110,7 @@ func TestHTML(t *testing.T) {
 			t.Errorf("a trap marked ✔: %s", line)
 		}
 	}
-	for _, bad := range []string{"<?xml", "<!-- Generated", "http://", "https://", "<script"} {
+	for _, bad := range []string{"<?xml", "<!-- Generated", "http://", "https://", "<script", "⏱"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("report.html holds %q", bad)
 		}
@@ -125,7 +127,7 @@ func TestMarkdownAndText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| question | a | b |",
-		"| final count − truth | 0 / 0 ✔ | -3 / 0 ✘ |",
+		"| final count − truth (`count_error`) | 0 = plan ✔ | -3 / 0 ✘ |",
 		"3 of 4 bounds hold; 1 of 2 traps shown.",
 		"- ✘ b: `bytes <= 10`",
 		"- ✘ b: `count_error > 0 (trap not shown)`",
@@ -209,5 +211,173 @@ func TestTally(t *testing.T) {
 func TestPlural(t *testing.T) {
 	if plural(1, "design") != "1 design" || plural(0, "row") != "0 rows" || plural(2, "chart") != "2 charts" {
 		t.Error(plural(1, "design"), plural(0, "row"), plural(2, "chart"))
+	}
+}
+
+// partsRun is a step whose designs measured one question several times
+// (an audience's days, a design's overlap with each other design).
+func partsRun() *Run {
+	note := func(r metrics.Result, n string) metrics.Result { r.Note = n; return r }
+	return &Run{Scenarios: []Scenario{{
+		Name: "s", Title: "S",
+		Steps: []Step{{Name: "viewers", Title: "step 2: unique viewers", Designs: []string{"hll", "naive", "wilson"}}},
+		Results: []metrics.Result{
+			note(row("hll", "relative_error", 0.59, metrics.PlanOf(0.81)), "day 1; plan: the standard error 1.04/√m"),
+			note(row("hll", "relative_error", -0.39, metrics.PlanOf(0.81)), "day 2; plan: the standard error 1.04/√m"),
+			note(row("hll", "relative_error", 62.7, nil), "sum of the days' counts against the union"),
+			note(row("naive", "top_overlap", 0, nil), "with wilson: 0 of its top 10"),
+			note(row("naive", "top_overlap", 0.5, nil), "with hll: 5 of its top 10"),
+			note(row("wilson", "top_overlap", 0.6, nil), "with naive: 6 of its top 10"),
+			note(row("wilson", "top_overlap", 0.7, nil), ""),
+			row("wilson", "bytes", 8, nil),
+		},
+	}}}
+}
+
+// TestSummaryParts: a question measured several times a design is a row a
+// part, each named by its row's note, each with its own plan; a design
+// whose rows cannot all be named has them numbered; a question measured
+// once stays one row.
+func TestSummaryParts(t *testing.T) {
+	r := partsRun()
+	r.Scenarios[0].Steps[0].Verdicts = []Verdict{{Design: "top", Metric: "top_overlap", Pass: true}}
+	sc := &r.Scenarios[0]
+	var got []string
+	for _, row := range sc.Summary(&sc.Steps[0]) {
+		cells := []string{row.Label()}
+		for _, c := range row.Cells {
+			cells = append(cells, c.text())
+		}
+		got = append(got, strings.Join(cells, "|"))
+	}
+	want := []string{
+		"distinct count error, % — day 1|0.59 / 0.81||",
+		"distinct count error, % — day 2|-0.39 / 0.81||",
+		"distinct count error, % — sum of the days' counts against the union|62.7||",
+		"memory, bytes|||8",
+		"top overlap — with wilson||0|",
+		"top overlap — with hll||0.5|",
+		"top overlap — row 1|||0.6",
+		"top overlap — row 2|||0.7",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("summary:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var page bytes.Buffer
+	if err := HTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<th class="q" rowspan="3" title="relative_error">distinct count error, %</th><th class="part">day 1</th>`,
+		`<th class="part">day 2</th>`,
+		`<th class="q" colspan="2" title="bytes">memory, bytes</th>`,
+		"<h3>Step 2: unique viewers</h3>",
+	} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	if strings.Contains(page.String(), " · ") {
+		t.Error("report.html joins values with · , unlabelled")
+	}
+	var txt bytes.Buffer
+	if err := Text(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "s/viewers — Step 2: unique viewers\n") || !strings.Contains(txt.String(), "distinct count error, % day 1 0.59 / 0.81, day 2 -0.39 / 0.81, sum of the days") {
+		t.Errorf("text summary:\n%s", txt.String())
+	}
+}
+
+// TestHeading: a step's title is its heading, once: "Step 1: …", never
+// "Step views: step 1: …".
+func TestHeading(t *testing.T) {
+	sc := &Scenario{Title: "Cricket"}
+	for _, c := range []struct{ name, title, want string }{
+		{"views", "step 1: one hot counter", "Step 1: one hot counter"},
+		{"s07", "s = 0.7: a flat law", "S = 0.7: a flat law"},
+		{"views", "", "Step views"},
+		{"", "", "Cricket"},
+	} {
+		st := &Step{Name: c.name, Title: c.title}
+		if got := st.heading(sc); got != c.want {
+			t.Errorf("heading(%q, %q) = %q, want %q", c.name, c.title, got, c.want)
+		}
+	}
+}
+
+// TestSummaryByDesign: past maxColumns designs the designs are the rows,
+// a swept entry's grouped under its name, each named by its value (its
+// design's name in a tooltip); report.md is transposed too.
+func TestSummaryByDesign(t *testing.T) {
+	st := Step{Sweeps: []Sweep{{Name: "ss", Key: "counters", Members: []string{"ss-counters-30", "ss-counters-100"}, Values: []string{"30", "100"}}}}
+	var results []metrics.Result
+	st.Designs = append(st.Designs, "ss-counters-30", "ss-counters-100")
+	for i := range maxColumns {
+		st.Designs = append(st.Designs, fmt.Sprintf("d%d", i))
+	}
+	for i, d := range st.Designs {
+		results = append(results, row(d, "bytes", float64(100*i), nil), row(d, "topk_recall", 1, metrics.PlanOf(1)))
+	}
+	r := &Run{Scenarios: []Scenario{{Name: "s", Title: "S", Steps: []Step{st}, Results: results}}}
+	var page, md bytes.Buffer
+	if err := HTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<table class="summary by-design"><thead><tr><th>design</th><th class="q" title="topk_recall">top-K recall</th><th class="q" title="bytes">memory, bytes</th></tr>`,
+		`<tr class="sweep"><th colspan="3">ss <span class="key">swept over counters</span></th></tr>`,
+		`<tr><th class="design"><span title="ss-counters-100">counters = 100</span></th><td><span class="v">1</span> <span class="plan">= plan</span></td><td><span class="v">100</span></td></tr>`,
+		`<tr><th class="design">d0</th>`,
+	} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| design | top-K recall (`topk_recall`) | memory, bytes (`bytes`) |\n|---|---:|---:|\n| ss-counters-30 | 1 = plan | 0 |"; !strings.Contains(md.String(), want) {
+		t.Errorf("report.md lacks\n%s\nin\n%s", want, md.String())
+	}
+}
+
+// TestAnswerFirst: the chart marked Answer stands first, in full, under
+// the summary; the others fold under it.
+func TestAnswerFirst(t *testing.T) {
+	svg := func(id string) []byte { return []byte(`<svg viewBox="0 0 1 1"><path id="` + id + `"/></svg>`) }
+	r := testRun()
+	r.Scenarios[0].Charts = nil
+	r.Scenarios[0].Steps[0].Charts = []Chart{{Title: "load", SVG: svg("load")}, {Title: "backlog", SVG: svg("backlog")}, {Title: "answer", SVG: svg("answer"), Answer: true}}
+	var page bytes.Buffer
+	if err := HTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	p := page.String()
+	answer, folded, load, table := strings.Index(p, `id="answer"`), strings.Index(p, `<details class="more"><summary>2 more charts</summary>`), strings.Index(p, `id="load"`), strings.Index(p, `<table class="summary`)
+	if !(table >= 0 && table < answer && answer < folded && folded < load) {
+		t.Errorf("summary at %d, answer at %d, the fold at %d, the first other chart at %d: want them in that order", table, answer, folded, load)
+	}
+}
+
+// TestDistinct: a row the same under every design, with no plan or mark,
+// goes; a part of a question stays while another part of it does.
+func TestDistinct(t *testing.T) {
+	c := func(v string) Cell { return Cell{Value: v} }
+	rows := []Row{
+		{Metric: "backlog", Cells: []Cell{c("0"), c("0"), {}}},
+		{Metric: "backlog_planned", Cells: []Cell{{Value: "0", Plan: "0"}, c("0")}},
+		{Metric: "latency", Part: "burst", Cells: []Cell{c("1,500"), c("300")}},
+		{Metric: "latency", Part: "fade", Cells: []Cell{c("60"), c("60")}},
+		{Metric: "same_parts", Part: "a", Cells: []Cell{c("1"), c("1")}},
+		{Metric: "same_parts", Part: "b", Cells: []Cell{c("2"), c("2")}},
+		{Metric: "alone", Cells: []Cell{c("5"), {}}},
+	}
+	var got []string
+	for _, r := range distinct(rows) {
+		got = append(got, string(r.Metric)+"/"+r.Part)
+	}
+	if want := "backlog_planned/ latency/burst latency/fade alone/"; strings.Join(got, " ") != want {
+		t.Errorf("rows kept %q, want %q", strings.Join(got, " "), want)
 	}
 }

@@ -30,7 +30,7 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 			return nil, err
 		}
 		var err error
-		files, err = plots.Draw(plotDir, series)
+		files, err = plots.Draw(plotDir, curate(sweepsOf(setups), results, series))
 		if err != nil && len(files) == 0 && !partial {
 			return nil, err
 		}
@@ -88,7 +88,8 @@ func writeBytes(b []byte) func(io.Writer) error {
 // manifest.
 func reportRun(dir string, setups []*sim.Setup, results []metrics.Result, files []plots.File, tables []metrics.Table,
 	partial bool, man []byte) (*report.Run, error) {
-	r := &report.Run{Partial: partial, Manifest: man}
+	r := &report.Run{Partial: partial, Manifest: man, ChartFont: plots.Font()}
+	sweeps := sweepsOf(setups)
 	for i, st := range setups {
 		scn := st.Scenario
 		if i == 0 || setups[i-1].Scenario.Name != scn.Name {
@@ -104,6 +105,9 @@ func reportRun(dir string, setups []*sim.Setup, results []metrics.Result, files 
 				}
 			}
 			for _, f := range files {
+				if scn.Step == "" && f.Step == "" {
+					continue // a scenario not told in steps: its one step's
+				}
 				if f.Scenario != scn.Name || (f.Step != "" && slices.ContainsFunc(setups, func(o *sim.Setup) bool { return o.Scenario.Name == scn.Name && o.Scenario.Step == f.Step })) {
 					continue // a step's chart goes with its step
 				}
@@ -118,14 +122,21 @@ func reportRun(dir string, setups []*sim.Setup, results []metrics.Result, files 
 		sc := &r.Scenarios[len(r.Scenarios)-1]
 		step := report.Step{Name: scn.Step, Title: scn.StepTitle, Description: scn.Description, Describe: st.Describe(),
 			Notes: st.Notes, Figures: figureNotes(scn), Designs: st.Designs()}
-		if scn.Step != "" {
-			for _, f := range files {
-				if f.Scenario == scn.Name && f.Step == scn.Step {
-					c, err := chartOf(dir, f)
-					if err != nil {
-						return nil, err
-					}
-					step.Charts = append(step.Charts, c...)
+		for _, sw := range sweeps {
+			if sw.scenario == scn.Name && sw.step == scn.Step {
+				step.Sweeps = append(step.Sweeps, report.Sweep{Name: sw.name, Key: sw.key, Members: sw.members, Values: sw.values})
+			}
+		}
+		var names []string // the step's charts' names
+		for _, f := range files {
+			if f.Scenario == scn.Name && f.Step == scn.Step {
+				c, err := chartOf(dir, f)
+				if err != nil {
+					return nil, err
+				}
+				step.Charts = append(step.Charts, c...)
+				for range c {
+					names = append(names, f.Chart)
 				}
 			}
 		}
@@ -136,6 +147,15 @@ func reportRun(dir string, setups []*sim.Setup, results []metrics.Result, files 
 				continue
 			}
 			step.Verdicts = append(step.Verdicts, report.Verdict{Design: v.Design, Metric: v.Expect.Metric, Text: v.Expect.Text, Pass: v.Pass, Trap: v.Trap()})
+		}
+		best := -1
+		for i := range step.Charts {
+			if a := answers(names[i], step.Verdicts); best < 0 || a > answers(names[best], step.Verdicts) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			step.Charts[best].Answer = true
 		}
 		if unjudged > 0 {
 			step.Notes = append(slices.Clip(step.Notes), fmt.Sprintf("%s not judged: the run stopped before %s measured.",
@@ -162,4 +182,206 @@ func chartOf(dir string, f plots.File) ([]report.Chart, error) {
 		out = append(out, report.Chart{Title: f.Title, SVG: svg, Path: filepath.ToSlash(rel)})
 	}
 	return out, nil
+}
+
+// The charts a report draws: the run's series, curated for a reader. A
+// chart that repeats another goes (a size swept is drawn against the
+// memory it takes, not against the size too; one design's curve without a
+// plan is on the chart of every design swept); the overestimate histograms
+// of one swept entry are one figure, a panel a value; a design with a
+// guarantee N/m has it drawn on its overestimates.
+
+// sweepOf is one swept entry of a step: its members' names and values.
+type sweepOf struct {
+	scenario, step, name, key string
+	members, values           []string
+	sized                     bool // the values are sizes (numbers), not durations
+}
+
+// sweepsOf lists the swept entries of the run's steps.
+func sweepsOf(setups []*sim.Setup) []sweepOf {
+	var out []sweepOf
+	for _, st := range setups {
+		scn := st.Scenario
+		for _, spec := range scn.Strategies {
+			if spec.Sweep == nil {
+				continue
+			}
+			sw := sweepOf{scenario: scn.Name, step: scn.Step, name: spec.Name, key: spec.Sweep.Key, sized: true}
+			for _, v := range spec.Sweep.Values {
+				sw.members = append(sw.members, fmt.Sprintf("%s-%s-%v", spec.Name, spec.Sweep.Key, v))
+				sw.values = append(sw.values, fmt.Sprint(v))
+				if _, num := v.(string); num {
+					sw.sized = false
+				}
+			}
+			out = append(out, sw)
+		}
+	}
+	return out
+}
+
+// curate is the series the report draws, from the run's.
+func curate(sweeps []sweepOf, results []metrics.Result, series []metrics.Series) []metrics.Series {
+	has, planned := map[[3]string]bool{}, map[[3]string]bool{}
+	for _, s := range series {
+		has[[3]string{s.Scenario, s.Step, s.Name}] = true
+		if strings.HasSuffix(s.Strategy, " (plan)") {
+			planned[[3]string{s.Scenario, s.Step, s.Name}] = true
+		}
+	}
+	// guarantee is a design's N/m, and the row's note's head ("N/m").
+	guarantee := func(scenario, design string) (float64, string, bool) {
+		for _, r := range results {
+			if r.Scenario == scenario && r.Strategy == design && r.Metric == metrics.GuaranteeAbove && r.Scale == metrics.Sim && r.Plan != nil {
+				label, _, _ := strings.Cut(r.Note, ":")
+				return *r.Plan, label, true
+			}
+		}
+		return 0, "", false
+	}
+	var out []metrics.Series
+	for _, s := range series {
+		sw, member := findSweep(sweeps, s)
+		// A size's curve against the size twins its curve against memory.
+		if sw != nil && sw.sized && strings.HasSuffix(s.Name, "-by-"+sw.key) &&
+			has[[3]string{s.Scenario, s.Step, strings.TrimSuffix(s.Name, "-by-"+sw.key)}] {
+			continue
+		}
+		// One design's curve without a plan repeats its line on the chart
+		// of every design swept.
+		if sw != nil && member < 0 && !planned[[3]string{s.Scenario, s.Step, s.Name}] &&
+			slices.ContainsFunc([]metrics.Metric{metrics.TopKRecall, metrics.TopKCountBias}, func(m metrics.Metric) bool {
+				return s.Name == "sweep-"+sw.name+"-"+string(m) && has[[3]string{s.Scenario, s.Step, "sweeps-" + string(m)}]
+			}) {
+			continue
+		}
+		if s.Kind == metrics.Distribution && strings.HasPrefix(s.Name, "overestimate-") {
+			if !slices.ContainsFunc(s.Marks, func(m metrics.Mark) bool { return m.Axis == "x" }) {
+				if g, label, ok := guarantee(s.Scenario, s.Strategy); ok {
+					s.Marks = append(slices.Clip(s.Marks), metrics.Mark{Label: label + " = " + metrics.Format(g), Value: g, Axis: "x"})
+				}
+			}
+			if sw != nil && member >= 0 {
+				s = swept(s, sw, member)
+			}
+		}
+		out = append(out, s)
+		// Space-Saving's overestimates against memory, beside the N/m each
+		// size guarantees.
+		if sw != nil && member < 0 && strings.HasSuffix(s.Strategy, " (measured)") && len(s.X) == len(sw.members) &&
+			(s.Name == "sweep-"+sw.name+"-"+string(metrics.MaxOverestimate) || s.Name == "sweep-"+sw.name+"-"+string(metrics.MeanOverestimate)) {
+			p := s
+			p.Y = make([]float64, len(sw.members))
+			ok := true
+			label := ""
+			for i, m := range sw.members {
+				var g float64
+				g, label, ok = guarantee(s.Scenario, m)
+				if !ok {
+					break
+				}
+				p.Y[i] = g
+			}
+			if ok {
+				p.Strategy = sw.name + " (plan: " + label + ")"
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// findSweep is the swept entry a series is of: by its design (member ≥ 0,
+// the index of its value) or by its name ("sweep-NAME-…", member -1).
+func findSweep(sweeps []sweepOf, s metrics.Series) (*sweepOf, int) {
+	for i := range sweeps {
+		sw := &sweeps[i]
+		if sw.scenario != s.Scenario || sw.step != s.Step {
+			continue
+		}
+		if j := slices.Index(sw.members, s.Strategy); j >= 0 {
+			return sw, j
+		}
+		if strings.HasPrefix(s.Name, "sweep-"+sw.name+"-") {
+			return sw, -1
+		}
+	}
+	return nil, -1
+}
+
+// swept puts a member's overestimate histogram in its entry's figure, a
+// panel a value, on a log axis (the values span the sweep's decades): the
+// panel says the value and the bound, the legend the bound's name once.
+func swept(s metrics.Series, sw *sweepOf, member int) metrics.Series {
+	panel := sw.key + " = " + sw.values[member]
+	marks := make([]metrics.Mark, len(s.Marks))
+	for i, m := range s.Marks {
+		name, value, ok := strings.Cut(m.Label, " = ")
+		if ok {
+			panel += ", " + strings.TrimPrefix(name, "bound ") + " = " + value
+		}
+		m.Label = name
+		marks[i] = m
+	}
+	keys := ""
+	if i := strings.LastIndex(s.Title, " ("); i >= 0 {
+		keys = s.Title[i:]
+	}
+	s.Name = "overestimate-" + sw.name
+	s.Title = fmt.Sprintf("%s: overestimate per key%s, a panel a %s", sw.name, keys, sw.key)
+	s.Panel = panel
+	s.Strategy = ""
+	s.Marks = marks
+	if !strings.HasSuffix(s.XLabel, "(log)") {
+		s.XLabel += " (log)"
+	}
+	s.LogX = true
+	return s
+}
+
+// answers says which chart answers a step's question: the one whose
+// metrics its expectations judge most, a chart of every design swept
+// before one design's; of two that tie, the busiest key's load before the
+// node's, the backlog's and the staleness'; else the first.
+func answers(name string, verdicts []report.Verdict) int {
+	score := 0
+	for _, m := range chartMetrics(name) {
+		for _, v := range verdicts {
+			if v.Metric == string(m) {
+				score += 10
+			}
+		}
+	}
+	if i := slices.Index([]string{"staleness", "backlog", "node-load", "key-load"}, name); i >= 0 {
+		score += i + 1
+	}
+	switch {
+	case name == "sweeps-"+string(metrics.TopKRecall): // which design finds the top K at which size
+		score += 20000
+	case strings.HasPrefix(name, "sweeps-"):
+		score += 10000
+	}
+	return score
+}
+
+// chartMetrics are the metrics a chart draws, by its name.
+func chartMetrics(name string) []metrics.Metric {
+	switch {
+	case name == "key-load":
+		return []metrics.Metric{metrics.MaxKeyOps, metrics.Utilisation}
+	case name == "node-load":
+		return []metrics.Metric{metrics.MaxNodeOps}
+	case name == "backlog":
+		return []metrics.Metric{metrics.BacklogGrowth}
+	case name == "staleness":
+		return []metrics.Metric{metrics.StalenessMaxSec}
+	case name == "topk-recall":
+		return []metrics.Metric{metrics.TopKRecall}
+	case strings.HasPrefix(name, "overestimate-"):
+		return []metrics.Metric{metrics.MaxOverestimate, metrics.PlantedExcess, metrics.Undercounts}
+	case strings.HasPrefix(name, "sweeps-"):
+		return []metrics.Metric{metrics.Metric(strings.TrimPrefix(name, "sweeps-"))}
+	}
+	return nil
 }
