@@ -119,6 +119,7 @@ type Cluster struct {
 	hlls    map[uint64]*distinct.HLL // the HyperLogLog keys' registers (PFADD, PFMERGE)
 	lastKey uint64                   // a one-entry cache in front of index
 	lastIdx int32
+	perOp   bool // Do takes every op by itself, runs of writes too (the tests' reference)
 	nodes   []clusterNode
 	nodeSec []clusterCount // [second·Nodes + node]
 
@@ -280,6 +281,10 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 	c.doCalls++
 	for i := 0; i < len(ops); i++ {
 		op := &ops[i]
+		if (op.Kind == strategies.IncrBy || op.Kind == strategies.PFAdd) && !c.perOp {
+			i += c.writeRun(ops[i:]) - 1
+			continue
+		}
 		at := op.At
 		if at < c.clock {
 			at = c.clock
@@ -369,6 +374,51 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 		}
 		i += len(args)
 	}
+}
+
+// writeRun applies the run of writes that opens ops — IncrBys, or PFAdds,
+// to one key in one simulated second — as Do applies them one by one (the
+// same counters, queue, delays and registers, in the same order), with the
+// per-op bookkeeping (the key, its second, its node's, the round trip)
+// done once, and returns the run's length, at least 1. The ops a batch
+// sends to one key in one second (a PFADD lane's thousands, a hot
+// counter's stripes) so cost a few nanoseconds each.
+func (c *Cluster) writeRun(ops []strategies.StoreOp) int {
+	op := &ops[0]
+	kind, key := op.Kind, op.Key
+	at := op.At
+	if at < c.clock {
+		at = c.clock
+		c.reordered++
+	}
+	if at > c.maxAt {
+		panic(fmt.Sprintf("cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
+	}
+	c.clock, c.lastAt, c.started = at, at, true
+	if at >= (c.nextSec+1)*Second {
+		c.cross(at)
+	}
+	k := c.key(key, op.Tag)
+	if c.doMark[k.node] != c.doCalls {
+		c.doMark[k.node] = c.doCalls
+		c.traffic.RoundTrips++
+	}
+	sec := at / Second
+	ks := c.keySecond(k, sec)
+	ns := c.nodeSecond(int(k.node), sec)
+	end := min((sec+1)*Second, c.maxAt+1) // the run's ops arrive before end: no second crossed, none beyond the horizon
+	var h *distinct.HLL
+	if kind == strategies.PFAdd {
+		h = c.hll(key)
+	}
+	n, at := c.enqueueRun(k, ops, at, end, h)
+	c.clock, c.lastAt = at, at
+	ks.writes += uint32(n)
+	ns.writes += uint32(n)
+	k.writes += int64(n)
+	c.writes += int64(n)
+	c.traffic.Ops += int64(n)
+	return n
 }
 
 // GetBytes is a GET of key's value as a string ([strategies.ByteReader]),
@@ -493,6 +543,94 @@ func (c *Cluster) enqueue(k *clusterKey, t, delta int64) {
 		k.head = 0
 	}
 	k.runs = append(k.runs, clusterRun{first: done, count: 1, delta: delta})
+}
+
+// enqueueRun is enqueue of each op of the run that opens ops (writeRun's),
+// the first arriving at at, the others until one is not of its kind and
+// key or arrives at end or later; with h, the PFAdds' members are added to
+// it. The key's state is held in locals over the run. It returns the run's
+// length and the arrival of its last op.
+func (c *Cluster) enqueueRun(k *clusterKey, ops []strategies.StoreOp, at, end int64, h *distinct.HLL) (int, int64) {
+	kind, key := ops[0].Kind, ops[0].Key
+	runs, head := k.runs, k.head
+	free, lastDone, value, sent, queued := k.free, k.lastDone, k.value, k.sent, k.queued
+	maxQueued, maxDelay := k.maxQueued, k.maxDelay
+	keySvc, nodeSvc, minResp, d := c.keySvc, c.nodeSvc, c.minResp, c.ticksPerN
+	var node *clusterNode
+	if nodeSvc > 0 {
+		node = &c.nodes[k.node]
+	}
+	n := 0
+	for ; n < len(ops); n++ {
+		o := &ops[n]
+		if n > 0 {
+			if o.Kind != kind || o.Key != key || o.At >= end {
+				break
+			}
+			if o.At >= at {
+				at = o.At
+			} else {
+				c.reordered++
+			}
+		}
+		delta := o.Delta
+		if h != nil {
+			h.Insert(o.Member)
+			delta = 0
+		}
+		t := at * d
+		for head < len(runs) {
+			r := &runs[head]
+			if r.first+(r.count-1)*r.step > t {
+				break
+			}
+			value += r.count * r.delta
+			queued -= r.count
+			head++
+		}
+		if head == len(runs) {
+			runs, head = runs[:0], 0
+		}
+		done := max(t, free) + keySvc
+		free = done
+		if node != nil {
+			node.free = max(t, node.free) + nodeSvc
+			done = max(done, node.free)
+		}
+		wait := done - t - minResp
+		c.delay.Add(wait)
+		maxDelay = max(maxDelay, wait)
+		lastDone = done
+		sent += delta
+		queued++
+		maxQueued = max(maxQueued, queued)
+		if head < len(runs) {
+			r := &runs[len(runs)-1]
+			if r.delta == delta {
+				if r.count == 1 {
+					r.step, r.count = done-r.first, 2
+					continue
+				}
+				if done == r.first+r.count*r.step {
+					r.count++
+					continue
+				}
+			}
+		}
+		if len(runs) == cap(runs) && head > 0 {
+			runs = runs[:copy(runs, runs[head:])]
+			head = 0
+		}
+		runs = append(runs, clusterRun{first: done, count: 1, delta: delta})
+	}
+	k.runs, k.head = runs, head
+	k.free, k.lastDone, k.value, k.sent, k.queued = free, lastDone, value, sent, queued
+	k.maxQueued, k.maxDelay = maxQueued, maxDelay
+	if !k.busy {
+		k.busy = true
+		c.busy = append(c.busy, k.idx)
+	}
+	return n, at
 }
 
 // advance applies to k's value every pending op completed by tick t.
