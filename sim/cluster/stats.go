@@ -155,7 +155,10 @@ func (c *Cluster) Stats(end int64) Stats {
 	}
 	st.KeyWrites = c.keyLoad(seconds, func(s clusterKeySecond) float64 { return float64(s.writes) })
 	st.KeyReads = c.keyLoad(seconds, func(s clusterKeySecond) float64 { return float64(s.reads) })
-	util := c.keyLoad(seconds, served)
+	util := st.KeyWrites // what is served: the writes, unless Gets queue too
+	if c.cfg.GetsQueue {
+		util = c.keyLoad(seconds, served)
+	}
 	st.UtilMax = util.Max / st.KeyCapacity
 	st.UtilMean = util.Mean / st.KeyCapacity
 
