@@ -51,7 +51,7 @@ vet:
 ## work) and a peer library where there is one, measured in the same run,
 ## then every line's ratio to its floor (tools/benchratio.awk, medians of
 ## BENCHCOUNT runs); the search scenario end to end in ns/event of wall
-BENCH      ?= Truth|CountMinAdd|HLLInsert|ExactObserve|SpaceSavingObserve|TopKObserve|SplitTopK|ZipfRank|StreamChunk|RunSearch|Zset|RatingObserve|TrendingObserve|DecayObserve|StripedPopulation
+BENCH      ?= Truth|ClusterPFAdd|ExactDistinctObserve|CountMinAdd|HLLInsert|ExactObserve|SpaceSavingObserve|TopKObserve|SplitTopK|ZipfRank|StreamChunk|RunSearch|Zset|RatingObserve|TrendingObserve|DecayObserve|StripedPopulation
 BENCHCOUNT ?= 3
 bench:
 	@out=$$(mktemp); \

@@ -97,7 +97,7 @@ type Config struct {
 //
 // Accounting memory: 12 B per key and second in which the key had ops
 // (sparse), 8 B per node and second of the stream (dense), 8 B per second
-// of backlog series, about 150 B per key, and a fixed 15 KB delay
+// of backlog series, about 270 B per key, and a fixed 15 KB delay
 // histogram ([metrics.Hist]).
 //
 // Do costs O(1) amortised per op; it allocates only when a key or a
@@ -114,11 +114,12 @@ type Cluster struct {
 	nodeSeed  uint64
 	ranges    []keyslot.Range // each node's slots (Slots)
 
-	index   map[uint64]int32
+	index   keyIndex
 	keys    []clusterKey
 	hlls    map[uint64]*distinct.HLL // the HyperLogLog keys' registers (PFADD, PFMERGE)
 	lastKey uint64                   // a one-entry cache in front of index
 	lastIdx int32
+	perOp   bool // Do takes every op by itself, runs of writes too (the tests' reference)
 	nodes   []clusterNode
 	nodeSec []clusterCount // [second·Nodes + node]
 
@@ -144,25 +145,49 @@ type Cluster struct {
 }
 
 // clusterKey is one key's server, its pending writes and its counters.
+// What an op reads and writes comes first, in the first 128 bytes, and
+// the struct is 192 bytes: in a large array (which starts a page) a key's
+// hot fields are one aligned pair of cache lines, which the core fetches
+// together, where a key hit at random among thousands costs a miss.
 type clusterKey struct {
-	key      uint64
-	tag      uint64 // the Tag it was first sent with: it places the key
-	idx      int32  // its index in Cluster.keys
-	slot     int32  // its hash slot (Slots), or its node (Modulo), which a multi-key command's keys must share
-	node     int32
-	busy     bool  // in Cluster.busy
 	free     int64 // ticks: when the key's server is next free
 	lastDone int64 // ticks: completion of the latest op still to be served or served
 	value    int64 // the served (visible) value
 	sent     int64 // value + the deltas pending: Final
 	queued   int64 // ops arrived and not completed
+	head     int   // runs[head:] are pending
 	runs     []clusterRun
-	head     int // runs[head:] are pending
-	secs     []clusterKeySecond
 	writes   int64
 	reads    int64
 	// the most ops queued at once and the longest queueing delay, ticks
 	maxQueued, maxDelay int64
+	cur                 clusterKeySecond // the counts of the latest second with ops, when hasCur; secs holds the earlier ones
+	node                int32
+	idx                 int32 // its index in Cluster.keys
+	hasCur              bool
+	busy                bool // in Cluster.busy
+
+	key  uint64
+	tag  uint64 // the Tag it was first sent with: it places the key
+	slot int32  // its hash slot (Slots), or its node (Modulo), which a multi-key command's keys must share
+	secs []clusterKeySecond
+	_    [16]byte
+}
+
+// seconds is the number of seconds in which the key had ops.
+func (k *clusterKey) seconds() int {
+	if k.hasCur {
+		return len(k.secs) + 1
+	}
+	return len(k.secs)
+}
+
+// second returns the counts of the j-th second in which the key had ops.
+func (k *clusterKey) second(j int) clusterKeySecond {
+	if j < len(k.secs) {
+		return k.secs[j]
+	}
+	return k.cur
 }
 
 // clusterRun is count ops with one delta completing at first, first+step, …
@@ -236,7 +261,6 @@ func New(cfg Config) (*Cluster, error) {
 		maxAt:     math.MaxInt64 / d / 2,
 		nodeSeed:  workload.SplitMix64(cfg.Seed),
 		ranges:    ranges,
-		index:     make(map[uint64]int32),
 		nodes:     make([]clusterNode, cfg.Nodes),
 		doMark:    make([]uint32, cfg.Nodes),
 	}
@@ -280,6 +304,10 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 	c.doCalls++
 	for i := 0; i < len(ops); i++ {
 		op := &ops[i]
+		if (op.Kind == strategies.IncrBy || op.Kind == strategies.PFAdd) && !c.perOp {
+			i += c.writeRun(ops[i:]) - 1
+			continue
+		}
 		at := op.At
 		if at < c.clock {
 			at = c.clock
@@ -371,6 +399,51 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 	}
 }
 
+// writeRun applies the run of writes that opens ops — IncrBys, or PFAdds,
+// to one key in one simulated second — as Do applies them one by one (the
+// same counters, queue, delays and registers, in the same order), with the
+// per-op bookkeeping (the key, its second, its node's, the round trip)
+// done once, and returns the run's length, at least 1. The ops a batch
+// sends to one key in one second (a PFADD lane's thousands, a hot
+// counter's stripes) so cost a few nanoseconds each.
+func (c *Cluster) writeRun(ops []strategies.StoreOp) int {
+	op := &ops[0]
+	kind, key := op.Kind, op.Key
+	at := op.At
+	if at < c.clock {
+		at = c.clock
+		c.reordered++
+	}
+	if at > c.maxAt {
+		panic(fmt.Sprintf("cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
+	}
+	c.clock, c.lastAt, c.started = at, at, true
+	if at >= (c.nextSec+1)*Second {
+		c.cross(at)
+	}
+	k := c.key(key, op.Tag)
+	if c.doMark[k.node] != c.doCalls {
+		c.doMark[k.node] = c.doCalls
+		c.traffic.RoundTrips++
+	}
+	sec := at / Second
+	ks := c.keySecond(k, sec)
+	ns := c.nodeSecond(int(k.node), sec)
+	end := min((sec+1)*Second, c.maxAt+1) // the run's ops arrive before end: no second crossed, none beyond the horizon
+	var h *distinct.HLL
+	if kind == strategies.PFAdd {
+		h = c.hll(key)
+	}
+	n, at := c.enqueueRun(k, ops, at, end, h)
+	c.clock, c.lastAt = at, at
+	ks.writes += uint32(n)
+	ns.writes += uint32(n)
+	k.writes += int64(n)
+	c.writes += int64(n)
+	c.traffic.Ops += int64(n)
+	return n
+}
+
 // GetBytes is a GET of key's value as a string ([strategies.ByteReader]),
 // accounted as a Get, in a call of its own (one round trip): a HyperLogLog
 // key's registers in Redis's encoding (hll.go), a counter's value (what a
@@ -383,7 +456,7 @@ func (c *Cluster) GetBytes(at int64, key, tag uint64, dst []byte) ([]byte, error
 	n := len(dst)
 	if h, ok := c.hlls[key]; ok {
 		dst = c.appendHLL(dst, h)
-	} else if k := &c.keys[c.index[key]]; v[0] != 0 || k.writes > 0 {
+	} else if i, _ := c.index.find(key); v[0] != 0 || c.keys[i].writes > 0 {
 		dst = strconv.AppendInt(dst, v[0], 10)
 	}
 	c.traffic.ReplyBytes += int64(len(dst)-n) - 8 // Do counted a number
@@ -407,13 +480,13 @@ func (c *Cluster) key(key, tag uint64) *clusterKey {
 	if key == c.lastKey && len(c.keys) > 0 {
 		return &c.keys[c.lastIdx]
 	}
-	i, ok := c.index[key]
+	i, ok := c.index.find(key)
 	if !ok {
 		if len(c.keys) >= math.MaxInt32 {
 			panic("cluster: too many keys")
 		}
 		i = int32(len(c.keys))
-		c.index[key] = i
+		c.index.add(key, i)
 		slot, node := c.place(key, tag)
 		c.keys = append(c.keys, clusterKey{key: key, tag: tag, idx: i, slot: int32(slot), node: int32(node)})
 	}
@@ -422,13 +495,17 @@ func (c *Cluster) key(key, tag uint64) *clusterKey {
 }
 
 // keySecond returns k's counters for second sec, the latest one it has.
+// The latest is held in the key itself (one cache line fewer an op); it
+// joins secs when a later second begins.
 func (c *Cluster) keySecond(k *clusterKey, sec int64) *clusterKeySecond {
-	n := len(k.secs)
-	if n == 0 || int64(k.secs[n-1].sec) != sec {
-		k.secs = append(k.secs, clusterKeySecond{sec: uint32(sec)})
-		n++
+	if k.hasCur {
+		if int64(k.cur.sec) == sec {
+			return &k.cur
+		}
+		k.secs = append(k.secs, k.cur)
 	}
-	return &k.secs[n-1]
+	k.cur, k.hasCur = clusterKeySecond{sec: uint32(sec)}, true
+	return &k.cur
 }
 
 // nodeSecond returns node's counters for second sec, growing the table.
@@ -495,6 +572,109 @@ func (c *Cluster) enqueue(k *clusterKey, t, delta int64) {
 	k.runs = append(k.runs, clusterRun{first: done, count: 1, delta: delta})
 }
 
+// enqueueRun is enqueue of each op of the run that opens ops (writeRun's),
+// the first arriving at at, the others until one is not of its kind and
+// key or arrives at end or later; with h, the PFAdds' members are added to
+// it. The key's state is held in locals over the run. It returns the run's
+// length and the arrival of its last op.
+func (c *Cluster) enqueueRun(k *clusterKey, ops []strategies.StoreOp, at, end int64, h *distinct.HLL) (int, int64) {
+	kind, key := ops[0].Kind, ops[0].Key
+	runs, head := k.runs, k.head
+	free, lastDone, value, sent, queued := k.free, k.lastDone, k.value, k.sent, k.queued
+	maxQueued, maxDelay := k.maxQueued, k.maxDelay
+	keySvc, nodeSvc, minResp, d := c.keySvc, c.nodeSvc, c.minResp, c.ticksPerN
+	var node *clusterNode
+	if nodeSvc > 0 {
+		node = &c.nodes[k.node]
+	}
+	n := 0
+	for ; n < len(ops); n++ {
+		o := &ops[n]
+		if n > 0 {
+			if o.Kind != kind || o.Key != key || o.At >= end {
+				break
+			}
+			if o.At >= at {
+				at = o.At
+			} else {
+				c.reordered++
+			}
+		}
+		delta := o.Delta
+		if h != nil {
+			h.Insert(o.Member)
+			delta = 0
+		}
+		t := at * d
+		if node == nil && t >= free && len(runs)-head == 1 && runs[head].count == 1 && runs[head].first <= t {
+			// The key idle at t (its one pending op served): the op is
+			// served at once, and its run replaces the served one.
+			value += runs[head].delta
+			done := t + keySvc
+			free, lastDone = done, done
+			c.delay.Add(keySvc - minResp)
+			maxDelay = max(maxDelay, keySvc-minResp)
+			maxQueued = max(maxQueued, queued)
+			sent += delta
+			runs = runs[:1]
+			runs[0] = clusterRun{first: done, count: 1, delta: delta}
+			head = 0
+			continue
+		}
+		for head < len(runs) {
+			r := &runs[head]
+			if r.first+(r.count-1)*r.step > t {
+				break
+			}
+			value += r.count * r.delta
+			queued -= r.count
+			head++
+		}
+		if head == len(runs) {
+			runs, head = runs[:0], 0
+		}
+		done := max(t, free) + keySvc
+		free = done
+		if node != nil {
+			node.free = max(t, node.free) + nodeSvc
+			done = max(done, node.free)
+		}
+		wait := done - t - minResp
+		c.delay.Add(wait)
+		maxDelay = max(maxDelay, wait)
+		lastDone = done
+		sent += delta
+		queued++
+		maxQueued = max(maxQueued, queued)
+		if head < len(runs) {
+			r := &runs[len(runs)-1]
+			if r.delta == delta {
+				if r.count == 1 {
+					r.step, r.count = done-r.first, 2
+					continue
+				}
+				if done == r.first+r.count*r.step {
+					r.count++
+					continue
+				}
+			}
+		}
+		if len(runs) == cap(runs) && head > 0 {
+			runs = runs[:copy(runs, runs[head:])]
+			head = 0
+		}
+		runs = append(runs, clusterRun{first: done, count: 1, delta: delta})
+	}
+	k.runs, k.head = runs, head
+	k.free, k.lastDone, k.value, k.sent, k.queued = free, lastDone, value, sent, queued
+	k.maxQueued, k.maxDelay = maxQueued, maxDelay
+	if !k.busy {
+		k.busy = true
+		c.busy = append(c.busy, k.idx)
+	}
+	return n, at
+}
+
 // advance applies to k's value every pending op completed by tick t.
 func (c *Cluster) advance(k *clusterKey, t int64) {
 	for k.head < len(k.runs) {
@@ -554,7 +734,7 @@ func (c *Cluster) queuedAt(at int64) int64 {
 // sum of the deltas sent since its node last lost its data. An unknown key
 // is 0.
 func (c *Cluster) Final(key uint64) int64 {
-	i, ok := c.index[key]
+	i, ok := c.index.find(key)
 	if !ok {
 		return 0
 	}
@@ -609,9 +789,12 @@ func (c *Cluster) check() error {
 		}
 		inBusy[i] = true
 	}
+	if c.index.n != len(c.keys) {
+		return fmt.Errorf("cluster: %d keys indexed, %d held", c.index.n, len(c.keys))
+	}
 	for i := range c.keys {
 		k := &c.keys[i]
-		if j, ok := c.index[k.key]; !ok || int(j) != i {
+		if j, ok := c.index.find(k.key); !ok || int(j) != i {
 			return fmt.Errorf("cluster: key %d at %d not indexed", k.key, i)
 		}
 		if slot, node := c.place(k.key, k.tag); int(k.node) != node || int(k.slot) != slot {
@@ -638,8 +821,9 @@ func (c *Cluster) check() error {
 			return fmt.Errorf("cluster: key %d: last run ends at %d, lastDone %d", k.key, prev, k.lastDone)
 		}
 		var w, r int64
-		for j, s := range k.secs {
-			if j > 0 && s.sec <= k.secs[j-1].sec {
+		for j := range k.seconds() {
+			s := k.second(j)
+			if j > 0 && s.sec <= k.second(j-1).sec {
 				return errors.New("cluster: key seconds out of order")
 			}
 			w += int64(s.writes)

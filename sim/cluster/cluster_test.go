@@ -304,7 +304,8 @@ func TestClusterLoseNode(t *testing.T) {
 		before[k] = c.Final(uint64(k))
 		if c.NodeOf(uint64(k), 0) == node {
 			want += before[k]
-			queued += c.keys[c.index[uint64(k)]].queued
+			i, _ := c.index.find(uint64(k))
+			queued += c.keys[i].queued
 		}
 	}
 	if queued == 0 {

@@ -71,7 +71,7 @@ func (c *Cluster) place(key, tag uint64) (slot, node int) {
 // NodeOf returns the node that holds key, sent with tag (0: none): see
 // [Placement].
 func (c *Cluster) NodeOf(key, tag uint64) int {
-	if i, ok := c.index[key]; ok {
+	if i, ok := c.index.find(key); ok {
 		return int(c.keys[i].node)
 	}
 	_, node := c.place(key, tag)
@@ -81,7 +81,7 @@ func (c *Cluster) NodeOf(key, tag uint64) int {
 // SlotOf returns the hash slot of key, sent with tag, with Slots; its
 // node with Modulo.
 func (c *Cluster) SlotOf(key, tag uint64) int {
-	if i, ok := c.index[key]; ok {
+	if i, ok := c.index.find(key); ok {
 		return int(c.keys[i].slot)
 	}
 	slot, _ := c.place(key, tag)

@@ -155,7 +155,10 @@ func (c *Cluster) Stats(end int64) Stats {
 	}
 	st.KeyWrites = c.keyLoad(seconds, func(s clusterKeySecond) float64 { return float64(s.writes) })
 	st.KeyReads = c.keyLoad(seconds, func(s clusterKeySecond) float64 { return float64(s.reads) })
-	util := c.keyLoad(seconds, served)
+	util := st.KeyWrites // what is served: the writes, unless Gets queue too
+	if c.cfg.GetsQueue {
+		util = c.keyLoad(seconds, served)
+	}
 	st.UtilMax = util.Max / st.KeyCapacity
 	st.UtilMean = util.Mean / st.KeyCapacity
 
@@ -183,8 +186,8 @@ func (c *Cluster) Stats(end int64) Stats {
 		st.BusiestKey = k.key
 		st.BusiestWrites = make([]float64, seconds)
 		st.BusiestReads = make([]float64, seconds)
-		for _, s := range k.secs {
-			if int(s.sec) < seconds {
+		for j := range k.seconds() {
+			if s := k.second(j); int(s.sec) < seconds {
 				st.BusiestWrites[s.sec] = float64(s.writes)
 				st.BusiestReads[s.sec] = float64(s.reads)
 			}
@@ -279,7 +282,8 @@ func (c *Cluster) keyLoad(seconds int, f func(clusterKeySecond) float64) Load {
 	first := true
 	for i := range c.keys {
 		k := &c.keys[i]
-		for _, s := range k.secs {
+		for j := range k.seconds() {
+			s := k.second(j)
 			v := f(s)
 			if v == 0 {
 				continue
@@ -339,7 +343,7 @@ type KeyLoad struct {
 // KeyLoad returns what the cluster saw of key, and false for a key that
 // never had an op.
 func (c *Cluster) KeyLoad(key uint64) (KeyLoad, bool) {
-	i, ok := c.index[key]
+	i, ok := c.index.find(key)
 	if !ok {
 		return KeyLoad{}, false
 	}
@@ -351,11 +355,13 @@ func (c *Cluster) KeyLoad(key uint64) (KeyLoad, bool) {
 // KeySeconds calls f for every simulated second (from 0) in which key had
 // ops, in order, with its writes and reads in that second.
 func (c *Cluster) KeySeconds(key uint64, f func(sec int, writes, reads uint32)) {
-	i, ok := c.index[key]
+	i, ok := c.index.find(key)
 	if !ok {
 		return
 	}
-	for _, ks := range c.keys[i].secs {
+	k := &c.keys[i]
+	for j := range k.seconds() {
+		ks := k.second(j)
 		f(int(ks.sec), ks.writes, ks.reads)
 	}
 }

@@ -131,18 +131,23 @@ func NewPFHLL(store strategies.Store, seed uint64, part int, merge PFUnion) (*PF
 }
 
 // Observe PFADDs the Actor of every Write event, as HLL.Observe inserts it.
+// The buffer and the latest time are held in locals over the batch.
 func (h *PFHLL) Observe(batch []workload.Event) {
+	ops, last, key, tag := h.ops, h.last, h.key, h.tag
 	for i := range batch {
 		e := &batch[i]
 		if e.Op != workload.Write {
 			continue
 		}
-		if len(h.ops) == pfMaxBuffered {
+		if len(ops) == pfMaxBuffered {
+			h.ops = ops
 			h.send()
+			ops = h.ops
 		}
-		h.last = max(h.last, e.At)
-		h.ops = append(h.ops, strategies.StoreOp{At: h.last, Kind: strategies.PFAdd, Key: h.key, Member: e.Actor, Tag: h.tag})
+		last = max(last, e.At)
+		ops = append(ops, strategies.StoreOp{At: last, Kind: strategies.PFAdd, Key: key, Member: e.Actor, Tag: tag})
 	}
+	h.ops, h.last = ops, last
 	h.send()
 }
 
