@@ -173,7 +173,7 @@ func (x *Exact) Top(k int) []strategies.Item {
 	}
 	var cands []strategies.Item
 	for i := range x.shards {
-		cands = append(cands, ds.ExactTop(&x.shards[i], k)...)
+		cands = append(cands, ds.TopCounts(&x.shards[i], k)...)
 	}
 	ds.SortItems(cands)
 	return cands[:min(k, len(cands))]

@@ -153,7 +153,7 @@ func (s *splitNodes) count(i int, key uint64) uint64 {
 // descending then key ascending (all its keys if it holds fewer).
 // O(n log k) for the n keys of the node.
 func (s *splitNodes) localTop(i, k int) []strategies.Item {
-	items := ds.ExactTop(&s.tables[i], k)
+	items := ds.TopCounts(&s.tables[i], k)
 	ds.SortItems(items)
 	return items
 }
