@@ -69,6 +69,7 @@ func NewExact(p ExactParams, keysHint uint64, seed uint64) (*Exact, error) {
 	size := ds.TableLen(exactShardKeys(keysHint, p.Shards))
 	for i := range x.shards {
 		x.shards[i].Init(size, x.seed)
+		prefault(x.shards[i].Slots) // split_topk_nodes.go
 	}
 	return x, nil
 }
