@@ -136,15 +136,17 @@ type Progress struct {
 // Options.Progress is set and Options.ProgressEvery is 0.
 const DefaultProgressEvery = 2 * time.Second
 
-// laneDepth is how many pieces of the stream (lanePiece) a lane may have
-// waiting: enough that a lane that is briefly slower does not stall the
-// others, few enough that no lane runs far ahead of the slowest. A stopped
-// feed waits for every lane to take what it was handed, so that all took
-// the same events: the slowest lane's lag — the piece in its hand, those
-// waiting, and the one being handed to it, at most laneDepth + 2 pieces
-// (25 k events) — bounds the stop; at 4.3 µs an event, the full board's
-// sorted set (leaderboard-full) takes them in 0.1 s.
+// laneDepth is how many pieces of the stream (lanePiece) the feed hands
+// out ahead of the slowest lane: enough that a lane that is briefly slower
+// does not stall the others, few enough that no lane runs far ahead of
+// the slowest. A stopped feed waits for every lane to take what was handed
+// out, so that all took the same events: the slowest lane's lag, at most
+// laneDepth pieces, bounds the stop (pieceNs).
 const laneDepth = 4
+
+// laneRun is the most pieces a lane worker takes for one lane before it
+// picks again.
+const laneRun = 8
 
 // lanePiece is the fewest events a lane is handed at a time: the whole
 // batches of a chunk that make at least this many (one batch where a batch
@@ -160,7 +162,7 @@ const lanePiece = 4096
 
 // pieceNs is the CPU time of the slowest lane a piece is cut to: long
 // beside a lane's wake-up (tens of µs), short beside a stop's wait (the
-// slowest lane's laneDepth + 2 pieces, 12 ms).
+// slowest lane's laneDepth pieces, 8 ms).
 const pieceNs = 2_000_000
 
 // pieceSpan is the events of a piece for batches of batch events, chunks
@@ -213,21 +215,128 @@ type piece struct {
 // batches, at least lanePiece events or one batch.
 func pieceLen(batch int) int { return max(batch, (lanePiece+batch-1)/batch*batch) }
 
-// lane is one consumer of the stream on its own goroutine: the truth, or
-// one design. Lanes share nothing but the chunks they read, so a run's
-// wall time approaches its slowest lane's rather than the sum of all.
+// lane is one consumer of the stream: the truth, or one design. Lanes
+// share nothing but the chunks they read, so a run's wall time approaches
+// its slowest lane's, or the sum of all over the cores, rather than the
+// sum of all. A lane takes its pieces in order, on one lane worker at a
+// time (board).
 type lane struct {
 	name  string
 	take  func(b []workload.Event, ranks []uint32) int64 // observes a batch (ranks nil but from a rankedSource), returns ns spent
-	in    chan piece
-	ns    atomic.Int64 // time spent taking batches
-	taken atomic.Int64 // events taken
+	ns    atomic.Int64                                   // time spent taking batches
+	taken atomic.Int64                                   // events taken
 	// failed is why the lane stopped taking: a design that panicked on
 	// what it was fed (a histogram's bucket beyond its reach, on a log's
 	// score). The lane then drains what it is handed, untaken, and the
 	// feed returns the failure once every lane is done. Written by the
-	// lane's goroutine, read after it ends.
+	// worker that holds the lane, read after the workers end.
 	failed error
+	// next is the number of the next piece the lane takes; busy, whether
+	// a worker holds it. Both under the board's lock.
+	next int
+	busy bool
+}
+
+// board is the pieces handed out that some lane has still to take, and
+// the lane workers that take them: as many workers as cores, each on a
+// thread of its own (the lanes' clocks are their threads'), each taking
+// the lane furthest behind that no other worker holds, for up to laneRun
+// of its pieces. Where every lane had a goroutine and a thread, 26 lanes
+// on 2 cores (topk-memory's) were preempted and handed between threads
+// every few milliseconds; now a thread runs while it has work.
+type board struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	lanes  []*lane
+	pieces []piece // pieces[i] is piece number base + i
+	base   int
+	closed bool // no piece is handed out any more
+}
+
+func newBoard(lanes []*lane) *board {
+	b := &board{lanes: lanes}
+	b.cond.L = &b.mu
+	return b
+}
+
+// handed is the number of pieces handed out so far.
+func (b *board) handed() int { return b.base + len(b.pieces) }
+
+// slowest is the number of the next piece of the lane furthest behind.
+func (b *board) slowest() int {
+	least := b.handed()
+	for _, l := range b.lanes {
+		least = min(least, l.next)
+	}
+	return least
+}
+
+// hand hands p to every lane, once the slowest lane is fewer than
+// laneDepth pieces behind.
+func (b *board) hand(p piece) {
+	b.mu.Lock()
+	for b.handed()-b.slowest() >= laneDepth {
+		b.cond.Wait()
+	}
+	b.pieces = append(b.pieces, p)
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// close says that no piece is handed out any more: the workers end once
+// every lane has taken every piece.
+func (b *board) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// work is one lane worker: until the board is closed and every piece
+// taken, it takes the lane furthest behind (the first such) that no
+// worker holds and has pieces to take, and takes up to laneRun of them.
+// The last lane done with a chunk gives its buffer back to the pool.
+func (b *board) work(batch int, pool chan chunk) {
+	lockLane() // the goroutine ends with the feed; its thread goes with it
+	run := make([]piece, 0, laneRun)
+	b.mu.Lock()
+	for {
+		var l *lane
+		for _, c := range b.lanes {
+			if !c.busy && c.next < b.handed() && (l == nil || c.next < l.next) {
+				l = c
+			}
+		}
+		if l == nil {
+			if b.closed {
+				b.mu.Unlock()
+				return
+			}
+			b.cond.Wait()
+			continue
+		}
+		from := l.next - b.base
+		run = append(run[:0], b.pieces[from:min(len(b.pieces), from+laneRun)]...)
+		l.busy = true
+		b.mu.Unlock()
+		for _, p := range run {
+			l.takePiece(p.c, p.lo, p.hi, batch)
+			l.taken.Add(int64(p.hi - p.lo))
+			if p.c.left.Add(-1) == 0 {
+				pool <- p.c.chunk
+			}
+		}
+		b.mu.Lock()
+		l.busy = false
+		l.next += len(run)
+		if drop := b.slowest() - b.base; drop > 0 {
+			n := copy(b.pieces, b.pieces[drop:])
+			clear(b.pieces[n:])
+			b.pieces = b.pieces[:n]
+			b.base += drop
+		}
+		b.cond.Broadcast() // the feed may hand out more; another worker may take the lane
+	}
 }
 
 // takePiece observes events lo..hi of chunk c, batch by batch, unless the
@@ -374,22 +483,10 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 	for range cap(pool) {
 		pool <- chunk{}
 	}
+	bd := newBoard(lanes)
 	var lanesDone sync.WaitGroup
-	for _, l := range lanes {
-		l.in = make(chan piece, laneDepth)
-		lanesDone.Add(1)
-		go func() {
-			defer lanesDone.Done()
-			lockLane() // the goroutine ends with its lane; its thread goes with it
-			for p := range l.in {
-				c := p.c
-				l.takePiece(c, p.lo, p.hi, batch)
-				l.taken.Add(int64(p.hi - p.lo))
-				if c.left.Add(-1) == 0 {
-					pool <- c.chunk
-				}
-			}
-		}()
+	for range min(len(lanes), runtime.GOMAXPROCS(0)) {
+		lanesDone.Go(func() { bd.work(batch, pool) })
 	}
 	jobs := make(chan chunk)
 	done := make(chan chunk, cap(pool))
@@ -429,9 +526,7 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 	var dispatched atomic.Int64 // chunks handed to the lanes
 	stopProgress := f.reportProgress(lanes, &dispatched, nChunks, src, start)
 	defer func() {
-		for _, l := range lanes {
-			close(l.in)
-		}
+		bd.close()
 		lanesDone.Wait() // every lane takes what it was handed
 		for _, l := range lanes {
 			if l.failed != nil && (err == nil || ctx.Err() != nil) {
@@ -472,7 +567,7 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 			}
 			delete(pending, next)
 			ns, taken := slowest(lanes)
-			n, err := f.handOut(ctx, r, lanes, pool, c, pieceSpan(batch, len(c.events), ns, taken))
+			n, err := f.handOut(ctx, r, lanes, bd, pool, c, pieceSpan(batch, len(c.events), ns, taken))
 			fed += n
 			if err != nil {
 				return fed, err
@@ -488,7 +583,7 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 // whole batches), until ctx ends: a piece is handed to every lane or to
 // none, so that every lane takes the same events. It returns the events
 // handed out, and notes the time of the last in r.fedUntil.
-func (f Feeder) handOut(ctx context.Context, r *Run, lanes []*lane, pool chan chunk, c chunk, span int) (int64, error) {
+func (f Feeder) handOut(ctx context.Context, r *Run, lanes []*lane, bd *board, pool chan chunk, c chunk, span int) (int64, error) {
 	pieces := (len(c.events) + span - 1) / span
 	if len(lanes) == 0 || pieces == 0 {
 		n := len(c.events)
@@ -518,9 +613,7 @@ func (f Feeder) handOut(ctx context.Context, r *Run, lanes []*lane, pool chan ch
 		// last piece, the chunk's buffer is back in the pool and a
 		// generator writes into it.
 		at := c.events[p.hi-1].At
-		for _, l := range lanes {
-			l.in <- p
-		}
+		bd.hand(p)
 		fed += int64(p.hi - p.lo)
 		r.FedUntil = at
 	}
