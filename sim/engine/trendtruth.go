@@ -202,8 +202,8 @@ type trendWindow struct {
 	oldest  int64 // the oldest bucket index held
 	gens    int64 // the buckets handed out so far, each its generation
 	// the bucket of the last event, while it is held
-	cur  *trendBucket
-	curB int64
+	cur     *trendBucket
+	curB    int64
 	keys    []windowKey // by key number
 	nonzero int         // keys whose total is not 0
 	// by actor number: the newest bucket that holds the actor (MinInt64:
