@@ -397,7 +397,8 @@ func (w Workers) Parallel(jobs []func()) {
 }
 
 // Feeder feeds a source of events to the lanes of a run — the truth, when
-// the run has one, and every design, each on a goroutine of its own —
+// the run has one, and every design, each a lane taken by the board's
+// lane workers —
 // generating the chunks on its workers and reporting progress while it
 // does. A kind that streams events keeps one; it holds nothing of a run,
 // so one Feeder feeds every run of a kind (an audience's days).
@@ -443,7 +444,8 @@ func (f Feeder) SecondPass(ctx context.Context, r *Run, src Source, batch int) e
 
 // Feed generates the stream with several workers and hands it in stream
 // order, in batches of at most batch events, to the truth (when r has one)
-// and to every design, each on its own goroutine. It returns the number of
+// and to every design, each a lane of the board (a worker a core). It
+// returns the number of
 // events fed, which every lane has taken when it returns. Each design's
 // lane is named by r.names.
 func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut int64, err error) {
