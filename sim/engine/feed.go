@@ -336,6 +336,15 @@ func (b *board) work(batch int, pool chan chunk) {
 			b.base += drop
 		}
 		b.cond.Broadcast() // the feed may hand out more; another worker may take the lane
+		// The feed (the goroutine that hands pieces out) and the stream's
+		// generators have no thread of their own: they run where a worker
+		// gives its core up. Without this the feed, woken by the broadcast,
+		// waited for a core while both workers ran until they ran dry: in
+		// run search it waited 1.08 s for a core and ran 0.13 s, against
+		// 0.15–0.24 s waiting with it.
+		b.mu.Unlock()
+		runtime.Gosched()
+		b.mu.Lock()
 	}
 }
 
