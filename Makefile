@@ -50,12 +50,16 @@ vet:
 ## bench: each design beside its floor (the simplest loop doing the same
 ## work) and a peer library where there is one, measured in the same run,
 ## then every line's ratio to its floor (tools/benchratio.awk, medians of
-## BENCHCOUNT runs); the search scenario end to end in ns/event of wall
+## BENCHCOUNT runs); the search scenario end to end in ns/event of wall;
+## every scenario of the default run end to end, one run each
+## (BenchmarkDefaultRun, -benchtime 1x), in CPU seconds (cpu-s/op) and
+## wall (ns/op)
 BENCH      ?= Truth|ClusterPFAdd|ExactDistinctObserve|CountMinAdd|HLLInsert|ExactObserve|SpaceSavingObserve|TopKObserve|SplitTopK|ZipfRank|StreamChunk|RunSearch|Zset|RatingObserve|TrendingObserve|DecayObserve|StripedPopulation
 BENCHCOUNT ?= 3
 bench:
 	@out=$$(mktemp); \
-	if ! $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) ./sim/... ./strategies/... ./workload > $$out; then \
+	if ! $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) ./sim/... ./strategies/... ./workload > $$out || \
+		! $(GO) test -run '^$$' -bench '^BenchmarkDefaultRun$$' -benchtime 1x -count $(BENCHCOUNT) ./sim >> $$out; then \
 		cat $$out; rm -f $$out; exit 1; fi; \
 	cat $$out; echo; awk -f tools/benchratio.awk $$out; rm -f $$out
 

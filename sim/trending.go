@@ -335,7 +335,7 @@ func (k *trendingKind) Run(ctx context.Context) (*engine.Report, error) {
 	} else {
 		k.rows.Truth(rep, metrics.Events, float64(events), "events", nil, "events read from the log")
 	}
-	k.rows.Truth(rep, metrics.DistinctKeys, float64(len(tr.Keys)), "keys", nil, "phrases seen")
+	k.rows.Truth(rep, metrics.DistinctKeys, float64(tr.DistinctKeys()), "keys", nil, "phrases seen")
 	for p, ph := range k.in.phrases {
 		if g := k.in.gen; g != nil {
 			k.rows.Truth(rep, metrics.PlantedCount, float64(tr.PlantCount[p]), "events", metrics.PlanOf(math.Round(g.plantExpected(p))), g.plantNote(p))

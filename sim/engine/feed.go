@@ -136,21 +136,66 @@ type Progress struct {
 // Options.Progress is set and Options.ProgressEvery is 0.
 const DefaultProgressEvery = 2 * time.Second
 
-// laneDepth is how many pieces of the stream (lanePiece) a lane may have
-// waiting: enough that a lane that is briefly slower does not stall the
-// others, few enough that no lane runs far ahead of the slowest. A stopped
-// feed waits for every lane to take what it was handed, so that all took
-// the same events: the slowest lane's lag — the piece in its hand, those
-// waiting, and the one being handed to it, at most laneDepth + 2 pieces
-// (25 k events) — bounds the stop; at 4.3 µs an event, the full board's
-// sorted set (leaderboard-full) takes them in 0.1 s.
+// laneDepth is how many pieces of the stream (lanePiece) the feed hands
+// out ahead of the slowest lane: enough that a lane that is briefly slower
+// does not stall the others, few enough that no lane runs far ahead of
+// the slowest. A stopped feed waits for every lane to take what was handed
+// out, so that all took the same events: the slowest lane's lag, at most
+// laneDepth pieces, bounds the stop (pieceNs).
 const laneDepth = 4
 
-// lanePiece is about the events a lane is handed at a time: the whole
+// laneRun is the most pieces a lane worker takes for one lane before it
+// picks again.
+const laneRun = 8
+
+// lanePiece is the fewest events a lane is handed at a time: the whole
 // batches of a chunk that make at least this many (one batch where a batch
 // is larger, the whole chunk where the chunk is smaller). A chunk of
 // 65,536 events is 3 MB; a piece, the part of it a lane takes in one go.
+// Once the lanes have taken some, a piece is as many whole batches as the
+// slowest lane takes in about pieceNs (pieceSpan), up to the chunk: a lane
+// that waits for its next piece gives up its core, and at 4,096 events of
+// a search stream (200 µs) the waits and wake-ups between pieces kept a
+// fifth of two cores idle. Which events a lane takes in one Observe call
+// (a batch) does not depend on it, so neither do the results.
 const lanePiece = 4096
+
+// pieceNs is the CPU time of the slowest lane a piece is cut to: long
+// beside a lane's wake-up (tens of µs), short beside a stop's wait (the
+// slowest lane's laneDepth pieces, 8 ms).
+const pieceNs = 2_000_000
+
+// pieceSpan is the events of a piece for batches of batch events, chunks
+// of chunk events, the slowest lane having taken taken events in ns:
+// pieceNs of it in whole batches, at least pieceLen(batch), at most the
+// chunk's whole batches.
+func pieceSpan(batch, chunk int, ns, taken int64) int {
+	span := pieceLen(batch)
+	if ns <= 0 || taken <= 0 || chunk <= span {
+		return span
+	}
+	want := int64(float64(pieceNs) / (float64(ns) / float64(taken)))
+	most := (chunk + batch - 1) / batch * batch
+	if want <= int64(span) {
+		return span
+	}
+	if want >= int64(most) {
+		return most
+	}
+	return (int(want) + batch - 1) / batch * batch
+}
+
+// slowest is the ns and events taken of the lane that spent the most time
+// an event so far.
+func slowest(lanes []*lane) (ns, taken int64) {
+	for _, l := range lanes {
+		n, t := l.ns.Load(), l.taken.Load()
+		if t > 0 && (taken == 0 || float64(n)/float64(t) > float64(ns)/float64(taken)) {
+			ns, taken = n, t
+		}
+	}
+	return ns, taken
+}
 
 // fedChunk is a chunk handed to every lane, piece by piece; the last lane
 // done with its last piece gives its buffer back.
@@ -170,21 +215,140 @@ type piece struct {
 // batches, at least lanePiece events or one batch.
 func pieceLen(batch int) int { return max(batch, (lanePiece+batch-1)/batch*batch) }
 
-// lane is one consumer of the stream on its own goroutine: the truth, or
-// one design. Lanes share nothing but the chunks they read, so a run's
-// wall time approaches its slowest lane's rather than the sum of all.
+// lane is one consumer of the stream: the truth, or one design. Lanes
+// share nothing but the chunks they read, so a run's wall time approaches
+// its slowest lane's, or the sum of all over the cores, rather than the
+// sum of all. A lane takes its pieces in order, on one lane worker at a
+// time (board).
 type lane struct {
 	name  string
 	take  func(b []workload.Event, ranks []uint32) int64 // observes a batch (ranks nil but from a rankedSource), returns ns spent
-	in    chan piece
-	ns    atomic.Int64 // time spent taking batches
-	taken atomic.Int64 // events taken
+	ns    atomic.Int64                                   // time spent taking batches
+	taken atomic.Int64                                   // events taken
 	// failed is why the lane stopped taking: a design that panicked on
 	// what it was fed (a histogram's bucket beyond its reach, on a log's
 	// score). The lane then drains what it is handed, untaken, and the
 	// feed returns the failure once every lane is done. Written by the
-	// lane's goroutine, read after it ends.
+	// worker that holds the lane, read after the workers end.
 	failed error
+	// next is the number of the next piece the lane takes; busy, whether
+	// a worker holds it. Both under the board's lock.
+	next int
+	busy bool
+}
+
+// board is the pieces handed out that some lane has still to take, and
+// the lane workers that take them: as many workers as cores, each on a
+// thread of its own (the lanes' clocks are their threads'), each taking
+// the lane furthest behind that no other worker holds, for up to laneRun
+// of its pieces. Where every lane had a goroutine and a thread, 26 lanes
+// on 2 cores (topk-memory's) were preempted and handed between threads
+// every few milliseconds; now a thread runs while it has work.
+type board struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	lanes  []*lane
+	pieces []piece // pieces[i] is piece number base + i
+	base   int
+	closed bool // no piece is handed out any more
+}
+
+func newBoard(lanes []*lane) *board {
+	b := &board{lanes: lanes}
+	b.cond.L = &b.mu
+	return b
+}
+
+// handed is the number of pieces handed out so far.
+func (b *board) handed() int { return b.base + len(b.pieces) }
+
+// slowest is the number of the next piece of the lane furthest behind.
+func (b *board) slowest() int {
+	least := b.handed()
+	for _, l := range b.lanes {
+		least = min(least, l.next)
+	}
+	return least
+}
+
+// hand hands p to every lane, once the slowest lane is fewer than
+// laneDepth pieces behind.
+func (b *board) hand(p piece) {
+	b.mu.Lock()
+	for b.handed()-b.slowest() >= laneDepth {
+		b.cond.Wait()
+	}
+	b.pieces = append(b.pieces, p)
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// close says that no piece is handed out any more: the workers end once
+// every lane has taken every piece.
+func (b *board) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// work is one lane worker: until the board is closed and every piece
+// taken, it takes the lane furthest behind (the first such) that no
+// worker holds and has pieces to take, and takes up to laneRun of them.
+// The last lane done with a chunk gives its buffer back to the pool.
+func (b *board) work(batch int, pool chan chunk) {
+	lockLane() // the goroutine ends with the feed; its thread goes with it
+	b.mu.Lock()
+	for {
+		var l *lane
+		for _, c := range b.lanes {
+			if !c.busy && c.next < b.handed() && (l == nil || c.next < l.next) {
+				l = c
+			}
+		}
+		if l == nil {
+			if b.closed {
+				b.mu.Unlock()
+				return
+			}
+			b.cond.Wait()
+			continue
+		}
+		// Hold the lane for up to laneRun pieces, handed out before or
+		// while it takes them, marking each taken as it goes: the slowest
+		// lane's progress is what lets the feed hand out more, and a lane
+		// held for a run of pieces, its progress seen only at the run's
+		// end, left the other worker idle once the rest were laneDepth
+		// ahead (run search's cores 84% busy).
+		l.busy = true
+		for taken := 0; taken < laneRun && l.next < b.handed(); taken++ {
+			p := b.pieces[l.next-b.base]
+			b.mu.Unlock()
+			l.takePiece(p.c, p.lo, p.hi, batch)
+			l.taken.Add(int64(p.hi - p.lo))
+			if p.c.left.Add(-1) == 0 {
+				pool <- p.c.chunk
+			}
+			// The feed (the goroutine that hands pieces out) and the
+			// stream's generators have no thread of their own: they run
+			// where a worker gives its core up. Without this the feed,
+			// woken by the broadcast, waited for a core while both workers
+			// ran until they ran dry: in run search it waited 1.08 s for a
+			// core and ran 0.13 s, against 0.15–0.24 s waiting with it.
+			runtime.Gosched()
+			b.mu.Lock()
+			l.next++
+			if drop := b.slowest() - b.base; drop > 0 {
+				n := copy(b.pieces, b.pieces[drop:])
+				clear(b.pieces[n:])
+				b.pieces = b.pieces[:n]
+				b.base += drop
+			}
+			b.cond.Broadcast() // the feed may hand out more
+		}
+		l.busy = false
+		b.cond.Broadcast() // another worker may take the lane
+	}
 }
 
 // takePiece observes events lo..hi of chunk c, batch by batch, unless the
@@ -245,7 +409,8 @@ func (w Workers) Parallel(jobs []func()) {
 }
 
 // Feeder feeds a source of events to the lanes of a run — the truth, when
-// the run has one, and every design, each on a goroutine of its own —
+// the run has one, and every design, each a lane taken by the board's
+// lane workers —
 // generating the chunks on its workers and reporting progress while it
 // does. A kind that streams events keeps one; it holds nothing of a run,
 // so one Feeder feeds every run of a kind (an audience's days).
@@ -291,7 +456,8 @@ func (f Feeder) SecondPass(ctx context.Context, r *Run, src Source, batch int) e
 
 // Feed generates the stream with several workers and hands it in stream
 // order, in batches of at most batch events, to the truth (when r has one)
-// and to every design, each on its own goroutine. It returns the number of
+// and to every design, each a lane of the board (a worker a core). It
+// returns the number of
 // events fed, which every lane has taken when it returns. Each design's
 // lane is named by r.names.
 func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut int64, err error) {
@@ -331,22 +497,10 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 	for range cap(pool) {
 		pool <- chunk{}
 	}
+	bd := newBoard(lanes)
 	var lanesDone sync.WaitGroup
-	for _, l := range lanes {
-		l.in = make(chan piece, laneDepth)
-		lanesDone.Add(1)
-		go func() {
-			defer lanesDone.Done()
-			lockLane() // the goroutine ends with its lane; its thread goes with it
-			for p := range l.in {
-				c := p.c
-				l.takePiece(c, p.lo, p.hi, batch)
-				l.taken.Add(int64(p.hi - p.lo))
-				if c.left.Add(-1) == 0 {
-					pool <- c.chunk
-				}
-			}
-		}()
+	for range min(len(lanes), runtime.GOMAXPROCS(0)) {
+		lanesDone.Go(func() { bd.work(batch, pool) })
 	}
 	jobs := make(chan chunk)
 	done := make(chan chunk, cap(pool))
@@ -386,9 +540,7 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 	var dispatched atomic.Int64 // chunks handed to the lanes
 	stopProgress := f.reportProgress(lanes, &dispatched, nChunks, src, start)
 	defer func() {
-		for _, l := range lanes {
-			close(l.in)
-		}
+		bd.close()
 		lanesDone.Wait() // every lane takes what it was handed
 		for _, l := range lanes {
 			if l.failed != nil && (err == nil || ctx.Err() != nil) {
@@ -411,7 +563,6 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 
 	pending := map[int]chunk{}
 	var fed int64
-	span := pieceLen(batch)
 	for next := 0; inOrder || next < nChunks; {
 		var c chunk
 		select {
@@ -429,7 +580,8 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 				break
 			}
 			delete(pending, next)
-			n, err := f.handOut(ctx, r, lanes, pool, c, span)
+			ns, taken := slowest(lanes)
+			n, err := f.handOut(ctx, r, lanes, bd, pool, c, pieceSpan(batch, len(c.events), ns, taken))
 			fed += n
 			if err != nil {
 				return fed, err
@@ -445,7 +597,7 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 // whole batches), until ctx ends: a piece is handed to every lane or to
 // none, so that every lane takes the same events. It returns the events
 // handed out, and notes the time of the last in r.fedUntil.
-func (f Feeder) handOut(ctx context.Context, r *Run, lanes []*lane, pool chan chunk, c chunk, span int) (int64, error) {
+func (f Feeder) handOut(ctx context.Context, r *Run, lanes []*lane, bd *board, pool chan chunk, c chunk, span int) (int64, error) {
 	pieces := (len(c.events) + span - 1) / span
 	if len(lanes) == 0 || pieces == 0 {
 		n := len(c.events)
@@ -475,9 +627,7 @@ func (f Feeder) handOut(ctx context.Context, r *Run, lanes []*lane, pool chan ch
 		// last piece, the chunk's buffer is back in the pool and a
 		// generator writes into it.
 		at := c.events[p.hi-1].At
-		for _, l := range lanes {
-			l.in <- p
-		}
+		bd.hand(p)
 		fed += int64(p.hi - p.lo)
 		r.FedUntil = at
 	}

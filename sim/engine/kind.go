@@ -92,7 +92,7 @@ type churner interface {
 //     constructor sizes its env; Prepare then adds the designs, checked
 //     against the kind, so a kind reads them at memory and run, not before.
 //   - feeder: feeds a source of events to the lanes of a run, the truth
-//     and every design each on a goroutine of its own (feed.go).
+//     and every design each a lane, run by a lane worker a core (feed.go).
 //   - rows: the truth's rows and a scorer for each design's (score.go).
 //   - workers: the goroutines that generate chunks and run jobs side by
 //     side (parallel).

@@ -17,6 +17,13 @@ import (
 
 // TrendTruth is the exact score of every key under each law the designs
 // estimate, and the true top K of now at each checkpoint.
+//
+// Each key is numbered in order of first sight (one map lookup an event,
+// a slice index for a small key), and every law keeps its state in plain
+// slices by that number: a window, each bucket's (key, count) list with
+// the keys' totals; a decay, each key's score at its last event. The
+// answers are those of a map a key and a bucket, taken in any order: the
+// top K is ordered by score then key.
 type TrendTruth struct {
 	Laws   []TrendLaw
 	checks []int64
@@ -24,7 +31,12 @@ type TrendTruth struct {
 	k      int
 	plants []uint64 // the planted keys, whose exact scores are kept
 	events int64
-	Keys   map[uint64]struct{}
+	// the keys numbered: keys[n] is key n; a key below smallKeys is found
+	// at small[key] (its number + 1), any other in index
+	keys   []uint64
+	small  []int32
+	index  keyIndex
+	actors actorIndex
 	// PlantCount is each plant's count over the stream.
 	PlantCount []int64
 	// regional counts of each plant, and for each threshold the regional
@@ -34,22 +46,197 @@ type TrendTruth struct {
 	Crossed     map[[3]int]int64 // {threshold, plant, region} → At
 }
 
+// smallKeys bounds the keys numbered by a slice index rather than the map:
+// a background of ranks (unscrambled) is all small.
+const smallKeys = 1 << 20
+
+// actorIndex numbers actors as TrendTruth numbers keys.
+type actorIndex struct {
+	n     int32
+	small []int32
+	index map[uint64]int32
+}
+
+func (a *actorIndex) number(actor uint64) int32 {
+	if actor < smallKeys {
+		if actor >= uint64(len(a.small)) {
+			a.small = append(a.small, make([]int32, int(actor)+1-len(a.small))...)
+		}
+		if n := a.small[actor]; n > 0 {
+			return n - 1
+		}
+		a.small[actor] = a.n + 1
+	} else {
+		if n, ok := a.index[actor]; ok {
+			return n
+		}
+		if a.index == nil {
+			a.index = map[uint64]int32{}
+		}
+		a.index[actor] = a.n
+	}
+	a.n++
+	return a.n - 1
+}
+
+// DistinctKeys is the number of keys written (a positive delta).
+func (t *TrendTruth) DistinctKeys() int { return len(t.keys) }
+
+// number is key's number, given the next one on first sight.
+func (t *TrendTruth) number(key uint64) int32 {
+	if key < smallKeys {
+		if key >= uint64(len(t.small)) {
+			t.small = append(t.small, make([]int32, int(key)+1-len(t.small))...)
+		}
+		if n := t.small[key]; n > 0 {
+			return n - 1
+		}
+		t.small[key] = int32(len(t.keys)) + 1
+	} else if !t.index.add(key, t.keys) {
+		return t.index.at
+	}
+	t.keys = append(t.keys, key)
+	for j := range t.Laws {
+		t.Laws[j].grow()
+	}
+	return int32(len(t.keys) - 1)
+}
+
+// find is key's number, or -1 for a key never written.
+func (t *TrendTruth) find(key uint64) int32 {
+	if key < smallKeys {
+		if key < uint64(len(t.small)) {
+			return t.small[key] - 1
+		}
+		return -1
+	}
+	return t.index.find(key, t.keys)
+}
+
+// keyIndex finds the number of a key (one at or above smallKeys) in
+// TrendTruth.keys: open addressing with linear probing from
+// workload.Mix64(key) over slots holding a number + 1, at most half full,
+// doubling. A Go map cost the trending truth a fifth of its time here.
+type keyIndex struct {
+	slots []int32
+	n     int
+	at    int32 // the number add found
+}
+
+// find returns key's number, or -1.
+func (x *keyIndex) find(key uint64, keys []uint64) int32 {
+	if x.slots == nil {
+		return -1
+	}
+	mask := uint64(len(x.slots) - 1)
+	for i := workload.Mix64(key) & mask; ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 {
+			return -1
+		}
+		if keys[s-1] == key {
+			return s - 1
+		}
+	}
+}
+
+// add numbers key len(keys) and returns true, unless it has a number: then
+// it returns false with the number in at.
+func (x *keyIndex) add(key uint64, keys []uint64) bool {
+	if 2*(x.n+1) > len(x.slots) {
+		x.grow(keys)
+	}
+	mask := uint64(len(x.slots) - 1)
+	for i := workload.Mix64(key) & mask; ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 {
+			x.slots[i] = int32(len(keys)) + 1
+			x.n++
+			return true
+		}
+		if keys[s-1] == key {
+			x.at = s - 1
+			return false
+		}
+	}
+}
+
+// grow doubles the slots (at least 1,024) and places every key held again.
+func (x *keyIndex) grow(keys []uint64) {
+	old := x.slots
+	x.slots = make([]int32, max(1024, 2*len(old)))
+	mask := uint64(len(x.slots) - 1)
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := workload.Mix64(keys[s-1]) & mask
+		for x.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = s
+	}
+}
+
 // TrendLaw is one law's exact state and its answers.
 type TrendLaw struct {
 	Law strategies.TrendLaw
-	// a window: the counts of each bucket still in the window, by bucket
-	// index, and their totals
-	buckets map[int64]map[uint64]int64
-	totals  map[uint64]int64
-	actors  map[int64]map[uint64]struct{} // each bucket's actors
-	oldest  int64                         // the oldest bucket index held
-	// a decay: each key's score at its last event
-	decayed map[uint64]decayed
+	win *trendWindow // a window's state; nil for a decay
+	// a decay: each key's score at its last event, by number
+	decayed []decayed
 	// at each checkpoint: the Top K, and each plant's score
 	Top    [][]strategies.Trend
 	Plants [][]float64
 	// a window's distinct keys and actors at each checkpoint
 	DistinctKeys, DistinctActors []float64
+}
+
+// trendWindow is a window law's state: the buckets still held, each a list
+// of (key, count) — a key once a bucket, but for events out of time order
+// — and every key's total over them. A bucket below the oldest held when
+// an event comes (an event out of order) is kept for good, as is its
+// actors' presence.
+type trendWindow struct {
+	buckets map[int64]*trendBucket
+	free    []*trendBucket
+	oldest  int64 // the oldest bucket index held
+	gens    int64 // the buckets handed out so far, each its generation
+	// the bucket of the last event, while it is held
+	cur     *trendBucket
+	curB    int64
+	keys    []windowKey // by key number
+	nonzero int         // keys whose total is not 0
+	// by actor number: the newest bucket that holds the actor (MinInt64:
+	// none), and whether a bucket held for good does
+	actorMax   []int64
+	actorStuck []bool
+}
+
+// windowKey is a key's total over a window's buckets held, and where its
+// entry of the bucket of its last event is (one cache line for the three).
+type windowKey struct {
+	total int64
+	gen   int64 // the generation of that bucket
+	pos   int32 // the entry's place in it
+}
+
+type trendBucket struct {
+	gen     int64
+	entries []trendEntry
+}
+
+type trendEntry struct {
+	key int32
+	n   int64
+}
+
+// grow makes room for one more key number.
+func (l *TrendLaw) grow() {
+	if w := l.win; w != nil {
+		w.keys = append(w.keys, windowKey{})
+		return
+	}
+	l.decayed = append(l.decayed, decayed{})
 }
 
 type decayed struct {
@@ -58,13 +245,11 @@ type decayed struct {
 }
 
 func NewTrendTruth(laws []strategies.TrendLaw, checks []int64, k int, plants []uint64) *TrendTruth {
-	t := &TrendTruth{checks: checks, k: k, plants: plants, Keys: map[uint64]struct{}{}, PlantCount: make([]int64, len(plants))}
+	t := &TrendTruth{checks: checks, k: k, plants: plants, PlantCount: make([]int64, len(plants))}
 	for _, l := range laws {
 		tl := TrendLaw{Law: l}
 		if l.Window > 0 {
-			tl.buckets, tl.totals, tl.actors = map[int64]map[uint64]int64{}, map[uint64]int64{}, map[int64]map[uint64]struct{}{}
-		} else {
-			tl.decayed = map[uint64]decayed{}
+			tl.win = &trendWindow{buckets: map[int64]*trendBucket{}, curB: math.MinInt64}
 		}
 		t.Laws = append(t.Laws, tl)
 	}
@@ -82,7 +267,8 @@ func (t *TrendTruth) Observe(batch []workload.Event) {
 			continue
 		}
 		t.events++
-		t.Keys[e.Key] = struct{}{}
+		id := t.number(e.Key)
+		actor := int32(-1)
 		for p, key := range t.plants {
 			if e.Key != key {
 				continue
@@ -102,29 +288,58 @@ func (t *TrendTruth) Observe(batch []workload.Event) {
 		}
 		for j := range t.Laws {
 			l := &t.Laws[j]
-			if l.Law.Window > 0 {
-				b := e.At / l.Law.Bucket
-				l.expire(b)
-				m := l.buckets[b]
-				if m == nil {
-					m = map[uint64]int64{}
-					l.buckets[b] = m
+			if w := l.win; w != nil {
+				if actor < 0 {
+					actor = t.actors.number(e.Actor)
 				}
-				m[e.Key] += e.Delta
-				l.totals[e.Key] += e.Delta
-				a := l.actors[b]
-				if a == nil {
-					a = map[uint64]struct{}{}
-					l.actors[b] = a
-				}
-				a[e.Actor] = struct{}{}
+				w.add(e.At/l.Law.Bucket, l.Law.Window/l.Law.Bucket, id, actor, e.Delta)
 				continue
 			}
-			d := l.decayed[e.Key]
+			d := &l.decayed[id]
 			d.score = d.score*math.Exp2(-float64(e.At-d.at)/float64(l.Law.HalfLife)) + float64(e.Delta)
 			d.at = e.At
-			l.decayed[e.Key] = d
 		}
+	}
+}
+
+// add counts delta of key id by actor in bucket b of a window of w buckets.
+func (w *trendWindow) add(b, width int64, id, actor int32, delta int64) {
+	if b != w.curB || w.cur == nil {
+		w.expire(b, width)
+		c := w.buckets[b]
+		if c == nil {
+			if n := len(w.free); n > 0 {
+				c, w.free = w.free[n-1], w.free[:n-1]
+			} else {
+				c = &trendBucket{}
+			}
+			w.gens++
+			c.gen = w.gens
+			w.buckets[b] = c
+		}
+		w.cur, w.curB = c, b
+	}
+	c, k := w.cur, &w.keys[id]
+	if k.gen == c.gen {
+		c.entries[k.pos].n += delta
+	} else {
+		k.gen, k.pos = c.gen, int32(len(c.entries))
+		c.entries = append(c.entries, trendEntry{key: id, n: delta})
+	}
+	if k.total == 0 {
+		w.nonzero++
+	}
+	if k.total += delta; k.total == 0 {
+		w.nonzero--
+	}
+	for int(actor) >= len(w.actorMax) {
+		w.actorMax = append(w.actorMax, math.MinInt64)
+		w.actorStuck = append(w.actorStuck, false)
+	}
+	if b < w.oldest {
+		w.actorStuck[actor] = true
+	} else if b > w.actorMax[actor] {
+		w.actorMax[actor] = b
 	}
 }
 
@@ -137,16 +352,27 @@ func (t *TrendTruth) Finish() {
 
 // expire drops the buckets that fall out of the window of bucket b: those
 // before b − W + 1, subtracting their counts from the totals.
-func (l *TrendLaw) expire(b int64) {
-	w := l.Law.Window / l.Law.Bucket
-	for ; l.oldest < b-w+1; l.oldest++ {
-		for key, c := range l.buckets[l.oldest] {
-			if l.totals[key] -= c; l.totals[key] == 0 {
-				delete(l.totals, key)
+func (w *trendWindow) expire(b, width int64) {
+	for ; w.oldest < b-width+1; w.oldest++ {
+		c := w.buckets[w.oldest]
+		if c == nil {
+			continue
+		}
+		for _, x := range c.entries {
+			k := &w.keys[x.key]
+			if k.total == 0 {
+				w.nonzero++
+			}
+			if k.total -= x.n; k.total == 0 {
+				w.nonzero--
 			}
 		}
-		delete(l.buckets, l.oldest)
-		delete(l.actors, l.oldest)
+		c.entries = c.entries[:0]
+		w.free = append(w.free, c)
+		delete(w.buckets, w.oldest)
+		if c == w.cur {
+			w.cur, w.curB = nil, math.MinInt64
+		}
 	}
 }
 
@@ -157,30 +383,38 @@ func (t *TrendTruth) checkpoint(c int64) {
 		l := &t.Laws[j]
 		sel := newTrendSelect(t.k)
 		plants := make([]float64, len(t.plants))
-		if l.Law.Window > 0 {
-			l.expire(now / l.Law.Bucket)
-			for key, n := range l.totals {
-				sel.offer(strategies.Trend{Key: key, Score: float64(n)})
-			}
-			for p, key := range t.plants {
-				plants[p] = float64(l.totals[key])
-			}
-			union := map[uint64]struct{}{}
-			for _, a := range l.actors {
-				for x := range a {
-					union[x] = struct{}{}
+		if w := l.win; w != nil {
+			w.expire(now/l.Law.Bucket, l.Law.Window/l.Law.Bucket)
+			for id := range w.keys {
+				if n := w.keys[id].total; n != 0 {
+					sel.offer(strategies.Trend{Key: t.keys[id], Score: float64(n)})
 				}
 			}
-			l.DistinctKeys = append(l.DistinctKeys, float64(len(l.totals)))
-			l.DistinctActors = append(l.DistinctActors, float64(len(union)))
+			for p, key := range t.plants {
+				if id := t.find(key); id >= 0 {
+					plants[p] = float64(w.keys[id].total)
+				}
+			}
+			actors := 0
+			for a, b := range w.actorMax {
+				if w.actorStuck[a] || b >= w.oldest {
+					actors++
+				}
+			}
+			l.DistinctKeys = append(l.DistinctKeys, float64(w.nonzero))
+			l.DistinctActors = append(l.DistinctActors, float64(actors))
 		} else {
 			h := float64(l.Law.HalfLife)
 			score := func(d decayed) float64 { return d.score * math.Exp2(-float64(now-d.at)/h) }
-			for key, d := range l.decayed {
-				sel.offer(strategies.Trend{Key: key, Score: score(d)})
+			for id, d := range l.decayed {
+				sel.offer(strategies.Trend{Key: t.keys[id], Score: score(d)})
 			}
 			for p, key := range t.plants {
-				plants[p] = score(l.decayed[key])
+				var d decayed
+				if id := t.find(key); id >= 0 {
+					d = l.decayed[id]
+				}
+				plants[p] = score(d)
 			}
 		}
 		l.Top = append(l.Top, sel.result())

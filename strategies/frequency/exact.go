@@ -69,6 +69,7 @@ func NewExact(p ExactParams, keysHint uint64, seed uint64) (*Exact, error) {
 	size := ds.TableLen(exactShardKeys(keysHint, p.Shards))
 	for i := range x.shards {
 		x.shards[i].Init(size, x.seed)
+		prefault(x.shards[i].Slots) // split_topk_nodes.go
 	}
 	return x, nil
 }
@@ -173,7 +174,7 @@ func (x *Exact) Top(k int) []strategies.Item {
 	}
 	var cands []strategies.Item
 	for i := range x.shards {
-		cands = append(cands, ds.ExactTop(&x.shards[i], k)...)
+		cands = append(cands, ds.TopCounts(&x.shards[i], k)...)
 	}
 	ds.SortItems(cands)
 	return cands[:min(k, len(cands))]

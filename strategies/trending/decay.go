@@ -306,8 +306,42 @@ func worseTrend(a, b *strategies.Trend) bool {
 	return a.Score < b.Score || a.Score == b.Score && a.Key > b.Key
 }
 
-// offer keeps t if it is among the k best offered so far. O(log k).
-func (h *trendHeap) offer(k int, t strategies.Trend) { *h = ds.KeepBest(*h, k, t, worseTrend) }
+// offer keeps t if it is among the k best offered so far. O(log k). It is
+// ds.KeepBest written out with worseTrend called by name: through KeepBest's
+// function value every trend offered escaped to the heap, an allocation a
+// key at every query.
+func (h *trendHeap) offer(k int, t strategies.Trend) {
+	s := *h
+	switch {
+	case len(s) < k:
+		s = append(s, t)
+		for j := len(s) - 1; j > 0; {
+			p := (j - 1) / 2
+			if !worseTrend(&s[j], &s[p]) {
+				break
+			}
+			s[j], s[p] = s[p], s[j]
+			j = p
+		}
+	case len(s) > 0 && worseTrend(&s[0], &t):
+		s[0] = t
+		for j := 0; ; {
+			c := 2*j + 1
+			if c >= len(s) {
+				break
+			}
+			if r := c + 1; r < len(s) && worseTrend(&s[r], &s[c]) {
+				c = r
+			}
+			if !worseTrend(&s[c], &s[j]) {
+				break
+			}
+			s[j], s[c] = s[c], s[j]
+			j = c
+		}
+	}
+	*h = s
+}
 
 // scores turns the stored sums kept into scores (scaleSum with m, n) and
 // sorts them in answer order: score descending, then key ascending.

@@ -208,7 +208,7 @@ func (r *Regional) Trending(k int, now int64) []strategies.Trend {
 	if k <= 0 {
 		return []strategies.Trend{}
 	}
-	items := ds.ExactTop(&r.global, k)
+	items := ds.TopCounts(&r.global, k)
 	ds.SortItems(items)
 	out := make([]strategies.Trend, len(items))
 	for i, it := range items {

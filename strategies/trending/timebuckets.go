@@ -260,7 +260,7 @@ func (tb *TimeBuckets) Trending(k int, now int64) []strategies.Trend {
 	if k <= 0 {
 		return []strategies.Trend{}
 	}
-	items := ds.ExactTop(&tb.totals, k)
+	items := ds.TopCounts(&tb.totals, k)
 	ds.SortItems(items)
 	out := make([]strategies.Trend, len(items))
 	for i, it := range items {
