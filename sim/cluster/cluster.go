@@ -292,6 +292,25 @@ func clusterTicks(keyCap, nodeCap float64) (d, keySvc, nodeSvc int64) {
 	return d, keySvc, nodeSvc
 }
 
+// arrive moves the cluster's clock to an op's arrival at and returns the
+// time it is taken at: an op sent before the clock (out of order) is taken
+// at the clock and counted as reordered; the first op of a new second
+// closes the seconds before it; an op beyond the simulated horizon panics.
+func (c *Cluster) arrive(at int64) int64 {
+	if at < c.clock {
+		at = c.clock
+		c.reordered++
+	}
+	if at > c.maxAt {
+		panic(fmt.Sprintf("cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
+	}
+	c.clock, c.lastAt, c.started = at, at, true
+	if at >= (c.nextSec+1)*Second {
+		c.cross(at)
+	}
+	return at
+}
+
 // Do applies ops in order (see [strategies.Store]). For a Get, vals[i]
 // receives the key's value served by ops[i].At (or, with GetsQueue, the sum
 // of every write sent to it before). A multi-key command (PFCount,
@@ -308,18 +327,7 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			i += c.writeRun(ops[i:]) - 1
 			continue
 		}
-		at := op.At
-		if at < c.clock {
-			at = c.clock
-			c.reordered++
-		}
-		if at > c.maxAt {
-			panic(fmt.Sprintf("cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
-		}
-		c.clock, c.lastAt, c.started = at, at, true
-		if at >= (c.nextSec+1)*Second {
-			c.cross(at)
-		}
+		at := c.arrive(op.At)
 		k := c.key(op.Key, op.Tag)
 		c.traffic.Ops++
 		if c.doMark[k.node] != c.doCalls {
@@ -409,18 +417,7 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 func (c *Cluster) writeRun(ops []strategies.StoreOp) int {
 	op := &ops[0]
 	kind, key := op.Kind, op.Key
-	at := op.At
-	if at < c.clock {
-		at = c.clock
-		c.reordered++
-	}
-	if at > c.maxAt {
-		panic(fmt.Sprintf("cluster: time %d ns beyond the simulated horizon of %d ns", at, c.maxAt))
-	}
-	c.clock, c.lastAt, c.started = at, at, true
-	if at >= (c.nextSec+1)*Second {
-		c.cross(at)
-	}
+	at := c.arrive(op.At)
 	k := c.key(key, op.Tag)
 	if c.doMark[k.node] != c.doCalls {
 		c.doMark[k.node] = c.doCalls
