@@ -148,7 +148,7 @@ func Text(w io.Writer, r *Run) error {
 				// A question's parts in one: "distinct count error, %
 				// day 1 0.59 / 0.81, day 2 -0.39 / 0.81".
 				var parts []string
-				last := metrics.Metric("")
+				var last metrics.Metric
 				for _, row := range rows {
 					t := row.Cells[k].text()
 					switch {
