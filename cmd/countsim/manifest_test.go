@@ -28,17 +28,11 @@ steps:
     strategies: [{name: e, type: exact}]
 `
 
-// manifest.json names the command line and the build, and each scenario
-// once, with its wall time and the peak memory once it was done; a
-// scenario told in steps holds its steps.
-func TestManifest(t *testing.T) {
-	dir := t.TempDir()
-	steps := filepath.Join(dir, "two-steps.yaml")
-	if err := os.WriteFile(steps, []byte(twoSteps), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out")
-	if _, stderr, code := cli(t, "run", "-q", "-out", out, "testdata/small.yaml", steps); code != 0 {
+// runManifest runs the scenarios (two or more: one folder, run-*) into a
+// fresh folder under out and returns its manifest.json.
+func runManifest(t *testing.T, out string, scenarios ...string) []byte {
+	t.Helper()
+	if _, stderr, code := cli(t, append([]string{"run", "-q", "-out", out}, scenarios...)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "run-*", "manifest.json"))
@@ -49,6 +43,19 @@ func TestManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+// manifest.json names the command line and the build, and each scenario
+// once, with its wall time and the peak memory once it was done; a
+// scenario told in steps holds its steps.
+func TestManifest(t *testing.T) {
+	dir := t.TempDir()
+	steps := filepath.Join(dir, "two-steps.yaml")
+	if err := os.WriteFile(steps, []byte(twoSteps), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := runManifest(t, filepath.Join(dir, "out"), "testdata/small.yaml", steps)
 	type step struct {
 		Step    string  `json:"step"`
 		Title   string  `json:"title"`
@@ -128,18 +135,7 @@ func TestManifestPeakIsEachScenarios(t *testing.T) {
 	if err := os.WriteFile(big, []byte("name: big\nseed: 3\nworkload: {events: 3_000_000, keys: 2_000_000, s: 0.2}\nquestions: {top: 10}\nstrategies: [{name: e, type: exact}]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "out")
-	if _, stderr, code := cli(t, "run", "-q", "-out", out, big, "testdata/small.yaml"); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	files, _ := filepath.Glob(filepath.Join(out, "run-*", "manifest.json"))
-	if len(files) != 1 {
-		t.Fatalf("manifests %v", files)
-	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := runManifest(t, filepath.Join(dir, "out"), big, "testdata/small.yaml")
 	var m struct {
 		Scenarios []struct {
 			Name    string `json:"name"`

@@ -2,7 +2,9 @@
 // per-node FIFO servers, node loss, the backlog recorded each second and
 // the invariants' check; placement.go places keys on nodes and checks the
 // slots of a multi-key command; stats.go works out what Cluster.Stats
-// reports from its counters; hll.go holds its HyperLogLog keys.
+// reports from its counters; hll.go holds its HyperLogLog keys; runs.go
+// applies a run of writes to one key in one second at once; index.go finds
+// a key's state.
 
 package cluster
 
@@ -407,40 +409,6 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 	}
 }
 
-// writeRun applies the run of writes that opens ops — IncrBys, or PFAdds,
-// to one key in one simulated second — as Do applies them one by one (the
-// same counters, queue, delays and registers, in the same order), with the
-// per-op bookkeeping (the key, its second, its node's, the round trip)
-// done once, and returns the run's length, at least 1. The ops a batch
-// sends to one key in one second (a PFADD lane's thousands, a hot
-// counter's stripes) so cost a few nanoseconds each.
-func (c *Cluster) writeRun(ops []strategies.StoreOp) int {
-	op := &ops[0]
-	kind, key := op.Kind, op.Key
-	at := c.arrive(op.At)
-	k := c.key(key, op.Tag)
-	if c.doMark[k.node] != c.doCalls {
-		c.doMark[k.node] = c.doCalls
-		c.traffic.RoundTrips++
-	}
-	sec := at / Second
-	ks := c.keySecond(k, sec)
-	ns := c.nodeSecond(int(k.node), sec)
-	end := min((sec+1)*Second, c.maxAt+1) // the run's ops arrive before end: no second crossed, none beyond the horizon
-	var h *distinct.HLL
-	if kind == strategies.PFAdd {
-		h = c.hll(key)
-	}
-	n, at := c.enqueueRun(k, ops, at, end, h)
-	c.clock, c.lastAt = at, at
-	ks.writes += uint32(n)
-	ns.writes += uint32(n)
-	k.writes += int64(n)
-	c.writes += int64(n)
-	c.traffic.Ops += int64(n)
-	return n
-}
-
 // GetBytes is a GET of key's value as a string ([strategies.ByteReader]),
 // accounted as a Get, in a call of its own (one round trip): a HyperLogLog
 // key's registers in Redis's encoding (hll.go), a counter's value (what a
@@ -567,109 +535,6 @@ func (c *Cluster) enqueue(k *clusterKey, t, delta int64) {
 		k.head = 0
 	}
 	k.runs = append(k.runs, clusterRun{first: done, count: 1, delta: delta})
-}
-
-// enqueueRun is enqueue of each op of the run that opens ops (writeRun's),
-// the first arriving at at, the others until one is not of its kind and
-// key or arrives at end or later; with h, the PFAdds' members are added to
-// it. The key's state is held in locals over the run. It returns the run's
-// length and the arrival of its last op.
-func (c *Cluster) enqueueRun(k *clusterKey, ops []strategies.StoreOp, at, end int64, h *distinct.HLL) (int, int64) {
-	kind, key := ops[0].Kind, ops[0].Key
-	runs, head := k.runs, k.head
-	free, lastDone, value, sent, queued := k.free, k.lastDone, k.value, k.sent, k.queued
-	maxQueued, maxDelay := k.maxQueued, k.maxDelay
-	keySvc, nodeSvc, minResp, d := c.keySvc, c.nodeSvc, c.minResp, c.ticksPerN
-	var node *clusterNode
-	if nodeSvc > 0 {
-		node = &c.nodes[k.node]
-	}
-	n := 0
-	for ; n < len(ops); n++ {
-		o := &ops[n]
-		if n > 0 {
-			if o.Kind != kind || o.Key != key || o.At >= end {
-				break
-			}
-			if o.At >= at {
-				at = o.At
-			} else {
-				c.reordered++
-			}
-		}
-		delta := o.Delta
-		if h != nil {
-			h.Insert(o.Member)
-			delta = 0
-		}
-		t := at * d
-		if node == nil && t >= free && len(runs)-head == 1 && runs[head].count == 1 && runs[head].first <= t {
-			// The key idle at t (its one pending op served): the op is
-			// served at once, and its run replaces the served one.
-			value += runs[head].delta
-			done := t + keySvc
-			free, lastDone = done, done
-			c.delay.Add(keySvc - minResp)
-			maxDelay = max(maxDelay, keySvc-minResp)
-			maxQueued = max(maxQueued, queued)
-			sent += delta
-			runs = runs[:1]
-			runs[0] = clusterRun{first: done, count: 1, delta: delta}
-			head = 0
-			continue
-		}
-		for head < len(runs) {
-			r := &runs[head]
-			if r.first+(r.count-1)*r.step > t {
-				break
-			}
-			value += r.count * r.delta
-			queued -= r.count
-			head++
-		}
-		if head == len(runs) {
-			runs, head = runs[:0], 0
-		}
-		done := max(t, free) + keySvc
-		free = done
-		if node != nil {
-			node.free = max(t, node.free) + nodeSvc
-			done = max(done, node.free)
-		}
-		wait := done - t - minResp
-		c.delay.Add(wait)
-		maxDelay = max(maxDelay, wait)
-		lastDone = done
-		sent += delta
-		queued++
-		maxQueued = max(maxQueued, queued)
-		if head < len(runs) {
-			r := &runs[len(runs)-1]
-			if r.delta == delta {
-				if r.count == 1 {
-					r.step, r.count = done-r.first, 2
-					continue
-				}
-				if done == r.first+r.count*r.step {
-					r.count++
-					continue
-				}
-			}
-		}
-		if len(runs) == cap(runs) && head > 0 {
-			runs = runs[:copy(runs, runs[head:])]
-			head = 0
-		}
-		runs = append(runs, clusterRun{first: done, count: 1, delta: delta})
-	}
-	k.runs, k.head = runs, head
-	k.free, k.lastDone, k.value, k.sent, k.queued = free, lastDone, value, sent, queued
-	k.maxQueued, k.maxDelay = maxQueued, maxDelay
-	if !k.busy {
-		k.busy = true
-		c.busy = append(c.busy, k.idx)
-	}
-	return n, at
 }
 
 // advance applies to k's value every pending op completed by tick t.
