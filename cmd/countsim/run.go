@@ -60,9 +60,23 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		defer stop()
 	}
+	// Everything is written into a hidden folder that takes its final name
+	// only once complete, so a failure leaves nothing behind; each
+	// scenario's charts are drawn there as it ends. A run that fails
+	// before measuring anything (a log's bad line found as it is read)
+	// takes back the folder and any of -out's folders it made.
+	made, err := mkdirs(env.out)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(env.out, ".countsim-report-")
+	if err != nil {
+		unmake(made)
+		return err
+	}
+	drawn := newCharts(tmp)
 	started := time.Now().UTC()
 	var results []metrics.Result
-	var series []metrics.Series
 	var tables []metrics.Table
 	var runErr error
 	var wall []time.Duration // each scenario's, in order
@@ -96,7 +110,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 				}
 			}
 			results = append(results, rep.Results...)
-			series = append(series, rep.Series...)
+			drawn.draw(st, rep.Results, rep.Series)
 			tables = append(tables, rep.Tables...)
 			partial = partial || rep.Partial
 		}
@@ -107,18 +121,12 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		debug.FreeOSMemory() // what the scenario held goes back before the next one runs
 	}
 	if runErr != nil && !partial {
+		drawn.wait()
+		os.RemoveAll(tmp)
+		unmake(made)
 		return runErr // failed before measuring anything
 	}
-	// Everything is written into a hidden folder that takes its final name
-	// only once complete, so a failure leaves nothing half-written behind.
-	if err := os.MkdirAll(env.out, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(env.out, ".countsim-report-")
-	if err != nil {
-		return err
-	}
-	shown, err := writeReport(tmp, env, setups, results, series, tables, started, wall, partial)
+	shown, err := writeReport(tmp, env, setups, results, drawn, tables, started, wall, partial)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("writing the report: %w", err)
@@ -281,4 +289,27 @@ func maxPlanned(setups []*sim.Setup) int64 {
 		most = max(most, st.MemoryNeeded())
 	}
 	return most
+}
+
+// mkdirs makes dir and any of its parents that are missing, and returns
+// those it made, dir's first.
+func mkdirs(dir string) ([]string, error) {
+	var made []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		made = append(made, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return made, os.MkdirAll(dir, 0o755)
+}
+
+// unmake removes the folders mkdirs made, innermost first, where empty.
+func unmake(made []string) {
+	for _, d := range made {
+		os.Remove(d)
+	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"slices"
 
 	"countsim/strategies"
@@ -21,16 +22,30 @@ type Lineup struct {
 // designs, their names (the lanes' and the progress line's), and what the
 // feed keeps of each.
 func (l *Lineup) Build(r *Run, envOf func(i int) strategies.Env) error {
-	r.Designs = make([]strategies.Strategy, len(l.Members))
-	r.Names = make([]string, len(l.Members))
-	r.Elapsed = make([]int64, len(l.Members))
-	r.Next = make([]int, len(l.Members))
+	n := len(l.Members)
+	r.Designs = make([]strategies.Strategy, n)
+	r.Names = make([]string, n)
+	r.Elapsed = make([]int64, n)
+	r.Next = make([]int, n)
+	// The designs are built side by side, one job each: a design sized
+	// for its stream touches its tables up front (ExactDistinct's 512 MB
+	// at the cricket final's viewers, split-topk's nodes), and built one
+	// after another those page faults held one core while the other
+	// idled. A design's build depends on its Env alone; the error is the
+	// first design's that failed, as when they were built in order.
+	errs := make([]error, n)
+	jobs := make([]func(), n)
 	for i, d := range l.Members {
-		s, err := d.Build(envOf(i))
+		jobs[i] = func() {
+			r.Designs[i], errs[i] = d.Build(envOf(i))
+			r.Names[i] = d.Name()
+		}
+	}
+	Workers(runtime.GOMAXPROCS(0)).Parallel(jobs)
+	for _, err := range errs {
 		if err != nil {
 			return err
 		}
-		r.Designs[i], r.Names[i] = s, d.Name()
 	}
 	return nil
 }
