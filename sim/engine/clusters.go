@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"countsim/metrics"
 	"countsim/scenarios"
@@ -145,11 +146,15 @@ func (r *ClusterRun) Finish(end int64) {
 func (r *ClusterRun) TakeSteady(end int64) {
 	r.End = end
 	r.Steady = make([]cluster.Stats, len(r.Clusters))
+	// Each cluster is a design's own: their stats are taken side by side
+	// (viral-posts' five over 300,000 keys took 0.6 s on one core).
+	var jobs []func()
 	for i, c := range r.Clusters {
 		if c != nil {
-			r.Steady[i] = c.Stats(end)
+			jobs = append(jobs, func() { r.Steady[i] = c.Stats(end) })
 		}
 	}
+	Workers(runtime.GOMAXPROCS(0)).Parallel(jobs)
 }
 
 // Rows reports the load design i of r put on its cluster over a stream
