@@ -58,33 +58,33 @@ func BuiltinSource(name string) ([]byte, error) {
 
 // Builtin parses the built-in scenario name. Its File is
 // "builtin:NAME.yaml"; an unknown name gives an *Error listing the names.
-func Builtin(name string) (*Scenario, error) {
+func Builtin(name string, sets ...Set) (*Scenario, error) {
 	data, err := BuiltinSource(name)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(builtinPrefix+name+".yaml", data)
+	return Parse(builtinPrefix+name+".yaml", data, sets...)
 }
 
 // Resolve finds the scenario a command-line argument names: an existing file
 // (not a directory), or any argument ending in .yaml or .yml, is loaded with
 // [Load]; "builtin:NAME.yaml", as a built-in scenario's File reads, is
 // [Builtin](NAME); anything else is a built-in name.
-func Resolve(arg string) (*Scenario, error) {
+func Resolve(arg string, sets ...Set) (*Scenario, error) {
 	if rest, ok := strings.CutPrefix(arg, builtinPrefix); ok {
 		if _, err := os.Stat(arg); err != nil { // a file really called builtin:x wins
-			return Builtin(strings.TrimSuffix(rest, ".yaml"))
+			return Builtin(strings.TrimSuffix(rest, ".yaml"), sets...)
 		}
 	}
 	if fi, err := os.Stat(arg); err == nil && !fi.IsDir() {
-		return Load(arg)
+		return Load(arg, sets...)
 	}
 	if ext := strings.ToLower(arg); strings.HasSuffix(ext, ".yaml") || strings.HasSuffix(ext, ".yml") {
-		return Load(arg)
+		return Load(arg, sets...)
 	}
 	if _, err := BuiltinSource(arg); err != nil {
 		return nil, Errorf(Pos{File: arg}, "no such file and no built-in scenario by that name (allowed: a path to a .yaml file, or one of %s)%s",
 			strings.Join(BuiltinNames(), ", "), DidYouMean(arg, BuiltinNames()))
 	}
-	return Builtin(arg)
+	return Builtin(arg, sets...)
 }

@@ -27,6 +27,9 @@ type decoder struct {
 	strategyNames map[string]strategyUse
 	step          int      // the step being read, or -1
 	stepNames     []string // of the steps read so far
+	// setNodes are the nodes a -set gave (set.go), each with its argument:
+	// a message about one names the -set.
+	setNodes map[*yaml.Node]string
 }
 
 // strategyUse is where a strategy name was first given: the line of its
@@ -37,11 +40,11 @@ type strategyUse struct {
 
 func newDecoder(file string) *decoder {
 	return &decoder{file: file, keys: map[string]Pos{}, nodes: map[string]*yaml.Node{},
-		strategyNames: map[string]strategyUse{}, step: -1}
+		strategyNames: map[string]strategyUse{}, step: -1, setNodes: map[*yaml.Node]string{}}
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos {
-	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+	return Pos{File: d.file, Line: n.Line, Col: n.Column, Set: d.setNodes[n]}
 }
 
 // fail returns an *Error at n whose message starts with path.

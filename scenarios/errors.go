@@ -12,6 +12,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Pos.Set != "" {
+		return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+	}
 	if e.Pos.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.Pos.File, e.Pos.Line, e.Msg)
 	}

@@ -70,8 +70,8 @@ func TestLinkedFigures(t *testing.T) {
 			t.Fatalf("got differing %v, want peak_rate and key_capacity", names)
 		}
 		f := figure(s, "key_capacity")
-		want := Figure{Name: "key_capacity", Assumed: 10_000, AssumedAt: Pos{"f.yaml", 8, 15}, Simulated: 8_000,
-			SimulatedAt: "cluster.key_capacity", SimulatedPos: Pos{"f.yaml", 9, 11}, Linked: true}
+		want := Figure{Name: "key_capacity", Assumed: 10_000, AssumedAt: Pos{File: "f.yaml", Line: 8, Col: 15}, Simulated: 8_000,
+			SimulatedAt: "cluster.key_capacity", SimulatedPos: Pos{File: "f.yaml", Line: 9, Col: 11}, Linked: true}
 		if f != want {
 			t.Errorf("got %+v, want %+v", f, want)
 		}

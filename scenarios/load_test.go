@@ -762,7 +762,7 @@ func TestParseValid(t *testing.T) {
 			return []any{s.Questions.Top, s.Questions.Pos.Line}, []any{0, 9}
 		}},
 		{"absent sections point at the document", doc(valid...), func(s *Scenario) (any, any) {
-			return s.Questions.Pos, Pos{"x.yaml", 2, 1}
+			return s.Questions.Pos, Pos{File: "x.yaml", Line: 2, Col: 1}
 		}},
 		{"null params", plus("    params:"), func(s *Scenario) (any, any) { return len(s.Strategies[0].Params), 0 }},
 		{"tagged str", plus("title: !!str 12"), func(s *Scenario) (any, any) { return s.Title, "12" }},
@@ -795,8 +795,8 @@ func TestParseValid(t *testing.T) {
 			w := tim(s)
 			return []any{w.Kind(), w.Keys, w.Duration(), w.ExpectedWrites(), w.Arrivals, w.Reads, w.Resend, w.ResendDelay, w.Batch, w.Phases},
 				[]any{"timed", uint64(100), int64(70e9), 13_250_000.0, "even", 0.0, 0.0, int64(100e6), 4096, []Phase{
-					{Name: "ramp", Duration: 10e9, Rate: 50_000, To: 200_000, Pos: Pos{"x.yaml", 5, 7}},
-					{Duration: 60e9, Rate: 200_000, To: 200_000, Pos: Pos{"x.yaml", 9, 7}},
+					{Name: "ramp", Duration: 10e9, Rate: 50_000, To: 200_000, Pos: Pos{File: "x.yaml", Line: 5, Col: 7}},
+					{Duration: 60e9, Rate: 200_000, To: 200_000, Pos: Pos{File: "x.yaml", Line: 9, Col: 7}},
 				}}
 		}},
 		{"timed stream keys", twith(3, "  keys: 100", "  arrivals: poisson", "  reads: 0", "  resend: 0", "  resend_delay: 0", "  distribution: uniform", "  scramble: false", "  batch: 1"), func(s *Scenario) (any, any) {
@@ -808,10 +808,10 @@ func TestParseValid(t *testing.T) {
 			return []any{w.Reads, w.Resend, w.ResendDelay, w.Arrivals}, []any{5000.0, 0.5, int64(2e9), "even"}
 		}},
 		{"phases first", doc("name: t", "workload:", "  phases: [{duration: 1s, rate: 7}]", "  keys: 1", "strategies: [{name: a, type: exact}]"), func(s *Scenario) (any, any) {
-			return []any{tim(s).ExpectedWrites(), tim(s).Phases[0].Pos}, []any{7.0, Pos{"x.yaml", 3, 12}}
+			return []any{tim(s).ExpectedWrites(), tim(s).Phases[0].Pos}, []any{7.0, Pos{File: "x.yaml", Line: 3, Col: 12}}
 		}},
 		{"phase without a name, in flow style", tcut(5, 10, "    - {rate: 0, to: 100, duration: 10s}"), func(s *Scenario) (any, any) {
-			return []any{tim(s).Phases[0], tim(s).ExpectedWrites()}, []any{Phase{Duration: 10e9, Rate: 0, To: 100, Pos: Pos{"x.yaml", 5, 7}}, 500.0}
+			return []any{tim(s).Phases[0], tim(s).ExpectedWrites()}, []any{Phase{Duration: 10e9, Rate: 0, To: 100, Pos: Pos{File: "x.yaml", Line: 5, Col: 7}}, 500.0}
 		}},
 		{"phase to zero", tcut(5, 10, "    - {duration: 10s, rate: 100, to: 0}"), func(s *Scenario) (any, any) {
 			return []any{tim(s).Phases[0].To, tim(s).ExpectedWrites()}, []any{0.0, 500.0}
@@ -851,10 +851,10 @@ func TestParseValid(t *testing.T) {
 		// The cluster.
 		{"no cluster", doc(valid...), func(s *Scenario) (any, any) { return s.Cluster, (*Cluster)(nil) }},
 		{"cluster defaults", plus("cluster: {key_capacity: 1e4}"), func(s *Scenario) (any, any) {
-			return *s.Cluster, Cluster{Nodes: 1, KeyCapacity: 1e4, Placement: "slots", Pos: Pos{"x.yaml", 9, 1}}
+			return *s.Cluster, Cluster{Nodes: 1, KeyCapacity: 1e4, Placement: "slots", Pos: Pos{File: "x.yaml", Line: 9, Col: 1}}
 		}},
 		{"cluster", plus("cluster:", "  nodes: 4096", "  key_capacity: 10_000", "  node_capacity: 50_000"), func(s *Scenario) (any, any) {
-			return *s.Cluster, Cluster{Nodes: 4096, KeyCapacity: 1e4, NodeCapacity: 5e4, Placement: "slots", Pos: Pos{"x.yaml", 9, 1}}
+			return *s.Cluster, Cluster{Nodes: 4096, KeyCapacity: 1e4, NodeCapacity: 5e4, Placement: "slots", Pos: Pos{File: "x.yaml", Line: 9, Col: 1}}
 		}},
 		{"cluster placement slots", plus("cluster: {key_capacity: 1, placement: slots}"), func(s *Scenario) (any, any) { return s.Cluster.Placement, "slots" }},
 		{"cluster placement modulo", plus("cluster: {key_capacity: 1, placement: modulo, nodes: 8}"), func(s *Scenario) (any, any) {
@@ -879,9 +879,9 @@ func TestParseValid(t *testing.T) {
 			"  - {kind: app-crash, at: 69.999, server: 0}", // 21
 		), func(s *Scenario) (any, any) {
 			return s.Faults, []Fault{
-				{At: 0, Kind: "app-crash", Server: 199, Target: 199, Pos: Pos{"x.yaml", 17, 5}},
-				{At: 0, Kind: "node-loss", Node: 7, Target: 7, Pos: Pos{"x.yaml", 18, 5}},
-				{At: 69_999e6, Kind: "app-crash", Target: 0, Pos: Pos{"x.yaml", 21, 5}},
+				{At: 0, Kind: "app-crash", Server: 199, Target: 199, Pos: Pos{File: "x.yaml", Line: 17, Col: 5}},
+				{At: 0, Kind: "node-loss", Node: 7, Target: 7, Pos: Pos{File: "x.yaml", Line: 18, Col: 5}},
+				{At: 69_999e6, Kind: "app-crash", Target: 0, Pos: Pos{File: "x.yaml", Line: 21, Col: 5}},
 			}
 		}},
 		{"fault server without app servers", tplus("faults: [{at: 1m9s, kind: app-crash, server: 999_999_999}]"), func(s *Scenario) (any, any) {
@@ -891,10 +891,10 @@ func TestParseValid(t *testing.T) {
 		// Audiences.
 		{"audience", doc(audience...), func(s *Scenario) (any, any) {
 			w := aud(s)
-			return []any{*w, w.Kind(), w.Duration(), w.ExpectedWrites()}, []any{Audience{Batch: 4096, Pos: Pos{"x.yaml", 2, 1}, Viewers: Viewers{
-				Days:  []AudienceDay{{Viewers: 40, Pos: Pos{"x.yaml", 5, 9}}, {Viewers: 38, Overlap: 30, Pos: Pos{"x.yaml", 6, 9}}},
+			return []any{*w, w.Kind(), w.Duration(), w.ExpectedWrites()}, []any{Audience{Batch: 4096, Pos: Pos{File: "x.yaml", Line: 2, Col: 1}, Viewers: Viewers{
+				Days:  []AudienceDay{{Viewers: 40, Pos: Pos{File: "x.yaml", Line: 5, Col: 9}}, {Viewers: 38, Overlap: 30, Pos: Pos{File: "x.yaml", Line: 6, Col: 9}}},
 				Views: 1,
-				Pos:   Pos{"x.yaml", 3, 3},
+				Pos:   Pos{File: "x.yaml", Line: 3, Col: 3},
 			}}, "audience", int64(0), 78.0}
 		}},
 		{"audience views and batch", acut(2, 3, "workload:", "  batch: 1", "  audience:", "    views: 3"), func(s *Scenario) (any, any) {
@@ -904,7 +904,7 @@ func TestParseValid(t *testing.T) {
 		{"audience in flow style, overlap 0 on the first day", acut(2, 7, "workload: {audience: {views: 65536, days: [{overlap: 0, viewers: 2}, {viewers: 0}, {viewers: 5}]}}"), func(s *Scenario) (any, any) {
 			a := aud(s).Viewers
 			return []any{a.Days, a.Views, aud(s).ExpectedWrites()}, []any{[]AudienceDay{
-				{Viewers: 2, Pos: Pos{"x.yaml", 2, 44}}, {Viewers: 0, Pos: Pos{"x.yaml", 2, 70}}, {Viewers: 5, Pos: Pos{"x.yaml", 2, 84}},
+				{Viewers: 2, Pos: Pos{File: "x.yaml", Line: 2, Col: 44}}, {Viewers: 0, Pos: Pos{File: "x.yaml", Line: 2, Col: 70}}, {Viewers: 5, Pos: Pos{File: "x.yaml", Line: 2, Col: 84}},
 			}, 65536, 7.0 * 65536}
 		}},
 		{"overlap at both limits", acut(5, 7, "      - viewers: 5", "      - viewers: 5", "        overlap: 5", "      - viewers: 9", "        overlap: 5"), func(s *Scenario) (any, any) {
@@ -922,13 +922,13 @@ func TestParseValid(t *testing.T) {
 		// Profiles.
 		{"profile defaults", doc("name: t", "profile:", "strategies: [{name: a, type: hll}]"), func(s *Scenario) (any, any) {
 			return []any{*prof(s), s.Run.Kind(), s.Questions, s.Steps}, []any{
-				Profile{Min: 1, Max: 1e6, PointsPerOctave: 4, Trials: 100, Pos: Pos{"x.yaml", 2, 1}}, "profile", Questions{Pos: Pos{"x.yaml", 1, 1}}, []*Scenario(nil)}
+				Profile{Min: 1, Max: 1e6, PointsPerOctave: 4, Trials: 100, Pos: Pos{File: "x.yaml", Line: 2, Col: 1}}, "profile", Questions{Pos: Pos{File: "x.yaml", Line: 1, Col: 1}}, []*Scenario(nil)}
 		}},
 		{"profile limits", pwith(3, "  trials: 100_000", "  points_per_octave: 64", "  max: 1e9", "  min: 1e9"), func(s *Scenario) (any, any) {
-			return *prof(s), Profile{Min: 1e9, Max: 1e9, PointsPerOctave: 64, Trials: 100_000, Pos: Pos{"x.yaml", 2, 1}}
+			return *prof(s), Profile{Min: 1e9, Max: 1e9, PointsPerOctave: 64, Trials: 100_000, Pos: Pos{File: "x.yaml", Line: 2, Col: 1}}
 		}},
 		{"profile after strategies", doc("name: t", "strategies: [{name: a, type: hll}]", "profile: {min: 10, max: 10, trials: 1, points_per_octave: 1}"), func(s *Scenario) (any, any) {
-			return *prof(s), Profile{Min: 10, Max: 10, PointsPerOctave: 1, Trials: 1, Pos: Pos{"x.yaml", 3, 1}}
+			return *prof(s), Profile{Min: 10, Max: 10, PointsPerOctave: 1, Trials: 1, Pos: Pos{File: "x.yaml", Line: 3, Col: 1}}
 		}},
 		{"no profile", doc(valid...), func(s *Scenario) (any, any) { return prof(s), (*Profile)(nil) }},
 
@@ -944,30 +944,30 @@ func TestParseValid(t *testing.T) {
 					{
 						File: "x.yaml", Name: "t", Title: "Two steps", Seed: 9, Assumptions: a,
 						Run: &Stream{Writes: Writes{Events: 10, Keyspace: Keyspace{Keys: 1, Distribution: "zipf", S: 1, Scramble: true}, Rate: 1e6, Batch: 4096},
-							Pos: Pos{"x.yaml", 4, 5}},
-						Questions:  Questions{Pos: Pos{"x.yaml", 3, 5}},
-						Strategies: []Strategy{{Name: "x", Type: "exact", Pos: Pos{"x.yaml", 6, 9}}},
+							Pos: Pos{File: "x.yaml", Line: 4, Col: 5}},
+						Questions:  Questions{Pos: Pos{File: "x.yaml", Line: 3, Col: 5}},
+						Strategies: []Strategy{{Name: "x", Type: "exact", Pos: Pos{File: "x.yaml", Line: 6, Col: 9}}},
 						Step:       "a",
-						StepPos:    Pos{"x.yaml", 3, 5},
+						StepPos:    Pos{File: "x.yaml", Line: 3, Col: 5},
 					},
 					{
 						File: "x.yaml", Name: "t", Title: "Two steps", Seed: 9, Assumptions: a,
-						Questions:  Questions{Pos: Pos{"x.yaml", 8, 5}},
-						Strategies: []Strategy{{Name: "y", Type: "hll", Pos: Pos{"x.yaml", 11, 9}}},
-						Run:        &Profile{Min: 1, Max: 100, PointsPerOctave: 4, Trials: 100, Pos: Pos{"x.yaml", 9, 5}},
+						Questions:  Questions{Pos: Pos{File: "x.yaml", Line: 8, Col: 5}},
+						Strategies: []Strategy{{Name: "y", Type: "hll", Pos: Pos{File: "x.yaml", Line: 11, Col: 9}}},
+						Run:        &Profile{Min: 1, Max: 100, PointsPerOctave: 4, Trials: 100, Pos: Pos{File: "x.yaml", Line: 9, Col: 5}},
 						Step:       "b",
-						StepPos:    Pos{"x.yaml", 8, 5},
+						StepPos:    Pos{File: "x.yaml", Line: 8, Col: 5},
 					},
 				}}
 			}},
 		{"step title, description and questions", swith(3, "  - name: a", "    title: >", "      the first  ", "    description: |", "      two", "      lines", "    questions: {top: 3}"), func(s *Scenario) (any, any) {
 			st := s.Steps[0]
-			return []any{st.StepTitle, st.Description, st.Title, s.Description, st.Questions}, []any{"the first", "two\nlines", "", "", Questions{Top: 3, Pos: Pos{"x.yaml", 9, 5}}}
+			return []any{st.StepTitle, st.Description, st.Title, s.Description, st.Questions}, []any{"the first", "two\nlines", "", "", Questions{Top: 3, Pos: Pos{File: "x.yaml", Line: 9, Col: 5}}}
 		}},
 		{"one step", scut(8, 12), func(s *Scenario) (any, any) { return []any{len(s.Steps), s.Steps[0].Step}, []any{1, "a"} }},
 		{"20 steps", doc(append([]string{"name: t", "steps:"}, manySteps(20)...)...), func(s *Scenario) (any, any) {
 			last := s.Steps[19]
-			return []any{len(s.Steps), last.Step, last.StepPos, last.Strategies[0].Name}, []any{20, "s19", Pos{"x.yaml", 22, 5}, "x19"}
+			return []any{len(s.Steps), last.Step, last.StepPos, last.Strategies[0].Name}, []any{20, "s19", Pos{File: "x.yaml", Line: 22, Col: 5}, "x19"}
 		}},
 		{"steps first, name last", doc(append(append([]string{"steps:"}, timedStep("a", "x", "    faults: [{at: 1s, kind: app-crash, server: 1}]")...), "assumptions: {app_servers: 2}", "seed: 4", "name: last")...), func(s *Scenario) (any, any) {
 			st := s.Steps[0]
@@ -984,7 +984,7 @@ func TestParseValid(t *testing.T) {
 		{"a step's ParamPos", scut(11, 12, "      - name: y", "        type: hll", "        params: {p: 12}"), func(s *Scenario) (any, any) {
 			st := s.Steps[1]
 			return []any{st.ParamPos(0, "p"), st.ParamPos(0, "dense"), st.ParamPos(1, "p"), s.ParamPos(0, "p")},
-				[]any{Pos{"x.yaml", 13, 18}, Pos{"x.yaml", 11, 9}, Pos{File: "x.yaml"}, Pos{File: "x.yaml"}}
+				[]any{Pos{File: "x.yaml", Line: 13, Col: 18}, Pos{File: "x.yaml", Line: 11, Col: 9}, Pos{File: "x.yaml"}, Pos{File: "x.yaml"}}
 		}},
 	}
 	for _, c := range cases {
@@ -1019,14 +1019,14 @@ func TestParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Param{
-		{"zeta", 0.0001, Pos{"p.yaml", 10, 7}},
-		{"alpha", int64(10), Pos{"p.yaml", 11, 7}},
-		{"mid", true, Pos{"p.yaml", 12, 7}},
-		{"mode", "conservative", Pos{"p.yaml", 13, 7}},
-		{"quoted", "10", Pos{"p.yaml", 14, 7}},
-		{"big", 1e6, Pos{"p.yaml", 15, 7}},
-		{"neg", int64(-3), Pos{"p.yaml", 16, 7}},
-		{"under", int64(1000), Pos{"p.yaml", 17, 7}},
+		{"zeta", 0.0001, Pos{File: "p.yaml", Line: 10, Col: 7}},
+		{"alpha", int64(10), Pos{File: "p.yaml", Line: 11, Col: 7}},
+		{"mid", true, Pos{File: "p.yaml", Line: 12, Col: 7}},
+		{"mode", "conservative", Pos{File: "p.yaml", Line: 13, Col: 7}},
+		{"quoted", "10", Pos{File: "p.yaml", Line: 14, Col: 7}},
+		{"big", 1e6, Pos{File: "p.yaml", Line: 15, Col: 7}},
+		{"neg", int64(-3), Pos{File: "p.yaml", Line: 16, Col: 7}},
+		{"under", int64(1000), Pos{File: "p.yaml", Line: 17, Col: 7}},
 	}
 	if got := s.Strategies[0].Params; !reflect.DeepEqual(got, want) {
 		t.Errorf("got params\n%#v\nwant\n%#v", got, want)
@@ -1040,9 +1040,9 @@ func TestParams(t *testing.T) {
 		key      string
 		want     Pos
 	}{
-		{0, "mode", Pos{"p.yaml", 13, 7}},
-		{0, "absent", Pos{"p.yaml", 7, 5}},
-		{1, "zeta", Pos{"p.yaml", 18, 5}},
+		{0, "mode", Pos{File: "p.yaml", Line: 13, Col: 7}},
+		{0, "absent", Pos{File: "p.yaml", Line: 7, Col: 5}},
+		{1, "zeta", Pos{File: "p.yaml", Line: 18, Col: 5}},
 		{2, "zeta", Pos{File: "p.yaml"}},
 		{-1, "zeta", Pos{File: "p.yaml"}},
 	} {
@@ -1142,7 +1142,7 @@ func TestTimedScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := func(line, col int) Pos { return Pos{file, line, col} }
+	p := func(line, col int) Pos { return Pos{File: file, Line: line, Col: col} }
 	want := &Scenario{
 		File:  file,
 		Name:  "cricket-timed",
@@ -1198,7 +1198,7 @@ func TestSteppedScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := func(line, col int) Pos { return Pos{file, line, col} }
+	p := func(line, col int) Pos { return Pos{File: file, Line: line, Col: col} }
 	const title = "A hot view counter, then unique viewers over two days"
 	a := Assumptions{PeakRate: 200_000, KeyCapacity: 10_000, AppServers: 200}
 	// Step 1 simulates 5,000 reads a second, which the assumptions do not
@@ -1288,7 +1288,7 @@ func TestProfileScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := func(line, col int) Pos { return Pos{file, line, col} }
+	p := func(line, col int) Pos { return Pos{File: file, Line: line, Col: col} }
 	hll := func(name string, precision int64, line int) Strategy {
 		return Strategy{Name: name, Type: "hll", Params: []Param{{Key: "p", Value: precision, Pos: p(line+2, 14)}}, Pos: p(line, 5)}
 	}
@@ -1482,8 +1482,8 @@ func TestPosString(t *testing.T) {
 		pos  Pos
 		want string
 	}{
-		{Pos{"a.yaml", 3, 7}, "a.yaml:3:7"},
-		{Pos{"a.yaml", 3, 0}, "a.yaml:3"},
+		{Pos{File: "a.yaml", Line: 3, Col: 7}, "a.yaml:3:7"},
+		{Pos{File: "a.yaml", Line: 3, Col: 0}, "a.yaml:3"},
 		{Pos{File: "a.yaml"}, "a.yaml"},
 	} {
 		if got := c.pos.String(); got != c.want {

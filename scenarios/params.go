@@ -65,6 +65,9 @@ func DecodeParams(path string, at Pos, params []Param, dst any) error {
 	seen := map[string]bool{}
 	for _, p := range params {
 		n := scalarNode(p)
+		if p.Pos.Set != "" {
+			d.setNodes[n] = p.Pos.Set // a -set gave it: the message names the -set
+		}
 		f := sc.field(p.Key)
 		if f == nil {
 			allowed := joinKeys(sc.keys())

@@ -65,6 +65,9 @@ type Scenario struct {
 	// with its parent, with Step set and its own Description, Run,
 	// Questions, Cluster, Faults and Strategies. The parent has none of
 	// those; strategy names are unique across all steps.
+	// Sets are the -set arguments (set.go) applied to the file, in order.
+	Sets []string
+
 	Steps     []*Scenario
 	Step      string // `steps[i].name`; "" outside steps
 	StepTitle string // `steps[i].title`
@@ -188,11 +191,20 @@ type Pos struct {
 	File string
 	Line int
 	Col  int
+	// Set is the -set argument that gave the value (set.go), when the
+	// command line gave it rather than the file: Line and Col are then
+	// those of the key it replaced, or of the mapping it was added to.
+	Set string
 }
 
-// String returns "file:line:col", "file:line" or "file" as far as known.
+// String returns "file:line:col", "file:line" or "file" as far as known;
+// for a value a -set gave, "file -set PATH=VALUE".
 func (p Pos) String() string {
 	switch {
+	case p.Set != "" && p.File != "":
+		return p.File + " -set " + p.Set
+	case p.Set != "":
+		return "-set " + p.Set
 	case p.Line > 0 && p.Col > 0:
 		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 	case p.Line > 0:

@@ -24,7 +24,7 @@ const maxFileBytes = 1 << 20
 
 // Load reads and parses the scenario file at path. The Scenario's File and
 // every error's Pos.File are path. A file larger than 1 MiB is refused.
-func Load(path string) (*Scenario, error) {
+func Load(path string, sets ...Set) (*Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fileError(path, err)
@@ -34,7 +34,7 @@ func Load(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, fileError(path, err)
 	}
-	return Parse(path, data)
+	return Parse(path, data, sets...)
 }
 
 // fileError turns a file system error into an *Error that names path once.
@@ -84,7 +84,11 @@ func fileError(path string, err error) error {
 //
 // Design types and their parameters are not checked here: package strategies
 // owns them, and [Scenario.ParamPos] maps its errors back to the file.
-func Parse(file string, data []byte) (*Scenario, error) {
+//
+// Each of sets (-set PATH=VALUE, set.go) replaces or adds one key of the
+// file before it is decoded, in order; a message about a value a Set gave
+// names the Set. The Scenario (and each step) lists them in Sets.
+func Parse(file string, data []byte, sets ...Set) (*Scenario, error) {
 	if len(data) > maxFileBytes {
 		return nil, Errorf(Pos{File: file}, "file is larger than %d bytes (allowed: a scenario of at most 1 MiB)", maxFileBytes)
 	}
@@ -95,7 +99,22 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newDecoder(file).document(root)
+	d := newDecoder(file)
+	for _, set := range sets {
+		if err := set.apply(d, root); err != nil {
+			return nil, err
+		}
+	}
+	scn, err := d.document(root)
+	if err != nil || len(sets) == 0 {
+		return scn, err
+	}
+	for _, st := range append([]*Scenario{scn}, scn.Steps...) {
+		for _, set := range sets {
+			st.Sets = append(st.Sets, set.Arg)
+		}
+	}
+	return scn, nil
 }
 
 // parseDocument returns the root mapping of the one document in data.

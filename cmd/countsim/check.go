@@ -21,7 +21,7 @@ import (
 
 var cmdCheck = &command{
 	Name:      "check",
-	UsageLine: "check [-mem GiB] [-with NAME] [-junit FILE] [SCENARIO...]",
+	UsageLine: "check [-mem GiB] [-with NAME] [-set PATH=VALUE] [-junit FILE] [SCENARIO...]",
 	Short:     "run scenarios and check every expectation: exit 0 if all hold, 1 if one fails",
 	Long: `
 Check runs each scenario (a YAML file or a built-in name; none means every

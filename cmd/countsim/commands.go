@@ -20,7 +20,7 @@ import (
 
 var cmdRun = &command{
 	Name:      "run",
-	UsageLine: "run [-out DIR] [-format summary|md|csv|json] [-mem GiB] [-with NAME] [-q | -progress] [-store URL [-pace real|max] [-keep]] [SCENARIO...]",
+	UsageLine: "run [-out DIR] [-format summary|md|csv|json] [-mem GiB] [-with NAME] [-set PATH=VALUE] [-q | -progress] [-store URL [-pace real|max] [-keep]] [SCENARIO...]",
 	Short:     "simulate scenarios, print a summary and write a report folder",
 	Long: `
 Run simulates each scenario (a YAML file, or a built-in name; none means every
@@ -72,7 +72,7 @@ tools/redis-loopback starts a loopback server or a three-master cluster.`,
 
 var cmdPlan = &command{
 	Name:      "plan",
-	UsageLine: "plan [-mem GiB] [-with NAME] SCENARIO...",
+	UsageLine: "plan [-mem GiB] [-with NAME] [-set PATH=VALUE] SCENARIO...",
 	Short:     "print the closed-form numbers of each design, instantly",
 	Long: `
 Plan prints every design's closed-form numbers — at the scenario's full,
@@ -104,7 +104,7 @@ real-world scale and at the simulated scale — without simulating anything.`,
 
 var cmdValidate = &command{
 	Name:      "validate",
-	UsageLine: "validate [-mem GiB] [-with NAME] SCENARIO...",
+	UsageLine: "validate [-mem GiB] [-with NAME] [-set PATH=VALUE] SCENARIO...",
 	Short:     "check scenario files strictly and write nothing",
 	Long: `
 Validate loads each scenario strictly — unknown keys, wrong types, values out
@@ -273,7 +273,7 @@ func prepareAll(args []string, env *cmdEnv) ([]*sim.Setup, error) {
 // steps. seen maps the names of the scenarios prepared before to their
 // files: a name given twice is refused.
 func prepareScenario(arg string, env *cmdEnv, seen map[string]string) ([]*sim.Setup, error) {
-	scn, err := scenarios.Resolve(arg)
+	scn, err := scenarios.Resolve(arg, env.sets...)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +351,8 @@ func scenarioArgs(args []string) ([]string, error) {
 	return scenarios.DefaultBuiltins()
 }
 
-// figureNotes says, for a report's header, which real-world figures the
+// figureNotes says, for a report's header, the -set overrides the file
+// was run with, and which real-world figures the
 // scenario simulated at a value other than the one it assumes (with the
 // line of each: the plan at the simulated scale follows the simulation),
 // and which figures the assumptions took from the simulation.
@@ -367,6 +368,9 @@ func figureNotes(scn *scenarios.Scenario) []string {
 		}
 	}
 	var notes []string
+	if len(scn.Sets) > 0 {
+		notes = append(notes, "Changed on the command line, over the file: -set "+strings.Join(scn.Sets, ", -set ")+".")
+	}
 	if len(differ) > 0 {
 		notes = append(notes, "Simulated otherwise than assumed: "+strings.Join(differ, "; ")+
 			". Plans at the simulated scale follow the simulation; plans at full scale, the assumptions.")

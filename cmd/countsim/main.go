@@ -38,6 +38,7 @@ type cmdEnv struct {
 	out            string            // run -out
 	memLimit       int64             // run/plan/validate -mem (bytes)
 	with           []string          // run/plan/validate -with: on-demand designs to include
+	sets           []scenarios.Set   // -set PATH=VALUE: overrides of every scenario's keys
 	format         string            // run -format: what run prints on stdout
 	quiet          bool              // run -q: no progress lines
 	progress       bool              // run -progress: progress lines even when stderr is not a terminal
@@ -342,6 +343,14 @@ func pluralNoun(n int, noun string) string {
 // the memory limit and the on-demand designs to include.
 func designFlags(fs *flag.FlagSet, env *cmdEnv) {
 	memFlag(fs, env)
+	fs.Func("set", "override a key of every scenario named, as `PATH=VALUE` (assumptions.key_capacity=5000, steps[views].workload.phases[0].rate=400000, strategies[cm].params.epsilon=0.001); checked as the file's own keys are; repeat for more", func(s string) error {
+		set, err := scenarios.ParseSet(s)
+		if err != nil {
+			return err
+		}
+		env.sets = append(env.sets, set)
+		return nil
+	})
 	fs.Func("with", "include the on-demand design `NAME` (a design marked on_demand: true); repeat or separate by commas", func(s string) error {
 		for name := range strings.SplitSeq(s, ",") {
 			if name = strings.TrimSpace(name); name == "" {

@@ -81,6 +81,7 @@ type manifestScenario struct {
 	File    string         `json:"file"`
 	Title   string         `json:"title"`
 	Seed    uint64         `json:"seed"`
+	Set     []string       `json:"set,omitempty"`        // the -set PATH=VALUE overrides applied to its file, in order
 	Planned int64          `json:"memory_planned_bytes"` // the most any step planned: they run one after another
 	Wall    float64        `json:"wall_seconds"`         // its steps' sum; 0 for a scenario not run
 	PeakRSS int64          `json:"peak_rss_bytes"`       // the scenario's own peak, its steps' most (each the process's from the step's start to its end); 0 not run, or where unknown
@@ -142,7 +143,7 @@ func manifestScenarios(setups []*sim.Setup, wall []time.Duration) []*manifestSce
 	for i, st := range setups {
 		scn := st.Scenario
 		if len(out) == 0 || out[len(out)-1].Name != scn.Name {
-			out = append(out, &manifestScenario{Name: scn.Name, File: scn.File, Title: scn.Title, Seed: scn.Seed})
+			out = append(out, &manifestScenario{Name: scn.Name, File: scn.File, Title: scn.Title, Seed: scn.Seed, Set: scn.Sets})
 		}
 		sc := out[len(out)-1]
 		var secs float64
