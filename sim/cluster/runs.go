@@ -72,26 +72,45 @@ func (c *Cluster) enqueueRun(k *clusterKey, ops []strategies.StoreOp, at, end in
 				c.reordered++
 			}
 		}
+		t := at * d
+		if node == nil && t >= free && len(runs)-head == 1 && runs[head].count == 1 && runs[head].first <= t {
+			// The key idle at t (its one pending op served): the op is
+			// served at once, its run replacing the served one, and so is
+			// every later op of the run that arrives once the one before
+			// it is served (a PFADD lane's, a counter's under its
+			// capacity). Each such op's state is the last one's, so the
+			// ops are found first and their effects added up after.
+			m, last, reordered := idleRun(ops, n, at, end, keySvc, d)
+			var sum, delta int64 // the deltas of ops n..m-1, the last one's
+			if h == nil {
+				for j := n; j < m; j++ {
+					delta = ops[j].Delta
+					sum += delta
+				}
+			} else {
+				for j := n; j < m; j++ {
+					h.Insert(ops[j].Member)
+				}
+			}
+			c.reordered += reordered
+			at = last
+			done := at*d + keySvc
+			value += runs[head].delta + sum - delta
+			sent += sum
+			free, lastDone = done, done
+			c.delay.AddN(keySvc-minResp, int64(m-n))
+			maxDelay = max(maxDelay, keySvc-minResp)
+			maxQueued = max(maxQueued, queued)
+			runs = runs[:1]
+			runs[0] = clusterRun{first: done, count: 1, delta: delta}
+			head = 0
+			n = m - 1
+			continue
+		}
 		delta := o.Delta
 		if h != nil {
 			h.Insert(o.Member)
 			delta = 0
-		}
-		t := at * d
-		if node == nil && t >= free && len(runs)-head == 1 && runs[head].count == 1 && runs[head].first <= t {
-			// The key idle at t (its one pending op served): the op is
-			// served at once, and its run replaces the served one.
-			value += runs[head].delta
-			done := t + keySvc
-			free, lastDone = done, done
-			c.delay.Add(keySvc - minResp)
-			maxDelay = max(maxDelay, keySvc-minResp)
-			maxQueued = max(maxQueued, queued)
-			sent += delta
-			runs = runs[:1]
-			runs[0] = clusterRun{first: done, count: 1, delta: delta}
-			head = 0
-			continue
 		}
 		for head < len(runs) {
 			r := &runs[head]
@@ -145,4 +164,30 @@ func (c *Cluster) enqueueRun(k *clusterKey, ops []strategies.StoreOp, at, end in
 		c.busy = append(c.busy, k.idx)
 	}
 	return n, at
+}
+
+// idleRun returns the end m of the ops from n on (of one kind and key,
+// arriving before end) that a key idle when ops[n] arrives at at serves at
+// once, one after the other: each arriving, at the latest time seen, once
+// the one before it is served (svc ticks of 1/d ns after its arrival). It
+// returns too the arrival of op m−1 and the ops among them taken out of
+// order.
+func idleRun(ops []strategies.StoreOp, n int, at, end, svc, d int64) (m int, last, reordered int64) {
+	kind, key := ops[n].Kind, ops[n].Key
+	free := at*d + svc
+	for m = n + 1; m < len(ops); m++ {
+		o := &ops[m]
+		if o.Kind != kind || o.Key != key || o.At >= end {
+			break
+		}
+		a := max(at, o.At)
+		if a*d < free {
+			break
+		}
+		if o.At < at {
+			reordered++
+		}
+		at, free = a, a*d+svc
+	}
+	return m, at, reordered
 }
