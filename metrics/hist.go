@@ -55,6 +55,20 @@ func (h *Hist) Add(v int64) {
 	h.counts[histBucket(v)]++
 }
 
+// AddN records v n times (n ≥ 0), leaving h as n calls of Add(v) do: in
+// O(1) for v ≤ 0, which adds nothing to Sum; otherwise one at a time, so
+// that Sum is rounded as n additions round it.
+func (h *Hist) AddN(v, n int64) {
+	if v > 0 {
+		for range n {
+			h.Add(v)
+		}
+		return
+	}
+	h.n += n
+	h.counts[0] += n
+}
+
 // Count is the number of values added.
 func (h *Hist) Count() int64 { return h.n }
 

@@ -133,3 +133,22 @@ func TestHistAllocs(t *testing.T) {
 		t.Errorf("Add and Quantile allocate %v times", a)
 	}
 }
+
+// AddN(v, n) leaves the histogram as n calls of Add(v) do, for values
+// zero, negative (recorded as 0) and positive, n = 0 included.
+func TestHistAddN(t *testing.T) {
+	var a, b Hist
+	for i, c := range []struct{ v, n int64 }{{0, 5}, {7, 3}, {-2, 4}, {1 << 40, 6}, {0, 0}, {3, 0}, {0, 1}} {
+		a.AddN(c.v, c.n)
+		for range c.n {
+			b.Add(c.v)
+		}
+		if a != b {
+			t.Fatalf("step %d, AddN(%d, %d): %d values, sum %v, max %d; Add one at a time: %d, %v, %d",
+				i, c.v, c.n, a.Count(), a.Sum(), a.Max(), b.Count(), b.Sum(), b.Max())
+		}
+	}
+	if err := a.check(); err != nil {
+		t.Fatal(err)
+	}
+}

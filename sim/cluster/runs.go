@@ -16,7 +16,9 @@ import (
 // per-op bookkeeping (the key, its second, its node's, the round trip)
 // done once, and returns the run's length, at least 1. The ops a batch
 // sends to one key in one second (a PFADD lane's thousands, a hot
-// counter's stripes) so cost a few nanoseconds each.
+// counter's stripes) so cost a few nanoseconds each. The run is cut into
+// stretches the key serves at once (idleRun, in closed form) and the
+// others (enqueueRun, op by op).
 func (c *Cluster) writeRun(ops []strategies.StoreOp) int {
 	op := &ops[0]
 	kind, key := op.Kind, op.Key
@@ -34,7 +36,27 @@ func (c *Cluster) writeRun(ops []strategies.StoreOp) int {
 	if kind == strategies.PFAdd {
 		h = c.hll(key)
 	}
-	n, at := c.enqueueRun(k, ops, at, end, h)
+	n := 0
+	for {
+		var m int
+		if c.idle(k, at) {
+			m, at = c.idleRun(k, ops[n:], at, end, h)
+		} else {
+			m, at = c.enqueueRun(k, ops[n:], at, end, h)
+		}
+		if n += m; n == len(ops) {
+			break
+		}
+		o := &ops[n]
+		if o.Kind != kind || o.Key != key || o.At >= end {
+			break
+		}
+		if o.At >= at {
+			at = o.At
+		} else {
+			c.reordered++
+		}
+	}
 	c.clock, c.lastAt = at, at
 	ks.writes += uint32(n)
 	ns.writes += uint32(n)
@@ -44,11 +66,71 @@ func (c *Cluster) writeRun(ops []strategies.StoreOp) int {
 	return n
 }
 
+// idle reports whether k, with no node limit, serves at once an op
+// arriving at at (ns): its one pending op, runs[head], served by lastDone.
+func (c *Cluster) idle(k *clusterKey, at int64) bool {
+	t := at * c.ticksPerN
+	return c.nodeSvc == 0 && k.queued == 1 && k.lastDone <= t && k.free <= t
+}
+
+// idleRun applies, to k idle at at (idle), the ops from the first on (of
+// its kind and key, arriving before end) that k serves at once, one after
+// the other: each arriving, at the latest time seen, once the one before
+// it is served. Each such op replaces the key's one pending op (served),
+// waits for nothing and leaves the queue one deep, so the ops are found
+// first and their effects added up after: the members inserted into h in
+// a tight loop (a PFADD lane's), the deltas summed (a counter's under its
+// capacity). It returns how many it applied, at least 1, and the arrival
+// of the last.
+func (c *Cluster) idleRun(k *clusterKey, ops []strategies.StoreOp, at, end int64, h *distinct.HLL) (int, int64) {
+	kind, key, svc, d := ops[0].Kind, ops[0].Key, c.keySvc, c.ticksPerN
+	free := at*d + svc
+	var reordered int64
+	m := 1
+	for ; m < len(ops); m++ {
+		o := &ops[m]
+		if o.Kind != kind || o.Key != key || o.At >= end {
+			break
+		}
+		a := max(at, o.At)
+		if a*d < free {
+			break
+		}
+		if o.At < at {
+			reordered++
+		}
+		at, free = a, a*d+svc
+	}
+	var sum, delta int64 // the deltas, the last one's
+	if h == nil {
+		for j := range m {
+			delta = ops[j].Delta
+			sum += delta
+		}
+	} else {
+		for j := range m {
+			h.Insert(ops[j].Member)
+		}
+	}
+	c.reordered += reordered
+	c.delay.AddN(svc-c.minResp, int64(m))
+	k.maxDelay = max(k.maxDelay, svc-c.minResp)
+	k.maxQueued = max(k.maxQueued, 1)
+	k.value = k.sent + sum - delta
+	k.sent += sum
+	k.free, k.lastDone = free, free
+	k.runs = k.runs[:1]
+	k.runs[0] = clusterRun{first: free, count: 1, delta: delta}
+	k.head = 0
+	return m, at
+}
+
 // enqueueRun is enqueue of each op of the run that opens ops (writeRun's),
 // the first arriving at at, the others until one is not of its kind and
-// key or arrives at end or later; with h, the PFAdds' members are added to
-// it. The key's state is held in locals over the run. It returns the run's
-// length and the arrival of its last op.
+// key or arrives at end or later, or finds the key idle (idleRun's); with
+// h, the PFAdds' members are added to it. The key's state is held in
+// locals over the run. It returns how many ops it applied, at least 1,
+// and the arrival of the last.
 func (c *Cluster) enqueueRun(k *clusterKey, ops []strategies.StoreOp, at, end int64, h *distinct.HLL) (int, int64) {
 	kind, key := ops[0].Kind, ops[0].Key
 	runs, head := k.runs, k.head
@@ -66,11 +148,14 @@ func (c *Cluster) enqueueRun(k *clusterKey, ops []strategies.StoreOp, at, end in
 			if o.Kind != kind || o.Key != key || o.At >= end {
 				break
 			}
-			if o.At >= at {
-				at = o.At
-			} else {
+			a := max(at, o.At)
+			if t := a * d; node == nil && queued == 1 && lastDone <= t && free <= t {
+				break // idle: idleRun's
+			}
+			if o.At < at {
 				c.reordered++
 			}
+			at = a
 		}
 		delta := o.Delta
 		if h != nil {
@@ -78,21 +163,6 @@ func (c *Cluster) enqueueRun(k *clusterKey, ops []strategies.StoreOp, at, end in
 			delta = 0
 		}
 		t := at * d
-		if node == nil && t >= free && len(runs)-head == 1 && runs[head].count == 1 && runs[head].first <= t {
-			// The key idle at t (its one pending op served): the op is
-			// served at once, and its run replaces the served one.
-			value += runs[head].delta
-			done := t + keySvc
-			free, lastDone = done, done
-			c.delay.Add(keySvc - minResp)
-			maxDelay = max(maxDelay, keySvc-minResp)
-			maxQueued = max(maxQueued, queued)
-			sent += delta
-			runs = runs[:1]
-			runs[0] = clusterRun{first: done, count: 1, delta: delta}
-			head = 0
-			continue
-		}
 		for head < len(runs) {
 			r := &runs[head]
 			if r.first+(r.count-1)*r.step > t {
