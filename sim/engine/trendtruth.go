@@ -277,7 +277,7 @@ func (t *TrendTruth) Observe(batch []workload.Event) {
 			if t.RegionCount == nil {
 				continue
 			}
-			g := int(e.Actor) % len(t.RegionCount[p])
+			g := int(e.Actor % uint64(len(t.RegionCount[p]))) // the region as Regional.regionOf folds an actor
 			before := t.RegionCount[p][g]
 			t.RegionCount[p][g] += e.Delta
 			for j, th := range t.Thresholds {
