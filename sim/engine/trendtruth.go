@@ -30,6 +30,12 @@ type TrendTruth struct {
 	next   int // the next checkpoint
 	k      int
 	plants []uint64 // the planted keys, whose exact scores are kept
+	// bit key mod 64 of each plant's key: an event's key without its bit
+	// is no plant's
+	plantBits uint64
+	// the window laws' states and the decay laws', in law order
+	wins   []*trendWindow
+	decays []*trendDecay
 	events int64
 	// the keys numbered: keys[n] is key n; a key below smallKeys is found
 	// at small[key] (its number + 1), any other in index
@@ -92,7 +98,7 @@ func (t *TrendTruth) number(key uint64) int32 {
 			return n - 1
 		}
 		t.small[key] = int32(len(t.keys)) + 1
-	} else if !t.index.add(key, t.keys) {
+	} else if !t.index.add(key, int32(len(t.keys))) {
 		return t.index.at
 	}
 	t.keys = append(t.keys, key)
@@ -110,68 +116,74 @@ func (t *TrendTruth) find(key uint64) int32 {
 		}
 		return -1
 	}
-	return t.index.find(key, t.keys)
+	return t.index.find(key)
 }
 
-// keyIndex finds the number of a key (one at or above smallKeys) in
-// TrendTruth.keys: open addressing with linear probing from
-// workload.Mix64(key) over slots holding a number + 1, at most half full,
-// doubling. A Go map cost the trending truth a fifth of its time here.
+// keyIndex finds the number of a key (one at or above smallKeys): open
+// addressing with linear probing from workload.Mix64(key) over slots
+// holding the key and its number + 1, at most half full, doubling. A Go
+// map cost the trending truth a fifth of its time here; slots of the
+// number alone, the key then read in TrendTruth.keys, a second miss.
 type keyIndex struct {
-	slots []int32
+	slots []keySlot
 	n     int
 	at    int32 // the number add found
 }
 
+type keySlot struct {
+	key uint64
+	n   int32 // the key's number + 1; 0: an empty slot
+}
+
 // find returns key's number, or -1.
-func (x *keyIndex) find(key uint64, keys []uint64) int32 {
+func (x *keyIndex) find(key uint64) int32 {
 	if x.slots == nil {
 		return -1
 	}
 	mask := uint64(len(x.slots) - 1)
 	for i := workload.Mix64(key) & mask; ; i = (i + 1) & mask {
-		s := x.slots[i]
-		if s == 0 {
+		s := &x.slots[i]
+		if s.n == 0 {
 			return -1
 		}
-		if keys[s-1] == key {
-			return s - 1
+		if s.key == key {
+			return s.n - 1
 		}
 	}
 }
 
-// add numbers key len(keys) and returns true, unless it has a number: then
-// it returns false with the number in at.
-func (x *keyIndex) add(key uint64, keys []uint64) bool {
+// add numbers key n and returns true, unless it has a number: then it
+// returns false with the number in at.
+func (x *keyIndex) add(key uint64, n int32) bool {
 	if 2*(x.n+1) > len(x.slots) {
-		x.grow(keys)
+		x.grow()
 	}
 	mask := uint64(len(x.slots) - 1)
 	for i := workload.Mix64(key) & mask; ; i = (i + 1) & mask {
-		s := x.slots[i]
-		if s == 0 {
-			x.slots[i] = int32(len(keys)) + 1
+		s := &x.slots[i]
+		if s.n == 0 {
+			*s = keySlot{key: key, n: n + 1}
 			x.n++
 			return true
 		}
-		if keys[s-1] == key {
-			x.at = s - 1
+		if s.key == key {
+			x.at = s.n - 1
 			return false
 		}
 	}
 }
 
 // grow doubles the slots (at least 1,024) and places every key held again.
-func (x *keyIndex) grow(keys []uint64) {
+func (x *keyIndex) grow() {
 	old := x.slots
-	x.slots = make([]int32, max(1024, 2*len(old)))
+	x.slots = make([]keySlot, max(1024, 2*len(old)))
 	mask := uint64(len(x.slots) - 1)
 	for _, s := range old {
-		if s == 0 {
+		if s.n == 0 {
 			continue
 		}
-		i := workload.Mix64(keys[s-1]) & mask
-		for x.slots[i] != 0 {
+		i := workload.Mix64(s.key) & mask
+		for x.slots[i].n != 0 {
 			i = (i + 1) & mask
 		}
 		x.slots[i] = s
@@ -182,8 +194,7 @@ func (x *keyIndex) grow(keys []uint64) {
 type TrendLaw struct {
 	Law strategies.TrendLaw
 	win *trendWindow // a window's state; nil for a decay
-	// a decay: each key's score at its last event, by number
-	decayed []decayed
+	dec *trendDecay  // a decay's state; nil for a window
 	// at each checkpoint: the Top K, and each plant's score
 	Top    [][]strategies.Trend
 	Plants [][]float64
@@ -197,6 +208,10 @@ type TrendLaw struct {
 // an event comes (an event out of order) is kept for good, as is its
 // actors' presence.
 type trendWindow struct {
+	bucket, width int64 // a bucket's ns, and W, the window's buckets
+	// the times whose bucket is curB, [lo, hi), while cur is held; else
+	// none (lo > hi)
+	lo, hi  int64
 	buckets map[int64]*trendBucket
 	free    []*trendBucket
 	oldest  int64 // the oldest bucket index held
@@ -236,7 +251,7 @@ func (l *TrendLaw) grow() {
 		w.keys = append(w.keys, windowKey{})
 		return
 	}
-	l.decayed = append(l.decayed, decayed{})
+	l.dec.keys = append(l.dec.keys, decayed{})
 }
 
 type decayed struct {
@@ -244,14 +259,54 @@ type decayed struct {
 	at    int64
 }
 
+// trendDecay is a decay law's half-life and the factors
+// 2^(−gap/h) of the gaps between a key's events met lately: the same
+// gap, the same factor, looked up rather than worked out again (a key's
+// gaps repeat: the heavy ones are a few ms).
+type trendDecay struct {
+	h    float64   // the half-life, ns
+	keys []decayed // each key's score at its last event, by number
+	memo [1 << decayMemoBits]decayFactor
+}
+
+const decayMemoBits = 10
+
+// decayFactor is 2^(−gap/h), f, of a gap.
+type decayFactor struct {
+	gap int64
+	f   float64
+}
+
+// factor is math.Exp2(−gap/h), from the memo when it holds gap.
+func (d *trendDecay) factor(gap int64) float64 {
+	m := &d.memo[uint64(gap)*0x9e3779b97f4a7c15>>(64-decayMemoBits)]
+	if m.gap != gap {
+		m.gap, m.f = gap, math.Exp2(-float64(gap)/d.h)
+	}
+	return m.f
+}
+
 func NewTrendTruth(laws []strategies.TrendLaw, checks []int64, k int, plants []uint64) *TrendTruth {
 	t := &TrendTruth{checks: checks, k: k, plants: plants, PlantCount: make([]int64, len(plants))}
 	for _, l := range laws {
 		tl := TrendLaw{Law: l}
 		if l.Window > 0 {
-			tl.win = &trendWindow{buckets: map[int64]*trendBucket{}, curB: math.MinInt64}
+			tl.win = &trendWindow{bucket: l.Bucket, width: l.Window / l.Bucket, lo: 1, hi: 0, buckets: map[int64]*trendBucket{}, curB: math.MinInt64}
+		} else {
+			tl.dec = &trendDecay{h: float64(l.HalfLife)}
+			for i := range tl.dec.memo { // every entry true: gap 0, factor 2^−0
+				tl.dec.memo[i].f = math.Exp2(-float64(0) / tl.dec.h)
+			}
 		}
 		t.Laws = append(t.Laws, tl)
+		if tl.win != nil {
+			t.wins = append(t.wins, tl.win)
+		} else {
+			t.decays = append(t.decays, tl.dec)
+		}
+	}
+	for _, key := range plants {
+		t.plantBits |= 1 << (key & 63)
 	}
 	return t
 }
@@ -268,8 +323,10 @@ func (t *TrendTruth) Observe(batch []workload.Event) {
 		}
 		t.events++
 		id := t.number(e.Key)
-		actor := int32(-1)
 		for p, key := range t.plants {
+			if t.plantBits&(1<<(e.Key&63)) == 0 {
+				break
+			}
 			if e.Key != key {
 				continue
 			}
@@ -277,7 +334,7 @@ func (t *TrendTruth) Observe(batch []workload.Event) {
 			if t.RegionCount == nil {
 				continue
 			}
-			g := int(e.Actor) % len(t.RegionCount[p])
+			g := int(e.Actor % uint64(len(t.RegionCount[p]))) // the region as Regional.regionOf folds an actor
 			before := t.RegionCount[p][g]
 			t.RegionCount[p][g] += e.Delta
 			for j, th := range t.Thresholds {
@@ -286,40 +343,26 @@ func (t *TrendTruth) Observe(batch []workload.Event) {
 				}
 			}
 		}
-		for j := range t.Laws {
-			l := &t.Laws[j]
-			if w := l.win; w != nil {
-				if actor < 0 {
-					actor = t.actors.number(e.Actor)
-				}
-				w.add(e.At/l.Law.Bucket, l.Law.Window/l.Law.Bucket, id, actor, e.Delta)
-				continue
+		if len(t.wins) > 0 {
+			actor := t.actors.number(e.Actor)
+			for _, w := range t.wins {
+				w.add(e.At, id, actor, e.Delta)
 			}
-			d := &l.decayed[id]
-			d.score = d.score*math.Exp2(-float64(e.At-d.at)/float64(l.Law.HalfLife)) + float64(e.Delta)
+		}
+		for _, l := range t.decays {
+			d := &l.keys[id]
+			d.score = d.score*l.factor(e.At-d.at) + float64(e.Delta)
 			d.at = e.At
 		}
 	}
 }
 
-// add counts delta of key id by actor in bucket b of a window of w buckets.
-func (w *trendWindow) add(b, width int64, id, actor int32, delta int64) {
-	if b != w.curB || w.cur == nil {
-		w.expire(b, width)
-		c := w.buckets[b]
-		if c == nil {
-			if n := len(w.free); n > 0 {
-				c, w.free = w.free[n-1], w.free[:n-1]
-			} else {
-				c = &trendBucket{}
-			}
-			w.gens++
-			c.gen = w.gens
-			w.buckets[b] = c
-		}
-		w.cur, w.curB = c, b
+// add counts delta of key id by actor at time at.
+func (w *trendWindow) add(at int64, id, actor int32, delta int64) {
+	if at < w.lo || at >= w.hi {
+		w.open(at / w.bucket)
 	}
-	c, k := w.cur, &w.keys[id]
+	b, c, k := w.curB, w.cur, &w.keys[id]
 	if k.gen == c.gen {
 		c.entries[k.pos].n += delta
 	} else {
@@ -343,6 +386,39 @@ func (w *trendWindow) add(b, width int64, id, actor int32, delta int64) {
 	}
 }
 
+// open makes bucket b the current one, first dropping the buckets that
+// fall out of the window of b.
+func (w *trendWindow) open(b int64) {
+	w.expire(b)
+	c := w.buckets[b]
+	if c == nil {
+		if n := len(w.free); n > 0 {
+			c, w.free = w.free[n-1], w.free[:n-1]
+		} else {
+			c = &trendBucket{}
+		}
+		w.gens++
+		c.gen = w.gens
+		w.buckets[b] = c
+	}
+	w.cur, w.curB = c, b
+	w.lo, w.hi = bucketTimes(b, w.bucket)
+}
+
+// bucketTimes is [lo, hi), the times t whose bucket t/size (Go's division,
+// towards 0) is b; none (lo > hi) where an end would overflow.
+func bucketTimes(b, size int64) (lo, hi int64) {
+	switch {
+	case b == 0:
+		return 1 - size, size
+	case b > 0 && b < math.MaxInt64/size-1:
+		return b * size, (b + 1) * size
+	case b < 0 && b > math.MinInt64/size+1:
+		return (b-1)*size + 1, b*size + 1
+	}
+	return 1, 0
+}
+
 // Finish takes the checkpoints after the last event.
 func (t *TrendTruth) Finish() {
 	for ; t.next < len(t.checks); t.next++ {
@@ -352,8 +428,8 @@ func (t *TrendTruth) Finish() {
 
 // expire drops the buckets that fall out of the window of bucket b: those
 // before b − W + 1, subtracting their counts from the totals.
-func (w *trendWindow) expire(b, width int64) {
-	for ; w.oldest < b-width+1; w.oldest++ {
+func (w *trendWindow) expire(b int64) {
+	for ; w.oldest < b-w.width+1; w.oldest++ {
 		c := w.buckets[w.oldest]
 		if c == nil {
 			continue
@@ -372,6 +448,7 @@ func (w *trendWindow) expire(b, width int64) {
 		delete(w.buckets, w.oldest)
 		if c == w.cur {
 			w.cur, w.curB = nil, math.MinInt64
+			w.lo, w.hi = 1, 0
 		}
 	}
 }
@@ -384,9 +461,9 @@ func (t *TrendTruth) checkpoint(c int64) {
 		sel := newTrendSelect(t.k)
 		plants := make([]float64, len(t.plants))
 		if w := l.win; w != nil {
-			w.expire(now/l.Law.Bucket, l.Law.Window/l.Law.Bucket)
+			w.expire(now / w.bucket)
 			for id := range w.keys {
-				if n := w.keys[id].total; n != 0 {
+				if n := w.keys[id].total; n != 0 && !sel.beatsCount(n) {
 					sel.offer(strategies.Trend{Key: t.keys[id], Score: float64(n)})
 				}
 			}
@@ -404,22 +481,42 @@ func (t *TrendTruth) checkpoint(c int64) {
 			l.DistinctKeys = append(l.DistinctKeys, float64(w.nonzero))
 			l.DistinctActors = append(l.DistinctActors, float64(actors))
 		} else {
-			h := float64(l.Law.HalfLife)
-			score := func(d decayed) float64 { return d.score * math.Exp2(-float64(now-d.at)/h) }
-			for id, d := range l.decayed {
-				sel.offer(strategies.Trend{Key: t.keys[id], Score: score(d)})
+			for id, d := range l.dec.keys {
+				if !sel.beats(d, now) {
+					sel.offer(strategies.Trend{Key: t.keys[id], Score: l.dec.score(d, now)})
+				}
 			}
 			for p, key := range t.plants {
 				var d decayed
 				if id := t.find(key); id >= 0 {
-					d = l.decayed[id]
+					d = l.dec.keys[id]
 				}
-				plants[p] = score(d)
+				plants[p] = l.dec.score(d, now)
 			}
 		}
 		l.Top = append(l.Top, sel.result())
 		l.Plants = append(l.Plants, plants)
 	}
+}
+
+// score is d's decayed score at now: d.score · 2^(−(now − d.at)/h).
+func (d *trendDecay) score(x decayed, now int64) float64 {
+	return x.score * math.Exp2(-float64(now-x.at)/d.h)
+}
+
+// beats reports whether the k best kept, k of them, all come before any
+// score d can have at now, d's last event being at or before now: its
+// score is d.score times 2^(−age/h) ≤ 1 (math.Exp2 within an ulp of it),
+// so below d.score · (1 + 10^−7) + 2^−1000 (an underflow's error) — most
+// keys of a skewed stream, whose 2^(−age/h) is then never worked out.
+func (s *trendSelect) beats(d decayed, now int64) bool {
+	return len(s.best) == s.k && d.at <= now && d.score*(1+1e-7)+0x1p-1000 < s.best[s.k-1].Score
+}
+
+// beatsCount reports whether the k best kept, k of them, all come before
+// a window count of n, whatever its key: the worst kept has a larger one.
+func (s *trendSelect) beatsCount(n int64) bool {
+	return len(s.best) == s.k && float64(n) < s.best[s.k-1].Score
 }
 
 // trendSelect keeps the k best trends offered (score descending, key
@@ -429,16 +526,19 @@ type trendSelect struct {
 	best []strategies.Trend // sorted best first
 }
 
-func newTrendSelect(k int) *trendSelect { return &trendSelect{k: k} }
-
 func TrendBefore(a, b strategies.Trend) bool {
 	return a.Score > b.Score || a.Score == b.Score && a.Key < b.Key
 }
 
+// offer keeps t if it is among the k best offered so far.
 func (s *trendSelect) offer(t strategies.Trend) {
 	if len(s.best) == s.k && !TrendBefore(t, s.best[s.k-1]) {
 		return
 	}
+	s.insert(t)
+}
+
+func (s *trendSelect) insert(t strategies.Trend) {
 	i, _ := slices.BinarySearchFunc(s.best, t, func(a, b strategies.Trend) int {
 		if TrendBefore(a, b) {
 			return -1
@@ -452,3 +552,5 @@ func (s *trendSelect) offer(t strategies.Trend) {
 }
 
 func (s *trendSelect) result() []strategies.Trend { return s.best }
+
+func newTrendSelect(k int) *trendSelect { return &trendSelect{k: k} }

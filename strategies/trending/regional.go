@@ -167,21 +167,58 @@ func (r *Regional) flag(g int, key uint64, at int64) {
 }
 
 // send adds every region's news to the global counter at time at, an
-// INCRBY a hashtag on the global key, and empties the news.
+// INCRBY a hashtag on the global key, and empties the news. A hashtag's
+// INCRBYs from every region go one after the other (the regions in order):
+// the store takes them as one run on its key (a send at one time, whatever
+// the order of its keys, loads each key and node alike).
 func (r *Regional) send(at int64) {
 	for g := range r.pending {
-		p := &r.pending[g]
-		if p.Len() == 0 {
-			continue
+		if r.pending[g].Len() > 0 {
+			r.msgs++
 		}
-		r.msgs++
-		for key, c := range p.All() {
-			r.global.Add(workload.Mix64(key^r.seed), key, c)
-			r.ops = append(r.ops, strategies.StoreOp{At: at, Kind: strategies.IncrBy, Key: workload.Mix64(key ^ r.key), Delta: int64(c)})
-			r.items++
+	}
+	for g := range r.pending {
+		p := &r.pending[g]
+		for i := range p.Slots {
+			s := &p.Slots[i]
+			if s.Count == 0 {
+				continue
+			}
+			key := s.Key
+			h, k := workload.Mix64(key^r.seed), workload.Mix64(key^r.key)
+			r.sendItem(at, h, key, k, s.Count)
+			for q := range r.pending[g+1:] {
+				r.sendFrom(&r.pending[g+1+q], at, h, key, k)
+			}
 		}
 		p.Reset()
 	}
+}
+
+// sendFrom sends key's news in p, if it holds any, and deletes it there.
+func (r *Regional) sendFrom(p *ds.CountTable, at int64, h, key, k uint64) {
+	if p.Len() == 0 {
+		return
+	}
+	for i := h & p.Mask; ; i = (i + 1) & p.Mask {
+		s := &p.Slots[i]
+		if s.Count == 0 {
+			return
+		}
+		if s.Key == key {
+			r.sendItem(at, h, key, k, s.Count)
+			p.DeleteAt(i)
+			return
+		}
+	}
+}
+
+// sendItem adds c of key (hash h, store key k) to the global counter and
+// sends it.
+func (r *Regional) sendItem(at int64, h, key, k, c uint64) {
+	r.global.Add(h, key, c)
+	r.ops = append(r.ops, strategies.StoreOp{At: at, Kind: strategies.IncrBy, Key: k, Delta: int64(c)})
+	r.items++
 }
 
 // flush hands the ops gathered to the store.

@@ -1,6 +1,7 @@
 package trending
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 // the moments each (region, key) count first reaches the threshold, in
 // order; the global count at any now is the count of the events before the
 // last period's end at or before now; what the regions sent is a message a
-// region with news a period and an item a key of its news.
+// region with news a period and an item a key of its news, a key's items
+// of a send one after the other, the regions in order.
 func TestRegional(t *testing.T) {
 	ev := designtest.DecayStream(8, 30000, 200, 1, 10*time.Millisecond) // 300 s
 	for i := range ev {
@@ -24,6 +26,7 @@ func TestRegional(t *testing.T) {
 		}
 	}
 	st := designtest.NewMemStore(t)
+	st.LogOn = true
 	r, err := NewRegional(RegionalParams{Period: 7 * time.Second, Threshold: 300}, strategies.Env{Seed: 2, Nodes: 3, Duration: 300e9, Store: st})
 	if err != nil {
 		t.Fatal(err)
@@ -36,10 +39,15 @@ func TestRegional(t *testing.T) {
 	counts := map[rk]int64{}
 	var wantFlags []strategies.RegionFlag
 	var msgs, items int64
-	news := make([]map[uint64]bool, 3)
+	news := make([]map[uint64]int64, 3)
 	for g := range news {
-		news[g] = map[uint64]bool{}
+		news[g] = map[uint64]int64{}
 	}
+	type item struct {
+		at    int64
+		delta int64
+	}
+	sent := map[uint64][]item{} // each store key's INCRBYs, in order
 	next := period
 	sendTo := func(at int64) {
 		for ; next <= at; next += period {
@@ -47,7 +55,11 @@ func TestRegional(t *testing.T) {
 				if len(news[g]) > 0 {
 					msgs++
 					items += int64(len(news[g]))
-					news[g] = map[uint64]bool{}
+					for key, c := range news[g] {
+						k := workload.Mix64(key ^ r.key)
+						sent[k] = append(sent[k], item{next, c})
+					}
+					news[g] = map[uint64]int64{}
 				}
 			}
 		}
@@ -60,7 +72,7 @@ func TestRegional(t *testing.T) {
 		g := int(e.Actor)
 		c := counts[rk{g, e.Key}]
 		counts[rk{g, e.Key}] = c + e.Delta
-		news[g][e.Key] = true
+		news[g][e.Key] += e.Delta
 		if c < 300 && c+e.Delta >= 300 {
 			wantFlags = append(wantFlags, strategies.RegionFlag{Region: g, Key: e.Key, At: e.At})
 		}
@@ -98,6 +110,21 @@ func TestRegional(t *testing.T) {
 	}
 	if st.Incrs != items {
 		t.Fatalf("the store took %d INCRBY, want %d", st.Incrs, items)
+	}
+	got := map[uint64][]item{}
+	for i, op := range st.Log {
+		if i > 0 && op.At == st.Log[i-1].At && op.Key != st.Log[i-1].Key && len(got[op.Key]) > 0 && got[op.Key][len(got[op.Key])-1].at == op.At {
+			t.Fatalf("op %d: key %d's INCRBYs of the send at %d not one after the other", i, op.Key, op.At)
+		}
+		got[op.Key] = append(got[op.Key], item{op.At, op.Delta})
+	}
+	if len(got) != len(sent) {
+		t.Fatalf("INCRBYs on %d keys, want %d", len(got), len(sent))
+	}
+	for k, want := range sent {
+		if !slices.Equal(got[k], want) {
+			t.Fatalf("key %d: INCRBYs %v, want %v (the regions in order)", k, got[k], want)
+		}
 	}
 }
 
