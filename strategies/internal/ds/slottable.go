@@ -123,8 +123,9 @@ func (t *slotTable[V]) Insert(s *slot[V], h, key uint64, delta V) {
 }
 
 // Observe counts every write event's positive Delta of the batch into the
-// table, when it is the only shard, and returns their sum: add over the
-// batch with the slots and the mask held in registers.
+// table and returns their sum: add over the batch with the slots and the
+// mask held in registers. (Exact.Observe, which prefetches, no longer
+// calls it; the tests check the table's insertion through it.)
 func (t *slotTable[V]) Observe(batch []workload.Event) uint64 {
 	var n uint64
 	slots, mask, seed := t.Slots, t.Mask, t.Seed
