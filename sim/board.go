@@ -176,8 +176,8 @@ var expectedDistinct = engine.ExpectedDistinct
 const boardEntryBytes = 130
 
 // rankerEntryBytes is what an estimating ranker is budgeted a player: the
-// score histogram's player → score map (16 B of key and score, a control
-// byte, the map's slack after doubling).
+// score histogram's player → score table (24 B slots at a load of 1/2 to
+// 3/4, so at most 48 B a player).
 const rankerEntryBytes = 48
 
 // boardTruthBytes is what the truth holds a player: its map entry (key,

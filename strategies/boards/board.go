@@ -64,13 +64,16 @@ type shardedSets struct {
 	queries strategies.Ties // the policy the stream's rank queries ask
 	dense   DenseMethod     // how a dense rank is found over several shards
 	scratch []int64         // the distinct scores a dense merge unites
+	runs    []int           // where each shard's scores end in scratch
+	heads   []int           // the merge's place in each shard's scores
 	sink    int64           // the ranks of the stream's queries, so that computing them is not optimised away
+	where   []int32         // the shard of each event of the batch
 
 	denseQueries, denseScores, denseMost int64
 }
 
 func newShardedSets(shards int, seed uint64, store strategies.Store, queries strategies.Ties, dense DenseMethod) *shardedSets {
-	b := &shardedSets{seed: workload.SplitMix64(seed ^ 0x626f617264), store: store, queries: queries, dense: dense}
+	b := &shardedSets{seed: workload.SplitMix64(seed ^ 0x626f617264), store: store, queries: queries, dense: dense, heads: make([]int, shards)}
 	for i := range shards {
 		b.shards = append(b.shards, newBoardSet(workload.SplitMix64(seed+uint64(i)+1)))
 		b.keys = append(b.keys, workload.Mix64(0x6c6561646572^uint64(i)<<32^seed))
@@ -92,11 +95,18 @@ func (b *shardedSets) shardOf(player uint64) int {
 // one for a single set). The ops go to the store once a batch.
 func (b *shardedSets) Observe(batch []workload.Event) {
 	b.ops = b.ops[:0]
+	b.where = slices.Grow(b.where[:0], len(batch))[:len(batch)]
 	for i := range batch {
+		b.where[i] = int32(b.shardOf(batch[i].Key))
+	}
+	for i := range batch {
+		if k := i + prefetchAhead; k < len(batch) { // the lookup's cache miss, ahead
+			b.shards[b.where[k]].Prefetch(batch[k].Key)
+		}
 		e := &batch[i]
 		switch e.Op {
 		case workload.Write, workload.Set:
-			j := b.shardOf(e.Key)
+			j := b.where[i]
 			b.stamp++
 			kind := strategies.ZIncrBy
 			if e.Op == workload.Set {
@@ -118,6 +128,11 @@ func (b *shardedSets) Observe(batch []workload.Event) {
 		b.store.Do(b.ops, nil)
 	}
 }
+
+// prefetchAhead is how many events ahead of its update Observe prefetches
+// a player's slot: enough for the line to arrive in time, few enough that
+// the updates between do not push it out of the cache.
+const prefetchAhead = 8
 
 // Load applies the batch's Set events as the standings, sending nothing to
 // the store.
@@ -169,18 +184,52 @@ func (b *shardedSets) distinctAbove(s int64) int64 {
 			n += int64(z.DistinctAbove(s))
 		}
 	default:
-		b.scratch = b.scratch[:0]
+		b.scratch, b.runs = b.scratch[:0], b.runs[:0]
 		for _, z := range b.shards {
 			b.scratch = z.DistinctScoresAbove(s, b.scratch)
+			b.runs = append(b.runs, len(b.scratch))
 		}
 		sent = int64(len(b.scratch))
-		slices.Sort(b.scratch)
-		n = int64(len(slices.Compact(b.scratch)))
+		n = unionCount(b.scratch, b.runs, b.heads)
 	}
 	b.denseQueries++
 	b.denseScores += sent
 	b.denseMost = max(b.denseMost, sent)
 	return n
+}
+
+// unionCount returns the number of distinct scores in buf, which holds
+// runs of distinct scores, each highest first, run i ending at ends[i]: a
+// merge of the runs that takes the highest head and moves every run past
+// it, O(len(buf) × runs) without sorting. heads, as long as ends, is
+// scratch.
+func unionCount(buf []int64, ends []int, heads []int) int64 {
+	heads = heads[:len(ends)]
+	for i := range ends {
+		heads[i] = 0
+		if i > 0 {
+			heads[i] = ends[i-1]
+		}
+	}
+	var n int64
+	for {
+		var top int64
+		found := false
+		for i, h := range heads {
+			if h < ends[i] && (!found || buf[h] > top) {
+				top, found = buf[h], true
+			}
+		}
+		if !found {
+			return n
+		}
+		n++
+		for i, h := range heads {
+			if h < ends[i] && buf[h] == top {
+				heads[i]++
+			}
+		}
+	}
 }
 
 // DenseScoresSent is RankCoster's account.

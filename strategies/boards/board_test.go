@@ -396,3 +396,28 @@ func TestBoardLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestUnionCount checks the dense merge's count of distinct scores over
+// the shards' runs against sorting them and dropping repeats.
+func TestUnionCount(t *testing.T) {
+	g := workload.SplitMix(5)
+	for trial := range 300 {
+		shards := 1 + int(g.Uint64()%9)
+		var buf []int64
+		var ends []int
+		for range shards {
+			var run []int64
+			for s := int64(40); s > 0; s-- { // distinct, highest first
+				if g.Uint64()%3 == 0 {
+					run = append(run, s*int64(1+trial%3)-20)
+				}
+			}
+			buf = append(buf, run...)
+			ends = append(ends, len(buf))
+		}
+		want := int64(len(slices.Compact(slices.Sorted(slices.Values(buf)))))
+		if got := unionCount(buf, ends, make([]int, shards)); got != want {
+			t.Fatalf("trial %d: %d distinct scores over %d runs, want %d", trial, got, shards, want)
+		}
+	}
+}

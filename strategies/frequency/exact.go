@@ -112,41 +112,55 @@ func (x *Exact) hash(key uint64) (*ds.CountTable, uint64) {
 // Observe counts every write event's positive Delta; other events are
 // ignored. It is CountTable.Add written out over the batch, with what it
 // reads of x and of the shard held in locals (measured faster,
-// BenchmarkExactObserve); one shard is the table's own loop, which holds
-// its slots throughout. Hashing a group of 8 or 16 events and touching
-// their slots before probing them, so that the cache misses overlap, was
-// tried and measured slower.
+// BenchmarkExactObserve), in runs of exactAhead events: the first pass
+// hashes each and prefetches its home slot (ds.Prefetch), so that the
+// cache misses overlap, the second counts them. Reading the slots in the
+// first pass instead (a load, which holds up retirement until it arrives)
+// was tried and measured slower than no first pass; the prefetch halves
+// the time an event (BenchmarkExactObserve, 1e6 and 1e7 keys, 1 and 4
+// shards: 57–90 → 33–46 ns).
 func (x *Exact) Observe(batch []workload.Event) {
-	if len(x.shards) == 1 {
-		x.n += x.shards[0].Observe(batch)
-		return
-	}
 	var n uint64
 	shards, seed := x.shards, x.seed
-	for i := range batch {
-		e := &batch[i]
-		if e.Op != workload.Write || e.Delta <= 0 {
-			continue
+	var hs [exactAhead]uint64
+	for len(batch) > 0 {
+		run := batch[:min(len(batch), exactAhead)]
+		batch = batch[len(run):]
+		for i := range run { // the home slots' cache misses, side by side
+			h := workload.Mix64(run[i].Key ^ seed) // as x.hash: the shard and the slot from one hash
+			hs[i] = h
+			shards[ds.Reduce(h, uint64(len(shards)))].Prefetch(h)
 		}
-		d := uint64(e.Delta)
-		n += d
-		h := workload.Mix64(e.Key ^ seed) // as x.hash: the shard and the slot from one hash
-		t := &shards[ds.Reduce(h, uint64(len(shards)))]
-		slots, mask := t.Slots, t.Mask
-		for j := h & mask; ; j = (j + 1) & mask {
-			s := &slots[j]
-			if s.Count == 0 {
-				t.Insert(s, h, e.Key, d)
-				break
+		for i := range run {
+			e := &run[i]
+			if e.Op != workload.Write || e.Delta <= 0 {
+				continue
 			}
-			if s.Key == e.Key {
-				s.Count += d
-				break
+			d := uint64(e.Delta)
+			n += d
+			h := hs[i]
+			t := &shards[ds.Reduce(h, uint64(len(shards)))]
+			slots, mask := t.Slots, t.Mask
+			for j := h & mask; ; j = (j + 1) & mask {
+				s := &slots[j]
+				if s.Count == 0 {
+					t.Insert(s, h, e.Key, d)
+					break
+				}
+				if s.Key == e.Key {
+					s.Count += d
+					break
+				}
 			}
 		}
 	}
 	x.n += n
 }
+
+// exactAhead is the events whose home slots Observe prefetches before it
+// counts them: a shard sized for millions of keys misses the cache on
+// nearly every probe.
+const exactAhead = 32
 
 // add adds delta (> 0) to key's count. O(1) expected; the table doubles when
 // 3/4 full.

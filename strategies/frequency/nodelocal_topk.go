@@ -171,8 +171,28 @@ func (d *NodeLocalTopK) nodeOf(e *workload.Event) int {
 // go to the store in one Do call.
 func (d *NodeLocalTopK) Observe(batch []workload.Event) {
 	d.ops = d.ops[:0]
+	// The node and the hash of each event, worked out nodeAhead events
+	// before it is counted, when its slot is prefetched: a node's table
+	// grows to hold every key the node sees in a cycle, and a probe of it
+	// is a cache miss.
+	var node [nodeAhead]int32
+	var hs [nodeAhead]uint64
+	ahead := func(k int) {
+		e := &batch[k]
+		j := d.nodeOf(e)
+		h := workload.Mix64(e.Key ^ d.nodes[j].counts.Seed)
+		node[k%nodeAhead], hs[k%nodeAhead] = int32(j), h
+		d.nodes[j].counts.Prefetch(h)
+	}
+	for k := range min(len(batch), nodeAhead) {
+		ahead(k)
+	}
 	for i := range batch {
 		e := &batch[i]
+		j, h := node[i%nodeAhead], hs[i%nodeAhead]
+		if k := i + nodeAhead; k < len(batch) {
+			ahead(k)
+		}
 		for e.At >= d.next {
 			d.push(d.next)
 			d.next += d.cycle
@@ -180,8 +200,7 @@ func (d *NodeLocalTopK) Observe(batch []workload.Event) {
 		if e.Op != workload.Write || e.Delta <= 0 {
 			continue
 		}
-		n := &d.nodes[d.nodeOf(e)]
-		h := workload.Mix64(e.Key ^ n.counts.Seed)
+		n := &d.nodes[j]
 		sl := n.counts.Find(h, e.Key)
 		if sl.Count != 0 {
 			sl.Count += uint64(e.Delta)
@@ -204,6 +223,9 @@ func (d *NodeLocalTopK) Observe(batch []workload.Event) {
 
 // push sends every node's top k to the central set at time at, and empties
 // the nodes for the next cycle.
+// nodeAhead is how many events ahead Observe prefetches a key's slot.
+const nodeAhead = 8
+
 func (d *NodeLocalTopK) push(at int64) {
 	for i := range d.nodes {
 		n := &d.nodes[i]

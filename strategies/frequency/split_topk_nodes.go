@@ -31,9 +31,6 @@ type splitNodes struct {
 	tables []ds.CountTable
 	seed   uint64
 	n      uint64 // the sum of all deltas counted
-	// touched sums the counts observe reads ahead, so that the reads are
-	// kept
-	touched uint64
 }
 
 // splitNodeKeys is the keys one of S nodes is sized for when the stream
@@ -102,15 +99,15 @@ func prefault(slots []ds.CountSlot) {
 // A node's table is large and mostly empty (sized for every key of its
 // share of the events), so each event's probe is a cache miss; taken one
 // after the other they queue. The batch goes in runs of splitAhead events:
-// the first pass hashes each and reads its home slot, misses the core
-// takes side by side, the second counts them from the cache. The counts
+// the first pass hashes each and prefetches its home slot (ds.Prefetch),
+// misses the core takes side by side, the second counts them from the
+// cache. The counts
 // are those of one pass.
 func (s *splitNodes) observe(batch []workload.Event) {
 	var n uint64
 	tables, seed := s.tables, s.seed
 	nodes := uint64(len(tables))
 	var hs [splitAhead]uint64
-	var touched uint64
 	for len(batch) > 0 {
 		run := batch[:min(len(batch), splitAhead)]
 		batch = batch[len(run):]
@@ -120,10 +117,9 @@ func (s *splitNodes) observe(batch []workload.Event) {
 			if a >= nodes {
 				a %= nodes
 			}
-			t := &tables[a]
 			h := workload.Mix64(e.Key ^ seed)
 			hs[i] = h
-			touched += t.Slots[h&t.Mask].Count
+			tables[a].Prefetch(h)
 		}
 		for i := range run {
 			e := &run[i]
@@ -153,11 +149,10 @@ func (s *splitNodes) observe(batch []workload.Event) {
 		}
 	}
 	s.n += n
-	s.touched += touched
 }
 
-// splitAhead is the events whose home slots observe reads before it counts
-// them.
+// splitAhead is the events whose home slots observe prefetches before it
+// counts them.
 const splitAhead = 32
 
 // count returns key's count on node i.

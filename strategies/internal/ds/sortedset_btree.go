@@ -119,6 +119,47 @@ func (x *btinner) child(k btkey) int {
 	return j
 }
 
+// atLeast returns the number of keys of l with a score ≥ s: where a key of
+// score s goes that comes after every key of its score (lowerBound of it),
+// found from the scores alone.
+func (l *btleaf) atLeast(s int64) int { return scoresAtLeast(l.sc[:l.n], s) }
+
+// above returns the number of keys of l with a score > s.
+func (l *btleaf) above(s int64) int { return scoresAtLeast(l.sc[:l.n], s+1) }
+
+// childLast returns the child of x whose range holds a key of score s that
+// comes after every key of its score: the number of separators of score ≥
+// s (each such separator is at or before the key).
+func (x *btinner) childLast(s int64) int { return scoresAtLeast(x.sc[:x.n-1], s) }
+
+// childAbove returns a child of x that holds the boundary between the
+// scores above s and the rest: the number of separators of score > s.
+// The keys of the children before it all score above s, those of the
+// children after it none.
+func (x *btinner) childAbove(s int64) int { return scoresAtLeast(x.sc[:x.n-1], s+1) }
+
+// scoresAtLeast returns the number of scores ≥ s in sc, sorted descending:
+// a binary search without branches on the comparison (the compiler makes
+// conditional moves), ⌈log₂ len(sc)⌉ + 1 reads.
+func scoresAtLeast(sc []int64, s int64) int {
+	n := len(sc)
+	if n == 0 {
+		return 0
+	}
+	base := 0
+	for n > 1 {
+		half := n >> 1
+		if sc[base+half] >= s {
+			base += half
+		}
+		n -= half
+	}
+	if sc[base] >= s {
+		base++
+	}
+	return base
+}
+
 // scoreNear reports whether the key just before position j of l (in the
 // leaf before it if j is 0), or the key at position after (in the next
 // leaf if past l's end), has score s.
@@ -180,22 +221,54 @@ func (t *bttree) countBefore(k btkey) int {
 	return r + (*btleaf)(p).lowerBound(k)
 }
 
+// countAbove returns the number of keys of t with a score > s, found from
+// the scores alone. O(log n).
+func (t *bttree) countAbove(s int64) int {
+	r, p := 0, t.root
+	for h := t.height; h > 0; h-- {
+		x := (*btinner)(p)
+		c := x.childAbove(s)
+		for _, v := range x.cnt[:c] {
+			r += v
+		}
+		p = x.kids[c]
+	}
+	return r + (*btleaf)(p).above(s)
+}
+
 // insert adds k, which must be absent, and reports whether a key next to
 // it in the order has its score (so the score was already held). The
 // counts along the search path grow on the way down; a full leaf splits in
 // two halves, and a split that fills the parent splits it in turn.
-func (t *bttree) insert(k btkey) bool {
+//
+// last says that k comes after every key of its score in t and every
+// separator of t of its score (its stamp is above theirs, or no key of t
+// has its score): the search then reads the scores alone, which is where
+// a board's updates go (a change is stamped above every stamp before it)
+// and what the distinct scores' tree holds. Otherwise it compares whole
+// keys.
+func (t *bttree) insert(k btkey, last bool) bool {
 	var path [btMaxHeight]btstep
 	p := t.root
 	for h := t.height; h > 0; h-- {
 		x := (*btinner)(p)
-		c := x.child(k)
+		var c int
+		if last {
+			c = x.childLast(k.score)
+		} else {
+			c = x.child(k)
+		}
 		x.cnt[c]++
 		path[h-1] = btstep{x, c}
 		p = x.kids[c]
 	}
 	l := (*btleaf)(p)
-	j := l.lowerBound(k)
+	var j int
+	if last {
+		j = l.atLeast(k.score)
+	} else {
+		j = l.lowerBound(k)
+	}
 	if j < l.n && l.key(j) == k {
 		panic(fmt.Sprintf("strategies: btset key %+v inserted twice", k)) // unreachable while check holds
 	}

@@ -47,6 +47,7 @@ type BTSet struct {
 	t   bttree // the players, keyed (score, stamp, id)
 	d   bttree // the distinct scores, keyed (score, 0, 0)
 	seq uint64 // the update counter, the last stamp given
+	top uint64 // the highest stamp given
 	ids btids  // id → (score, stamp)
 }
 
@@ -76,6 +77,11 @@ func (z *BTSet) Place(id uint64) (score int64, stamp uint64, ok bool) {
 	return p.score, p.stamp, p.stamp != 0
 }
 
+// Prefetch asks for the table slot where a lookup of id starts (see
+// prefetch.go): a board calls it a few updates ahead of id's. It changes
+// nothing. O(1).
+func (z *BTSet) Prefetch(id uint64) { Prefetch(unsafe.Pointer(z.ids.home(id))) }
+
 // add adds delta to a player's score; a new player starts at 0. It is
 // addAt with the next stamp of the set's own counter.
 func (z *BTSet) add(id uint64, delta int64) { z.AddAt(id, delta, z.seq+1) }
@@ -88,43 +94,58 @@ func (z *BTSet) set(id uint64, s int64) { z.SetAt(id, s, z.seq+1) }
 // update stamped stamp, which must be above every stamp given before (see
 // zset.addAt).
 func (z *BTSet) AddAt(id uint64, delta int64, stamp uint64) {
-	z.seq = stamp
+	last := z.stampAt(stamp)
 	if p := z.ids.find(id); p.stamp != 0 {
-		z.move(p, p.score+delta)
-		return
+		z.move(p, p.score+delta, last)
+	} else {
+		z.join(p, id, delta, last)
 	}
-	z.join(id, delta)
+}
+
+// stampAt makes stamp the current one and reports whether it is above
+// every stamp given before, as it must be: then a key stamped with it comes
+// after every key of its score (see bttree.insert).
+func (z *BTSet) stampAt(stamp uint64) bool {
+	z.seq = stamp
+	if stamp > z.top {
+		z.top = stamp
+		return true
+	}
+	return false
 }
 
 // SetAt sets a player's score as the update stamped stamp (above every
 // stamp given before). A new player, or a change of score, is stamped with
 // it; an unchanged score keeps its stamp and place. O(log n).
 func (z *BTSet) SetAt(id uint64, s int64, stamp uint64) {
-	z.seq = stamp
+	last := z.stampAt(stamp)
 	if p := z.ids.find(id); p.stamp != 0 {
-		z.move(p, s)
-		return
+		z.move(p, s, last)
+	} else {
+		z.join(p, id, s, last)
 	}
-	z.join(id, s)
 }
 
-// join places the new player id at score s with the current stamp.
-func (z *BTSet) join(id uint64, s int64) {
-	*z.ids.add(id) = btslot{id, s, z.seq}
-	z.place1(btkey{s, z.seq, id})
+// join places the new player id at score s with the current stamp; p is
+// the empty slot that a find of id gave, and last is stampAt's answer.
+func (z *BTSet) join(p *btslot, id uint64, s int64, last bool) {
+	*z.ids.addAt(p, id) = btslot{id, s, z.seq}
+	z.place1(btkey{s, z.seq, id}, last)
 }
 
-// place1 inserts the key k of a player in the players' tree, and its score
-// in the distinct scores' if it is new there.
-func (z *BTSet) place1(k btkey) {
-	if !z.t.insert(k) {
-		z.d.insert(btkey{score: k.score})
+// place1 inserts the key k of a player in the players' tree (k after every
+// key of its score if last), and its score in the distinct scores' if it
+// is new there (a score new there comes after every key of its score: it
+// has none).
+func (z *BTSet) place1(k btkey, last bool) {
+	if !z.t.insert(k, last) {
+		z.d.insert(btkey{score: k.score}, true)
 	}
 }
 
 // move takes the player of slot p to score s with the current stamp,
-// unless s is its score already.
-func (z *BTSet) move(p *btslot, s int64) {
+// unless s is its score already; last is stampAt's answer.
+func (z *BTSet) move(p *btslot, s int64, last bool) {
 	if p.score == s {
 		return
 	}
@@ -132,7 +153,7 @@ func (z *BTSet) move(p *btslot, s int64) {
 		z.d.remove(btkey{score: p.score})
 	}
 	p.score, p.stamp = s, z.seq
-	z.place1(btkey{s, z.seq, p.id})
+	z.place1(btkey{s, z.seq, p.id}, last)
 }
 
 // rankOrdinal returns a player's position in the order, 1 for the best, or
@@ -168,7 +189,7 @@ func (z *BTSet) rankDense(id uint64) int {
 // CountAbove returns the number of players with a score strictly higher
 // than s: those before (s, 0, 0), the lowest place of score s. It sums over
 // a board's shards. O(log n).
-func (z *BTSet) CountAbove(s int64) int { return z.t.countBefore(btkey{score: s}) }
+func (z *BTSet) CountAbove(s int64) int { return z.t.countAbove(s) }
 
 // CountBefore returns the number of players ahead of the place (score,
 // stamp, id) in the set's order (see zset.countBefore). O(log n).
@@ -286,6 +307,12 @@ func btmix(x uint64) uint64 {
 
 func (m *btids) init() { m.slot, m.n = make([]btslot, 16), 0 }
 
+// home returns the slot where a lookup of id starts.
+func (m *btids) home(id uint64) *btslot {
+	i, _ := bits.Mul64(btmix(id), uint64(len(m.slot)))
+	return &m.slot[i]
+}
+
 // find returns id's slot, or the empty slot where it would go.
 func (m *btids) find(id uint64) *btslot {
 	i, _ := bits.Mul64(btmix(id), uint64(len(m.slot)))
@@ -303,14 +330,20 @@ func (m *btids) find(id uint64) *btslot {
 // add returns the empty slot for the absent id, growing the table first if
 // it would be over 3/4 full; the caller fills it. A slot pointer held
 // across an add may be stale.
-func (m *btids) add(id uint64) *btslot {
-	if 4*(m.n+1) > 3*len(m.slot) {
-		old := m.slot
-		m.slot = make([]btslot, len(old)+len(old)/2)
-		for _, s := range old {
-			if s.stamp != 0 {
-				*m.find(s.id) = s
-			}
+func (m *btids) add(id uint64) *btslot { return m.addAt(m.find(id), id) }
+
+// addAt is add for the empty slot p that find(id) returned: p itself
+// unless the table grows.
+func (m *btids) addAt(p *btslot, id uint64) *btslot {
+	if 4*(m.n+1) <= 3*len(m.slot) {
+		m.n++
+		return p
+	}
+	old := m.slot
+	m.slot = make([]btslot, len(old)+len(old)/2)
+	for _, s := range old {
+		if s.stamp != 0 {
+			*m.find(s.id) = s
 		}
 	}
 	m.n++

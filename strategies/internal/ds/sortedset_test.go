@@ -2,6 +2,7 @@ package ds
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"unsafe"
@@ -615,15 +616,23 @@ func TestBttreeRandom(t *testing.T) {
 						if got := tr.countBefore(p); got != want {
 							t.Fatalf("%s %d: countBefore(%+v) = %d, want %d", what, op, p, got, want)
 						}
+						above, _ := slices.BinarySearchFunc(ref, btkey{score: p.score + 1, stamp: math.MaxUint64, id: math.MaxUint64}, btcmp)
+						if got := tr.countAbove(p.score); got != above {
+							t.Fatalf("%s %d: countAbove(%d) = %d, want %d", what, op, p.score, got, above)
+						}
 					}
 					maxHeight = max(maxHeight, tr.height)
 				}
 				for op, k := range arrange(ins) {
-					if got, want := tr.insert(k), held[k.score] > 0; got != want {
-						t.Fatalf("insert %d (%+v): reported the score held %v, want %v", op, k, got, want)
+					// A key after every key of its score (no key has been
+					// removed yet, so the separators are keys held) takes
+					// the search by scores alone.
+					i, _ := slices.BinarySearchFunc(ref, k, btcmp)
+					last := i == len(ref) || ref[i].score != k.score
+					if got, want := tr.insert(k, last), held[k.score] > 0; got != want {
+						t.Fatalf("insert %d (%+v, last %v): reported the score held %v, want %v", op, k, last, got, want)
 					}
 					held[k.score]++
-					i, _ := slices.BinarySearchFunc(ref, k, btcmp)
 					ref = slices.Insert(ref, i, k)
 					step(op, "insert")
 				}
