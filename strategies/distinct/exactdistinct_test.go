@@ -179,20 +179,22 @@ func BenchmarkExactDistinctObserve(b *testing.B) {
 			x := NewExactDistinct(uint64(n), 1)
 			ids := make([]uint64, len(x.ids))
 			exactFloorInsert(ids, x.seed, ev)
+			cpu := startCPU(b)
 			b.ReportAllocs()
 			for b.Loop() {
 				exactFloorInsert(ids, x.seed, ev)
 			}
-			reportPerEvent(b, len(ev))
+			reportPerEvent(b, len(ev), cpu)
 		})
 		b.Run(fmt.Sprintf("ids=%d/impl=countsim", n), func(b *testing.B) {
 			x := NewExactDistinct(uint64(n), 1)
 			x.Observe(ev)
+			cpu := startCPU(b)
 			b.ReportAllocs()
 			for b.Loop() {
 				x.Observe(ev)
 			}
-			reportPerEvent(b, len(ev))
+			reportPerEvent(b, len(ev), cpu)
 			b.ReportMetric(float64(x.Bytes()), "bytes")
 		})
 	}

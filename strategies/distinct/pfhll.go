@@ -131,21 +131,52 @@ func NewPFHLL(store strategies.Store, seed uint64, part int, merge PFUnion) (*PF
 }
 
 // Observe PFADDs the Actor of every Write event, as HLL.Observe inserts it.
-// The buffer and the latest time are held in locals over the batch.
+// The buffer and the latest time are held in locals over the batch. Each
+// op's fields are stored in its slot of the buffer, one by one: an append
+// of a StoreOp literal builds it on the stack and copies it 16 bytes at a
+// time, loads that its 8-byte stores cannot forward, a stall an op. When
+// the batch fits in the buffer's room (every batch once the buffer has
+// grown to it), the loop checks neither the capacity nor the bound of a
+// send; otherwise (the first batches, and batches beyond pfMaxBuffered)
+// the buffer grows as an append of one op at a time grew it, so that its
+// capacity, in Bytes, is the same.
 func (h *PFHLL) Observe(batch []workload.Event) {
 	ops, last, key, tag := h.ops, h.last, h.key, h.tag
+	if n := len(ops); len(batch) <= cap(ops)-n && n+len(batch) <= pfMaxBuffered {
+		room := ops[n:cap(ops)]
+		k := 0
+		for i := range batch {
+			e := &batch[i]
+			if e.Op != workload.Write {
+				continue
+			}
+			last = max(last, e.At)
+			o := &room[k]
+			o.At, o.Kind, o.Key, o.Delta, o.Member, o.Tag = last, strategies.PFAdd, key, 0, e.Actor, tag
+			k++
+		}
+		h.ops, h.last = ops[:n+k], last
+		h.send()
+		return
+	}
 	for i := range batch {
 		e := &batch[i]
 		if e.Op != workload.Write {
 			continue
 		}
-		if len(ops) == pfMaxBuffered {
+		n := len(ops)
+		if n == pfMaxBuffered {
 			h.ops = ops
 			h.send()
-			ops = h.ops
+			ops, n = h.ops, 0
 		}
+		if n == cap(ops) {
+			ops = append(ops, strategies.StoreOp{})
+		}
+		ops = ops[:n+1]
 		last = max(last, e.At)
-		ops = append(ops, strategies.StoreOp{At: last, Kind: strategies.PFAdd, Key: key, Member: e.Actor, Tag: tag})
+		o := &ops[n]
+		o.At, o.Kind, o.Key, o.Delta, o.Member, o.Tag = last, strategies.PFAdd, key, 0, e.Actor, tag
 	}
 	h.ops, h.last = ops, last
 	h.send()
