@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"countsim/strategies"
+	"countsim/strategies/internal/designtest"
 	"countsim/workload"
 )
 
@@ -74,7 +75,7 @@ func BenchmarkBoardObserve(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
-			cpu := threadCPU()
+			cpu := designtest.ThreadCPU()
 			for b.Loop() {
 				s := d.make()
 				for lo := 0; lo < len(ev); lo += 4096 {
@@ -82,7 +83,7 @@ func BenchmarkBoardObserve(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ev)), "ns/event")
-			if cpu := threadCPU() - cpu; cpu > 0 {
+			if cpu := designtest.ThreadCPU() - cpu; cpu > 0 {
 				b.ReportMetric(float64(cpu)/float64(b.N*len(ev)), "cpu-ns/event")
 			}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/axiomhq/hyperloglog"
 
+	"countsim/strategies/internal/designtest"
 	"countsim/strategies/internal/ds"
 	"countsim/workload"
 )
@@ -29,7 +30,7 @@ func hllBenchEvents(n int, seed uint64) []workload.Event {
 func startCPU(b *testing.B) int64 {
 	runtime.LockOSThread()
 	b.Cleanup(runtime.UnlockOSThread)
-	return threadCPU()
+	return designtest.ThreadCPU()
 }
 
 // reportPerEvent reports the benchmark's time per event of a batch of n:
@@ -39,7 +40,7 @@ func startCPU(b *testing.B) int64 {
 func reportPerEvent(b *testing.B, n int, cpu0 int64) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/event")
 	if cpu0 > 0 {
-		b.ReportMetric(float64(threadCPU()-cpu0)/float64(b.N)/float64(n), "cpu-ns/event")
+		b.ReportMetric(float64(designtest.ThreadCPU()-cpu0)/float64(b.N)/float64(n), "cpu-ns/event")
 	}
 }
 

@@ -1,6 +1,0 @@
-//go:build !linux
-
-package boards
-
-// threadCPU is 0 off Linux: the benchmarks report no CPU time there.
-func threadCPU() int64 { return 0 }
