@@ -216,6 +216,9 @@ func valueAt(m *yaml.Node, key string) int {
 
 // entry is the place in the list seq of the entry seg picks.
 func entry(seq *yaml.Node, seg PathSeg) (int, error) {
+	if len(seq.Content) == 0 {
+		return 0, fmt.Errorf("%s is an empty list: it has no entry to pick", seg.Key)
+	}
 	if seg.Name == "" {
 		if seg.Index >= len(seq.Content) {
 			return 0, fmt.Errorf("%s has %d %s (allowed: [0] to [%d])", seg.Key, len(seq.Content), plural(len(seq.Content), "entry", "entries"), len(seq.Content)-1)

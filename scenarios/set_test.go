@@ -154,6 +154,14 @@ func TestSetRefusals(t *testing.T) {
 	}
 }
 
+// An entry of a list a -set before emptied is refused as an empty list's.
+func TestSetEntryOfEmptyList(t *testing.T) {
+	_, err := Builtin("cricket-final", mustSets(t, "steps[views].faults=[]", "steps[views].faults[0].at=1s")...)
+	if err == nil || !strings.Contains(err.Error(), "-set steps[views].faults[0].at=1s: steps[views].faults[0]: faults is an empty list") {
+		t.Errorf("got %v, want the empty list named", err)
+	}
+}
+
 func TestParseSetGrammar(t *testing.T) {
 	ok := map[string][]PathSeg{
 		"seed=2":                      {{Key: "seed"}},

@@ -167,12 +167,7 @@ func runUntimed(t *testing.T, out, scenario string) (string, []metrics.Result) {
 			t.Errorf("report folder lacks %s (%v)", f, err)
 		}
 	}
-	f, err := os.Open(filepath.Join(dir, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rs, err := metrics.ReadJSON(f)
+	rs, err := readResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

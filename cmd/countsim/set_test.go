@@ -126,12 +126,7 @@ func TestRunRecordsSets(t *testing.T) {
 	if !strings.Contains(string(md), "-set workload.events=200_000, -set workload.keys=20_000") {
 		t.Error("report.md does not say the -set overrides")
 	}
-	f, err := os.Open(filepath.Join(dirs[0], "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rs, err := metrics.ReadJSON(f)
+	rs, err := readResults(dirs[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -415,45 +415,6 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 	}
 }
 
-// A cluster of warmKeys keys or more, whose state outgrows the core's
-// caches, warms the state of the next warmOps ops' keys before applying
-// them (warm).
-const (
-	warmKeys = 1 << 14
-	warmOps  = 32
-)
-
-// warm loads the state of every key of ops that exists — its index
-// entry, its hot fields, then its first pending run and the room of its
-// next second — so that the misses of keys hit at random (the viral posts'
-// 288,000 stripes) overlap, where applying the ops one after another waits
-// for each in turn. It changes nothing.
-func (c *Cluster) warm(ops []strategies.StoreOp) {
-	var idx [warmOps]int32
-	n := 0
-	for i := range ops {
-		if j, ok := c.index.find(ops[i].Key); ok {
-			idx[n] = j
-			n++
-		}
-	}
-	var sum int64
-	for _, j := range idx[:n] {
-		k := &c.keys[j]
-		sum += k.free + int64(k.cur.sec)
-	}
-	for _, j := range idx[:n] {
-		k := &c.keys[j]
-		if k.head < len(k.runs) {
-			sum += k.runs[k.head].first
-		}
-		if s := k.secs; len(s) < cap(s) {
-			sum += int64(s[:len(s)+1][len(s)].sec)
-		}
-	}
-	c.warmSum += sum
-}
-
 // GetBytes is a GET of key's value as a string ([strategies.ByteReader]),
 // accounted as a Get, in a call of its own (one round trip): a HyperLogLog
 // key's registers in Redis's encoding (hll.go), a counter's value (what a

@@ -122,37 +122,6 @@ func (t *slotTable[V]) Insert(s *slot[V], h, key uint64, delta V) {
 	t.N++
 }
 
-// Observe counts every write event's positive Delta of the batch into the
-// table and returns their sum: add over the batch with the slots and the
-// mask held in registers. (Exact.Observe, which prefetches, no longer
-// calls it; the tests check the table's insertion through it.)
-func (t *slotTable[V]) Observe(batch []workload.Event) uint64 {
-	var n uint64
-	slots, mask, seed := t.Slots, t.Mask, t.Seed
-	for i := range batch {
-		e := &batch[i]
-		if e.Op != workload.Write || e.Delta <= 0 {
-			continue
-		}
-		d := uint64(e.Delta)
-		n += d
-		h := workload.Mix64(e.Key ^ seed)
-		for j := h & mask; ; j = (j + 1) & mask {
-			s := &slots[j]
-			if s.Count == 0 {
-				t.Insert(s, h, e.Key, V(d))
-				slots, mask = t.Slots, t.Mask // insert may have doubled the table
-				break
-			}
-			if s.Key == e.Key {
-				s.Count += V(d)
-				break
-			}
-		}
-	}
-	return n
-}
-
 // Prefetch asks for the slot where a probe from the hash h starts (see
 // prefetch.go), for a loop that knows its keys a few events ahead. It
 // changes nothing.
