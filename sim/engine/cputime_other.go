@@ -10,6 +10,9 @@ const laneClockNote = "Observe, wall clock on this machine (with the waits for a
 // lockLane does nothing where the thread's CPU clock is not read.
 func lockLane() {}
 
+// unlockLane does nothing where lockLane does nothing.
+func unlockLane() {}
+
 var clockStart = time.Now()
 
 // laneClock is the wall clock, in ns.
