@@ -2,6 +2,7 @@ package distinct
 
 import (
 	"fmt"
+	"unsafe"
 
 	"countsim/metrics"
 	"countsim/strategies"
@@ -87,24 +88,49 @@ func (x *ExactDistinct) Len() int {
 func (x *ExactDistinct) Distinct() float64 { return float64(x.Len()) }
 
 // Observe inserts the Actor of every Write event, whatever its Delta; Read
-// events are ignored. The probe is Insert's, written out in the loop with
-// the table, its mask and the count in locals: with nothing but a load and
-// a compare between one id's probe and the next one's, the core runs ahead
-// to the next ids' slots while the first one's cache miss is served, so
-// that the misses of a table larger than the caches overlap.
+// events are ignored. The batch is taken exactAhead events at a time:
+// first each id's hash is computed and its home slot prefetched
+// (ds.Prefetch), then the ids are inserted (insertHashed), so that the
+// cache misses of a table larger than the caches (the cricket final's
+// 512 MB) overlap, where the core alone, retiring in order, ran ahead of
+// a miss by a few ids at most. The ids go in in the same order as one by
+// one: the table is the same.
 func (x *ExactDistinct) Observe(batch []workload.Event) {
-	ids, mask, seed, n := x.ids, x.mask, x.seed, x.n
-	for i := range batch {
-		e := &batch[i]
-		if e.Op != workload.Write {
-			continue
+	var hs, vs [exactAhead]uint64
+	for len(batch) > 0 {
+		c := batch[:min(exactAhead, len(batch))]
+		batch = batch[len(c):]
+		ids, mask, seed := x.ids, x.mask, x.seed
+		k := 0
+		for i := range c {
+			e := &c[i]
+			if e.Op != workload.Write {
+				continue
+			}
+			if e.Actor == 0 {
+				x.hasZero = true
+				continue
+			}
+			h := workload.Mix64(e.Actor ^ seed)
+			ds.Prefetch(unsafe.Pointer(&ids[h&mask]))
+			hs[k], vs[k] = h, e.Actor
+			k++
 		}
-		id := e.Actor
-		if id == 0 {
-			x.hasZero = true
-			continue
-		}
-		for j := workload.Mix64(id^seed) & mask; ; j = (j + 1) & mask {
+		x.insertHashed(vs[:k], hs[:k])
+	}
+}
+
+// exactAhead is how many ids Observe hashes and prefetches before it
+// inserts them (BenchmarkExactDistinctObserve: 32 beat 16 by a fifth at
+// 256 MB).
+const exactAhead = 32
+
+// insertHashed inserts the non-zero ids vs, hs[i] being Mix64(vs[i] ^
+// seed): Insert's probe, with the table, its mask and the count in locals.
+func (x *ExactDistinct) insertHashed(vs, hs []uint64) {
+	ids, mask, n := x.ids, x.mask, x.n
+	for i, id := range vs {
+		for j := hs[i] & mask; ; j = (j + 1) & mask {
 			v := ids[j]
 			if v == id {
 				break
@@ -197,31 +223,21 @@ func (x *ExactDistinct) Merge(other *ExactDistinct) error {
 	if other.hasZero {
 		x.hasZero = true
 	}
-	ids, mask, seed, n := x.ids, x.mask, x.seed, x.n
-	for _, id := range other.ids {
+	var hs, vs [exactAhead]uint64
+	k := 0
+	for _, id := range other.ids { // Observe's prefetch and probe
 		if id == 0 {
 			continue
 		}
-		for j := workload.Mix64(id^seed) & mask; ; j = (j + 1) & mask { // Observe's probe
-			v := ids[j]
-			if v == id {
-				break
-			}
-			if v == 0 {
-				if n >= x.grow {
-					x.n = n
-					x.resize()
-					x.place(id)
-					ids, mask, n = x.ids, x.mask, x.n
-					break
-				}
-				ids[j] = id
-				n++
-				break
-			}
+		h := workload.Mix64(id ^ x.seed)
+		ds.Prefetch(unsafe.Pointer(&x.ids[h&x.mask]))
+		hs[k], vs[k] = h, id
+		if k++; k == exactAhead {
+			x.insertHashed(vs[:k], hs[:k])
+			k = 0
 		}
 	}
-	x.n = n
+	x.insertHashed(vs[:k], hs[:k])
 	return nil
 }
 
