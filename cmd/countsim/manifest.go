@@ -90,8 +90,9 @@ type manifestScenario struct {
 
 // manifest records what produced a report: the scenarios (wall[i] is the
 // wall time of setups[i], a step or a whole scenario; missing for those
-// not run), the command line, the build and the machine.
-func manifest(setups []*sim.Setup, started time.Time, wall []time.Duration, partial bool) any {
+// not run), the command line, the build and the machine, and the template
+// of `countsim render` that the run was for, if any.
+func manifest(setups []*sim.Setup, started time.Time, wall []time.Duration, partial bool, template string) any {
 	type module struct {
 		Path    string `json:"path"`
 		Version string `json:"version"`
@@ -99,7 +100,8 @@ func manifest(setups []*sim.Setup, started time.Time, wall []time.Duration, part
 	b := thisBuild()
 	m := struct {
 		Scenarios  []*manifestScenario `json:"scenarios"`
-		Args       []string            `json:"args"` // the command line, os.Args
+		Template   string              `json:"template,omitempty"` // the template rendered from this run (countsim render)
+		Args       []string            `json:"args"`               // the command line, os.Args
 		Started    string              `json:"started"`
 		Finished   string              `json:"finished"`
 		Partial    bool                `json:"partial"`
@@ -125,7 +127,8 @@ func manifest(setups []*sim.Setup, started time.Time, wall []time.Duration, part
 			"goos": runtime.GOOS, "goarch": runtime.GOARCH, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 			"hostname": hostname(),
 		},
-		PeakRSS: runPeak(),
+		PeakRSS:  runPeak(),
+		Template: template,
 	}
 	m.Scenarios = manifestScenarios(setups, wall)
 	if bi, ok := debug.ReadBuildInfo(); ok {

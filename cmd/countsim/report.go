@@ -97,7 +97,7 @@ func writeReport(dir string, env *cmdEnv, setups []*sim.Setup, results []metrics
 	if err := metrics.WriteFile(filepath.Join(dir, "results.json"), func(w io.Writer) error { return metrics.WriteJSON(w, results) }); err != nil {
 		return nil, err
 	}
-	man, err := json.MarshalIndent(manifest(setups, started, wall, partial), "", "  ")
+	man, err := json.MarshalIndent(manifest(setups, started, wall, partial, env.template), "", "  ")
 	if err != nil {
 		return nil, err
 	}

@@ -48,15 +48,47 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := checkOut(env); err != nil {
 		return err
 	}
+	ran, err := execRun(ctx, env, setups)
+	if err != nil {
+		return err
+	}
+	if err := writeStdout(env, ran.results, ran.shown, ran.dir); err != nil {
+		return err
+	}
+	if planned, peak := maxPlanned(setups), peakRSS(); peak > planned+planned/10 {
+		fmt.Fprintf(env.stderr, "countsim: the peak resident memory, %s bytes, passed the plan of %s bytes by more than 10%%\n",
+			metrics.Format(float64(peak)), metrics.Format(float64(planned)))
+	}
+	if ran.partial {
+		return fmt.Errorf("run stopped (%v): the report in %s is partial", ran.runErr, ran.dir)
+	}
+	return nil
+}
+
+// ran is what execRun did: the report folder it wrote, the rows in it and
+// what its report shows; partial when the run was stopped (runErr says
+// why) and the folder holds what was measured until then.
+type ran struct {
+	dir     string
+	results []metrics.Result
+	shown   *report.Run
+	partial bool
+	runErr  error
+}
+
+// execRun runs the prepared scenarios one after another and writes their
+// report folder under env.out, as `countsim run` does; an error before
+// anything was measured leaves nothing behind.
+func execRun(ctx context.Context, env *cmdEnv, setups []*sim.Setup) (*ran, error) {
 	defer env.closeStores()
 	defer forgetPeaks(setups)
 	if err := env.connectStores(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if env.cpuProfile != "" {
 		stop, err := startCPUProfile(env.cpuProfile)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer stop()
 	}
@@ -67,12 +99,12 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 	// takes back the folder and any of -out's folders it made.
 	made, err := mkdirs(env.out)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tmp, err := os.MkdirTemp(env.out, ".countsim-report-")
 	if err != nil {
 		unmake(made)
-		return err
+		return nil, err
 	}
 	drawn := newCharts(tmp)
 	started := time.Now().UTC()
@@ -124,33 +156,23 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 		drawn.wait()
 		os.RemoveAll(tmp)
 		unmake(made)
-		return runErr // failed before measuring anything
+		return nil, runErr // failed before measuring anything
 	}
 	shown, err := writeReport(tmp, env, setups, results, drawn, tables, started, wall, partial)
 	if err != nil {
 		os.RemoveAll(tmp)
-		return fmt.Errorf("writing the report: %w", err)
+		return nil, fmt.Errorf("writing the report: %w", err)
 	}
 	if err := shareable(tmp); err != nil {
 		os.RemoveAll(tmp)
-		return fmt.Errorf("writing the report: %w", err)
+		return nil, fmt.Errorf("writing the report: %w", err)
 	}
 	dir, err := publish(tmp, env.out, reportName(setups, started))
 	if err != nil {
 		os.RemoveAll(tmp)
-		return err
+		return nil, err
 	}
-	if err := writeStdout(env, results, shown, dir); err != nil {
-		return err
-	}
-	if planned, peak := maxPlanned(setups), peakRSS(); peak > planned+planned/10 {
-		fmt.Fprintf(env.stderr, "countsim: the peak resident memory, %s bytes, passed the plan of %s bytes by more than 10%%\n",
-			metrics.Format(float64(peak)), metrics.Format(float64(planned)))
-	}
-	if partial {
-		return fmt.Errorf("run stopped (%v): the report in %s is partial", runErr, dir)
-	}
-	return nil
+	return &ran{dir: dir, results: results, shown: shown, partial: partial, runErr: runErr}, nil
 }
 
 // stdoutFormats are the values of run -format; defaultFormat is the one
