@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -88,7 +89,7 @@ func Parse(file string, src []byte) (*Template, error) {
 		}
 	}
 	if end < 0 {
-		return nil, errAt(file, len(lines), `front matter: no closing line "---"`)
+		return nil, errAt(file, strings.Count(strings.TrimRight(text, "\n"), "\n")+1, `front matter: no closing line "---"`)
 	}
 	if len(t.Scenarios) == 0 {
 		return nil, errAt(file, end+1, "front matter: no scenarios: line (want scenarios: NAME, …)")
@@ -111,6 +112,7 @@ func errAt(file string, line int, format string, args ...any) *scenarios.Error {
 // tmplErr matches text/template's errors: "template: NAME:LINE: msg" or
 // "template: NAME:LINE:COL: executing "NAME" at <CALL>: error calling F: msg".
 var tmplErr = regexp.MustCompile(`^template: (?s:.*?):(\d+)(?::\d+)?: (?s:(.*))$`)
+var undefinedFunc = regexp.MustCompile(`^function "(.*)" not defined$`)
 var execErr = regexp.MustCompile(`^executing "(?s:.*?)" at (<.*?>): (?:error calling \w+: )?(?s:(.*))$`)
 
 // templateError turns text/template's error into a *scenarios.Error at the
@@ -125,6 +127,11 @@ func templateError(file string, err error) error {
 	rest := m[2]
 	if e := execErr.FindStringSubmatch(rest); e != nil {
 		rest = e[1] + ": " + e[2]
+	}
+	if f := undefinedFunc.FindStringSubmatch(rest); f != nil {
+		names := funcNames()
+		slices.Sort(names)
+		rest += fmt.Sprintf(" (allowed: %s)%s", strings.Join(names, ", "), scenarios.DidYouMean(f[1], names))
 	}
 	return errAt(file, line, "%s", rest)
 }

@@ -65,6 +65,7 @@ func TestFloors(t *testing.T) {
 		"strategies/all":         families,
 		"plots":                  {"metrics"},
 		"report":                 {"metrics"},
+		"render":                 {"metrics", "scenarios"},
 		"redisstore":             {"strategies", "keyslot", "metrics"},
 		"sim/cluster":            append([]string{"strategies/distinct", "keyslot"}, designRoom...),
 	}

@@ -76,6 +76,7 @@ func goldenCases() []goldenCase {
 		{name: "plan-search", args: []string{"plan", "search"}},
 		{name: "help-scenario", args: []string{"help", "scenario"}},
 		{name: "help-run", args: []string{"help", "run"}},
+		{name: "help-render", args: []string{"help", "render"}},
 		{name: "validate-ok", args: []string{"validate", "testdata/small.yaml"}},
 	}
 	many := []string{"validate"}

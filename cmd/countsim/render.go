@@ -27,7 +27,7 @@ type renderFlags struct {
 	out     string // -out FILE
 	reports string // -reports DIR
 	list    bool   // -list
-	check   string // -check FILE
+	check   bool   // -check: the argument is a rendered page to check
 }
 
 var cmdRender = &command{
@@ -92,7 +92,7 @@ nothing: the run's report goes to a temporary folder, removed after.`,
 		fs.StringVar(&rf.out, "out", "", "write the page to `FILE` (default stdout)")
 		fs.StringVar(&rf.reports, "reports", "", "write the run's report folder under `DIR` (default: -out's folder, or reports)")
 		fs.BoolVar(&rf.list, "list", false, "list the built-in templates")
-		fs.StringVar(&rf.check, "check", "", "render the template of the rendered `FILE` again, and exit 1 if its numbers moved")
+		fs.BoolVar(&rf.check, "check", false, "take the argument as a rendered page: render its template again, and exit 1 if its numbers moved")
 		designFlags(fs, env)
 		fs.BoolVar(&env.quiet, "q", false, "print no progress lines")
 	},
@@ -115,18 +115,19 @@ func runRender(ctx context.Context, env *cmdEnv, args []string) error {
 	renderOpts.Unlock()
 	switch {
 	case rf.list:
-		if len(args) > 0 || rf.check != "" || rf.out != "" {
+		if len(args) > 0 || rf.check || rf.out != "" {
 			return &usageError{msg: "render -list takes nothing else"}
 		}
 		for _, name := range render.BuiltinNames() {
 			fmt.Fprintln(env.stdout, name)
 		}
 		return nil
-	case rf.check != "":
-		if len(args) > 0 || rf.out != "" {
-			return &usageError{msg: "render -check FILE takes no template and no -out: the template is the one FILE names"}
+	case rf.check:
+		if len(args) != 1 || rf.out != "" {
+			return &usageError{msg: "render -check takes one rendered page, and no -out: the template is the one the page names",
+				hint: "usage: countsim " + renderUsage}
 		}
-		return renderCheck(ctx, env, rf)
+		return renderCheck(ctx, env, args[0])
 	case len(args) != 1:
 		return &usageError{msg: "render: name one template (a file, or a built-in: countsim render -list)", hint: "usage: countsim " + renderUsage}
 	}
@@ -371,19 +372,19 @@ func runData(setups []*sim.Setup, ran *ran) *render.Data {
 }
 
 // renderCheck is `countsim render -check FILE`.
-func renderCheck(ctx context.Context, env *cmdEnv, rf *renderFlags) error {
-	b, err := os.ReadFile(rf.check)
+func renderCheck(ctx context.Context, env *cmdEnv, file string) error {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return &usageError{msg: fmt.Sprintf("render -check: %v", err)}
 	}
 	text, stamp, ok, err := render.ReadDocument(string(b))
 	switch {
 	case err != nil:
-		return &usageError{msg: fmt.Sprintf("render -check %s: %v", rf.check, err)}
+		return &usageError{msg: fmt.Sprintf("render -check %s: %v", file, err)}
 	case !ok:
-		return &usageError{msg: fmt.Sprintf("render -check %s: no stamp on its last line: not a page countsim render wrote", rf.check)}
+		return &usageError{msg: fmt.Sprintf("render -check %s: no stamp on its last line: not a page countsim render wrote", file)}
 	}
-	base := filepath.Dir(rf.check)
+	base := filepath.Dir(file)
 	if strings.HasPrefix(stamp.Template, render.BuiltinPrefix) {
 		base = ""
 	}
@@ -393,7 +394,7 @@ func renderCheck(ctx context.Context, env *cmdEnv, rf *renderFlags) error {
 	}
 	sets, err := scenarios.ParseSets(stamp.Set)
 	if err != nil {
-		return &usageError{msg: fmt.Sprintf("render -check %s: its stamp's set: %v", rf.check, err)}
+		return &usageError{msg: fmt.Sprintf("render -check %s: its stamp's set: %v", file, err)}
 	}
 	env.sets = append(sets, env.sets...)
 	tmp, err := os.MkdirTemp("", "countsim-render-check-")
@@ -401,17 +402,17 @@ func renderCheck(ctx context.Context, env *cmdEnv, rf *renderFlags) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	page, _, err := renderRun(ctx, env, t, tmp, chartPrefix(rf.check))
+	page, _, err := renderRun(ctx, env, t, tmp, chartPrefix(file))
 	if err != nil {
 		return err
 	}
 	changes := render.Compare(text, stamp, page)
 	if len(changes) == 0 {
-		fmt.Fprintf(env.stdout, "ok: %s is up to date with %s (%s)\n", rf.check, stamp.Template, plural(len(page.Figures), "figure")+" within a tolerance")
+		fmt.Fprintf(env.stdout, "ok: %s is up to date with %s (%s)\n", file, stamp.Template, plural(len(page.Figures), "figure")+" within a tolerance")
 		return nil
 	}
 	for _, c := range changes {
-		fmt.Fprintf(env.stdout, "%s:%d:\n", rf.check, c.Line)
+		fmt.Fprintf(env.stdout, "%s:%d:\n", file, c.Line)
 		if c.Old != "" {
 			fmt.Fprintf(env.stdout, "- %s\n", c.Old)
 		}
@@ -420,7 +421,7 @@ func renderCheck(ctx context.Context, env *cmdEnv, rf *renderFlags) error {
 		}
 	}
 	return fmt.Errorf("render -check: %s is stale: %s moved (render it again: countsim render -out %s %s)",
-		rf.check, plural(len(changes), "sentence"), rf.check, stamp.Template)
+		file, plural(len(changes), "sentence"), file, stamp.Template)
 }
 
 // writePageFile writes b to path atomically: as metrics.WriteFile does
