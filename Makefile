@@ -4,7 +4,7 @@ BIN     := bin/countsim
 OUT     ?= reports
 PKGS    := ./...
 
-.PHONY: run test check needs fmt-check vet bench bench-all build clean figures
+.PHONY: run test check needs fmt-check vet bench bench-all build clean figures docs
 
 ## build: the countsim binary in bin/
 build:
@@ -18,11 +18,19 @@ run: build
 ## acceptance runs of the built-in scenarios are too slow under -race), then
 ## the whole suite, acceptance runs included, without it, then countsim
 ## check: every bound of the built-in scenarios (the worked examples'
-## numbers) still holds and every trap they show on purpose still shows
+## numbers) still holds and every trap they show on purpose still shows,
+## then the committed cricket-final page is not stale (render -check, ~20 s:
+## the one page checked here; make docs renders them all)
 test: needs fmt-check vet
 	$(GO) test -race -short -shuffle=on -count=1 $(PKGS)
 	$(GO) test -count=1 $(PKGS)
 	$(GO) run ./cmd/countsim check
+	$(GO) run ./cmd/countsim render -q -check docs/cricket-final.md
+
+## docs: render the built-in templates into docs/ (their runs' report
+## folders under $(OUT)/), over the pages rendered before
+docs: build
+	for t in $$(./$(BIN) render -list); do ./$(BIN) render -q -reports $(OUT) -out docs/$$t.md $$t || exit 1; done
 
 ## check: test, plus the build
 check: test build
