@@ -75,6 +75,7 @@ func (r *renderer) funcs() map[string]any {
 		"bytes":    fmtWith(Bytes),
 		"words":    fmtWith(Words),
 		"x":        fmtWith(func(v float64) string { return metrics.Format(math.Round(v)) + "×" }),
+		"spread":   r.spread,
 		"table":    r.table,
 		"chart":    r.chart,
 	}
@@ -96,6 +97,23 @@ func (r *renderer) measured(step, design, metric string, which ...string) (Num, 
 		return Num{}, err
 	}
 	return Num{V: *row.Value, Unit: row.Unit, Measured: true, r: r}, nil
+}
+
+// spread is {{spread STEP DESIGN METRIC [WHICH…]}}: the least and the
+// most a scenario run in trials measured, "62.1–62.9".
+func (r *renderer) spread(step, design, metric string, which ...string) (string, error) {
+	lo, err := r.lookup(step, design, metric, false, append(which, "min"))
+	if err != nil {
+		return "", err
+	}
+	hi, err := r.lookup(step, design, metric, false, append(which, "max"))
+	if err != nil {
+		return "", err
+	}
+	if !r.data.Measured {
+		return "…", nil
+	}
+	return metrics.Format(*lo.Value) + "–" + metrics.Format(*hi.Value), nil
 }
 
 // placeholder stands for a row not there before the run: 1, so that
@@ -133,21 +151,57 @@ func whichText(which []string) string {
 
 // formulaRe matches the arithmetic a plan's note states: numbers and
 // operators, possibly in ⌈ ⌉ or ( ), each number possibly followed by a
-// unit, ending in "= NUMBER".
-var formulaRe = regexp.MustCompile(`[⌈(]*[0-9][0-9,.]*(?: [a-zA-Z]+)?[⌉)]*(?: [×/+−*·] [⌈(]*[0-9][0-9,.]*(?: [a-zA-Z]+)?[⌉)]*)+[⌉)]* = [0-9][0-9,.]*%?`)
+// unit, and the "= NUMBER" that ends it where the note gives one.
+var formulaRe = regexp.MustCompile(`[⌈(]*[0-9][0-9,.]*(?: (?:s|ms|min|h|B|KB|MB|GB))?[⌉)]*(?: [×/+−*·] [⌈(]*[0-9][0-9,.]*(?: (?:s|ms|min|h|B|KB|MB|GB))?[⌉)]*)+(?: = [0-9][0-9,.]*%?)?`)
 
 // formula is {{formula STEP DESIGN METRIC [WHICH…]}}: the arithmetic of
-// the plan as its note states it ("200,000 / 32 = 6,250").
+// the plan as its note states it ("200,000 / 32 = 6,250"), ended by the
+// plan's value ("= 18,000") where the note does not say it.
 func (r *renderer) formula(step, design, metric string, which ...string) (string, error) {
 	row, err := r.lookup(step, design, metric, true, which)
 	if err != nil {
 		return "", err
 	}
-	f := formulaRe.FindString(row.Note)
+	f := balanced(formulaRe.FindString(row.Note))
 	if f == "" {
 		return "", fmt.Errorf("the plan of %s %s %s states no arithmetic with numbers: %q (use note for it)", step, design, metric, row.Note)
 	}
+	if !strings.Contains(f, " = ") {
+		f += " = " + metrics.Format(*row.Plan)
+	}
 	return f, nil
+}
+
+// balanced drops the brackets of f that close none it opens, or open
+// none it closes: "20,000 − 2,000)" of "max(0, 20,000 − 2,000)".
+func balanced(f string) string {
+	pairs := map[rune]rune{')': '(', '⌉': '⌈'}
+	rs := []rune(f)
+	keep := make([]bool, len(rs))
+	var open []int
+	for i, c := range rs {
+		keep[i] = true
+		switch c {
+		case '(', '⌈':
+			open = append(open, i)
+		case ')', '⌉':
+			if len(open) > 0 && rs[open[len(open)-1]] == pairs[c] {
+				open = open[:len(open)-1]
+			} else {
+				keep[i] = false
+			}
+		}
+	}
+	for _, i := range open {
+		keep[i] = false
+	}
+	var b strings.Builder
+	for i, c := range rs {
+		if keep[i] {
+			b.WriteRune(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // note is {{note STEP DESIGN METRIC [WHICH…]}}: the plan's note whole.

@@ -93,6 +93,25 @@ func TestRefusedNames(t *testing.T) {
 	}
 }
 
+func TestSpread(t *testing.T) {
+	d := testData(true)
+	for _, st := range []struct {
+		stat string
+		v    float64
+	}{{"mean", 6500}, {"min", 6400}, {"max", 6610}} {
+		d.Steps[0].Rows = append(d.Steps[0].Rows, metrics.Result{Scenario: "hot", Strategy: "striped-32", Metric: "utilisation", Value: metrics.Measured(st.v), Stat: st.stat, Scale: metrics.Sim})
+	}
+	tm := mustParse(t, "---\nscenarios: hot\n---\n"+`{{measured "hot" "striped-32" "utilisation" | int}} ({{spread "hot" "striped-32" "utilisation"}})`)
+	p, err := Execute(tm, d, Options{})
+	if err != nil || p.Text != "6,500 (6,400–6,610)" {
+		t.Errorf("got %q, %v", p.Text, err)
+	}
+	tm = mustParse(t, "---\nscenarios: hot\n---\n"+`{{spread "hot" "striped-32" "max_key_ops_per_s"}}`)
+	if _, err := Execute(tm, testData(true), Options{}); err == nil || !strings.Contains(err.Error(), "has no measurement (min)") {
+		t.Errorf("a spread of a run not in trials: got %v", err)
+	}
+}
+
 // Several rows of one metric must be told apart by a word of the note.
 func TestAmbiguousRow(t *testing.T) {
 	tm := mustParse(t, "---\nscenarios: hot\n---\n"+`{{measured "hot" "truth" "distinct"}}`)
@@ -121,6 +140,30 @@ func TestFrontMatter(t *testing.T) {
 	tm := mustParse(t, "---\n# why\nscenarios: cricket-final, search ,trending\n---\n")
 	if got := strings.Join(tm.Scenarios, "|"); got != "cricket-final|search|trending" || tm.ScenariosLine != 3 {
 		t.Errorf("scenarios %q at line %d", got, tm.ScenariosLine)
+	}
+}
+
+func TestFormulaOfNote(t *testing.T) {
+	for _, c := range []struct {
+		note string
+		plan float64
+		want string
+	}{
+		{"peak / K = 200,000 / 32 = 6,250 a stripe (the mean; …)", 6250, "200,000 / 32 = 6,250"},
+		{"⌈peak / key capacity⌉ = ⌈200,000 / 10,000⌉ = 20", 20, "⌈200,000 / 10,000⌉ = 20"},
+		{"max(0, 20,000 − 2,000): what the key's queue grows by each second", 18000, "20,000 − 2,000 = 18,000"},
+		{"worst case, peak / A × T = 200,000 / 200 × 1 s = 1,000: a server holds up to T", 1000, "200,000 / 200 × 1 s = 1,000"},
+		{"S × K = 8 × 10 local leaders", 80, "8 × 10 = 80"},
+		{"6,250 / 10,000 = 62.5% of a key's capacity", 0.625, "6,250 / 10,000 = 62.5%"},
+		{"1.04/√m, relative", 0.8, ""},
+	} {
+		d := testData(false)
+		d.Steps[0].Rows = []metrics.Result{{Scenario: "hot", Strategy: "striped-32", Metric: "utilisation", Plan: metrics.PlanOf(c.plan), Note: c.note}}
+		r := &renderer{data: d}
+		got, err := r.formula("hot", "striped-32", "utilisation")
+		if got != c.want || (err != nil) != (c.want == "") {
+			t.Errorf("%q: got %q, %v; want %q", c.note, got, err, c.want)
+		}
 	}
 }
 

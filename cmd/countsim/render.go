@@ -55,6 +55,7 @@ word of the row's note ("union", "day 1").
     {{measured STEP DESIGN METRIC [WHICH…]}}  the value measured
     {{formula STEP DESIGN METRIC [WHICH…]}}   the plan's arithmetic, as its note states it ("200,000 / 32 = 6,250")
     {{note STEP DESIGN METRIC [WHICH…]}}      the plan's note, whole
+    {{spread STEP DESIGN METRIC [WHICH…]}}    the least and the most measured over trials ("6,400–6,610")
     {{ratio A B}} {{diff A B}} {{sum A B}} {{times A B}}   A/B, A−B, A+B, A×B: worked out of two numbers
     {{… | over B}}       the number piped in, divided by B
     {{… | within "5%"}}  a measured figure may move by 5% of its new value (or "200": by 200) before the page is stale

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"countsim/metrics"
+	"countsim/render"
 )
 
 // practicePage is a template over practice-stripes (a fifth of a second a
@@ -197,5 +198,56 @@ func TestRenderList(t *testing.T) {
 	out, _, code := cli(t, "render", "-list")
 	if code != 0 || !strings.Contains(out, "cricket-final\n") {
 		t.Errorf("render -list: exit %d\n%s", code, out)
+	}
+}
+
+// Every built-in template passes the first pass against the scenarios it
+// names, prepared as a run prepares them (nothing runs): a metric or
+// design renamed under a page fails here, at the page's line.
+func TestBuiltinTemplatesName(t *testing.T) {
+	for _, name := range render.BuiltinNames() {
+		tm, _, err := loadTemplate(name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		setups, err := prepareAll(tm.Scenarios, &cmdEnv{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := render.Execute(tm, planData(setups), render.Options{ChartPrefix: name}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		for _, want := range []string{"docs/" + name + ".md"} {
+			if _, err := os.Stat(filepath.Join("..", "..", want)); err != nil {
+				t.Errorf("%s: no rendered copy committed (make docs): %v", name, err)
+			}
+		}
+	}
+}
+
+// The committed cricket-final page says the seed's numbers, each as
+// planned and, where measured, beside the measurement (make test's
+// render -check holds the page to the code).
+func TestCricketFinalPageHoldsTheSeedsNumbers(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cricket-final.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{
+		"200,000 / 7,000 = 28.6", "28.6 → 32 stripes",
+		"200,000 / 32 = 6,250 increments a second, 62.5% of its limit",
+		"160,000 sub-counter reads a second (measured: ", "read 32 times a second (measured: 32)",
+		"up to 200,000 / 200 × 1 s = 1,000 counts", "The run crashed one server and lost ",
+		"takes 320,000,000 B (320 MB)", "takes 12,288 B (12.3 KB), 26,042× smaller",
+		"the true audience is 48 million", "Adding the two days' counts gives 78 million",
+		"by merge, against 78.1 million by sum",
+		"27,183 × 5 = 135,915 counters of 4 B, 543,660 B (544 KB)", "εN = 200,000",
+		"scores 250, and one searched 300 times a minute ago scores 293",
+		"so 8 shards", "8 × 10 = 80 candidates",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("docs/cricket-final.md lacks %q", want)
+		}
 	}
 }
