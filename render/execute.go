@@ -34,7 +34,7 @@ type Chart struct{ From, To string }
 // Options are how a page is rendered.
 type Options struct {
 	// ChartPrefix starts the file name of each chart's copy beside the
-	// page: PREFIX-STEP-NAME.png.
+	// page: PREFIX-STEP-NAME.png; "" links to the run's own file instead.
 	ChartPrefix string
 }
 
@@ -168,6 +168,9 @@ func (r *renderer) chart(step, name string) (string, error) {
 		return "", err
 	}
 	to := r.opts.ChartPrefix + "-" + st.ID() + "-" + name + ".png"
+	if r.opts.ChartPrefix == "" {
+		to = st.Charts[name] // a page on stdout links to the run's own chart
+	}
 	if r.data.Measured {
 		from, ok := st.Charts[name]
 		if !ok {
@@ -178,7 +181,9 @@ func (r *renderer) chart(step, name string) (string, error) {
 			slices.Sort(names)
 			return "", fmt.Errorf("chart %s %q: the run drew no such chart (allowed: %s)%s", step, name, strings.Join(names, ", "), didYouMean(name, names))
 		}
-		r.charts = append(r.charts, Chart{From: from, To: to})
+		if r.opts.ChartPrefix != "" {
+			r.charts = append(r.charts, Chart{From: from, To: to})
+		}
 	}
 	return fmt.Sprintf("![%s, %s: %s](%s)", st.Scenario, st.ID(), name, filepath.ToSlash(to)), nil
 }

@@ -68,7 +68,9 @@ word of the row's note ("union", "day 1").
 
 Every call is checked against the prepared scenarios before anything runs: a
 step, design or metric they do not have is refused with the template's
-file:line and what is allowed, exit 2. Then the scenarios run as by
+file:line and what is allowed, exit 2 (a call that several rows answer is
+known only once they are measured: refused the same way after the run, no
+page written). Then the scenarios run as by
 countsim run — the report folder is written under -reports (by default the
 folder of -out, or ./reports), its manifest naming the template — and the
 page is written to -out (or stdout), the charts copied beside it as
@@ -170,6 +172,9 @@ func runRender(ctx context.Context, env *cmdEnv, args []string) error {
 	if rf.out == "" {
 		_, err := io.WriteString(env.stdout, doc)
 		fmt.Fprintf(env.stderr, "countsim: report: %s\n", dir)
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(rf.out), 0o755); err != nil {
 		return err
 	}
 	// A page of the same template is replaced, with its charts; a new
