@@ -96,6 +96,19 @@ func TestRenderAndCheck(t *testing.T) {
 		t.Errorf("check with another key capacity: exit %d, want 1 naming the sentence\n%s%s", code, out, stderr)
 	}
 
+	// A page rendered with -set records it, and its check applies it
+	// again: untouched, it is up to date.
+	setPage := filepath.Join(dir, "set.md")
+	if _, stderr, code := cli(t, "render", "-q", "-set", "assumptions.key_capacity=5000", "-out", setPage, tmpl); code != 0 {
+		t.Fatalf("render -set: exit %d\n%s", code, stderr)
+	}
+	if b, _ := os.ReadFile(setPage); !strings.Contains(string(b), "120,000 / 3,500 = 34.3") || !strings.Contains(string(b), `"set":["assumptions.key_capacity=5000"]`) {
+		t.Errorf("the page rendered with -set:\n%s", b)
+	}
+	if out, stderr, code := cli(t, "render", "-q", "-check", setPage); code != 0 {
+		t.Errorf("check of a page rendered with -set: exit %d\n%s%s", code, out, stderr)
+	}
+
 	// The page of the same template is rendered over; any other file is
 	// left as it is.
 	if _, stderr, code := cli(t, "render", "-q", "-out", page, tmpl); code != 0 {
