@@ -113,7 +113,18 @@ func (s *Step) row(design, metric string, planned bool, which []string) (r metri
 		case slices.Contains(stats, w):
 			stat = w
 		default:
-			rows = slices.DeleteFunc(rows, func(r metrics.Result) bool { return !strings.Contains(r.Note, w) })
+			before := rows
+			rows = slices.DeleteFunc(slices.Clone(rows), func(r metrics.Result) bool { return !strings.Contains(r.Note, w) })
+			if len(rows) == 0 && len(before) > 0 {
+				var notes []string
+				for _, r := range before {
+					if n := fmt.Sprintf("%q", shortNote(r.Note)); !slices.Contains(notes, n) {
+						notes = append(notes, n)
+					}
+				}
+				return r, false, fmt.Errorf("no row of %s %s in %s has %q in its note (allowed: sim, full, %s, or a word of: %s)",
+					design, metric, s.ID(), w, strings.Join(stats, ", "), strings.Join(notes, ", "))
+			}
 		}
 	}
 	if !planned {

@@ -80,6 +80,7 @@ func TestRefusedNames(t *testing.T) {
 		{`{{measured "hto" "striped-32" "utilisation"}}`, `no step "hto" in the scenarios named (allowed: hot); did you mean "hot"?`},
 		{`{{plna "hot" "striped-32" "utilisation"}}`, `page.md:5: function "plna" not defined (allowed: `},
 		{`{{plan "hot" "striped-32" "utilisation" | within "5%"}}`, `the number is planned, not measured`},
+		{`{{plan "hot" "striped-32" "utilisation" "capcity"}}`, `no row of striped-32 utilisation in hot has "capcity" in its note (allowed: sim, full, mean, min, p50, p95, max, or a word of: "6,250 / 10,000 = 62.5% of a key's capacity")`},
 		{`{{measured "hot" "striped-32" "utilisation" | within "five"}}`, `want a share ("5%") or an amount`},
 	} {
 		_, err := Parse("page.md", []byte("---\nscenarios: hot\n---\n\n"+c.call+"\n"))
