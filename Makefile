@@ -19,21 +19,23 @@ run: build
 ## the whole suite, acceptance runs included, without it, then countsim
 ## check: every bound of the built-in scenarios (the worked examples'
 ## numbers) still holds and every trap they show on purpose still shows,
-## then the committed cricket-final and likes pages are not stale (render
-## -check, ~22 s together; the other two pages of docs/ take ~35 s more and
-## are checked by make docs-check)
+## then the committed cricket-final page and the README's rendered figures
+## (docs/readme.md) are not stale (render -check, ~25 s together; the
+## other pages of docs/ take ~35 s more: make docs-check)
 test: needs fmt-check vet
 	$(GO) test -race -short -shuffle=on -count=1 $(PKGS)
 	$(GO) test -count=1 $(PKGS)
 	$(GO) run ./cmd/countsim check
 	$(GO) build -o $(BIN) ./cmd/countsim
 	./$(BIN) render -q -check docs/cricket-final.md
-	./$(BIN) render -q -check docs/likes.md
+	./$(BIN) render -q -check docs/readme.md
 
 ## docs: render the built-in templates into docs/ (their runs' report
-## folders under $(OUT)/), over the pages rendered before
+## folders under $(OUT)/), over the pages rendered before, and
+## docs/readme.md's text into README.md between its render lines
 docs: build
 	for t in $$(./$(BIN) render -list); do ./$(BIN) render -q -reports $(OUT) -out docs/$$t.md $$t || exit 1; done
+	$(GO) test ./cmd/countsim -run TestREADMEFiguresAreRendered -count=1 -update
 
 ## docs-check: every page of docs/ is not stale
 docs-check: build

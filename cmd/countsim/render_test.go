@@ -264,3 +264,40 @@ func TestCricketFinalPageHoldsTheSeedsNumbers(t *testing.T) {
 		}
 	}
 }
+
+// The README's figures of the search day and the fantasy board are the
+// rendered page docs/readme.md (make test's render -check holds that page
+// to the code): the README holds its text between its render lines.
+// -update writes the page's text there.
+func TestREADMEFiguresAreRendered(t *testing.T) {
+	root := filepath.Join("..", "..")
+	b, err := os.ReadFile(filepath.Join(root, "docs", "readme.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _, ok, err := render.ReadDocument(string(b))
+	if !ok || err != nil {
+		t.Fatalf("docs/readme.md: not a rendered page (%v)", err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const open, end = "<!-- render: docs/readme.md (make docs), its text kept here by TestREADMEFiguresAreRendered -->\n", "<!-- /render -->"
+	s := string(readme)
+	i, j := strings.Index(s, open), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no render lines %q … %q", open, end)
+	}
+	have := s[i+len(open) : j]
+	if have == text {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(filepath.Join(root, "README.md"), []byte(s[:i+len(open)]+text+s[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's rendered paragraphs differ from docs/readme.md: run go test ./cmd/countsim -run TestREADMEFiguresAreRendered -update\nREADME:\n%s\npage:\n%s", have, text)
+}
