@@ -39,11 +39,14 @@ func (p Point) miss() float64 {
 		return math.Inf(1)
 	}
 	var m float64
+	measured := false
 	for _, c := range p.Checks {
-		if !c.Measured {
-			return math.Inf(1)
+		if c.Measured {
+			m, measured = max(m, c.Miss), true
 		}
-		m = max(m, c.Miss)
+	}
+	if !measured {
+		return math.Inf(1)
 	}
 	return m
 }
@@ -53,14 +56,15 @@ type Sized struct {
 	Scenario   string // the scenario's ID (NAME or NAME/STEP)
 	Design     string // the entry's name
 	Type       string
-	Knob       string  // the parameter sized; "" when the type has no sizer
-	Closed     float64 // the closed form's size; 0 without one
-	ClosedNote string  // how the closed form was worked out
-	Found      *Point  // the smallest size that met every goal; nil: none did
-	Closest    *Point  // with Found nil: the candidate that missed by least
-	Tried      []Point // every candidate run, in the order run
-	Runs       int     // trial runs taken
-	Skipped    string  // why the design was not sized ("" if it was)
+	Knob       string   // the parameter sized; "" when the type has no sizer
+	Closed     float64  // the closed form's size; 0 without one
+	ClosedNote string   // how the closed form was worked out
+	Found      *Point   // the smallest size that met every goal; nil: none did
+	Closest    *Point   // with Found nil: the candidate that missed by least
+	Tried      []Point  // every candidate run, in the order run
+	Runs       int      // trial runs taken
+	Skipped    string   // why the design was not sized ("" if it was)
+	Unanswered []string // the goals whose metric the design does not report: they do not apply to it
 	Entry      scenarios.Strategy
 }
 
@@ -100,18 +104,23 @@ func Size(ctx context.Context, step *scenarios.Scenario, o Options) ([]Sized, er
 		s := Sized{Scenario: step.ID(), Design: entry.Name, Type: entry.Type, Entry: entry}
 		d := base.Members[slices.IndexFunc(base.Members, func(d engine.Design) bool { return d.Index == i })]
 		reported := base.Kind.Reports(&d)
+		var goals []scenarios.Expectation
 		for _, g := range step.Goals.Meet {
-			if !slices.Contains(reported, metrics.Metric(g.Metric)) {
-				s.Skipped = fmt.Sprintf("does not answer %s", g.Metric)
-				break
+			if slices.Contains(reported, metrics.Metric(g.Metric)) {
+				goals = append(goals, g)
+			} else {
+				s.Unanswered = append(s.Unanswered, g.Text)
 			}
+		}
+		if len(goals) == 0 {
+			s.Skipped = "answers none of the goals' metrics"
 		}
 		sz := sizers[entry.Type]
 		if s.Skipped == "" && sz == nil {
 			s.Skipped = fmt.Sprintf("no size parameter known for %s (size knows %s)", entry.Type, strings.Join(Types(), ", "))
 		}
 		if s.Skipped == "" {
-			c := &sizing{step: step, entry: entry, goals: step.Goals.Meet, sim: sim, n: sim.Events, k: step.Questions.Top, kth: kth, conf: step.Goals.Confidence}
+			c := &sizing{step: step, entry: entry, goals: goals, sim: sim, n: sim.Events, k: step.Questions.Top, kth: kth, conf: step.Goals.Confidence}
 			if err := search(ctx, &s, sz, c, o); err != nil {
 				return out, err
 			}
@@ -371,11 +380,23 @@ func evaluate(ctx context.Context, s *Sized, sz *sizer, c *sizing, v float64, o 
 			p.Bytes = max(p.Bytes, *b)
 		}
 	}
-	p.Pass = true
+	// A goal whose metric the kind reports but this design never measured
+	// (a striped counter holds nothing a crash could lose) does not apply
+	// to it; a design that measured none of the goals meets none.
+	p.Pass = false
 	for _, g := range c.goals {
 		ch := judge(g, reps, d.Name(), engine.TruthName(scn), c.conf, c.step.FalseAlarm, d.Planned(metrics.Failure), d.Planned(metrics.OverestimateBound))
 		p.Checks = append(p.Checks, ch)
-		p.Pass = p.Pass && ch.Pass
+	}
+	for _, ch := range p.Checks {
+		if ch.Measured {
+			p.Pass = true
+		}
+	}
+	for _, ch := range p.Checks {
+		if ch.Measured && !ch.Pass {
+			p.Pass = false
+		}
 	}
 	return p, nil
 }
