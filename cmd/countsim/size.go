@@ -137,18 +137,19 @@ func runSize(ctx context.Context, env *cmdEnv, args []string) error {
 
 // sizeRow is one design's line of the table, as every format prints it.
 type sizeRow struct {
-	Scenario string      `json:"scenario"`
-	Design   string      `json:"design"`
-	Type     string      `json:"type"`
-	Knob     string      `json:"knob,omitempty"`
-	Size     string      `json:"size"`
-	Bytes    *float64    `json:"bytes,omitempty"`
-	Plan     string      `json:"plan"`
-	PlanSize *float64    `json:"plan_size,omitempty"`
-	Measured string      `json:"measured"`
-	Verdict  string      `json:"verdict"`
-	Runs     int         `json:"trial_runs"`
-	Goals    []goalCheck `json:"goals,omitempty"`
+	Scenario string         `json:"scenario"`
+	Design   string         `json:"design"`
+	Type     string         `json:"type"`
+	Knob     string         `json:"knob,omitempty"`
+	Size     string         `json:"size"`
+	Params   map[string]any `json:"params,omitempty"`
+	Bytes    *float64       `json:"bytes,omitempty"`
+	Plan     string         `json:"plan"`
+	PlanSize *float64       `json:"plan_size,omitempty"`
+	Measured string         `json:"measured"`
+	Verdict  string         `json:"verdict"`
+	Runs     int            `json:"trial_runs"`
+	Goals    []goalCheck    `json:"goals,omitempty"`
 }
 
 // goalCheck is one goal judged at the size reported.
@@ -186,6 +187,10 @@ func sizeRows(steps []*scenarios.Scenario, all []size.Sized) []sizeRow {
 		}
 		if p != nil {
 			r.Size = sizeText(s, p)
+			r.Params = map[string]any{}
+			for _, q := range p.Params {
+				r.Params[q.Key] = q.Value
+			}
 			if p.Bytes > 0 {
 				r.Bytes = &p.Bytes
 			}
