@@ -51,7 +51,8 @@ the same rows as run's formats do. The frontier charts (each design's
 measured figure against its bytes, the goal as a line, the chosen size
 marked) go to a fresh folder under -out. -write FILE writes the chosen
 designs as a ready scenario, the goals as their expectations, that run and
-check take; an existing FILE is refused (status 2) and nothing is written.`,
+check take; an existing FILE is refused (status 2) and nothing is written.
+The exit status is 1 when no design meets a step's goals.`,
 	SetFlags: func(fs *flag.FlagSet, env *cmdEnv) {
 		env.format = "table"
 		fs.Var(&choice{&env.format, sizeFormats}, "format", "print the sizes as `FORMAT`: "+strings.Join(sizeFormats, ", "))
@@ -132,6 +133,15 @@ func runSize(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		fmt.Fprintf(env.stderr, "countsim: wrote %s\n", env.write)
 	}
+	var unmet []string
+	for _, st := range sized {
+		if !slices.ContainsFunc(all, func(s size.Sized) bool { return s.Scenario == st.ID() && s.Found != nil }) {
+			unmet = append(unmet, st.ID())
+		}
+	}
+	if len(unmet) > 0 {
+		return fmt.Errorf("size: no design meets the goals of %s", strings.Join(unmet, ", "))
+	}
 	return nil
 }
 
@@ -203,7 +213,7 @@ func sizeRows(steps []*scenarios.Scenario, all []size.Sized) []sizeRow {
 				} else if !ch.Measured {
 					ms = append(ms, ch.Goal.Metric+" not measured: does not apply")
 				} else {
-					ms = append(ms, fmt.Sprintf("%s %s (%d/%d trials, fail ≤ %.2g)", ch.Goal.Metric, metrics.Format(ch.Worst), ch.Trials-ch.Failed, ch.Trials, ch.Upper))
+					ms = append(ms, fmt.Sprintf("%s %s (held in %d of %s, fail ≤ %.2g)", ch.Goal.Metric, metrics.Format(ch.Worst), ch.Trials-ch.Failed, plural(ch.Trials, "trial"), ch.Upper))
 				}
 			}
 			if p.Err != "" {
@@ -269,7 +279,11 @@ func writeSizes(env *cmdEnv, steps []*scenarios.Scenario, all []size.Sized) erro
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "# %s — size to: %s\n\n", st.Heading(), st.Goals)
+		heading := st.Heading()
+		if heading == "" {
+			heading = st.ID()
+		}
+		fmt.Fprintf(w, "# %s — size to: %s\n\n", heading, st.Goals)
 		var tw io.Writer = w
 		var tab *tabwriter.Writer
 		sep := "\t"

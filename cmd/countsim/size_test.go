@@ -133,7 +133,7 @@ func TestSizeSearchTop10(t *testing.T) {
 			t.Errorf("%s (%v bytes) after a dearer design (%v bytes)", r[0], b, prev)
 		}
 		prev = b
-		if !regexp.MustCompile(`topk_recall 1 \(2/2 trials, fail ≤ 0\.9\)`).MatchString(r[5]) {
+		if !regexp.MustCompile(`topk_recall 1 \(held in 2 of 2 trials, fail ≤ 0\.9\)`).MatchString(r[5]) {
 			t.Errorf("%s: measured %q, want recall 1 in 2 of 2 trials with its Clopper–Pearson bound (1 − 0.01^(1/2) = 0.9)", r[0], r[5])
 		}
 	}
@@ -220,6 +220,12 @@ func TestSizeWrite(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(dst); string(again) != string(written) {
 		t.Error("-write changed an existing file")
+	}
+	// A goal nothing meets: said, with the closest design and its miss;
+	// exit 1.
+	out, _, code = cli(t, "size", "-q", "-out", dir, "-set", "goals.meet[1]=bytes <= 20KB", src)
+	if code != 1 || !strings.Contains(out, "No design meets max_overestimate <= 0.001 * N, bytes <= 20KB at 0.99. Closest: cm at width 2,719, depth 5, which misses bytes <= 20KB: worst 54,380, 172% past 20,000.") {
+		t.Errorf("an unmet goal: exit %d\n%s", code, out)
 	}
 	for _, c := range []struct {
 		args []string

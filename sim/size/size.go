@@ -199,7 +199,12 @@ func search(ctx context.Context, s *Sized, sz *sizer, c *sizing, o Options) erro
 	}
 	if v, note, ok := sz.closed0(c); ok {
 		s.Closed, s.ClosedNote = sz.round(v, c.step.Goals.PowerOfTwo), note
+		if r := sz.round(v, false); r != s.Closed {
+			s.ClosedNote += fmt.Sprintf(", %s as a power of two", metrics.Format(s.Closed))
+		}
 		start = s.Closed
+	} else {
+		s.ClosedNote = fmt.Sprintf("no closed form for these goals: searched from %s %s", sz.knob, metrics.Format(start))
 	}
 	tried := map[float64]int{}
 	eval := func(v float64) (Point, bool, error) {
