@@ -21,6 +21,7 @@ type Check struct {
 	P        float64 // with PerKey: the test's p-value
 	Over     float64 // with PerKey: keys over the bound, over all trials
 	Keys     float64 // with PerKey: keys, over all trials
+	Bound    float64 // with PerKey: the design's own per-key bound, at most the goal's value
 	Failed   int     // trials in which the goal did not hold
 	Trials   int
 	Upper    float64 // Clopper–Pearson upper bound on the failure rate, at the confidence
@@ -33,8 +34,8 @@ func (c Check) Note(conf, falseAlarm float64) string {
 	case !c.Measured:
 		return "not measured"
 	case c.PerKey:
-		return fmt.Sprintf("%s of %s keys over %s in %d trials: P(Binomial(%s, δ = %.3g) ≥ %s) = %.3g, %s at false alarm %g",
-			metrics.Format(c.Over), metrics.Format(c.Keys), metrics.Format(c.Goal.Value), c.Trials, metrics.Format(c.Keys), 1-conf, metrics.Format(c.Over), c.P, word(c.Pass, "holds", "FAILS"), falseAlarm)
+		return fmt.Sprintf("%s of %s keys over the design's bound %s (≤ %s) in %d trials: P(Binomial(%s, δ = %.3g) ≥ %s) = %.3g, %s at false alarm %g",
+			metrics.Format(c.Over), metrics.Format(c.Keys), metrics.Format(c.Bound), metrics.Format(c.Goal.Value), c.Trials, metrics.Format(c.Keys), 1-conf, metrics.Format(c.Over), c.P, word(c.Pass, "holds", "FAILS"), falseAlarm)
 	}
 	return fmt.Sprintf("held in %d of %d trials; failure rate ≤ %.3g (Clopper–Pearson, %g)", c.Trials-c.Failed, c.Trials, c.Upper, conf)
 }
@@ -94,7 +95,7 @@ func judge(g scenarios.Expectation, reps []*engine.Report, name, truth string, c
 			over, keys = over+*o, keys+*k
 		}
 		if ok && keys > 0 {
-			c.PerKey, c.Over, c.Keys = true, over, keys
+			c.PerKey, c.Over, c.Keys, c.Bound = true, over, keys, *bound
 			c.P = engine.BinomialTail(keys, 1-conf, over)
 			c.Pass = c.P >= falseAlarm
 			c.Miss = missOf(g, c.Worst)
