@@ -57,6 +57,8 @@ type body struct {
 	Trials int `key:"trials" range:"1..10000" default:"1" doc:"runs of the scenario, each with its own seed derived from seed (the same seeds every time): every measured figure is reported over them (mean, min, p50, p95, max), and a design's share of keys over its bound is tested against δ"`
 	// FalseAlarm is the false-alarm level of the tests over trials.
 	FalseAlarm float64 `key:"false_alarm" range:"(0,0.01]" default:"1e-6" doc:"the probability that a test over trials fails a correct design: a share over the bound fails when its one-sided binomial p-value is below this"`
+	// Goals are what countsim size sizes the designs to (goals.go).
+	Goals *Goals `key:"goals" doc:"what the answer must meet, for countsim size: it finds each design's smallest size that meets every goal, verified by trials (countsim run ignores it)"`
 }
 
 var (
@@ -136,11 +138,14 @@ func (s *stepSpec) check(r *rule) error {
 // figures.
 func (d *decoder) finish(s *Scenario, b *body, path string) error {
 	s.Run, s.Questions, s.Cluster, s.Faults, s.Strategies, s.Expect, s.Shows = b.Run, b.Questions, b.Cluster, b.Faults, b.Strategies, b.Expect, b.Shows
-	s.Trials, s.FalseAlarm = b.Trials, b.FalseAlarm
+	s.Trials, s.FalseAlarm, s.Goals = b.Trials, b.FalseAlarm, b.Goals
 	if err := d.checkFaults(s, path); err != nil {
 		return err
 	}
-	return d.link(s, path)
+	if err := d.link(s, path); err != nil {
+		return err
+	}
+	return s.resolveFigures()
 }
 
 // over returns the file's assumptions with the figures a step states (at
