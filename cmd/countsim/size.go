@@ -316,6 +316,11 @@ func writeSizes(env *cmdEnv, steps []*scenarios.Scenario, all []size.Sized) erro
 		if !met {
 			fmt.Fprintf(w, "\nNo design meets %s.%s\n", st.Goals, closestText(st.ID(), all))
 		}
+		if trials, ok := wholeAnswerTrials(st.ID(), all); ok {
+			c := st.Goals.Confidence
+			fmt.Fprintf(w, "\nA whole-answer goal must hold in every trial (%d here), and the bound printed beside it is its failure rate's (Clopper–Pearson at %g): to show that rate under %.3g takes %s without a failure (goals: trials: %d).\n",
+				trials, c, 1-c, plural(size.TrialsToShow(c), "trial"), size.TrialsToShow(c))
+		}
 	}
 	return nil
 }
@@ -382,4 +387,20 @@ func writeSizedScenario(env *cmdEnv, scn *scenarios.Scenario, all []size.Sized) 
 		return &usageError{msg: fmt.Sprintf("size: -write %s: the file exists (allowed: a new file; size never writes over one)", env.write)}
 	}
 	return err
+}
+
+// wholeAnswerTrials reports whether a design of step id was judged on a
+// whole-answer goal (one that must hold in every trial), and over how many
+// trials.
+func wholeAnswerTrials(id string, all []size.Sized) (int, bool) {
+	for _, s := range all {
+		if p := s.Chosen(); s.Scenario == id && p != nil {
+			for _, c := range p.Checks {
+				if c.Measured && !c.PerKey {
+					return c.Trials, true
+				}
+			}
+		}
+	}
+	return 0, false
 }

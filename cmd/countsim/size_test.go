@@ -101,8 +101,11 @@ func TestSizeSearchTop10(t *testing.T) {
 			}
 			continue
 		}
-		if starts == nil || strings.TrimSpace(text) == "" {
+		if starts == nil {
 			continue
+		}
+		if strings.TrimSpace(text) == "" { // the table's end: a note follows
+			break
 		}
 		var c []string
 		for i, at := range starts {
@@ -116,6 +119,9 @@ func TestSizeSearchTop10(t *testing.T) {
 	}
 	if len(rows) != 5 {
 		t.Fatalf("%d rows, want the 5 designs:\n%s", len(rows), out)
+	}
+	if !strings.Contains(out, "to show that rate under 0.01 takes 459 trials without a failure") {
+		t.Errorf("no note of the trials a 99%% confidence takes:\n%s", out)
 	}
 	if rows[0][6] != "meets every goal" {
 		t.Fatalf("the first design does not meet the goal:\n%s", out)

@@ -111,3 +111,25 @@ func TestGrid(t *testing.T) {
 		t.Errorf("mid(29, 30) = %v, want the end 30", got)
 	}
 }
+
+// TrialsToShow is the fewest failure-free trials whose Clopper–Pearson
+// bound reaches 1 − conf: one fewer does not.
+func TestTrialsToShow(t *testing.T) {
+	for _, tt := range []struct {
+		conf float64
+		want int
+	}{{0.99, 459}, {0.95, 59}, {0.9, 22}, {0.5, 1}} {
+		n := TrialsToShow(tt.conf)
+		if n != tt.want {
+			t.Errorf("TrialsToShow(%g) = %d, want %d", tt.conf, n, tt.want)
+		}
+		if u := clopperPearson(0, n, tt.conf); u > 1-tt.conf {
+			t.Errorf("conf %g: bound at %d trials %g, over %g", tt.conf, n, u, 1-tt.conf)
+		}
+		if n > 1 {
+			if u := clopperPearson(0, n-1, tt.conf); u <= 1-tt.conf {
+				t.Errorf("conf %g: %d trials already bound it (%g)", tt.conf, n-1, u)
+			}
+		}
+	}
+}

@@ -143,3 +143,18 @@ func clopperPearson(x, n int, conf float64) float64 {
 	}
 	return distuv.Beta{Alpha: float64(x + 1), Beta: float64(n - x)}.Quantile(conf)
 }
+
+// TrialsToShow is the fewest trials, all without a failure, that bound a
+// whole-answer goal's failure rate at 1 − conf with confidence conf: with
+// no failure in n trials the Clopper–Pearson bound is 1 − (1 − conf)^(1/n),
+// at most 1 − conf once n ≥ ln(1 − conf) / ln conf (459 at 0.99).
+func TrialsToShow(conf float64) int {
+	n := int(math.Ceil(math.Log(1-conf) / math.Log(conf)))
+	for n > 1 && clopperPearson(0, n-1, conf) <= 1-conf { // the float64 ceiling, one too many
+		n--
+	}
+	for clopperPearson(0, n, conf) > 1-conf { // or one too few
+		n++
+	}
+	return n
+}
