@@ -47,7 +47,7 @@ type body struct {
 	Questions  Questions  `key:"questions" doc:"what is asked of every design that can answer it"`
 	Cluster    *Cluster   `key:"cluster" doc:"the simulated store cluster, for designs that live on servers"`
 	Faults     []Fault    `key:"faults" entry:"fault" doc:"faults injected at simulated times, in time order (a timed stream only)"`
-	Strategies []Strategy `key:"strategies" range:"1.." required:"true" entry:"strategy" doc:"the designs to compare, each run on the same events"`
+	Strategies []Strategy `key:"strategies" range:"1.." entry:"strategy" defaultdoc:"none: required unless goals: is given" doc:"the designs to compare, each run on the same events (with goals: and no strategies, countsim size sizes one design of every type that answers them)"`
 	// Expect are assertions on the truth's rows (the stream itself).
 	Expect []Expectation `key:"expect" doc:"assertions on the truth's measured rows (the stream itself), each 'metric op value', 'metric op plan' or 'metric op metric' (countsim check: PASS or FAIL)"`
 	// Shows are traps the stream itself shows on purpose.

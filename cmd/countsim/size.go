@@ -30,7 +30,8 @@ Size reads a scenario's goals (goals: meet: ["max_overestimate <= 0.0001 * N",
 "topk_recall == 1", "bytes <= 1MB", …], in expect:'s grammar, with a
 confidence and the trials that show it) and, for each design the scenario
 lists (its type and fixed parameters; the size parameter is size's to
-choose), finds the smallest size that meets every goal whose metric it
+choose) — or, where it lists no strategies, for one design of every type
+size knows that the workload runs — finds the smallest size that meets every goal whose metric it
 reports (the others do not apply to it, and the table says so): count-min's width
 and depth, Space-Saving's or Misra-Gries's counters, HeavyKeeper's width,
 an exact table's shards, a hot counter's stripes, batching's flush

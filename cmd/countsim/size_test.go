@@ -247,3 +247,63 @@ func TestSizeWrite(t *testing.T) {
 		}
 	}
 }
+
+// A scenario with goals and no strategies has size try every type it can
+// size: those the workload runs are sized, the rest said not to be for
+// it, a type that measures none of the goals said so; run, check and plan
+// refuse such a file, exit 2, naming it.
+func TestSizeEveryType(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "all.yaml")
+	doc := `name: all-types
+seed: 3
+workload:
+  events: 300_000
+  keys: 30_000
+  distribution: zipf
+  s: 1.0
+  scramble: true
+questions:
+  top: 10
+goals:
+  meet: ["topk_recall == 1"]
+  trials: 2
+`
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := sizeJSON(t, path)
+	types := map[string]string{}
+	for _, r := range rows {
+		types[r.Type] = r.Verdict
+	}
+	for _, typ := range []string{"count-min", "space-saving", "misra-gries", "heavykeeper", "exact"} {
+		if v := types[typ]; v != "meets every goal" {
+			t.Errorf("%s: verdict %q, want it sized to meet the goal", typ, v)
+		}
+	}
+	for _, typ := range []string{"striped", "batched"} {
+		if v := types[typ]; v != "not sized: not for this workload" {
+			t.Errorf("%s: verdict %q, want not for this workload", typ, v)
+		}
+	}
+	if v := types["hll"]; v != "not sized: measures none of the goals' metrics" {
+		t.Errorf("hll: verdict %q, want it to measure none of the goals", v)
+	}
+	if r := rowOf(t, rows, "hll"); r.Runs > 2 {
+		t.Errorf("hll took %d trial runs, want its first candidate's alone", r.Runs)
+	}
+	for _, cmd := range []string{"run", "check", "plan"} {
+		out := t.TempDir()
+		args := []string{cmd, path}
+		if cmd == "run" {
+			args = []string{cmd, "-out", out, path}
+		}
+		_, errOut, code := cli(t, args...)
+		if code != 2 || !strings.Contains(errOut, path+":1: all-types: no strategies to run") {
+			t.Errorf("%s: exit %d, stderr %q: want 2 and the file named", cmd, code, errOut)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) > 0 {
+			t.Errorf("%s wrote %d entries", cmd, len(entries))
+		}
+	}
+}
