@@ -24,15 +24,9 @@ type SizedEntry struct {
 // countsim run and check take it and judge the goals as expectations. The
 // text returned parses; a step with no entry keeps its own designs.
 func WriteSized(file string, data []byte, sets []Set, name string, designs map[string][]SizedEntry) ([]byte, error) {
-	root, err := parseDocument(file, data)
+	root, _, err := parseWithSets(file, data, sets)
 	if err != nil {
 		return nil, err
-	}
-	d := newDecoder(file)
-	for _, set := range sets {
-		if err := set.apply(d, root); err != nil {
-			return nil, err
-		}
 	}
 	if i := valueAt(root, "name"); i >= 0 {
 		root.Content[i+1].Value = name
@@ -47,15 +41,15 @@ func WriteSized(file string, data []byte, sets []Set, name string, designs map[s
 			return
 		}
 		m.Content = append(m.Content[:gi], m.Content[gi+2:]...)
-		si := valueAt(m, "strategies")
-		if si < 0 {
-			return
-		}
 		seq := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, e := range entries {
 			seq.Content = append(seq.Content, sizedNode(e))
 		}
-		m.Content[si+1] = seq
+		if si := valueAt(m, "strategies"); si >= 0 {
+			m.Content[si+1] = seq
+		} else { // goals alone: size tried every type
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "strategies"}, seq)
+		}
 	}
 	if si := valueAt(root, "steps"); si >= 0 {
 		for _, st := range root.Content[si+1].Content {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -36,7 +37,7 @@ func frontierSeries(steps []*scenarios.Scenario, all []size.Sized) []metrics.Ser
 				line := metrics.Series{Scenario: st.Name, Step: st.Step, Strategy: s.Design, Name: name, Kind: metrics.Curve,
 					Title: fmt.Sprintf("size: %s against bytes, the goal %s", g.Metric, g.Text), XLabel: "bytes (the largest measured)", YLabel: g.Metric + " (worst over trials)", LogX: true}
 				pts := slices.Clone(s.Tried)
-				slices.SortFunc(pts, func(a, b size.Point) int { return cmpF(a.Bytes, b.Bytes) })
+				slices.SortFunc(pts, func(a, b size.Point) int { return cmp.Compare(a.Bytes, b.Bytes) })
 				for _, p := range pts {
 					if v, ok := worst(p, gi); ok && p.Bytes > 0 {
 						line.X, line.Y = append(line.X, p.Bytes), append(line.Y, v)
@@ -61,16 +62,6 @@ func frontierSeries(steps []*scenarios.Scenario, all []size.Sized) []metrics.Ser
 		}
 	}
 	return out
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // worst is the point's worst measured value of goal i.

@@ -272,6 +272,15 @@ goals:
 		t.Fatal(err)
 	}
 	rows := sizeJSON(t, path)
+	// The sizes found, written out, are a scenario check takes: the
+	// strategies: the file lacked are added.
+	sized := filepath.Join(t.TempDir(), "sized.yaml")
+	if _, errOut, code := cli(t, "size", "-q", "-out", t.TempDir(), "-write", sized, path); code != 0 {
+		t.Fatalf("size -write: exit %d: %s", code, errOut)
+	}
+	if out, errOut, code := cli(t, "check", sized); code != 0 || !strings.Contains(out, "5 passed, 0 failed") {
+		t.Errorf("check of the sized scenario: exit %d\n%s%s", code, out, errOut)
+	}
 	types := map[string]string{}
 	for _, r := range rows {
 		types[r.Type] = r.Verdict

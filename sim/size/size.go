@@ -1,6 +1,7 @@
 package size
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -181,7 +182,7 @@ func cheaper(a, b Sized) int {
 		return 0
 	}
 	if a.Found == nil {
-		return cmpFloat(pa.miss(), pb.miss())
+		return cmp.Compare(pa.miss(), pb.miss())
 	}
 	ba, bb := pa.Bytes, pb.Bytes
 	if ba == 0 {
@@ -190,17 +191,7 @@ func cheaper(a, b Sized) int {
 	if bb == 0 {
 		bb = math.Inf(1)
 	}
-	return cmpFloat(ba, bb)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(ba, bb)
 }
 
 // bare is the step with the designs given and nothing to judge: no
@@ -269,23 +260,30 @@ func search(ctx context.Context, s *Sized, sz *sizer, c *sizing, o Options) erro
 		passed = &p
 	} else {
 		failed = &p
-		for passed == nil && !sz.costFails(p) && p.Err == "" {
-			next := sz.more(failed.Value)
-			if next == failed.Value {
-				break
-			}
-			q, ok, err := eval(next)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
-			if q.Pass {
-				passed = &q
-			} else {
-				failed = &q
-			}
+	}
+	// try runs size v and files it as passed or failed; false once the
+	// budget of runs is spent.
+	try := func(v float64) (bool, error) {
+		q, ok, err := eval(v)
+		if err != nil || !ok {
+			return false, err
+		}
+		if q.Pass {
+			passed = &q
+		} else {
+			failed = &q
+		}
+		return true, nil
+	}
+	for passed == nil && !sz.costFails(*failed) && failed.Err == "" { // more resource would cost more, or not run
+		next := sz.more(failed.Value)
+		if next == failed.Value {
+			break
+		}
+		if ok, err := try(next); err != nil {
+			return err
+		} else if !ok {
+			break
 		}
 	}
 	// Bisect between the last size that failed and the first that passed
@@ -296,17 +294,10 @@ func search(ctx context.Context, s *Sized, sz *sizer, c *sizing, o Options) erro
 		if mid == failed.Value || mid == passed.Value {
 			break
 		}
-		q, ok, err := eval(mid)
-		if err != nil {
+		if ok, err := try(mid); err != nil {
 			return err
-		}
-		if !ok {
+		} else if !ok {
 			break
-		}
-		if q.Pass {
-			passed = &q
-		} else {
-			failed = &q
 		}
 	}
 	if passed != nil {
