@@ -47,7 +47,7 @@ type body struct {
 	Questions  Questions  `key:"questions" doc:"what is asked of every design that can answer it"`
 	Cluster    *Cluster   `key:"cluster" doc:"the simulated store cluster, for designs that live on servers"`
 	Faults     []Fault    `key:"faults" entry:"fault" doc:"faults injected at simulated times, in time order (a timed stream only)"`
-	Strategies []Strategy `key:"strategies" range:"1.." required:"true" entry:"strategy" doc:"the designs to compare, each run on the same events"`
+	Strategies []Strategy `key:"strategies" range:"1.." entry:"strategy" defaultdoc:"none: required unless goals: is given" doc:"the designs to compare, each run on the same events (with goals: and no strategies, countsim size sizes one design of every type that answers them)"`
 	// Expect are assertions on the truth's rows (the stream itself).
 	Expect []Expectation `key:"expect" doc:"assertions on the truth's measured rows (the stream itself), each 'metric op value', 'metric op plan' or 'metric op metric' (countsim check: PASS or FAIL)"`
 	// Shows are traps the stream itself shows on purpose.
@@ -57,6 +57,8 @@ type body struct {
 	Trials int `key:"trials" range:"1..10000" default:"1" doc:"runs of the scenario, each with its own seed derived from seed (the same seeds every time): every measured figure is reported over them (mean, min, p50, p95, max), and a design's share of keys over its bound is tested against δ"`
 	// FalseAlarm is the false-alarm level of the tests over trials.
 	FalseAlarm float64 `key:"false_alarm" range:"(0,0.01]" default:"1e-6" doc:"the probability that a test over trials fails a correct design: a share over the bound fails when its one-sided binomial p-value is below this"`
+	// Goals are what countsim size sizes the designs to (goals.go).
+	Goals *Goals `key:"goals" doc:"what the answer must meet, for countsim size: it finds each design's smallest size that meets every goal, verified by trials (countsim run ignores it)"`
 }
 
 var (
@@ -136,11 +138,14 @@ func (s *stepSpec) check(r *rule) error {
 // figures.
 func (d *decoder) finish(s *Scenario, b *body, path string) error {
 	s.Run, s.Questions, s.Cluster, s.Faults, s.Strategies, s.Expect, s.Shows = b.Run, b.Questions, b.Cluster, b.Faults, b.Strategies, b.Expect, b.Shows
-	s.Trials, s.FalseAlarm = b.Trials, b.FalseAlarm
+	s.Trials, s.FalseAlarm, s.Goals = b.Trials, b.FalseAlarm, b.Goals
 	if err := d.checkFaults(s, path); err != nil {
 		return err
 	}
-	return d.link(s, path)
+	if err := d.link(s, path); err != nil {
+		return err
+	}
+	return s.resolveFigures()
 }
 
 // over returns the file's assumptions with the figures a step states (at

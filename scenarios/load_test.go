@@ -292,7 +292,7 @@ func bare(s *Scenario) *Scenario {
 func TestParseErrors(t *testing.T) {
 	const (
 		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, plant, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending, file, format, key, key_id, time, actor, actor_id, id, event_id, delta, op, tolerance, skip_bad, as, day, only, checkpoint, regions, phrases, watch, score, standings, standings_score, stars, scale, items, node, node_count, posts_file, followers, created, protected, from, span, follow, follow_at, posts)"
-		topKeys      = "name, title, description, seed, on_demand, assumptions, store, workload, profile, questions, cluster, faults, strategies, expect, shows, trials, false_alarm, steps"
+		topKeys      = "name, title, description, seed, on_demand, assumptions, store, workload, profile, questions, cluster, faults, strategies, expect, shows, trials, false_alarm, goals, steps"
 		phaseKeys    = "name, duration, rate, to"
 		faultKeys    = "at, kind, server, node"
 		durations    = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25)`
@@ -302,7 +302,7 @@ func TestParseErrors(t *testing.T) {
 		oneStream    = "(allowed: one of events for a count stream, phases for a timed stream, audience for viewers over days, scores for a leaderboard, ratings for items rated on a star scale, nodes for a split stream, trending for phrases over time with planted bursts, file for a recorded log or posts for posts liked over time)"
 		notAudience  = "(allowed: remove "
 		profileKeys  = "min, max, points_per_octave, trials"
-		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect, shows, trials, false_alarm"
+		stepKeys     = "name, title, description, assumptions, workload, profile, questions, cluster, faults, strategies, expect, shows, trials, false_alarm, goals"
 	)
 	cases := []struct {
 		name string
@@ -336,7 +336,7 @@ func TestParseErrors(t *testing.T) {
 		{"expect not a list", plus("    expect: bytes <= 5"), 9, []string{"strategies[0].expect: ", "is not a list", "metric op value"}},
 		{"expect not a string", plus("    expect: [5]"), 9, []string{"strategies[0].expect[0]: ", "is not a string"}},
 		{"expect bad op", plus("    expect: [\"bytes <> 5\"]"), 9, []string{`strategies[0].expect[0]: "bytes <> 5" is not an expectation`, "op one of <=, <, ==, >=, >"}},
-		{"expect bad value", plus("    expect: [\"bytes <= 12lots\"]"), 9, []string{`"12lots" is not a finite number, plan or a metric's name`}},
+		{"expect bad value", plus("    expect: [\"bytes <= 12lots\"]"), 9, []string{`"12lots" is not a finite number, plan, a metric's name or NUMBER * FIGURE`}},
 		{"unknown strategy key", plus("    parms: {}"), 9, []string{`strategies[0]: unknown key "parms" (allowed: name, type, params, on_demand, expect, shows, sweep)`}},
 		{"unknown assumption", plus("assumptions:", "  event: 5"), 10, []string{`assumptions: unknown key "event" (allowed: events, keys, entry_bytes, server_bytes, data_fraction, counter_bytes, kth_count, peak_rate, read_rate, key_capacity, headroom, app_servers)`}},
 		{"unknown question", plus("questions: {top: 1, bottom: 2}"), 9, []string{`questions: unknown key "bottom" (allowed: top)`}},

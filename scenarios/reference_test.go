@@ -85,7 +85,7 @@ func TestReferenceDefaults(t *testing.T) {
 		"cluster.nodes":                    "1",
 		"cluster.key_capacity":             "assumptions.key_capacity",
 		"assumptions.peak_rate":            "the peak of workload.phases",
-		"strategies":                       "required",
+		"strategies":                       "none: required unless goals: is given",
 		"workload.audience.days":           "required",
 		"workload.audience.views":          "1",
 		"workload.audience.days[].overlap": "0",

@@ -38,6 +38,9 @@ func (d *decoder) checkBody(b *body, g given, k *yaml.Node, path string, top boo
 		}
 		return d.fail(k, path, "missing required key %s (allowed: %s)", orList(keys), strings.Join(allowed, "; "))
 	}
+	if _, ok := g.keys["strategies"]; !ok && b.Goals == nil {
+		return d.fail(k, path, "missing required key %q (allowed: strategies, the designs to compare; or goals:, with which countsim size sizes every design type that answers them)", "strategies")
+	}
 	var runKey string
 	for _, key := range g.order {
 		if isRunKey(key) {

@@ -55,6 +55,7 @@ type Scenario struct {
 	Shows      []Expectation // traps the truth's rows show on purpose
 	Trials     int           // runs, each with its own derived seed (1: one run)
 	FalseAlarm float64       // the false-alarm level of the tests over trials
+	Goals      *Goals        // what countsim size sizes the designs to; nil without `goals:`
 
 	// Figures are the linked figures of the scenario: each real-world
 	// figure that a simulation also states, as assumed and as simulated.

@@ -95,15 +95,9 @@ func Parse(file string, data []byte, sets ...Set) (*Scenario, error) {
 	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
 		return nil, Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is UTF-16 text (allowed: UTF-8 text; save the file as UTF-8)")
 	}
-	root, err := parseDocument(file, data)
+	root, d, err := parseWithSets(file, data, sets)
 	if err != nil {
 		return nil, err
-	}
-	d := newDecoder(file)
-	for _, set := range sets {
-		if err := set.apply(d, root); err != nil {
-			return nil, err
-		}
 	}
 	scn, err := d.document(root)
 	if err != nil || len(sets) == 0 {
@@ -115,6 +109,23 @@ func Parse(file string, data []byte, sets ...Set) (*Scenario, error) {
 		}
 	}
 	return scn, nil
+}
+
+// parseWithSets returns the root mapping of the one document in data with
+// each of sets applied to it, in order, and the decoder that applied them
+// (it names a Set in the messages about what the Set gave).
+func parseWithSets(file string, data []byte, sets []Set) (*yaml.Node, *decoder, error) {
+	root, err := parseDocument(file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := newDecoder(file)
+	for _, set := range sets {
+		if err := set.apply(d, root); err != nil {
+			return nil, nil, err
+		}
+	}
+	return root, d, nil
 }
 
 // parseDocument returns the root mapping of the one document in data.

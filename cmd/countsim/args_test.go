@@ -163,7 +163,7 @@ func TestBadFlagIsShort(t *testing.T) {
 	if _, stderr, code := cli(t, "rnu", "search"); code != 2 || stderr != "countsim: unknown command \"rnu\"; did you mean \"run\"?\nrun 'countsim help' for usage\n" {
 		t.Errorf("countsim rnu: exit %d, %q", code, stderr)
 	}
-	if _, stderr, code := cli(t, "help", "scenarios"); code != 2 || !strings.HasSuffix(stderr, "(allowed: run, check, diff, plan, validate, list, sample, render, version, scenario); did you mean \"scenario\"?\n") {
+	if _, stderr, code := cli(t, "help", "scenarios"); code != 2 || !strings.HasSuffix(stderr, "(allowed: run, check, diff, plan, size, validate, list, sample, render, version, scenario); did you mean \"scenario\"?\n") {
 		t.Errorf("countsim help scenarios: exit %d, %q", code, stderr)
 	}
 }

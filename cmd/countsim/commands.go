@@ -263,6 +263,15 @@ func prepareAll(args []string, env *cmdEnv) ([]*sim.Setup, error) {
 		}
 		setups = append(setups, sts...)
 	}
+	for _, st := range setups {
+		if scn := st.Scenario; len(scn.Strategies) == 0 { // goals alone: what size sizes
+			at := scn.StepPos
+			if at == (scenarios.Pos{}) {
+				at = scenarios.Pos{File: scn.File, Line: 1}
+			}
+			return nil, scenarios.Errorf(at, "%s: no strategies to run (allowed: a strategies: list of designs; goals: without one is for countsim size, which sizes every design type that answers them)", scn.ID())
+		}
+	}
 	if err := checkWith(env, setups); err != nil {
 		return nil, err
 	}

@@ -76,7 +76,9 @@ func goldenCases() []goldenCase {
 		{name: "plan-search", args: []string{"plan", "search"}},
 		{name: "help-scenario", args: []string{"help", "scenario"}},
 		{name: "help-run", args: []string{"help", "run"}},
+		{name: "help-size", args: []string{"help", "size"}},
 		{name: "help-render", args: []string{"help", "render"}},
+		{name: "help", args: []string{"help"}},
 		{name: "validate-ok", args: []string{"validate", "testdata/small.yaml"}},
 	}
 	many := []string{"validate"}

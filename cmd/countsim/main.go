@@ -49,10 +49,12 @@ type cmdEnv struct {
 	stores         []*lazyStore      // the real stores the prepared scenarios use
 	realStores     bool              // run: scenarios are prepared with their real stores
 	cpuProfile     string            // run -cpuprofile: where to write a CPU profile of the run
+	write          string            // size -write: where to write the sized scenario
+	runs           int               // size -runs: the trial runs a design's search may take
 	template       string            // render: the template the run is for, named in its manifest
 }
 
-var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdValidate, cmdList, cmdSample, cmdRender, cmdVersion}
+var commands = []*command{cmdRun, cmdCheck, cmdDiff, cmdPlan, cmdSize, cmdValidate, cmdList, cmdSample, cmdRender, cmdVersion}
 
 // usageError is bad usage: exit 2. hint, when not empty, is printed on
 // the lines after the error: where to read more.

@@ -116,6 +116,9 @@ func PrepareContext(ctx context.Context, scn *scenarios.Scenario, opts Options) 
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = DefaultMemoryLimit
 	}
+	if len(scn.Strategies) == 0 && scn.Goals == nil { // the decoder asks for one; goals alone are for countsim size
+		return nil, fmt.Errorf("%s: no strategies to run", scn.ID())
+	}
 	st := &Setup{
 		Scenario: scn,
 		opts:     opts,
