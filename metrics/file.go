@@ -22,7 +22,22 @@ import (
 // place (there, a file created at path in between would be replaced). The
 // temporary file is removed whatever happens; an error from write is
 // returned wrapped, and nothing is left at path.
-func WriteFile(path string, write func(io.Writer) error) (err error) {
+func WriteFile(path string, write func(io.Writer) error) error {
+	return finish(path, write, place)
+}
+
+// ReplaceFile is WriteFile but for its last step: the finished file is
+// renamed to path, over the file there if there is one, so that a reader
+// sees the old file whole, then the new one whole. It is for a file the
+// caller has decided to replace (a rendered page of the same template).
+func ReplaceFile(path string, write func(io.Writer) error) error {
+	return finish(path, write, os.Rename)
+}
+
+// finish writes write's output to a temporary file beside path, makes it
+// 0644, syncs and closes it, and gives it the name path with name
+// (place or os.Rename); the temporary name is removed whatever happens.
+func finish(path string, write func(io.Writer) error, name func(tmp, path string) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -35,7 +50,7 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 		if err != nil {
 			tmp.Close() // it may be closed already: that error is moot
 		}
-		os.Remove(tmp.Name()) // after a link, path keeps the data
+		os.Remove(tmp.Name()) // after a link, path keeps the data; after a rename, nothing is there
 		if err != nil {
 			err = fmt.Errorf("metrics: writing %s: %w", path, err)
 		}
@@ -56,7 +71,7 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return place(tmp.Name(), path)
+	return name(tmp.Name(), path)
 }
 
 // link is os.Link; tests replace it to play a file system without hard

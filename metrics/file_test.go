@@ -136,3 +136,35 @@ func TestWriteFileRace(t *testing.T) {
 		t.Errorf("folder holds %q, want only plot.svg", got)
 	}
 }
+
+// ReplaceFile writes over the file at path, whole, 0644, and leaves no
+// temporary file; a failing write leaves the old file as it was.
+func TestReplaceFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "page.md")
+	if err := os.WriteFile(path, []byte("old page\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReplaceFile(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, "new page\n")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "new page\n" {
+		t.Fatalf("after ReplaceFile: %q, %v", b, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, %v: want 0644", fi.Mode().Perm(), err)
+	}
+	bad := errors.New("the writer failed")
+	if err := ReplaceFile(path, func(w io.Writer) error { io.WriteString(w, "half"); return bad }); !errors.Is(err, bad) {
+		t.Fatalf("a failing write: %v, want it wrapped", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new page\n" {
+		t.Errorf("a failing write changed the file: %q", b)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{"page.md"}) {
+		t.Errorf("left in the folder: %v", got)
+	}
+}

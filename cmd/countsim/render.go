@@ -430,34 +430,11 @@ func renderCheck(ctx context.Context, env *cmdEnv, file string) error {
 		file, plural(len(changes), "sentence"), file, stamp.Template)
 }
 
-// writePageFile writes b to path atomically: as metrics.WriteFile does
-// (never over a file) unless replace, when a temporary file beside path
-// is renamed over it.
-func writePageFile(path string, b []byte, replace bool) (err error) {
-	if !replace {
-		return metrics.WriteFile(path, writeBytes(b))
+// writePageFile writes b to path atomically: never over a file
+// (metrics.WriteFile) unless replace (metrics.ReplaceFile).
+func writePageFile(path string, b []byte, replace bool) error {
+	if replace {
+		return metrics.ReplaceFile(path, writeBytes(b))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(b); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return metrics.WriteFile(path, writeBytes(b))
 }
