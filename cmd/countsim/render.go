@@ -354,7 +354,6 @@ func addMetrics(s *render.Step, rows []metrics.Result) {
 func runData(setups []*sim.Setup, ran *ran) *render.Data {
 	d := planData(setups)
 	d.Measured = true
-	pngs, _ := filepath.Glob(filepath.Join(ran.dir, "plots", "*.png"))
 	for _, s := range d.Steps {
 		s.Rows = nil
 		for _, r := range ran.results {
@@ -363,14 +362,15 @@ func runData(setups []*sim.Setup, ran *ran) *render.Data {
 			}
 		}
 		addMetrics(s, s.Rows)
-		prefix := s.Scenario + "-"
-		if s.Step != "" {
-			prefix += s.Step + "-"
-		}
 		s.Charts = map[string]string{}
-		for _, p := range pngs {
-			if name, ok := strings.CutPrefix(strings.TrimSuffix(filepath.Base(p), ".png"), prefix); ok {
-				s.Charts[name] = p
+		for _, f := range ran.charts {
+			if f.Scenario != s.Scenario || f.Step != s.Step {
+				continue
+			}
+			for _, p := range f.Paths {
+				if strings.HasSuffix(p, ".png") { // drawn in the temporary folder: the same name in the published one
+					s.Charts[f.Chart] = filepath.Join(ran.dir, "plots", filepath.Base(p))
+				}
 			}
 		}
 	}

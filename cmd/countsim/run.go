@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"countsim/metrics"
+	"countsim/plots"
 	"countsim/report"
 	"countsim/scenarios"
 	"countsim/sim"
@@ -70,6 +71,7 @@ func runRun(ctx context.Context, env *cmdEnv, args []string) error {
 // why) and the folder holds what was measured until then.
 type ran struct {
 	dir     string
+	charts  []plots.File // the charts drawn, their paths in the folder as it was written (plots/ of a temporary one)
 	results []metrics.Result
 	shown   *report.Run
 	partial bool
@@ -172,7 +174,8 @@ func execRun(ctx context.Context, env *cmdEnv, setups []*sim.Setup) (*ran, error
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &ran{dir: dir, results: results, shown: shown, partial: partial, runErr: runErr}, nil
+	files, _ := drawn.wait() // what writeReport waited for
+	return &ran{dir: dir, charts: files, results: results, shown: shown, partial: partial, runErr: runErr}, nil
 }
 
 // stdoutFormats are the values of run -format; defaultFormat is the one

@@ -346,13 +346,7 @@ func num(v *float64) string {
 // writeSizedScenario writes the chosen designs of every step sized as a
 // ready scenario at env.write, the goals as their expectations.
 func writeSizedScenario(env *cmdEnv, scn *scenarios.Scenario, all []size.Sized) error {
-	var data []byte
-	var err error
-	if name, ok := strings.CutPrefix(scn.File, "builtin:"); ok {
-		data, err = scenarios.BuiltinSource(strings.TrimSuffix(name, ".yaml"))
-	} else {
-		data, err = os.ReadFile(scn.File)
-	}
+	data, err := scenarios.SourceOf(scn)
 	if err != nil {
 		return err
 	}
@@ -383,7 +377,7 @@ func writeSizedScenario(env *cmdEnv, scn *scenarios.Scenario, all []size.Sized) 
 	if err != nil {
 		return err
 	}
-	err = metrics.WriteFile(env.write, func(w io.Writer) error { _, err := w.Write(out); return err })
+	err = metrics.WriteFile(env.write, writeBytes(out))
 	if errors.Is(err, fs.ErrExist) {
 		return &usageError{msg: fmt.Sprintf("size: -write %s: the file exists (allowed: a new file; size never writes over one)", env.write)}
 	}

@@ -45,32 +45,39 @@ func trialSeeds(seed uint64, n int) []uint64 {
 // runTrials runs the scenario once a trial and reports over the trials. A
 // run stopped part way reports over the trials that finished.
 func (st *Setup) runTrials(ctx context.Context) (*Report, error) {
-	var reps []*Report
-	var stopped error
-	for _, seed := range trialSeeds(st.Scenario.Seed, st.Scenario.Trials) {
-		scn := *st.Scenario
-		scn.Seed, scn.Trials = seed, 1
-		one, err := PrepareContext(ctx, &scn, st.opts)
-		if err != nil {
-			if ctx.Err() != nil {
-				stopped = ctx.Err()
-				break
-			}
-			return nil, err // cannot happen: the same scenario was prepared
-		}
-		rep, err := one.Kind.Run(ctx)
-		if err != nil {
-			stopped = err
-			break
-		}
-		reps = append(reps, rep)
-	}
+	reps, stopped := st.RunEach(ctx)
 	if len(reps) == 0 {
 		return &Report{Partial: true}, stopped
 	}
 	out := st.overTrials(reps)
 	out.Partial = stopped != nil
 	return out, stopped
+}
+
+// RunEach runs the scenario once a trial, trial t with the t-th of the
+// derived seeds (trialSeeds), and returns each trial's report as it came:
+// runTrials reports over them, countsim size judges a candidate size by
+// them trial by trial. A run stopped part way returns the trials that
+// finished and why it stopped.
+func (st *Setup) RunEach(ctx context.Context) ([]*Report, error) {
+	var reps []*Report
+	for _, seed := range trialSeeds(st.Scenario.Seed, max(st.Scenario.Trials, 1)) {
+		scn := *st.Scenario
+		scn.Seed, scn.Trials = seed, 1
+		one, err := PrepareContext(ctx, &scn, st.opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return reps, ctx.Err()
+			}
+			return reps, fmt.Errorf("%s: trial with seed %d: %w", scn.ID(), seed, err) // cannot happen: the same scenario was prepared
+		}
+		rep, err := one.Kind.Run(ctx)
+		if err != nil {
+			return reps, err
+		}
+		reps = append(reps, rep)
+	}
+	return reps, nil
 }
 
 // rowKey names a row across trials: the n-th row of its design, metric and

@@ -146,10 +146,7 @@ func everyType(ctx context.Context, step *scenarios.Scenario, o Options) ([]scen
 	var entries []scenarios.Strategy
 	var skipped []Sized
 	for _, name := range Types() {
-		e := scenarios.Strategy{Name: name, Type: name, Params: sizers[name].probe}
-		if name == "heavykeeper" && step.Questions.Top > 0 {
-			e.Params = append(slices.Clone(e.Params[:2]), scenarios.Param{Key: "top", Value: int64(step.Questions.Top)})
-		}
+		e := scenarios.Strategy{Name: name, Type: name, Params: sizers[name].probe(step)}
 		if _, err := engine.PrepareContext(ctx, bare(step, []scenarios.Strategy{e}), o.Engine); err != nil {
 			if ctx.Err() != nil {
 				break
@@ -415,21 +412,14 @@ func evaluate(ctx context.Context, s *Sized, sz *sizer, c *sizing, v float64, o 
 	// A goal whose metric the kind reports but this design never measured
 	// (a striped counter holds nothing a crash could lose) does not apply
 	// to it; a design that measured none of the goals meets none.
-	p.Pass = false
+	measured, failed := false, false
 	for _, g := range c.goals {
 		ch := judge(g, reps, d.Name(), engine.TruthName(scn), c.conf, c.step.FalseAlarm, d.Planned(metrics.Failure), d.Planned(metrics.OverestimateBound))
 		p.Checks = append(p.Checks, ch)
+		measured = measured || ch.Measured
+		failed = failed || ch.Measured && !ch.Pass
 	}
-	for _, ch := range p.Checks {
-		if ch.Measured {
-			p.Pass = true
-		}
-	}
-	for _, ch := range p.Checks {
-		if ch.Measured && !ch.Pass {
-			p.Pass = false
-		}
-	}
+	p.Pass = measured && !failed
 	return p, nil
 }
 

@@ -25,9 +25,18 @@ type sizer struct {
 	searchFrom float64 // where a search without a closed form starts
 	// probe are the parameters a design of the type is tried with when the
 	// scenario lists no strategies (every type is sized): a size the type
-	// takes, for the knob; the search sets the knob's own.
-	probe []scenarios.Param
+	// takes, for the knob, and what else it requires of the step; the
+	// search sets the knob's own.
+	probe func(step *scenarios.Scenario) []scenarios.Param
 }
+
+// fixed is a probe of fixed parameters.
+func fixed(ps ...scenarios.Param) func(*scenarios.Scenario) []scenarios.Param {
+	return func(*scenarios.Scenario) []scenarios.Param { return ps }
+}
+
+// iparam is an integer parameter.
+func iparam(key string, v int) scenarios.Param { return scenarios.Param{Key: key, Value: int64(v)} }
 
 // bytesMetrics are the goals that grow with a design's size: when one
 // fails, a larger size fails it too, and the search stops.
@@ -35,7 +44,7 @@ var bytesMetrics = []metrics.Metric{metrics.Bytes, metrics.TotalBytes, metrics.H
 
 // sizers are the design types size knows, by name.
 var sizers = map[string]*sizer{
-	"count-min": {probe: []scenarios.Param{{Key: "width", Value: int64(1000)}, {Key: "depth", Value: int64(5)}}, knob: "width", lo: 1, hi: 1 << 28, costs: bytesMetrics, searchFrom: 64,
+	"count-min": {probe: fixed(iparam("width", 1000), iparam("depth", 5)), knob: "width", lo: 1, hi: 1 << 28, costs: bytesMetrics, searchFrom: 64,
 		closed: func(c *sizing) (float64, string, bool) {
 			t, ok := c.upper(metrics.MaxOverestimate)
 			if !ok || t <= 0 {
@@ -51,7 +60,7 @@ var sizers = map[string]*sizer{
 			}
 			return ps
 		}},
-	"space-saving": {probe: []scenarios.Param{{Key: "counters", Value: int64(1000)}}, knob: "counters", lo: 1, hi: 1e7, costs: bytesMetrics, searchFrom: 16,
+	"space-saving": {probe: fixed(iparam("counters", 1000)), knob: "counters", lo: 1, hi: 1e7, costs: bytesMetrics, searchFrom: 16,
 		closed: func(c *sizing) (float64, string, bool) {
 			var m float64
 			var notes string
@@ -66,7 +75,7 @@ var sizers = map[string]*sizer{
 			}
 			return m, notes, m > 0
 		}},
-	"misra-gries": {probe: []scenarios.Param{{Key: "counters", Value: int64(1000)}}, knob: "counters", lo: 1, hi: 1 << 24, costs: bytesMetrics, searchFrom: 16,
+	"misra-gries": {probe: fixed(iparam("counters", 1000)), knob: "counters", lo: 1, hi: 1 << 24, costs: bytesMetrics, searchFrom: 16,
 		closed: func(c *sizing) (float64, string, bool) {
 			if !c.asksTop() || c.kth <= 0 {
 				return 0, "", false
@@ -74,14 +83,20 @@ var sizers = map[string]*sizer{
 			k := math.Floor(c.n / c.kth)
 			return k, fmt.Sprintf("k + 1 > N / (K-th count) = %s / %s: k = %s", metrics.Format(c.n), metrics.Format(c.kth), metrics.Format(k)), true
 		}},
-	"heavykeeper": {probe: []scenarios.Param{{Key: "width", Value: int64(1000)}, {Key: "depth", Value: int64(5)}, {Key: "top", Value: int64(10)}}, knob: "width", lo: 1, hi: 1 << 26, costs: bytesMetrics, searchFrom: 16,
+	"heavykeeper": {probe: func(step *scenarios.Scenario) []scenarios.Param {
+		top := step.Questions.Top // the step's K, else RedisBloom's TOPK default of 10
+		if top <= 0 {
+			top = 10
+		}
+		return []scenarios.Param{iparam("width", 1000), iparam("depth", 5), iparam("top", top)}
+	}, knob: "width", lo: 1, hi: 1 << 26, costs: bytesMetrics, searchFrom: 16,
 		extra: func(c *sizing, v float64) []scenarios.Param {
 			if !c.given("top") {
 				return []scenarios.Param{{Key: "top", Value: int64(max(c.k, 1))}}
 			}
 			return nil
 		}},
-	"exact": {probe: []scenarios.Param{{Key: "shards", Value: int64(1)}}, knob: "shards", lo: 1, hi: 1024,
+	"exact": {probe: fixed(iparam("shards", 1)), knob: "shards", lo: 1, hi: 1024,
 		closed: func(c *sizing) (float64, string, bool) {
 			a := c.step.Assumptions
 			if a.Keys == 0 || a.EntryBytes == 0 || a.ServerBytes == 0 {
@@ -94,7 +109,7 @@ var sizers = map[string]*sizer{
 			s := math.Ceil(a.Keys * a.EntryBytes / (a.ServerBytes * frac))
 			return s, fmt.Sprintf("S = ⌈keys × entry / server data⌉ = ⌈%s × %s / %s⌉ = %s (full scale)", metrics.Format(a.Keys), metrics.Format(a.EntryBytes), metrics.Format(a.ServerBytes*frac), metrics.Format(s)), true
 		}},
-	"striped": {probe: []scenarios.Param{{Key: "stripes", Value: int64(8)}}, knob: "stripes", lo: 1, hi: 65536, searchFrom: 1,
+	"striped": {probe: fixed(iparam("stripes", 8)), knob: "stripes", lo: 1, hi: 65536, searchFrom: 1,
 		closed: func(c *sizing) (float64, string, bool) {
 			peak := c.sim.PeakRate
 			x, ok := c.upper(metrics.MaxKeyOps)
@@ -107,7 +122,7 @@ var sizers = map[string]*sizer{
 			k := math.Ceil(peak/x - 1e-9)
 			return k, fmt.Sprintf("K = ⌈peak / X⌉ = ⌈%s / %s⌉ = ⌈%.4g⌉ = %s", metrics.Format(peak), metrics.Format(x), peak/x, metrics.Format(k)), true
 		}},
-	"batched": {probe: []scenarios.Param{{Key: "flush", Value: "1s"}}, knob: "flush", lo: float64(time.Millisecond), hi: float64(time.Hour), duration: true, cheaperUp: true,
+	"batched": {probe: fixed(scenarios.Param{Key: "flush", Value: "1s"}), knob: "flush", lo: float64(time.Millisecond), hi: float64(time.Hour), duration: true, cheaperUp: true,
 		costs: []metrics.Metric{metrics.MaxKeyOps, metrics.Utilisation, metrics.IncrementsPerSec},
 		closed: func(c *sizing) (float64, string, bool) {
 			a, peak := c.servers(), c.sim.PeakRate
@@ -121,7 +136,7 @@ var sizers = map[string]*sizer{
 			}
 			return 0, "", false
 		}},
-	"hll": {probe: []scenarios.Param{{Key: "p", Value: int64(14)}}, knob: "p", lo: 4, hi: 18, costs: bytesMetrics, searchFrom: 4,
+	"hll": {probe: fixed(iparam("p", 14)), knob: "p", lo: 4, hi: 18, costs: bytesMetrics, searchFrom: 4,
 		closed: func(c *sizing) (float64, string, bool) {
 			t, ok := c.band(metrics.RelativeError) // in %
 			if !ok || t <= 0 {
