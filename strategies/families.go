@@ -157,13 +157,48 @@ const (
 	AppCrash FaultKind = "app-crash"
 	// NodeLoss: store node Target loses its data (handled by the store).
 	NodeLoss FaultKind = "node-loss"
+	// The store faults of storefault.go, handled by the store: a node down
+	// for a time, a slow node, a partition, a failover.
+	NodeDown  FaultKind = "node-down"
+	NodeSlow  FaultKind = "node-slow"
+	Partition FaultKind = "partition"
+	Failover  FaultKind = "failover"
 )
 
-// Fault is one injected fault.
+// StoreFault reports whether the store handles the fault (a node's loss,
+// outage, slowness, partition or failover) rather than the design.
+func (k FaultKind) StoreFault() bool {
+	return k == NodeLoss || k == NodeDown || k == NodeSlow || k == Partition || k == Failover
+}
+
+// Fault is one injected fault, at simulated time At (ns). The fields past
+// Target are the store faults' (storefault.go); each kind reads its own.
 type Fault struct {
 	At     int64
 	Kind   FaultKind
-	Target int
+	Target int // app-crash: the app server; node-loss, node-down, node-slow, failover: the node
+	// For is how long node-down, node-slow and partition last (ns): the
+	// fault ends at At+For.
+	For int64
+	// Share is node-slow's share of the node's capacity left, in (0,1).
+	Share float64
+	// Servers and Nodes are a partition's sides: app servers Servers
+	// cannot reach store nodes Nodes (nor these them).
+	Servers, Nodes []int
+	// Delay is failover's time (ns) from the master's death at At until its
+	// replica answers as the new master; Lag is its replication lag (ns):
+	// the writes the master served in (At−Lag, At] had not reached the
+	// replica and are lost.
+	Delay, Lag int64
+}
+
+// End is when a fault with a duration ends: At+For, or for a failover
+// At+Delay; At for the others.
+func (f Fault) End() int64 {
+	if f.Kind == Failover {
+		return f.At + f.Delay
+	}
+	return f.At + f.For
 }
 
 // Faultable is a design that reacts to faults. The runner delivers a fault

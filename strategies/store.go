@@ -57,12 +57,18 @@ const (
 	// with that key's Tag, in order. It is sent and accounted with that
 	// command.
 	KeyArg
+	// IncrByOnce adds Delta to Key unless the store has already applied a
+	// write of idempotency key Member (the write's event ID) to Key: an
+	// idempotent write, so that a client's retry of a write that had in
+	// fact landed is not counted twice (storefault.go). On Redis it is one
+	// script: SET {Key}:id:Member NX PX ttl, then INCRBY only if it was set.
+	IncrByOnce
 )
 
-// Writes reports whether the op is a write to its key (IncrBy, ZIncrBy,
-// ZAdd, PFAdd, PFMerge, ZUnionStore); the others are reads, KeyArg aside.
+// Writes reports whether the op is a write to its key (IncrBy, IncrByOnce,
+// ZIncrBy, ZAdd, PFAdd, PFMerge, ZUnionStore); the others are reads, KeyArg aside.
 func (k StoreOpKind) Writes() bool {
-	return k == IncrBy || k == ZIncrBy || k == ZAdd || k == PFAdd || k == PFMerge || k == ZUnionStore
+	return k == IncrBy || k == IncrByOnce || k == ZIncrBy || k == ZAdd || k == PFAdd || k == PFMerge || k == ZUnionStore
 }
 
 // MultiKey reports whether the op may be followed by KeyArg ops (PFCount,
