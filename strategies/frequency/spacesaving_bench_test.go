@@ -2,6 +2,8 @@ package frequency
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"testing"
 
 	"countsim/strategies/internal/designtest"
@@ -147,4 +149,63 @@ func BenchmarkSpaceSavingObserve(b *testing.B) {
 			b.ReportMetric(float64(s.Bytes()), "bytes")
 		})
 	}
+}
+
+// The full day's stream (search-full-day.yaml): Zipf s = 1 over 400,000,000
+// scrambled phrases, 2^22 events of it, fed in batches of 4,096.
+const ssDayEvents = 1 << 22
+
+var ssDayStream = sync.OnceValue(func() []workload.Event {
+	st, err := workload.NewStream(workload.StreamConfig{Seed: 1, Label: "bench", Events: ssDayEvents,
+		Keys: 400_000_000, S: 1, Scramble: true, Rate: 1e6})
+	if err != nil {
+		panic(err)
+	}
+	ev := make([]workload.Event, 0, ssDayEvents)
+	var buf []workload.Event
+	for i := range st.Chunks() {
+		buf = st.Chunk(i, buf)
+		ev = append(ev, buf...)
+	}
+	return ev
+})
+
+// SpaceSaving.Observe with the full day's 1,000 counters on its stream,
+// after a first pass over the 2^22 events, against the floor; ns/event is
+// the wall an event, cpu-ns/event the thread's CPU (less noisy on a busy
+// machine).
+func BenchmarkSpaceSavingDay(b *testing.B) {
+	ev := ssDayStream()
+	const m = 1000
+	run := func(b *testing.B, observe func([]workload.Event)) {
+		for lo := 0; lo < len(ev); lo += designtest.BenchBatch {
+			observe(ev[lo:min(lo+designtest.BenchBatch, len(ev))])
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		b.ReportAllocs()
+		lo, events := 0, 0
+		cpu := designtest.ThreadCPU()
+		for b.Loop() {
+			hi := min(lo+designtest.BenchBatch, len(ev))
+			observe(ev[lo:hi])
+			events += hi - lo
+			if lo = hi; lo == len(ev) {
+				lo = 0
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+		if cpu := designtest.ThreadCPU() - cpu; cpu > 0 {
+			b.ReportMetric(float64(cpu)/float64(events), "cpu-ns/event")
+		}
+	}
+	b.Run("impl=floor", func(b *testing.B) { run(b, newSSFloor(m).observe) })
+	b.Run("impl=countsim", func(b *testing.B) {
+		s, err := NewSpaceSaving(SpaceSavingParams{Counters: m}, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, s.Observe)
+		b.ReportMetric(float64(s.Bytes()), "bytes")
+	})
 }
