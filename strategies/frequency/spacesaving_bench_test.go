@@ -171,7 +171,8 @@ var ssDayStream = sync.OnceValue(func() []workload.Event {
 })
 
 // SpaceSaving.Observe with the full day's 1,000 counters on its stream,
-// after a first pass over the 2^22 events, against the floor; ns/event is
+// after a first pass over the 2^22 events, against the floor and the
+// reference (spacesaving_ref_test.go: the design before its hot loop); ns/event is
 // the wall an event, cpu-ns/event the thread's CPU (less noisy on a busy
 // machine).
 func BenchmarkSpaceSavingDay(b *testing.B) {
@@ -200,6 +201,7 @@ func BenchmarkSpaceSavingDay(b *testing.B) {
 		}
 	}
 	b.Run("impl=floor", func(b *testing.B) { run(b, newSSFloor(m).observe) })
+	b.Run("impl=reference", func(b *testing.B) { run(b, newSSReference(m, 1).observe) })
 	b.Run("impl=countsim", func(b *testing.B) {
 		s, err := NewSpaceSaving(SpaceSavingParams{Counters: m}, 1)
 		if err != nil {
