@@ -18,10 +18,12 @@ import (
 // the zero V: the key indexes store a slot number + 1.
 //
 // It serves the indexes of the package, whose keys come and go within a
-// fixed capacity: table[int32] is the key → slot + 1 index of Space-Saving
-// (spacesaving.go) and of the count-min heap (topheap.go), and the ID set of
+// fixed capacity: table[int32] is the key → slot + 1 index of Misra-Gries
+// (misragries.go), decayed Space-Saving (decay_spacesaving.go) and the
+// count-min heap (topheap.go), and the ID set of
 // the dedup window (dedup.go), which stores 1 for every ID (4 B a slot, as
-// before).
+// before). Space-Saving's index is a HashIndex (hashindex.go), the same
+// shape holding the keys' hashes.
 //
 // Why the keys and the values are two arrays, and the emptiness is in the
 // values. A probe reads the value first, so a miss ends at the first zero
