@@ -490,3 +490,36 @@ func (c *Cluster) remember(id onceID, at int64) {
 
 // OnceIDs is how many idempotency ids the cluster remembers now.
 func (c *Cluster) OnceIDs() int { return len(c.once) }
+
+// NodeSecond is the writes and reads node took in simulated second sec (0
+// for a second it did not see).
+func (c *Cluster) NodeSecond(node, sec int) (writes, reads int64) {
+	i := sec*c.cfg.Nodes + node
+	if node < 0 || node >= c.cfg.Nodes || sec < 0 || i >= len(c.nodeSec) {
+		return 0, 0
+	}
+	return int64(c.nodeSec[i].writes), int64(c.nodeSec[i].reads)
+}
+
+// BusiestKeyOn is the most writes one key of node took in simulated
+// second sec.
+func (c *Cluster) BusiestKeyOn(node, sec int) int64 {
+	var most int64
+	for i := range c.keys {
+		k := &c.keys[i]
+		if int(k.node) != node {
+			continue
+		}
+		for j := range k.seconds() {
+			if s := k.second(j); int(s.sec) == sec {
+				most = max(most, int64(s.writes))
+			}
+		}
+	}
+	return most
+}
+
+var (
+	_ strategies.FallibleStore = (*Cluster)(nil)
+	_ strategies.Outages       = (*Cluster)(nil)
+)
