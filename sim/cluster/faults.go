@@ -136,7 +136,8 @@ func cmpTime(a, b int64) int {
 
 // Outages is what the cluster saw of each fault registered by Fault, in
 // time order ([strategies.Outages]); a failover not yet reached is taken
-// as happened.
+// as happened. A node loss is not among them: LoseNode counts what it
+// lost in Stats.Lost.
 func (c *Cluster) Outages() []strategies.Outage {
 	c.applyDue(math.MaxInt64)
 	out := make([]strategies.Outage, len(c.faults))
