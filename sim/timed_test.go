@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"math"
+	"reflect"
 	"testing"
 
 	"countsim/metrics"
@@ -267,5 +268,15 @@ strategies:
 	}
 	if rec := find(t, rep.Results, "striped", "fault_recovery_s"); rec.Number() != 0 || rec.Plan == nil || *rec.Plan != 0 {
 		t.Errorf("fault_recovery_s: got %v, plan %v; want 0 = plan", rec.Number(), rec.Plan)
+	}
+	// The faults one by one: the node down's 1,000, the failover's 500 and 100.
+	var rows [][]float64
+	for _, tb := range rep.Tables {
+		if tb.Name == "faults-striped" {
+			rows = tb.Rows
+		}
+	}
+	if want := [][]float64{{1, 2, 1000, 0, 0}, {3, 3.5, 500, 100, 0}}; !reflect.DeepEqual(rows, want) {
+		t.Errorf("faults table %v, want %v", rows, want)
 	}
 }

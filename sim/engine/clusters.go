@@ -357,10 +357,35 @@ func (c Clusters) FaultRows(s *Scorer, cl *cluster.Cluster, outs []strategies.Ou
 		s.Add(metrics.LostOnFailover, lost, "events", plan(lostOK, lostPlan),
 			"counts the failed master had served in its replication lag, lost; plan: its writes a second before × the lag")
 	}
+	if len(outs) > 1 {
+		s.Rep.Tables = append(s.Rep.Tables, faultTable(s, outs))
+	}
 	if recovered {
 		s.Add(metrics.FaultRecovery, Round(recovery, 6), "s", plan(recOK, recPlan),
 			"from each fault's end until no op to its nodes timed out, the longest; plan: 0 where the node queued nothing, a slow node's backlog over the spare capacity")
 	} else {
 		s.Rep.Note(fmt.Sprintf("%s: ops to a faulted node still timed out at the run's end: no recovery within the run", s.D.Name()))
 	}
+}
+
+// faultTable is each store fault of outs on design s's cluster, one row a
+// fault: when it began and ended, the ops failed, the counts lost and the
+// seconds from its end to recovery (−1: not within the run).
+func faultTable(s *Scorer, outs []strategies.Outage) metrics.Table {
+	t := metrics.Table{Scenario: s.Scenario, Name: "faults-" + s.D.Name(), Title: s.D.Name() + ": each store fault on the simulated cluster",
+		LabelColumn: "fault", Columns: []string{"at_s", "end_s", "failed_ops", "lost", "recovery_s"}}
+	for _, o := range outs {
+		f := o.Fault
+		label := fmt.Sprintf("%s node %d", f.Kind, f.Target)
+		if f.Kind == strategies.Partition {
+			label = fmt.Sprintf("partition servers %v from nodes %v", f.Servers, f.Nodes)
+		}
+		rec := -1.0
+		if o.Recovered >= 0 {
+			rec = Round(float64(o.Recovered-f.End())/1e9, 6)
+		}
+		t.Labels = append(t.Labels, label)
+		t.Rows = append(t.Rows, []float64{float64(f.At) / 1e9, float64(f.End()) / 1e9, float64(o.Failed), float64(o.Lost), rec})
+	}
+	return t
 }
