@@ -208,6 +208,9 @@ func (c Clusters) Rows(s *Scorer, r *ClusterRun, i int, steady bool, end int64) 
 	if cs.Lost > 0 {
 		s.Add(metrics.LostOnNodeLoss, float64(cs.Lost), "events", nil, "counts a lost node held or had queued")
 	}
+	if outs := r.Clusters[i].Outages(); len(outs) > 0 {
+		c.FaultRows(s, r.Clusters[i], outs)
+	}
 	if r.Finished {
 		if _, ok := r.Designs[i].(strategies.Flusher); ok {
 			s.Add(metrics.ShutdownOps, float64(r.shutdown[i]), "ops", nil,
@@ -268,4 +271,121 @@ func NodeTable(s *Scorer, c *cluster.Cluster, duration float64) {
 	if n := c.SpreadNote(s.D.Name()); n != "" {
 		s.Rep.Note(n)
 	}
+}
+
+// FaultRows reports what the store faults of outs (a node down, a slow
+// node, a partition, a failover) cost the design on its cluster cl: the
+// ops that failed, the counts a failover lost and the time to recover,
+// summed (the longest recovery) over the faults. A plan is given where
+// every fault has a closed form, worked out from the load the design put
+// on the fault's node in the simulated second before it (so a plan only
+// for a fault at 1 s or later, and only where that load is the load
+// during it, as in a steady stream):
+//
+//   - failed ops of a node down or a failover: the node's ops a second ×
+//     its window (For, or Delay) — every op sent to it then fails; none of
+//     a slow node or a partition (which fails only the ops that time out,
+//     or the cut servers' share);
+//   - lost on a failover: the node's writes a second × Lag;
+//   - recovery of a node down, a partition or a failover: 0, as the node
+//     queued nothing of its window; of a slow node at share σ of key
+//     capacity μ whose busiest key took λ writes a second, under clients
+//     of one timeout T: the backlog Q = (λ − σμ)·For drains at μ − λ, and
+//     an op times out while more than T·μ are queued before it, so
+//     (Q − T·μ)/(μ − λ), at least 0 (0 where λ ≤ σμ or T = 0: no timeout;
+//     none where λ ≥ μ, with a node limit, or with clients of several
+//     timeouts).
+func (c Clusters) FaultRows(s *Scorer, cl *cluster.Cluster, outs []strategies.Outage) {
+	var failed, lost, failedPlan, lostPlan, recPlan float64
+	recovery := 0.0
+	recovered, failedOK, lostOK, recOK, failovers := true, true, true, true, false
+	for j, o := range outs {
+		f := o.Fault
+		failed += float64(o.Failed)
+		lost += float64(o.Lost)
+		if o.Recovered < 0 {
+			recovered = false
+		} else {
+			recovery = max(recovery, float64(o.Recovered-f.End())/1e9)
+		}
+		sec := int(f.At/cluster.Second) - 1 // the whole second before the fault
+		var writes, ops float64
+		if sec >= 0 && f.Kind != strategies.Partition {
+			w, r := cl.NodeSecond(f.Target, sec)
+			writes, ops = float64(w), float64(w+r)
+		}
+		if sec < 0 {
+			failedOK, lostOK, recOK = false, false, false
+		}
+		switch f.Kind {
+		case strategies.NodeDown:
+			failedPlan += ops * float64(f.For) / 1e9
+		case strategies.Failover:
+			failovers = true
+			failedPlan += ops * float64(f.Delay) / 1e9
+			lostPlan += writes * float64(f.Lag) / 1e9
+		default:
+			failedOK = false
+		}
+		if f.Kind == strategies.NodeSlow {
+			mu, lambda, sigma := c.Cfg.KeyCapacity, float64(cl.BusiestKeyOn(f.Target, max(sec, 0))), f.Share
+			switch {
+			case c.Cfg.NodeCapacity > 0 || lambda >= mu:
+				recOK = false
+			case lambda > sigma*mu:
+				t, one := cl.FaultTimeout(j)
+				switch {
+				case !one:
+					recOK = false
+				case t > 0:
+					q := (lambda - sigma*mu) * float64(f.For) / 1e9
+					recPlan = max(recPlan, (q-float64(t)/1e9*mu)/(mu-lambda))
+				}
+			}
+		}
+	}
+	plan := func(ok bool, v float64) *float64 {
+		if !ok {
+			return nil
+		}
+		v = Round(v, 6)
+		return &v
+	}
+	s.Add(metrics.FaultFailedOps, failed, "ops", plan(failedOK, failedPlan),
+		"ops sent to the faulted nodes that timed out or were not applied, from each fault's start; plan: the node's ops a second before it × its window")
+	if failovers {
+		s.Add(metrics.LostOnFailover, lost, "events", plan(lostOK, lostPlan),
+			"counts the failed master had served in its replication lag, lost; plan: its writes a second before × the lag")
+	}
+	if len(outs) > 1 {
+		s.Rep.Tables = append(s.Rep.Tables, faultTable(s, outs))
+	}
+	if recovered {
+		s.Add(metrics.FaultRecovery, Round(recovery, 6), "s", plan(recOK, recPlan),
+			"from each fault's end until no op to its nodes timed out, the longest; plan: 0 where the node queued nothing, a slow node's backlog over the spare capacity")
+	} else {
+		s.Rep.Note(fmt.Sprintf("%s: ops to a faulted node still timed out at the run's end: no recovery within the run", s.D.Name()))
+	}
+}
+
+// faultTable is each store fault of outs on design s's cluster, one row a
+// fault: when it began and ended, the ops failed, the counts lost and the
+// seconds from its end to recovery (−1: not within the run).
+func faultTable(s *Scorer, outs []strategies.Outage) metrics.Table {
+	t := metrics.Table{Scenario: s.Scenario, Name: "faults-" + s.D.Name(), Title: s.D.Name() + ": each store fault on the simulated cluster",
+		LabelColumn: "fault", Columns: []string{"at_s", "end_s", "failed_ops", "lost", "recovery_s"}}
+	for _, o := range outs {
+		f := o.Fault
+		label := fmt.Sprintf("%s node %d", f.Kind, f.Target)
+		if f.Kind == strategies.Partition {
+			label = fmt.Sprintf("partition servers %v from nodes %v", f.Servers, f.Nodes)
+		}
+		rec := -1.0
+		if o.Recovered >= 0 {
+			rec = Round(float64(o.Recovered-f.End())/1e9, 6)
+		}
+		t.Labels = append(t.Labels, label)
+		t.Rows = append(t.Rows, []float64{float64(f.At) / 1e9, float64(f.End()) / 1e9, float64(o.Failed), float64(o.Lost), rec})
+	}
+	return t
 }
