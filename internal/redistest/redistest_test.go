@@ -429,3 +429,40 @@ func TestPortTaken(t *testing.T) {
 		t.Errorf("the first server after the failed start: %v", err)
 	}
 }
+
+// TestReplicatedClusterFailsOver: three masters and three replicas form a
+// cluster, each replica following its own master; after master 1's kill,
+// its replica answers as the master within node timeout + FailoverMargin,
+// not before the node timeout, and holds the master's keys (written and
+// replicated before the kill: WAIT 1 says the replica took them).
+func TestReplicatedClusterFailsOver(t *testing.T) {
+	t.Parallel()
+	c := ReplicatedCluster(t, ReplicaOptions{})
+	if len(c.Masters) != 3 || len(c.Replicas) != 3 {
+		t.Fatalf("%d masters and %d replicas, want 3 and 3", len(c.Masters), len(c.Replicas))
+	}
+	m, r := c.Masters[1], c.Replicas[1]
+	mc := client(t, m.Addr)
+	ctx := context.Background()
+	// A key in master 1's slots: {c} hashes to slot 7365, in 5461..10922.
+	const key = "{c}:k"
+	if err := mc.Set(ctx, key, "v", 0).Err(); err != nil {
+		t.Fatalf("SET on %s: %v", m.Addr, err)
+	}
+	if n, err := mc.Do(ctx, "WAIT", 1, 2000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT 1: %d, %v; want 1 replica", n, err)
+	}
+	killed := c.KillMaster(1)
+	promoted, err := c.WaitPromoted(1, c.NodeTimeout+FailoverMargin+5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := promoted.Sub(killed)
+	t.Logf("failover: replica %s promoted %v after the kill of %s (node timeout %v)", r.Addr, d.Round(time.Millisecond), m.Addr, c.NodeTimeout)
+	if d < c.NodeTimeout || d > c.NodeTimeout+FailoverMargin {
+		t.Errorf("promoted %v after the kill, want within [%v, %v]", d, c.NodeTimeout, c.NodeTimeout+FailoverMargin)
+	}
+	if v, err := Get(r, key); err != nil || v != "v" {
+		t.Errorf("GET %s on the promoted replica: %q, %v; want v", key, v, err)
+	}
+}
