@@ -134,6 +134,30 @@ func (b *Backend) kill(idx, node int) (time.Time, error) {
 var ErrNoKiller = errors.New("a failover fault on a real store kills a master, which countsim does only on a cluster it started itself (a test's, internal/redistest): " +
 	"a cluster at a URL is someone's, and its nodes are not countsim's to shut down (run the scenario without -store, on the simulated cluster, or kill the master yourself)")
 
+// refresh reloads both clients' map of the slots, at once, after a
+// failover the store applied: go-redis reloads it by itself only on a
+// MOVED, and the dead master refuses connections instead.
+func (b *Backend) refresh(ctx context.Context, faults []*storeFault) {
+	applied := false
+	for _, sf := range faults {
+		applied = applied || sf.applied
+	}
+	if !applied {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	b.mu.Lock()
+	clients := []redis.UniversalClient{b.client, b.fallible}
+	b.mu.Unlock()
+	for _, c := range clients {
+		if cc, ok := c.(*redis.ClusterClient); ok {
+			// ForEachMaster reloads the slots before it calls its function.
+			_ = cc.ForEachMaster(ctx, func(context.Context, *redis.Client) error { return nil })
+		}
+	}
+}
+
 // storeFault is a failover the store applies, and what it saw of it.
 type storeFault struct {
 	idx      int // in the run's faults
@@ -162,14 +186,14 @@ func (s *store) StoreFaults(faults []strategies.Fault) error {
 		if !s.b.cluster {
 			return fmt.Errorf("redis store %s: fault %d (failover): one server has no replica to fail over to (allowed: a redis-cluster:// store with replicas)", s.b.cfg.URL, i)
 		}
+		if f.Target < 0 || f.Target >= len(s.b.nodes) {
+			return fmt.Errorf("redis store %s: fault %d: node %d not in the cluster (allowed: 0..%d)", s.b.cfg.URL, i, f.Target, len(s.b.nodes)-1)
+		}
 		s.b.mu.Lock()
 		k := s.b.killer
 		s.b.mu.Unlock()
 		if k == nil {
 			return fmt.Errorf("redis store %s: fault %d (failover of node %d): %w", s.b.cfg.URL, i, f.Target, ErrNoKiller)
-		}
-		if f.Target < 0 || f.Target >= len(s.b.nodes) {
-			return fmt.Errorf("redis store %s: fault %d: node %d not in the cluster (allowed: 0..%d)", s.b.cfg.URL, i, f.Target, len(s.b.nodes)-1)
 		}
 		s.storeFaults = append(s.storeFaults, &storeFault{idx: i, f: f})
 	}

@@ -452,6 +452,7 @@ func (s *store) Settle() {
 	if s.settled || s.failed != nil {
 		return
 	}
+	s.b.refresh(s.ctx, s.storeFaults)
 	var counters []*keyState
 	for _, key := range s.order {
 		if k := s.keys[key]; k.counter {
@@ -589,6 +590,7 @@ func (s *store) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*s.b.cfg.Timeout)
 	defer cancel()
+	s.b.refresh(ctx, s.storeFaults)
 	for i := 0; i < len(s.order); i += settleBatch {
 		for _, key := range s.order[i:min(len(s.order), i+settleBatch)] {
 			s.pipe.Unlink(ctx, s.keys[key].name)
