@@ -41,6 +41,10 @@ type Twins struct {
 // RealRun is a run's real stores: one for each twin, nil for the others.
 type RealRun struct {
 	Twins
+	// Faults are the run's faults: a store that applies store faults
+	// itself (strategies.FaultedStore: a real cluster's failover) is given
+	// them when it is opened.
+	Faults []strategies.Fault
 	Stores []strategies.RealStore
 	names  []string // the twins' names, for the node tables
 	fail   func(error)
@@ -56,7 +60,25 @@ func (rr *RealRun) Open(ctx context.Context, i int, d Design, paced bool) (strat
 		return nil, fmt.Errorf("%s: %w", d.Name(), err)
 	}
 	rr.Stores[i], rr.names[i] = s, d.Name()
+	if err := rr.storeFaults(s); err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Name(), err)
+	}
 	return s, nil
+}
+
+// storeFaults gives a real store the run's faults. A store fault of a
+// kind the real store must apply itself (all but node-loss, which a twin
+// has no simulated node for) on a store that cannot is refused.
+func (rr *RealRun) storeFaults(s strategies.RealStore) error {
+	if fs, ok := s.(strategies.FaultedStore); ok {
+		return fs.StoreFaults(rr.Faults)
+	}
+	for _, f := range rr.Faults {
+		if f.Kind.StoreFault() && f.Kind != strategies.NodeLoss {
+			return fmt.Errorf("the real store applies no store fault (%s at %v)", f.Kind, time.Duration(f.At))
+		}
+	}
+	return nil
 }
 
 // Settle tells every store the replay is over.
