@@ -52,9 +52,9 @@ type foWrite struct {
 	once     bool
 	key      uint64 // plain: a key of its own; once: one of 30 shared counters
 	attempts int
-	acked    int   // attempts answered OpOK
-	lastAck  int64 // sim time of the last attempt answered OpOK
-	next     int64 // sim time of the pending retry; 0: none
+	acked    int       // attempts answered OpOK
+	lastAck  time.Time // when the last attempt answered OpOK was answered
+	next     int64     // sim time of the pending retry; 0: none
 }
 
 func TestFailoverOnARealCluster(t *testing.T) {
@@ -133,12 +133,13 @@ func TestFailoverOnARealCluster(t *testing.T) {
 		}
 		status = status[:len(ops)]
 		s.DoClient(client, ops, nil, status)
+		answered := time.Now()
 		for k, i := range who {
 			w := &ws[i]
 			switch {
 			case status[k] == strategies.OpOK:
 				w.acked++
-				w.lastAck = at
+				w.lastAck = answered
 			case w.once:
 				w.next = at + int64(foOnceEvery)
 				retries = append(retries, i)
@@ -179,7 +180,7 @@ func TestFailoverOnARealCluster(t *testing.T) {
 		if v < w.acked {
 			lost += w.acked - v
 			// A lost write was acknowledged just before the kill.
-			d := foKillAt - time.Duration(w.lastAck)
+			d := killed.Sub(w.lastAck)
 			lag = max(lag, d)
 			if d < 0 || d > foLagBound {
 				t.Errorf("write %d lost, acknowledged %v before the kill; want within [0, %v]", i, d, foLagBound)

@@ -48,3 +48,46 @@ func TestFailoverFaultRefusedWithoutAKiller(t *testing.T) {
 		}
 	}
 }
+
+// TestRunKillsTheMasterAtTheFaultsTime: in a run on a cluster with
+// replicas whose backend has a killer (the test cluster's), the runner's
+// failover fault kills the master serving the fault's node once, whatever
+// the number of twins, at the fault's time on the paced replay. Today's
+// designs send their ops with Do, which has no way to hear of a failed op:
+// the run then stops with an error naming the node that went away (a
+// design that sends with DoClient keeps counting: TestFailoverOnARealCluster).
+func TestRunKillsTheMasterAtTheFaultsTime(t *testing.T) {
+	t.Parallel()
+	c := redistest.ReplicatedCluster(t, redistest.ReplicaOptions{})
+	b := connect(t, redisstore.Config{URL: c.URL})
+	var kills []int
+	var killed time.Time
+	b.SetKiller(func(node int) error {
+		kills = append(kills, node)
+		killed = c.KillMaster(node)
+		return nil
+	})
+	scn, err := scenarios.Parse("t.yaml", []byte(viewsYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = 2 * time.Second
+	scn.Faults = append(scn.Faults, scenarios.Fault{At: int64(at), Kind: "failover", Node: 1, Target: 1})
+	st, err := sim.Prepare(scn, sim.Options{Store: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = st.Run(context.Background())
+	if len(kills) != 1 || kills[0] != 1 {
+		t.Fatalf("kills %v, want node 1 once", kills)
+	}
+	// The replay's clock starts at its first op, after the run's set-up:
+	// the kill comes at the fault's time after that, never before.
+	if d := killed.Sub(start); d < at {
+		t.Errorf("killed %v after the run's start, before the fault's %v", d, at)
+	}
+	if err == nil || !strings.Contains(err.Error(), c.Masters[1].Addr+" went away") {
+		t.Errorf("run: %v, want the error naming %s gone", err, c.Masters[1].Addr)
+	}
+}

@@ -301,7 +301,8 @@ func (s *store) sendClient(timeout time.Duration, ops []strategies.StoreOp, vals
 	for ci, cmd := range s.cmds {
 		n := s.spans[ci]
 		st := strategies.OpOK
-		switch err := cmd.Err(); {
+		err := cmd.Err()
+		switch {
 		case err == nil || errors.Is(err, redis.Nil) || refusal(cmd, err):
 		case faultErr(err):
 			st, reload = strategies.OpTimeout, true
@@ -331,7 +332,7 @@ func (s *store) sendClient(timeout time.Duration, ops []strategies.StoreOp, vals
 		} else {
 			failed += int64(n)
 		}
-		s.watch(ks.node, s.start.Add(time.Duration(op.At)), st)
+		s.watch(ks.node, s.start.Add(time.Duration(op.At)), st == strategies.OpOK || err == nil)
 		k += n
 	}
 	if reload {
@@ -342,6 +343,7 @@ func (s *store) sendClient(timeout time.Duration, ops []strategies.StoreOp, vals
 	s.account(ops, writes, reads, bytes, sent, reply)
 	s.mu.Lock()
 	s.stats.Failed += failed
+	s.stats.Fallible = true
 	s.mu.Unlock()
 }
 
@@ -366,15 +368,18 @@ func (s *store) answered(cmd redis.Cmder, op *strategies.StoreOp, ks *keyState, 
 	}
 }
 
-// watch notes an op due at due to node, answered st, for the failovers of
-// that node under way: the ops that failed after the kill, and the first
-// answered after the last that failed (when writes flowed again).
-func (s *store) watch(node int, due time.Time, st strategies.OpStatus) {
+// watch notes an op due at due to node, answered or not, for the
+// failovers of that node under way: the ops that got no answer after the
+// kill, and the first answered after the last that got none (when writes
+// flowed again). An answer that came after the client's deadline counts as
+// an answer here: the node was serving, and the lateness is the client's
+// own backlog (a loaded machine), not the fault's.
+func (s *store) watch(node int, due time.Time, answered bool) {
 	for _, sf := range s.storeFaults {
 		if !sf.applied || sf.f.Target != node || due.Before(sf.killed) {
 			continue
 		}
-		if st != strategies.OpOK {
+		if !answered {
 			sf.failed++
 			sf.lastFail, sf.ok = due, time.Time{}
 		} else if sf.ok.IsZero() || sf.ok.Before(sf.lastFail) {
@@ -400,8 +405,10 @@ func faultErr(err error) bool {
 
 // Outages is what the store saw of each failover it applied
 // ([strategies.Outages]): Recovered is the due time (ns of the run) of the
-// first op to the node's slots answered after the last that failed (−1:
-// none was), Failed the ops to them that failed from the kill on, Lost
+// first op to the node's slots answered after the last that got no answer
+// (−1: none was), Failed the ops to them that got none from the kill on
+// (an answer past the deadline is a timeout to the design, but the node's
+// answer here: see watch), Lost
 // what the node's keys lost of what was acknowledged (known once Settle
 // has read them back).
 func (s *store) Outages() []strategies.Outage {

@@ -71,6 +71,9 @@ type RealStats struct {
 	// the sum of the increments sent to them (for a key written through
 	// DoClient, answered as applied in time: acknowledged).
 	Mismatch int64
+	// Fallible: the design sent ops through DoClient (the rows below
+	// are measured).
+	Fallible bool
 	// Failed counts the ops sent through DoClient that timed out (no
 	// answer within the client's timeout: a node gone, a cluster failing
 	// over).
