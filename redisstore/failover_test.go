@@ -21,7 +21,7 @@ import (
 
 // Figures of the failover run.
 const (
-	foRate     = 5000 // writes a second, half of them plain INCRBYs, half IncrByOnce
+	foRate     = 5000 // writes a second (half with -short), half of them plain INCRBYs, half IncrByOnce
 	foDuration = 10 * time.Second
 	foKillAt   = 3 * time.Second
 	foTimeout  = 100 * time.Millisecond // the client's
@@ -88,7 +88,11 @@ func TestFailoverOnARealCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	n := int(foRate * foDuration / time.Second)
+	rate := foRate
+	if testing.Short() {
+		rate /= 2 // the -race -short pass: the race detector slows the driver down
+	}
+	n := int(time.Duration(rate) * foDuration / time.Second)
 	ws := make([]foWrite, n)
 	for i := range ws {
 		ws[i].once = i%2 == 1
@@ -98,7 +102,7 @@ func TestFailoverOnARealCluster(t *testing.T) {
 			ws[i].key = 1<<32 + uint64(i)
 		}
 	}
-	perTick := foRate / 1000
+	perTick := rate / 1000
 	var ops []strategies.StoreOp
 	var who []int
 	status := make([]strategies.OpStatus, 0, 64)
@@ -130,6 +134,9 @@ func TestFailoverOnARealCluster(t *testing.T) {
 		}
 		if len(ops) == 0 {
 			continue
+		}
+		if cap(status) < len(ops) {
+			status = make([]strategies.OpStatus, len(ops))
 		}
 		status = status[:len(ops)]
 		s.DoClient(client, ops, nil, status)

@@ -36,8 +36,12 @@ const (
 	// FailoverMargin bounds the time from the kill to the replica's
 	// promotion beyond the node timeout: the election delay (≤ 1 s: 500 ms
 	// + up to 500 ms at random), the gossip that turns PFAIL into FAIL (a
-	// few 100 ms pings) and the vote, with room for a loaded 2-core machine.
-	FailoverMargin = 2500 * time.Millisecond
+	// few 100 ms pings) and the vote — about 1.1–1.5 s on an idle machine —
+	// and, on a loaded one, one failed election: the replica asks again
+	// after twice the failover timeout, 2 × max(2 × node timeout, 2 s) =
+	// 4 s (promotion came 7.48 s after the kill once, beside a -race run of
+	// the store's tests).
+	FailoverMargin = 1500*time.Millisecond + 4*time.Second + 1500*time.Millisecond
 	replicaTimeout = 20 * time.Second // from the replicas' start to every link up
 )
 
