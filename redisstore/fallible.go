@@ -17,9 +17,10 @@ import (
 // IncrByOnce, and a failover of a master at a scenario's time.
 //
 // DoClient sends a design's ops as Do does, a pipeline at a time, on a
-// client of its own that never retries and follows no redirect (go-redis's
-// MaxRedirects off: a pipeline it re-sent after a connection error could
-// apply a write twice behind the design's back), and waits for each
+// client of its own that never retries, follows no redirect and dials a
+// node once (go-redis's MaxRedirects off: a pipeline it re-sent after a
+// connection error could apply a write twice behind the design's back;
+// DialerRetries 1: a refused dial is not tried again 100 ms later), and waits for each
 // pipeline until its ops' deadline: due time + the Client's timeout (paced;
 // else the send + the timeout). Each op's status is what came back by its
 // own deadline: OpOK for an answer (a Redis Nil too, and a CROSSSLOT
@@ -96,7 +97,12 @@ func (b *Backend) fallibleClient() redis.UniversalClient {
 		return b.fallible
 	}
 	o := b.clusterOpts
-	o.MaxRedirects = -1
+	// One dial a connection: go-redis's default redials a refused
+	// connection 5 times 100 ms apart, and past the caller's deadline (a
+	// dead master then held every pipeline to it for its whole timeout,
+	// and some a second more); a design's client learns of the dead node
+	// at once and decides itself whether to retry.
+	o.MaxRedirects, o.DialerRetries = -1, 1
 	b.fallible = redis.NewClusterClient(&o)
 	return b.fallible
 }

@@ -99,30 +99,30 @@ func ReplicatedCluster(t testing.TB, o ReplicaOptions) *ReplicaCluster {
 	if o.FullCoverage {
 		coverage = "yes"
 	}
-	conf := func(inst *Instance) {
+	conf := func(inst *Instance, kvs ...[2]string) {
 		// Settable at run time: the loopback script's own arguments stay
 		// those of every other cluster node.
-		for _, kv := range [][2]string{
-			{"cluster-node-timeout", strconv.FormatInt(o.NodeTimeout.Milliseconds(), 10)},
-			{"cluster-require-full-coverage", coverage},
-			{"repl-diskless-sync-delay", "0"}, // a replica's first sync at once, not after 5 s
-		} {
+		for _, kv := range kvs {
 			if _, err := command(inst.Addr, deadline, "CONFIG", "SET", kv[0], kv[1]); err != nil {
 				t.Fatalf("redistest: %s: CONFIG SET %s %s: %v", inst.Addr, kv[0], kv[1], err)
 			}
 		}
 	}
+	boot := [][2]string{
+		{"cluster-require-full-coverage", coverage},
+		{"repl-diskless-sync-delay", "0"}, // a replica's first sync at once, not after 5 s
+	}
 	args := []string{"create"}
 	addrs := make([]string, n)
 	for i := range n {
 		c.Masters[i] = start(t, script, true)
-		conf(c.Masters[i])
+		conf(c.Masters[i], boot...)
 		addrs[i] = c.Masters[i].Addr
 		args = append(args, port(c.Masters[i].Addr))
 	}
 	for i := range n {
 		c.Replicas[i] = start(t, script, true)
-		conf(c.Replicas[i])
+		conf(c.Replicas[i], boot...)
 	}
 	c.URL = "redis-cluster://" + strings.Join(addrs, ",")
 	ctx, cancel := context.WithTimeout(context.Background(), createTimeout)
@@ -130,21 +130,24 @@ func ReplicatedCluster(t testing.TB, o ReplicaOptions) *ReplicaCluster {
 	if out, err := exec.CommandContext(ctx, script, args...).CombinedOutput(); err != nil {
 		t.Fatalf("redistest: %s %s: %v\n%s", script, strings.Join(args, " "), err, out)
 	}
-	for i, m := range c.Masters {
+	for _, m := range c.Masters {
 		id, err := command(m.Addr, deadline, "CLUSTER", "MYID")
 		if err != nil {
 			t.Fatalf("redistest: %s: CLUSTER MYID: %v", m.Addr, err)
 		}
 		c.ids = append(c.ids, id)
-		r := c.Replicas[i]
-		if _, err := command(r.Addr, deadline, "CLUSTER", "MEET", "127.0.0.1", port(m.Addr)); err != nil {
-			t.Fatalf("redistest: %s: CLUSTER MEET %s: %v", r.Addr, m.Addr, err)
-		}
 	}
 	// A replica can follow its master once it knows it (CLUSTER REPLICATE
-	// refuses an unknown node ID): poll until it does.
+	// refuses an unknown node ID): meet it and poll until it does, meeting
+	// it again each time — a handshake not done within the node timeout is
+	// dropped, as it may be on a loaded machine.
 	for i, r := range c.Replicas {
+		m := c.Masters[i]
 		if err := poll(deadline, func() error {
+			if _, err := command(r.Addr, deadline, "CLUSTER", "MEET", "127.0.0.1", port(m.Addr)); err != nil {
+				return fmt.Errorf("CLUSTER MEET %s: %w", m.Addr, err)
+			}
+			time.Sleep(50 * time.Millisecond)
 			_, err := command(r.Addr, deadline, "CLUSTER", "REPLICATE", c.ids[i])
 			return err
 		}); err != nil {
@@ -153,6 +156,11 @@ func ReplicatedCluster(t testing.TB, o ReplicaOptions) *ReplicaCluster {
 	}
 	if err := c.waitFormed(deadline); err != nil {
 		t.Fatalf("redistest: cluster with replicas %s: %v", c.URL, err)
+	}
+	// The short node timeout once the cluster is formed: its handshakes
+	// ran under the loopback script's 2 s.
+	for _, inst := range append(append([]*Instance{}, c.Masters...), c.Replicas...) {
+		conf(inst, [2]string{"cluster-node-timeout", strconv.FormatInt(o.NodeTimeout.Milliseconds(), 10)})
 	}
 	return c
 }
