@@ -129,6 +129,7 @@ type Backend struct {
 	mu           sync.Mutex            // guards the fields below
 	fallible     redis.UniversalClient // DoClient's: no retries, no redirects (fallible.go)
 	scriptLoaded bool                  // IncrByOnce's script is on every node
+	scriptTried  time.Time             // the last try to load it
 	killer       func(node int) error  // kills node i's master (SetKiller); nil: none
 	killed       map[int]time.Time     // the failovers applied, by the run's fault index
 }

@@ -65,24 +65,37 @@ func onceKey(name string, id uint64) string {
 }
 
 // incrByOnce queues one IncrByOnce on pipe: EVALSHA of the script, loaded
-// on every node (replicas too, so a promoted one has it) before the first.
+// on every node (replicas too) before the first; EVAL of its source while
+// it is not known to be on every master (a load failed, or a promoted
+// replica answered NOSCRIPT: a replica's script cache is its own), which
+// also caches it on the node that runs it.
 func (b *Backend) incrByOnce(ctx context.Context, pipe redis.Pipeliner, name string, delta int64, id uint64) redis.Cmder {
-	b.loadScript(ctx)
-	return onceScript.EvalSha(ctx, pipe, []string{name, onceKey(name, id)}, delta, OnceTTL.Milliseconds())
+	keys := []string{name, onceKey(name, id)}
+	if b.loadScript(ctx) {
+		return onceScript.EvalSha(ctx, pipe, keys, delta, OnceTTL.Milliseconds())
+	}
+	return onceScript.Eval(ctx, pipe, keys, delta, OnceTTL.Milliseconds())
 }
 
-// loadScript loads the script on every node once (again after a NOSCRIPT).
-// A node that cannot take it now is not an error here: an EVALSHA it gets
-// answers NOSCRIPT, and the store loads the script again.
-func (b *Backend) loadScript(ctx context.Context) {
+// scriptRetry is how often the store tries to load the script again while
+// a node could not take it.
+const scriptRetry = 100 * time.Millisecond
+
+// loadScript loads the script on every node (again after a NOSCRIPT, at
+// most every scriptRetry), and reports whether it is loaded. A node that
+// cannot take it now (a dead master) is not an error: the ops go as EVAL
+// meanwhile.
+func (b *Backend) loadScript(ctx context.Context) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.scriptLoaded {
-		return
+	if b.scriptLoaded || time.Since(b.scriptTried) < scriptRetry {
+		return b.scriptLoaded
 	}
+	b.scriptTried = time.Now()
 	c, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
 	defer cancel()
 	b.scriptLoaded = b.client.ScriptLoad(c, onceSource).Err() == nil
+	return b.scriptLoaded
 }
 
 // fallibleClient is DoClient's client: no retries, no redirects.
@@ -173,6 +186,7 @@ type storeFault struct {
 	lastFail time.Time // the due time of the last op to the node that failed
 	ok       time.Time // the due time of the first op answered after lastFail
 	failed   int64
+	lastErr  error // the last failed op's error, for a test's log
 }
 
 // StoreFaults takes the run's faults ([strategies.FaultedStore]): the
@@ -293,7 +307,15 @@ func (s *store) sendClient(timeout time.Duration, ops []strategies.StoreOp, vals
 		}
 		return sent.Add(timeout)
 	}
-	ctx, cancel := context.WithDeadline(s.ctx, deadline(len(ops)-1))
+	// The pipeline waits for its answers until the last op's deadline, and
+	// at least a timeout from its send: a replay behind its schedule (a
+	// loaded machine) still sends its late ops and learns whether the node
+	// answered them, though to the design they have timed out.
+	wait := deadline(len(ops) - 1)
+	if w := sent.Add(timeout); w.After(wait) {
+		wait = w
+	}
+	ctx, cancel := context.WithDeadline(s.ctx, wait)
 	_, _ = s.fpipe.Exec(ctx)
 	cancel()
 	reply := time.Now()
@@ -338,7 +360,7 @@ func (s *store) sendClient(timeout time.Duration, ops []strategies.StoreOp, vals
 		} else {
 			failed += int64(n)
 		}
-		s.watch(ks.node, s.start.Add(time.Duration(op.At)), st == strategies.OpOK || err == nil)
+		s.watch(ks.node, s.start.Add(time.Duration(op.At)), st == strategies.OpOK || err == nil, err)
 		k += n
 	}
 	if reload {
@@ -380,13 +402,14 @@ func (s *store) answered(cmd redis.Cmder, op *strategies.StoreOp, ks *keyState, 
 // flowed again). An answer that came after the client's deadline counts as
 // an answer here: the node was serving, and the lateness is the client's
 // own backlog (a loaded machine), not the fault's.
-func (s *store) watch(node int, due time.Time, answered bool) {
+func (s *store) watch(node int, due time.Time, answered bool, err error) {
 	for _, sf := range s.storeFaults {
 		if !sf.applied || sf.f.Target != node || due.Before(sf.killed) {
 			continue
 		}
 		if !answered {
 			sf.failed++
+			sf.lastErr = err
 			sf.lastFail, sf.ok = due, time.Time{}
 		} else if sf.ok.IsZero() || sf.ok.Before(sf.lastFail) {
 			sf.ok = due

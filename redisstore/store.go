@@ -32,7 +32,7 @@ type keyState struct {
 	node    int
 	counter bool  // sent an INCRBY: its final value is checked
 	once    bool  // sent an IncrByOnce: its idempotency keys are deleted at Close
-	client  bool  // written through DoClient: checked against acked, not sent
+	client  bool  // written through DoClient: checked against acked, not sent (so is a once key)
 	acked   int64 // DoClient: the increments answered as applied in time
 	zset    bool  // sent a ZINCRBY or ZADD: a sorted set
 	sent    int64 // the sum of the INCRBYs sent
@@ -480,7 +480,7 @@ func (s *store) Settle() {
 	defer s.mu.Unlock()
 	for _, k := range counters {
 		want := k.sent
-		if k.client {
+		if k.client || k.once { // a repeated id is not applied again: compare with what was
 			want = k.acked
 			s.stats.Lost += max(0, k.acked-k.final)
 			s.stats.Extra += max(0, k.final-k.acked)
