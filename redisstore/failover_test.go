@@ -126,8 +126,18 @@ func TestFailoverOnARealCluster(t *testing.T) {
 	status := make([]strategies.OpStatus, 0, 64)
 	var retries []int // writes with a retry pending, in no order
 	client := strategies.Client{Timeout: int64(timeout)}
-	for tick := 0; tick < n/perTick || len(retries) > 0; tick++ {
-		at := int64(tick) * int64(foTick)
+	// A step's writes are due at its time, or now where the driver has
+	// fallen behind (a loaded machine): an app sends what it has when it
+	// can, and its timeout runs from then — a replay that sent its ops at
+	// times already past would see them all time out.
+	sentN, at := 0, int64(0)
+	var t0 time.Time
+	for sentN < n || len(retries) > 0 {
+		if t0.IsZero() {
+			t0 = time.Now()
+		} else {
+			at = max(at+int64(foTick), int64(time.Since(t0)))
+		}
 		ops, who = ops[:0], who[:0]
 		kept := retries[:0]
 		for _, i := range retries {
@@ -138,8 +148,8 @@ func TestFailoverOnARealCluster(t *testing.T) {
 			}
 		}
 		retries = kept
-		for i := tick * perTick; i < min(n, (tick+1)*perTick); i++ {
-			who = append(who, i)
+		for due := min(n, int(at/int64(foTick)+1)*perTick); sentN < due; sentN++ {
+			who = append(who, sentN)
 		}
 		for _, i := range who {
 			w := &ws[i]
