@@ -285,6 +285,14 @@ func (s *store) DoClient(c strategies.Client, ops []strategies.StoreOp, vals []i
 		for j < len(ops) && j-i < pipeMaxOps && (!s.paced || ops[j].At-ops[i].At < pipeWindow) {
 			j++
 		}
+		// Timed out until sendClient learns otherwise: a replay stopped
+		// while it waited leaves them so.
+		for k := i; k < j; k++ {
+			status[k] = strategies.OpTimeout
+		}
+		if vals != nil {
+			clear(vals[i:j])
+		}
 		s.sendClient(timeout, ops[i:j], vals, status, i)
 		i = j
 	}
