@@ -264,6 +264,11 @@ var (
 	StoreScores   = declare("store_scores_wrong") // players checked whose score on the real store is not the truth's
 	StoreRanks    = declare("store_ranks_wrong")  // whose competition rank by the real store's ZCOUNTs is not the truth's
 	StoreBytes    = declare("store_bytes")        // what the store holds for the design's key (Redis's dense HLL)
+	// Store faults on a real store (issue 29): what DoClient's ops met.
+	StoreFailed   = declare("store_ops_failed")   // ops sent through DoClient that timed out
+	StoreLost     = declare("store_writes_lost")  // increments acknowledged and not on the store after the run
+	StoreExtra    = declare("store_writes_extra") // increments on the store beyond those acknowledged
+	StoreRecovery = declare("store_recovery_s")   // from a failover's kill until the node's slots answered again
 )
 
 // The union of distinct counts on a store (issue 25): what finding it cost

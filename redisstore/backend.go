@@ -123,6 +123,15 @@ type Backend struct {
 	run     string         // the run's part of every key name
 	nodes   []string       // the masters' addresses, in the order of their first slots
 	slots   []int16        // slot → index in nodes (a cluster's); nil: one node
+
+	clusterOpts redis.ClusterOptions // a cluster's, for DoClient's client
+
+	mu           sync.Mutex            // guards the fields below
+	fallible     redis.UniversalClient // DoClient's: no retries, no redirects (fallible.go)
+	scriptLoaded bool                  // IncrByOnce's script is on every node
+	scriptTried  time.Time             // the last try to load it
+	killer       func(node int) error  // kills node i's master (SetKiller); nil: none
+	killed       map[int]time.Time     // the failovers applied, by the run's fault index
 }
 
 // Connect connects to the store cfg names, checks that it answers (and,
@@ -155,9 +164,11 @@ func Connect(ctx context.Context, cfg Config) (*Backend, error) {
 		b.nodes, b.opts = []string{opts.Addr}, opts
 	} else {
 		b.cluster = true
-		b.client = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs,
+		b.clusterOpts = redis.ClusterOptions{Addrs: addrs,
 			DialTimeout: cfg.Timeout, ReadTimeout: cfg.Timeout, WriteTimeout: cfg.Timeout, PoolTimeout: cfg.Timeout,
-			MaxRetries: -1, Protocol: 2, DisableIdentity: true, MaintNotificationsConfig: off})
+			MaxRetries: -1, Protocol: 2, DisableIdentity: true, MaintNotificationsConfig: off}
+		o := b.clusterOpts
+		b.client = redis.NewClusterClient(&o)
 	}
 	if err := b.connect(ctx); err != nil {
 		b.client.Close()
@@ -390,6 +401,14 @@ func (b *Backend) Open(ctx context.Context, design string, paced bool, fail func
 }
 
 // Close closes the connections.
-func (b *Backend) Close() error { return b.client.Close() }
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	f := b.fallible
+	b.mu.Unlock()
+	if f != nil && f != b.client {
+		f.Close()
+	}
+	return b.client.Close()
+}
 
 var _ strategies.Backend = (*Backend)(nil)

@@ -55,8 +55,21 @@
 // every later Do with zeros, and sends nothing more; the run then stops
 // with a partial report.
 //
+// Store faults (issue 29; fallible.go). A design that handles failures
+// sends its ops with DoClient: the same pipelines on a client that never
+// retries or follows a redirect, each op's status what came back by its
+// due time + the client's timeout; a node gone or a cluster failing over
+// times ops out and never fails the run. IncrByOnce is one script (SET
+// {key}:id:ID NX PX OnceTTL, INCRBY only if set). A run's failover fault
+// kills, at its time, the master serving the fault's node — only with a
+// killer (SetKiller), which a test's cluster gives: a cluster at a URL is
+// refused (ErrNoKiller). Settle compares what DoClient's counters hold
+// with what was acknowledged (Lost, Extra), and Outages says when writes
+// to the killed node's slots flowed again.
+//
 // redisstore implements the contracts of package strategies (Store,
-// Backend, RealStore, RankReader, Refuser, ByteReader, Metered) and imports
+// Backend, RealStore, RankReader, Refuser, ByteReader, Metered,
+// FallibleStore, Outages, FaultedStore) and imports
 // keyslot and metrics; it stands beside the runner, never above it:
 // package sim opens it through strategies.Backend, and the CLI connects it.
 package redisstore

@@ -31,6 +31,9 @@ type keyState struct {
 	name    string
 	node    int
 	counter bool  // sent an INCRBY: its final value is checked
+	once    bool  // sent an IncrByOnce: its idempotency keys are deleted at Close
+	client  bool  // written through DoClient: checked against acked, not sent (so is a once key)
+	acked   int64 // DoClient: the increments answered as applied in time
 	zset    bool  // sent a ZINCRBY or ZADD: a sorted set
 	sent    int64 // the sum of the INCRBYs sent
 	final   int64 // read back by Settle
@@ -59,6 +62,9 @@ type store struct {
 	spans []int         // ops covered by each command (a PFADD covers many, a multi-key command its KeyArgs)
 	sent  []bool        // the nodes the pipeline goes to: one round trip each
 	names []string      // the keys of a multi-key command
+
+	fpipe       redis.Pipeliner // DoClient's, on the backend's fallible client
+	storeFaults []*storeFault   // the failovers the store applies (StoreFaults)
 
 	mu      sync.Mutex // guards stats: Stats may be called from another goroutine
 	stats   strategies.RealStats
@@ -121,98 +127,13 @@ func (s *store) Do(ops []strategies.StoreOp, vals []int64) {
 // send sends ops (the ops of Do from index off) as one pipeline, once the
 // last of them is due when paced.
 func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
-	now := time.Now()
-	if !s.started {
-		s.started, s.start, s.first = true, now.Add(-time.Duration(ops[0].At)), now
-	}
-	if s.paced {
-		due := s.start.Add(time.Duration(ops[len(ops)-1].At))
-		if wait := time.Until(due); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-s.ctx.Done():
-				t.Stop()
-				s.failWith(s.ctx.Err())
-				return
-			}
-		}
-		s.lastDue = due
+	if !s.due(ops) {
+		return
 	}
 	sent := time.Now()
-	s.cmds, s.spans = s.cmds[:0], s.spans[:0]
-	var writes, reads, bytes int64
-	clear(s.sent)
-	for k := 0; k < len(ops); {
-		op := &ops[k]
-		if op.Kind == strategies.KeyArg {
-			s.pipe.Discard()
-			s.failWith(fmt.Errorf("redis store: a KeyArg at op %d follows no multi-key command", off+k))
-			return
-		}
-		ks := s.key(op.Key, op.Tag)
-		s.sent[ks.node] = true
-		n, count := 1, 1 // the ops the command covers, and the ops it counts as
-		if op.Kind.MultiKey() {
-			s.names = append(s.names[:0], ks.name)
-			for k+n < len(ops) && ops[k+n].Kind == strategies.KeyArg {
-				s.names = append(s.names, s.key(ops[k+n].Key, ops[k+n].Tag).name)
-				n++
-			}
-		}
-		var c redis.Cmder
-		switch op.Kind {
-		case strategies.IncrBy:
-			ks.counter = true
-			ks.sent += op.Delta
-			c = s.pipe.IncrBy(s.ctx, ks.name, op.Delta)
-		case strategies.Get:
-			c = s.pipe.Get(s.ctx, ks.name)
-			bytes += 8
-		case strategies.ZIncrBy:
-			ks.zset = true
-			c = s.pipe.ZIncrBy(s.ctx, ks.name, float64(op.Delta), strconv.FormatUint(op.Member, 10))
-		case strategies.ZAdd:
-			ks.zset = true
-			c = s.pipe.ZAdd(s.ctx, ks.name, redis.Z{Score: float64(op.Delta), Member: strconv.FormatUint(op.Member, 10)})
-		case strategies.ZRead:
-			c = s.pipe.ZCount(s.ctx, ks.name, "("+strconv.FormatInt(op.Delta, 10), "+inf")
-			bytes += 8
-		case strategies.PFAdd:
-			// One PFADD for the run of PFAdds to this key.
-			for n < pfMaxElements && k+n < len(ops) && ops[k+n].Kind == strategies.PFAdd && ops[k+n].Key == op.Key {
-				n++
-			}
-			count = n
-			els := make([]any, n)
-			for e := range n {
-				els[e] = ops[k+e].Member
-			}
-			c = s.pipe.PFAdd(s.ctx, ks.name, els...)
-		case strategies.PFCount:
-			c = s.pipe.PFCount(s.ctx, s.names...)
-			bytes += 8
-		case strategies.PFMerge:
-			c = s.pipe.PFMerge(s.ctx, ks.name, s.names...)
-		case strategies.ZUnionStore:
-			ks.zset = true
-			c = s.pipe.ZUnionStore(s.ctx, ks.name, &redis.ZStore{Keys: slices.Clone(s.names[1:])})
-		default:
-			s.pipe.Discard() // nothing of this pipeline is sent, not even later by Close
-			s.failWith(fmt.Errorf("redis store: unknown op kind %d", op.Kind))
-			return
-		}
-		if op.Kind.Writes() {
-			writes += int64(count)
-		} else {
-			reads += int64(count)
-		}
-		s.mu.Lock()
-		s.nodeOps[ks.node] += int64(count)
-		s.mu.Unlock()
-		s.cmds = append(s.cmds, c)
-		s.spans = append(s.spans, n)
-		k += n
+	writes, reads, bytes, ok := s.queue(s.pipe, ops, off)
+	if !ok {
+		return
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.b.cfg.Timeout)
 	_, err := s.pipe.Exec(ctx)
@@ -244,8 +165,130 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 				vals[off+k] = c.Val()
 			}
 		}
+		if op := &ops[k]; op.Kind == strategies.IncrBy || op.Kind == strategies.IncrByOnce {
+			s.answered(c, op, s.keys[op.Key], vals, off+k)
+		}
 		k += s.spans[ci]
 	}
+	s.account(ops, writes, reads, bytes, sent, reply)
+}
+
+// due notes the store's start at its first op and, paced, waits until the
+// last of ops is due; false: the run was stopped meanwhile (the store has
+// failed with it).
+func (s *store) due(ops []strategies.StoreOp) bool {
+	now := time.Now()
+	if !s.started {
+		s.started, s.start, s.first = true, now.Add(-time.Duration(ops[0].At)), now
+	}
+	if !s.applyFaults(ops[len(ops)-1].At) {
+		return false
+	}
+	if s.paced {
+		due := s.start.Add(time.Duration(ops[len(ops)-1].At))
+		if wait := time.Until(due); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-s.ctx.Done():
+				t.Stop()
+				s.failWith(s.ctx.Err())
+				return false
+			}
+		}
+		s.lastDue = due
+	}
+	return true
+}
+
+// queue queues ops (the ops of a Do from index off) on pipe as their
+// commands, in s.cmds and s.spans, noting the nodes they go to in s.sent,
+// and returns the writes, reads and reply bytes they count as; false: an
+// op the store cannot send (the store has failed with it).
+func (s *store) queue(pipe redis.Pipeliner, ops []strategies.StoreOp, off int) (writes, reads, bytes int64, ok bool) {
+	s.cmds, s.spans = s.cmds[:0], s.spans[:0]
+	clear(s.sent)
+	for k := 0; k < len(ops); {
+		op := &ops[k]
+		if op.Kind == strategies.KeyArg {
+			pipe.Discard()
+			s.failWith(fmt.Errorf("redis store: a KeyArg at op %d follows no multi-key command", off+k))
+			return 0, 0, 0, false
+		}
+		ks := s.key(op.Key, op.Tag)
+		s.sent[ks.node] = true
+		n, count := 1, 1 // the ops the command covers, and the ops it counts as
+		if op.Kind.MultiKey() {
+			s.names = append(s.names[:0], ks.name)
+			for k+n < len(ops) && ops[k+n].Kind == strategies.KeyArg {
+				s.names = append(s.names, s.key(ops[k+n].Key, ops[k+n].Tag).name)
+				n++
+			}
+		}
+		var c redis.Cmder
+		switch op.Kind {
+		case strategies.IncrBy:
+			ks.counter = true
+			ks.sent += op.Delta
+			c = pipe.IncrBy(s.ctx, ks.name, op.Delta)
+		case strategies.IncrByOnce:
+			ks.counter, ks.once = true, true
+			ks.sent += op.Delta
+			c = s.b.incrByOnce(s.ctx, pipe, ks.name, op.Delta, op.Member)
+		case strategies.Get:
+			c = pipe.Get(s.ctx, ks.name)
+			bytes += 8
+		case strategies.ZIncrBy:
+			ks.zset = true
+			c = pipe.ZIncrBy(s.ctx, ks.name, float64(op.Delta), strconv.FormatUint(op.Member, 10))
+		case strategies.ZAdd:
+			ks.zset = true
+			c = pipe.ZAdd(s.ctx, ks.name, redis.Z{Score: float64(op.Delta), Member: strconv.FormatUint(op.Member, 10)})
+		case strategies.ZRead:
+			c = pipe.ZCount(s.ctx, ks.name, "("+strconv.FormatInt(op.Delta, 10), "+inf")
+			bytes += 8
+		case strategies.PFAdd:
+			// One PFADD for the run of PFAdds to this key.
+			for n < pfMaxElements && k+n < len(ops) && ops[k+n].Kind == strategies.PFAdd && ops[k+n].Key == op.Key {
+				n++
+			}
+			count = n
+			els := make([]any, n)
+			for e := range n {
+				els[e] = ops[k+e].Member
+			}
+			c = pipe.PFAdd(s.ctx, ks.name, els...)
+		case strategies.PFCount:
+			c = pipe.PFCount(s.ctx, s.names...)
+			bytes += 8
+		case strategies.PFMerge:
+			c = pipe.PFMerge(s.ctx, ks.name, s.names...)
+		case strategies.ZUnionStore:
+			ks.zset = true
+			c = pipe.ZUnionStore(s.ctx, ks.name, &redis.ZStore{Keys: slices.Clone(s.names[1:])})
+		default:
+			pipe.Discard() // nothing of this pipeline is sent, not even later by Close
+			s.failWith(fmt.Errorf("redis store: unknown op kind %d", op.Kind))
+			return 0, 0, 0, false
+		}
+		if op.Kind.Writes() {
+			writes += int64(count)
+		} else {
+			reads += int64(count)
+		}
+		s.mu.Lock()
+		s.nodeOps[ks.node] += int64(count)
+		s.mu.Unlock()
+		s.cmds = append(s.cmds, c)
+		s.spans = append(s.spans, n)
+		k += n
+	}
+	return writes, reads, bytes, true
+}
+
+// account adds a pipeline's ops to the stats: sent at sent, answered at
+// reply (or given up on then).
+func (s *store) account(ops []strategies.StoreOp, writes, reads, bytes int64, sent, reply time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last = reply
@@ -254,8 +297,8 @@ func (s *store) send(ops []strategies.StoreOp, vals []int64, off int) {
 	st.Writes += writes
 	st.Reads += reads
 	st.ReplyBytes += bytes
-	for _, sent := range s.sent {
-		if sent {
+	for _, to := range s.sent {
+		if to {
 			st.RoundTrips++
 		}
 	}
@@ -409,6 +452,7 @@ func (s *store) Settle() {
 	if s.settled || s.failed != nil {
 		return
 	}
+	s.b.refresh(s.ctx, s.storeFaults)
 	var counters []*keyState
 	for _, key := range s.order {
 		if k := s.keys[key]; k.counter {
@@ -435,7 +479,13 @@ func (s *store) Settle() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range counters {
-		if k.final != k.sent {
+		want := k.sent
+		if k.client || k.once { // a repeated id is not applied again: compare with what was
+			want = k.acked
+			s.stats.Lost += max(0, k.acked-k.final)
+			s.stats.Extra += max(0, k.final-k.acked)
+		}
+		if k.final != want {
 			s.stats.Mismatch++
 		}
 	}
@@ -540,6 +590,7 @@ func (s *store) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*s.b.cfg.Timeout)
 	defer cancel()
+	s.b.refresh(ctx, s.storeFaults)
 	for i := 0; i < len(s.order); i += settleBatch {
 		for _, key := range s.order[i:min(len(s.order), i+settleBatch)] {
 			s.pipe.Unlink(ctx, s.keys[key].name)
@@ -547,6 +598,9 @@ func (s *store) Close() error {
 		if sent, err := s.pipe.Exec(ctx); err != nil {
 			return fmt.Errorf("redis store %s: deleting the run's keys (%s*): %w", s.b.cfg.URL, s.prefix, s.b.nodeErr(ctx, sent, err))
 		}
+	}
+	if err := s.deleteOnceKeys(ctx); err != nil {
+		return fmt.Errorf("redis store %s: deleting the run's idempotency keys (%s*:id:*): %w", s.b.cfg.URL, s.prefix, err)
 	}
 	return nil
 }

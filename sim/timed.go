@@ -145,6 +145,7 @@ func (k *timedKind) Memory() (int64, int64) {
 func (k *timedKind) Run(ctx context.Context) (*engine.Report, error) {
 	w := k.spec
 	ctx, rr, cause := k.twins.Start(ctx, len(k.lineup.Members))
+	rr.Faults = k.faults // a real store applies its failovers itself
 	defer rr.Close()
 	sctx, release := engine.Scoring(ctx)
 	defer release()

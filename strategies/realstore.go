@@ -33,6 +33,15 @@ type RealStore interface {
 	Close() error
 }
 
+// FaultedStore is a real store that applies store faults itself: a real
+// Redis Cluster fails over when the store kills a master at a failover's
+// time (redisstore; the killer is the test cluster's). StoreFaults is
+// called once, before the first op, with every fault of the run; an
+// error (a fault the store cannot apply) stops the run before it starts.
+type FaultedStore interface {
+	StoreFaults(faults []Fault) error
+}
+
 // RankReader is a real store that answers competition ranks from its own
 // sorted sets, for a board's twin: each player's score there, and 1 + the
 // members above it over every sorted set the design wrote (found false:
@@ -59,8 +68,22 @@ type RealStats struct {
 	// the order of the first slot each serves.
 	Nodes []RealNode
 	// Mismatch counts the counter keys whose value read back differs from
-	// the sum of the increments sent to them.
+	// the sum of the increments sent to them (for a key written through
+	// DoClient, answered as applied in time: acknowledged).
 	Mismatch int64
+	// Fallible: the design sent ops through DoClient (the rows below
+	// are measured).
+	Fallible bool
+	// Failed counts the ops sent through DoClient that timed out (no
+	// answer within the client's timeout: a node gone, a cluster failing
+	// over).
+	Failed int64
+	// Lost and Extra compare, over the counter keys written through
+	// DoClient, the value read back with the increments acknowledged: Lost
+	// is what was acknowledged and is not there (a failover's replication
+	// lag), Extra what is there beyond it (a write that timed out but had
+	// landed, or a retry of one applied twice).
+	Lost, Extra int64
 }
 
 // RealNode is one node of a real store, the ops it took and the keys of the

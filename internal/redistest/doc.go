@@ -10,7 +10,11 @@
 // Servers run through tools/redis-loopback, which execs redis-server in
 // the foreground, so the PID is the server's own; t.Cleanup stops each by
 // that PID (SIGTERM, then SIGKILL after 5 s), never by name.
-// [Instance.Kill] ends one mid-test, as a crash would.
+// [Instance.Kill] ends one mid-test, as a crash would. [ReplicatedCluster]
+// starts three masters each with a replica of its own, with a 1 s
+// cluster-node-timeout, for tests that kill a master
+// ([ReplicaCluster.KillMaster]) and wait for its replica's promotion
+// ([ReplicaCluster.WaitPromoted]).
 //
 // Each call picks free loopback ports (for a cluster node, its bus port,
 // PORT+10000, too) and retries when another process takes a port first, so

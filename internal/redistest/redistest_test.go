@@ -429,3 +429,85 @@ func TestPortTaken(t *testing.T) {
 		t.Errorf("the first server after the failed start: %v", err)
 	}
 }
+
+// TestReplicatedClusterFailsOver: three masters and three replicas form a
+// cluster, each replica following its own master; after master 1's kill,
+// its replica answers as the master within node timeout + FailoverMargin,
+// not before the node timeout, and holds the master's keys (written and
+// replicated before the kill: WAIT 1 says the replica took them).
+func TestReplicatedClusterFailsOver(t *testing.T) {
+	t.Parallel()
+	c := ReplicatedCluster(t, ReplicaOptions{})
+	if len(c.Masters) != 3 || len(c.Replicas) != 3 {
+		t.Fatalf("%d masters and %d replicas, want 3 and 3", len(c.Masters), len(c.Replicas))
+	}
+	m, r := c.Masters[1], c.Replicas[1]
+	mc := client(t, m.Addr)
+	ctx := context.Background()
+	// A key in master 1's slots: {c} hashes to slot 7365, in 5461..10922.
+	const key = "{c}:k"
+	if err := mc.Set(ctx, key, "v", 0).Err(); err != nil {
+		t.Fatalf("SET on %s: %v", m.Addr, err)
+	}
+	if n, err := mc.Do(ctx, "WAIT", 1, 2000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT 1: %d, %v; want 1 replica", n, err)
+	}
+	// The replication lag: INCR a counter as fast as the master answers,
+	// 50 a pipeline, counting the acknowledged ones, and kill the master
+	// under it; the promoted replica's value is what it had received.
+	const counter, pipe = "{c}:n", 50
+	var acked int64
+	stop := make(chan struct{})
+	hammered := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		defer func() { hammered <- time.Since(start) }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			p := mc.Pipeline()
+			for range pipe {
+				p.Incr(ctx, counter)
+			}
+			if _, err := p.Exec(ctx); err != nil {
+				return // the kill
+			}
+			acked += pipe
+		}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	killed := c.KillMaster(1)
+	close(stop)
+	took := <-hammered
+	promoted, err := c.WaitPromoted(1, c.NodeTimeout+FailoverMargin+5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Get(r, counter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, _ := strconv.ParseInt(got, 10, 64)
+	rate := float64(acked) / took.Seconds()
+	t.Logf("replication lag: %d INCRs acknowledged (%.0f/s), %d on the promoted replica: %d lost, %.3f ms of writes",
+		acked, rate, have, acked-have, float64(acked-have)/rate*1e3)
+	// The replica holds what the master acknowledged, less its lag, and at
+	// most the pipeline in flight at the kill beyond it.
+	if have > acked+pipe || have < acked/2 {
+		t.Errorf("the promoted replica holds %d of %d acknowledged INCRs (+ %d in flight)", have, acked, pipe)
+	}
+	d := promoted.Sub(killed)
+	t.Logf("failover: replica %s promoted %v after the kill of %s (node timeout %v)", r.Addr, d.Round(time.Millisecond), m.Addr, c.NodeTimeout)
+	if d > c.NodeTimeout+2500*time.Millisecond {
+		t.Logf("a slow failover (a failed election?):%s", logTail(r.Dir))
+	}
+	if d < c.NodeTimeout || d > c.NodeTimeout+FailoverMargin {
+		t.Errorf("promoted %v after the kill, want within [%v, %v]", d, c.NodeTimeout, c.NodeTimeout+FailoverMargin)
+	}
+	if v, err := Get(r, key); err != nil || v != "v" {
+		t.Errorf("GET %s on the promoted replica: %q, %v; want v", key, v, err)
+	}
+}

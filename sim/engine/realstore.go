@@ -41,6 +41,10 @@ type Twins struct {
 // RealRun is a run's real stores: one for each twin, nil for the others.
 type RealRun struct {
 	Twins
+	// Faults are the run's faults: a store that applies store faults
+	// itself (strategies.FaultedStore: a real cluster's failover) is given
+	// them when it is opened.
+	Faults []strategies.Fault
 	Stores []strategies.RealStore
 	names  []string // the twins' names, for the node tables
 	fail   func(error)
@@ -56,7 +60,25 @@ func (rr *RealRun) Open(ctx context.Context, i int, d Design, paced bool) (strat
 		return nil, fmt.Errorf("%s: %w", d.Name(), err)
 	}
 	rr.Stores[i], rr.names[i] = s, d.Name()
+	if err := rr.storeFaults(s); err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Name(), err)
+	}
 	return s, nil
+}
+
+// storeFaults gives a real store the run's faults. A store fault of a
+// kind the real store must apply itself (all but node-loss, which a twin
+// has no simulated node for) on a store that cannot is refused.
+func (rr *RealRun) storeFaults(s strategies.RealStore) error {
+	if fs, ok := s.(strategies.FaultedStore); ok {
+		return fs.StoreFaults(rr.Faults)
+	}
+	for _, f := range rr.Faults {
+		if f.Kind.StoreFault() && f.Kind != strategies.NodeLoss {
+			return fmt.Errorf("the real store applies no store fault (%s at %v)", f.Kind, time.Duration(f.At))
+		}
+	}
+	return nil
 }
 
 // Settle tells every store the replay is over.
@@ -152,6 +174,34 @@ func (rr *RealRun) Score(s *Scorer, i int, duration int64) {
 		s.Timing(metrics.NodeOpsMin, Round(lo, 1), "ops/s", "the idlest node's")
 	}
 	s.Add(metrics.StoreMismatch, float64(rs.Mismatch), "keys", metrics.PlanOf(0), "counter keys whose value read back is not the sum of the increments sent")
+	rr.scoreFaults(s, i, rs)
+}
+
+// scoreFaults adds what a design that sent its ops through DoClient met on
+// the real store: ops failed, increments lost and extra, and for every
+// failover the store applied, when the killed node's slots answered again.
+// They are read off a real cluster failing over, the wall clock's: timing
+// rows, as the latency is.
+func (rr *RealRun) scoreFaults(s *Scorer, i int, rs strategies.RealStats) {
+	if !rs.Fallible {
+		return
+	}
+	s.Timing(metrics.StoreFailed, float64(rs.Failed), "ops", "ops with no answer within the client's timeout (a node gone, a cluster failing over, or answered too late)")
+	s.Timing(metrics.StoreLost, float64(rs.Lost), "increments", "acknowledged and not on the store after the run: a failover's replication lag")
+	s.Timing(metrics.StoreExtra, float64(rs.Extra), "increments", "on the store beyond those acknowledged: a write that timed out but had landed, or a retry of one applied twice")
+	o, ok := rr.Stores[i].(strategies.Outages)
+	if !ok {
+		return
+	}
+	for _, out := range o.Outages() {
+		if out.Recovered < 0 {
+			*rr.notes = append(*rr.notes, fmt.Sprintf("%s: the %s of node %d at %v had not recovered by the run's end (%d ops failed).",
+				s.D.Name(), out.Fault.Kind, out.Fault.Target, time.Duration(out.Fault.At), out.Failed))
+			continue
+		}
+		s.Timing(metrics.StoreRecovery, Round(float64(out.Recovered-out.Fault.At)/1e9, 3), "s", fmt.Sprintf("%s of node %d at %v: from the kill until its slots answered again (%d ops failed meanwhile)",
+			out.Fault.Kind, out.Fault.Target, time.Duration(out.Fault.At), out.Failed))
+	}
 }
 
 // Table adds the keys and ops each node of a real store took, per twin
