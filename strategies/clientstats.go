@@ -27,6 +27,12 @@ type ClientCounts struct {
 	// ShownAges holds, for each failed read shown an older total, how old
 	// that total was (ns): the time since the read that fetched it.
 	ShownAges []int64
+	// WritesBySec and FirstFailedBySec count, by simulated second of
+	// their time, the writes sent a first time and those whose first try
+	// failed: for the availability during an outage.
+	WritesBySec, FirstFailedBySec []int64
+	// Idempotent says the writes were sent as IncrByOnce.
+	Idempotent bool
 }
 
 // FaultClient is a design that sends its ops as a client that sees store
@@ -43,4 +49,14 @@ type FaultClient interface {
 	// stripes), with the Tag they are placed by: for a plan of the share
 	// of them a fault reaches.
 	StoreKeys(key uint64, dst []uint64) ([]uint64, uint64)
+}
+
+// FaultPlanner is a FaultClient whose losses under a node down have a
+// closed form.
+type FaultPlanner interface {
+	FaultClient
+	// FaultPlan returns the plan lines of a stream of events writes of
+	// one key at a steady rate, down[j] being the share of the stream
+	// during which store key j (StoreKeys's order) could not be reached.
+	FaultPlan(down []float64, events int64) []PlanLine
 }

@@ -236,6 +236,14 @@ func (io *hotIO) incrClient(at int64, key uint64, j int, delta int64, id uint64,
 	io.ops = append(io.ops, io.incrOp(at, key, j, delta, id))
 	io.cl.meta = append(io.cl.meta, opMeta{key: key, slot: slot, j: int32(j), flags: flags})
 	io.cl.counts.Writes++
+	c := &io.cl.counts
+	if sec := int(at / 1e9); sec >= 0 {
+		for len(c.WritesBySec) <= sec {
+			c.WritesBySec = append(c.WritesBySec, 0)
+			c.FirstFailedBySec = append(c.FirstFailedBySec, 0)
+		}
+		c.WritesBySec[sec]++
+	}
 }
 
 // advance brings the client's clock to t, before an op at t is appended:
@@ -336,8 +344,12 @@ func (io *hotIO) sendClient(vals []int64) {
 			continue
 		}
 		ok := st[i] == strategies.OpOK
-		if ok && m.tries == 0 && m.flags&metaRerouted == 0 {
-			cl.counts.FirstOK++
+		if m.tries == 0 && m.flags&metaRerouted == 0 {
+			if ok {
+				cl.counts.FirstOK++
+			} else if sec := int(io.ops[i].At / 1e9); sec >= 0 && sec < len(cl.counts.FirstFailedBySec) {
+				cl.counts.FirstFailedBySec[sec]++
+			}
 		}
 		learn := cl.learnAt(io.ops[i].At)
 		switch {
@@ -413,6 +425,8 @@ func (io *hotIO) clientCounts() strategies.ClientCounts {
 	}
 	c := io.cl.counts
 	c.ShownAges = slices.Clone(c.ShownAges)
+	c.WritesBySec, c.FirstFailedBySec = slices.Clone(c.WritesBySec), slices.Clone(c.FirstFailedBySec)
+	c.Idempotent = io.cl.idem
 	return c
 }
 
@@ -423,7 +437,8 @@ func (cl *hotClient) bytes() int64 {
 	}
 	return int64(cap(cl.meta))*int64(unsafe.Sizeof(opMeta{})) + int64(cap(cl.refs))*int64(unsafe.Sizeof(refMeta{})) +
 		int64(cap(cl.status)) + int64(cap(cl.queue))*int64(unsafe.Sizeof(retryOp{})) +
-		int64(cap(cl.results))*int64(unsafe.Sizeof(writeResult{})) + int64(len(cl.last))*24
+		int64(cap(cl.results))*int64(unsafe.Sizeof(writeResult{})) + int64(len(cl.last))*24 +
+		int64(cap(cl.counts.WritesBySec)+cap(cl.counts.FirstFailedBySec)+cap(cl.counts.ShownAges))*8
 }
 
 // check: the queue is a heap, the side buffers follow the buffer.

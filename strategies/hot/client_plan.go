@@ -1,0 +1,106 @@
+package hot
+
+import (
+	"fmt"
+
+	"countsim/metrics"
+	"countsim/strategies"
+)
+
+// The client's plan under a node down (client.go): what a design fails and
+// loses of a steady stream of N writes of one key when down[j] is the share
+// of the stream during which stripe j's node could not be reached.
+//
+//   - striped with random, round-robin or hash selection: a write goes to
+//     stripe j with probability 1/K (round-robin: exactly every K-th), so
+//     the writes that fail are N · Σ down[j] / K, each lost, and the first
+//     tries answered are 1 − Σ down[j] / K of them; during the outage (one
+//     fault, so down[j] is 0 or its share d), 1 − (stripes on the node)/K.
+//     Retries to the same stripe fail as long as the node stays down: the
+//     share is the same but for the writes within the retries' span (r
+//     retries after b, 2b, …: (2^r − 1)·b plus r timeouts) of the outage's
+//     end, which a retry carries past it — the plan is then an upper bound.
+//     Least-loaded routes around the node; its failures (the writes sent
+//     before the client learned, one probe a stripe and probe interval) have
+//     no closed form here.
+//   - local batching: server s flushes to stripe s mod K and holds 1/A of
+//     the writes, so a flush that fails holds about N/A · T/length; drop
+//     loses what the failed flushes held, N · Σ_s down[s mod K] / A with no
+//     retries; resend loses nothing.
+
+// FaultPlan is the striped counter's plan under a node down.
+func (s *Striped) FaultPlan(down []float64, events int64) []strategies.PlanLine {
+	if s.sel == SelectLeastLoaded || len(down) == 0 || s.adaptive || s.predict != nil {
+		return nil
+	}
+	k := float64(len(down))
+	var sum, worst float64
+	hit := 0
+	for _, d := range down {
+		sum += d
+		worst = max(worst, d)
+		if d > 0 {
+			hit++
+		}
+	}
+	if sum == 0 {
+		return nil
+	}
+	share := sum / k
+	n := float64(events)
+	bound := ""
+	if s.io.cl != nil && s.io.cl.retries > 0 {
+		bound = "; an upper bound with retries: a retry after the node's return lands"
+	}
+	lines := []strategies.PlanLine{
+		{Metric: metrics.WritesFailed, Value: n * share, Unit: "writes",
+			Note: fmt.Sprintf("N × Σ down / K = %s × %s / %s: a write picks each stripe 1/K of the time%s", strategies.Num(n), strategies.Num(sum), strategies.Num(k), bound)},
+		{Metric: metrics.WritesLost, Value: n * share, Unit: "writes", Note: "every write given up on a down node is lost"},
+		{Metric: metrics.FailedOverPlan, Value: 1, Unit: "ratio", Note: "writes failed as planned"},
+	}
+	if hit > 0 && worst > 0 {
+		lines = append(lines, strategies.PlanLine{Metric: metrics.OutageAvailability, Value: 1 - float64(hit)/k, Unit: "share",
+			Note: fmt.Sprintf("1 − stripes on the down node / K = 1 − %d / %s", hit, strategies.Num(k))})
+	}
+	if s.io.cl == nil || s.io.cl.retries == 0 {
+		lines = append(lines, strategies.PlanLine{Metric: metrics.WriteAvailability, Value: 1 - share, Unit: "share",
+			Note: fmt.Sprintf("1 − Σ down / K = 1 − %s", strategies.Num(share))})
+	}
+	return lines
+}
+
+// FaultPlan is the single-key counter's: its one key is down[0] of the time.
+func (c *SingleKey) FaultPlan(down []float64, events int64) []strategies.PlanLine {
+	return c.s.FaultPlan(down, events)
+}
+
+// FaultPlan is local batching's plan under a node down: drop loses the
+// failed flushes' holdings, resend nothing.
+func (b *Batched) FaultPlan(down []float64, events int64) []strategies.PlanLine {
+	if len(down) != b.k {
+		return nil
+	}
+	if b.resend {
+		return []strategies.PlanLine{{Metric: metrics.WritesLost, Value: 0, Unit: "writes", Note: "resend: a failed flush's delta goes with the next"}}
+	}
+	if b.io.cl != nil && b.io.cl.retries > 0 {
+		return nil
+	}
+	var sum float64
+	for s := range b.a {
+		sum += down[s%b.k]
+	}
+	n := float64(events)
+	lost := n * sum / float64(b.a)
+	return []strategies.PlanLine{
+		{Metric: metrics.WritesLost, Value: lost, Unit: "writes",
+			Note: fmt.Sprintf("N × Σ_s down[s mod K] / A = %s × %s / %d: each server holds 1/A of the writes, a flush T of them, and drop loses a failed flush's", strategies.Num(n), strategies.Num(sum), b.a)},
+		{Metric: metrics.CountsDropped, Value: lost, Unit: "counts", Note: "what the failed flushes held"},
+	}
+}
+
+var (
+	_ strategies.FaultPlanner = (*Striped)(nil)
+	_ strategies.FaultPlanner = (*SingleKey)(nil)
+	_ strategies.FaultPlanner = (*Batched)(nil)
+)
