@@ -293,6 +293,7 @@ var (
 	WriteAvailability  = declare("write_availability")        // writes answered on their first try within the timeout / writes
 	OutageAvailability = declare("outage_write_availability") // the same over the seconds of the faults
 	FailedOverPlan     = declare("writes_failed_over_plan")   // writes_failed / its plan
+	LostOverPlan       = declare("writes_lost_over_plan")     // writes_lost / its plan
 	ReadAvailability   = declare("read_availability")         // reads every stripe answered / reads sent
 	ReadsPartial       = declare("reads_partial")             // reads shown the sum of the stripes that answered
 	ReadsFailed        = declare("reads_failed")              // reads shown the last total instead

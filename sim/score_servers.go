@@ -166,7 +166,11 @@ func (k *timedKind) clientRows(s *engine.Scorer, r *engine.ClusterRun, i int, fc
 	if c.Rerouted > 0 {
 		add(metrics.WritesRerouted, float64(c.Rerouted), "writes", "writes sent to another stripe once their retries failed")
 	}
-	add(metrics.WritesLost, float64(max(0, want-final)), "events", "truth − final, where positive")
+	lost := max(0, want-final)
+	add(metrics.WritesLost, float64(lost), "events", "truth − final, where positive")
+	if p, ok := plans[metrics.WritesLost]; ok && p > 0 {
+		add(metrics.LostOverPlan, engine.Round(float64(lost)/p, 4), "ratio", "writes lost / their plan")
+	}
 	add(metrics.WritesCountedTwice, float64(max(0, final-want)), "events", "final − truth, where positive")
 	if c.Writes > 0 {
 		add(metrics.WriteAvailability, engine.Round(float64(c.FirstOK)/float64(c.Writes), 6), "share",

@@ -57,6 +57,7 @@ func (s *Striped) FaultPlan(down []float64, events int64) []strategies.PlanLine 
 			Note: fmt.Sprintf("N × Σ down / K = %s × %s / %s: a write picks each stripe 1/K of the time%s", strategies.Num(n), strategies.Num(sum), strategies.Num(k), bound)},
 		{Metric: metrics.WritesLost, Value: n * share, Unit: "writes", Note: "every write given up on a down node is lost"},
 		{Metric: metrics.FailedOverPlan, Value: 1, Unit: "ratio", Note: "writes failed as planned"},
+		{Metric: metrics.LostOverPlan, Value: 1, Unit: "ratio", Note: "lost as planned"},
 	}
 	if hit > 0 && worst > 0 {
 		lines = append(lines, strategies.PlanLine{Metric: metrics.OutageAvailability, Value: 1 - float64(hit)/k, Unit: "share",
@@ -96,6 +97,7 @@ func (b *Batched) FaultPlan(down []float64, events int64) []strategies.PlanLine 
 		{Metric: metrics.WritesLost, Value: lost, Unit: "writes",
 			Note: fmt.Sprintf("N × Σ_s down[s mod K] / A = %s × %s / %d: each server holds 1/A of the writes, a flush T of them, and drop loses a failed flush's", strategies.Num(n), strategies.Num(sum), b.a)},
 		{Metric: metrics.CountsDropped, Value: lost, Unit: "counts", Note: "what the failed flushes held"},
+		{Metric: metrics.LostOverPlan, Value: 1, Unit: "ratio", Note: "lost as planned"},
 	}
 }
 
