@@ -282,6 +282,14 @@ var (
 	ReorderedEvents = declare("reordered_events") // events out of order within the tolerance
 )
 
+// Store faults on the cluster (issue 29): what a node down, a slow node, a
+// partition or a failover cost a design on its simulated cluster.
+var (
+	FaultFailedOps = declare("fault_failed_ops") // ops sent to the faulted nodes that timed out or were not applied, from the fault on
+	LostOnFailover = declare("lost_on_failover") // served counts a failover lost: the writes of its replication lag
+	FaultRecovery  = declare("fault_recovery_s") // from a fault's end until no op to its nodes timed out
+)
+
 // Clients under store faults (issue 29): what a design's client did when a
 // node failed, by its own account and against the truth.
 var (

@@ -270,6 +270,8 @@ func (d *decoder) value(f *field, kn, vn *yaml.Node, path string, dst reflect.Va
 		dst.Set(p)
 	case formList:
 		return d.list(f, kn, vn, path, dst)
+	case formInts:
+		return d.ints(f, vn, path, dst)
 	case formParams:
 		ps, err := d.params(vn, path)
 		if err != nil {
@@ -330,6 +332,34 @@ func (d *decoder) list(f *field, kn, vn *yaml.Node, path string, dst reflect.Val
 	if out.Len() > 0 {
 		dst.Set(out)
 	}
+	return nil
+}
+
+// ints decodes the list vn of integers, each in the field's range, into
+// dst, an []int. A null vn has none.
+func (d *decoder) ints(f *field, vn *yaml.Node, path string, dst reflect.Value) error {
+	if err := d.plain(vn, path); err != nil {
+		return err
+	}
+	if !isNull(vn) && vn.Kind != yaml.SequenceNode {
+		return d.fail(vn, path, "%s is not a list (allowed: %s)", describe(vn), f.Allowed)
+	}
+	var out []int
+	for i, item := range vn.Content {
+		ipath := fmt.Sprintf("%s[%d]", path, i)
+		if err := d.plain(item, ipath); err != nil {
+			return err
+		}
+		if item.Kind != yaml.ScalarNode {
+			return d.fail(item, ipath, "%s is not an integer (allowed: %s)", describe(item), f.Allowed)
+		}
+		u, err := d.unsigned(item, ipath, f)
+		if err != nil {
+			return err
+		}
+		out = append(out, int(u))
+	}
+	dst.Set(reflect.ValueOf(out))
 	return nil
 }
 

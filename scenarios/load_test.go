@@ -294,7 +294,7 @@ func TestParseErrors(t *testing.T) {
 		workloadKeys = "(allowed: events, keys, distribution, s, scramble, rate, batch, plant, phases, arrivals, reads, resend, resend_delay, audience, scores, checked, ratings, top, few, enough, nodes, trending, file, format, key, key_id, time, actor, actor_id, id, event_id, delta, op, tolerance, skip_bad, as, day, only, checkpoint, regions, phrases, watch, score, standings, standings_score, stars, scale, items, node, node_count, posts_file, followers, created, protected, from, span, follow, follow_at, posts)"
 		topKeys      = "name, title, description, seed, on_demand, assumptions, store, workload, profile, questions, cluster, faults, strategies, expect, shows, trials, false_alarm, goals, steps"
 		phaseKeys    = "name, duration, rate, to"
-		faultKeys    = "at, kind, server, node"
+		faultKeys    = "at, kind, server, node, for, share, servers, nodes, delay, lag"
 		durations    = `written as a Go duration such as "60s", "250ms" or "1m30s", or as a number of seconds such as 60 or 0.25)`
 		positiveDur  = "(allowed: a duration above 0 and at most 24h, " + durations
 		anyDur       = "(allowed: a duration from 0 to 24h, " + durations
@@ -564,14 +564,14 @@ func TestParseErrors(t *testing.T) {
 		{"fault unknown key", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    target: 7"), 17, []string{`faults[0]: unknown key "target" (allowed: ` + faultKeys + ")"}},
 		{"fault missing at", tplus("faults:", "  - kind: app-crash", "    server: 7"), 15, []string{`faults[0]: missing required key "at"`}},
 		{"fault missing kind", tplus("faults:", "  - at: 30s", "    server: 7"), 15, []string{`faults[0]: missing required key "kind"`}},
-		{"fault kind", tplus("faults:", "  - at: 30s", "    kind: crash", "    server: 7"), 16, []string{`faults[0].kind: "crash" is not allowed (allowed: app-crash, node-loss)`}},
+		{"fault kind", tplus("faults:", "  - at: 30s", "    kind: crash", "    server: 7"), 16, []string{`faults[0].kind: "crash" is not allowed (allowed: app-crash, node-loss, node-down, node-slow, partition, failover)`}},
 		{"fault at negative", tplus("faults:", "  - at: -1s", "    kind: app-crash", "    server: 7"), 15, []string{`faults[0].at: "-1s" is out of range ` + anyDur}},
 		{"fault at word", tplus("faults:", "  - at: soon", "    kind: app-crash", "    server: 7"), 15, []string{`faults[0].at: "soon" is not a duration ` + anyDur}},
-		{"app crash with node", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    node: 7"), 17, []string{"faults[0].node: kind app-crash targets an app server (allowed: server, not node)"}},
-		{"app crash with both", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: 7", "    node: 7"), 18, []string{"faults[0].node: kind app-crash targets an app server (allowed: server, not node)"}},
-		{"node loss with server", tplus("cluster: {key_capacity: 1e4}", "faults:", "  - at: 30s", "    kind: node-loss", "    server: 7"), 18, []string{"faults[0].server: kind node-loss targets a cluster node (allowed: node, not server)"}},
+		{"app crash with node", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    node: 7"), 17, []string{"faults[0].node: kind app-crash does not take node (allowed: server)"}},
+		{"app crash with both", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: 7", "    node: 7"), 18, []string{"faults[0].node: kind app-crash does not take node (allowed: server)"}},
+		{"node loss with server", tplus("cluster: {key_capacity: 1e4}", "faults:", "  - at: 30s", "    kind: node-loss", "    server: 7"), 18, []string{"faults[0].server: kind node-loss does not take server (allowed: node)"}},
 		{"app crash without server", tplus("faults:", "  - at: 30s", "    kind: app-crash"), 15, []string{`faults[0]: kind app-crash needs key "server" (allowed: server: the crashed app server's number, from 0)`}},
-		{"node loss without node", tplus("faults:", "  - {at: 30s, kind: node-loss}"), 15, []string{`faults[0]: kind node-loss needs key "node" (allowed: node: the lost cluster node's number, from 0)`}},
+		{"node loss without node", tplus("faults:", "  - {at: 30s, kind: node-loss}"), 15, []string{`faults[0]: kind node-loss needs key "node" (allowed: node: the lost store node's number, from 0)`}},
 		{"server negative", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: -1"), 17, []string{"faults[0].server: -1 is out of range (allowed: 0..999999999)"}},
 		{"server fraction", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: 7.5"), 17, []string{"faults[0].server: 7.5 is not an integer (allowed: 0..999999999"}},
 		{"server too big", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: 1e9"), 17, []string{"faults[0].server: 1e9 is out of range (allowed: 0..999999999"}},
@@ -586,6 +586,29 @@ func TestParseErrors(t *testing.T) {
 		{"app servers after faults", tplus("faults:", "  - at: 30s", "    kind: app-crash", "    server: 200", "assumptions: {app_servers: 200}"), 17, []string{"faults[0].server: 200 is out of range (allowed: 0..199, as assumptions.app_servers is 200)"}},
 		{"node loss without cluster", tplus("faults:", "  - at: 30s", "    kind: node-loss", "    node: 0"), 16, []string{"faults[0].kind: node-loss needs a cluster (allowed: add cluster:, or kind app-crash)"}},
 		{"node beyond cluster", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - at: 30s", "    kind: node-loss", "    node: 8"), 18, []string{"faults[0].node: 8 is out of range (allowed: 0..7, as cluster.nodes is 8)"}},
+		// Store faults (issue 29): their own keys, within the run and the cluster.
+		{"node down", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: node-down, node: 8, for: 10s}"), 16, []string{"faults[0].node: 8 is out of range (allowed: 0..7, as cluster.nodes is 8)"}},
+		{"node down without for", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: node-down, node: 1}"), 16, []string{`faults[0]: kind node-down needs key "for" (allowed: for: how long it answers nothing, a duration)`}},
+		{"node down for zero", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: node-down, node: 1, for: 0s}"), 16, []string{`faults[0].for: "0s" is out of range ` + positiveDur}},
+		{"node down for negative", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: node-down, node: 1, for: -2s}"), 16, []string{`faults[0].for: "-2s" is out of range ` + positiveDur}},
+		{"node down past the end", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 60s, kind: node-down, node: 1, for: 20s}"), 16, []string{"faults[0].for: 20s from 1m0s ends at 1m20s, after the stream's end (allowed: at most 10s, so that it ends within the phases' total duration of 1m10s)"}},
+		{"node down with share", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: node-down, node: 1, for: 2s, share: 0.5}"), 16, []string{"faults[0].share: kind node-down does not take share (allowed: node, for)"}},
+		{"node down without cluster", tplus("faults:", "  - {at: 30s, kind: node-down, node: 0, for: 1s}"), 15, []string{"faults[0].kind: node-down needs a cluster (allowed: add cluster:, or kind app-crash)"}},
+		{"node slow share one", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: node-slow, node: 1, for: 2s, share: 1}"), 16, []string{"faults[0].share: 1 is out of range (allowed: a number in (0,1)"}},
+		{"node slow share zero", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: node-slow, node: 1, for: 2s, share: 0}"), 16, []string{"faults[0].share: 0 is out of range (allowed: a number in (0,1)"}},
+		{"node slow without share", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: node-slow, node: 1, for: 2s}"), 16, []string{`faults[0]: kind node-slow needs key "share" (allowed: share: the share of its capacity it keeps, in (0,1))`}},
+		{"partition node", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: partition, for: 2s, servers: [0], nodes: [3, 9]}"), 16, []string{"faults[0].nodes[1]: 9 is out of range (allowed: 0..7, as cluster.nodes is 8)"}},
+		{"partition server", tplus("assumptions: {app_servers: 4}", "cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: partition, for: 2s, servers: [1, 4], nodes: [3]}"), 17, []string{"faults[0].servers[1]: 4 is out of range (allowed: 0..3, as assumptions.app_servers is 4)"}},
+		{"partition empty", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: partition, for: 2s, servers: [], nodes: [3]}"), 16, []string{"faults[0].servers: an empty list cuts nothing off (allowed: one or more numbers, from 0)"}},
+		{"partition twice", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: partition, for: 2s, servers: [0], nodes: [3, 3]}"), 16, []string{"faults[0].nodes: 3 is listed twice (allowed: each number once)"}},
+		{"partition not a list", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: partition, for: 2s, servers: 0, nodes: [3]}"), 16, []string{"faults[0].servers: 0 is not a list (allowed: a list of integers, each 0..999999999)"}},
+		{"partition negative", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: partition, for: 2s, servers: [0], nodes: [-1]}"), 16, []string{"faults[0].nodes[0]: -1 is out of range (allowed: a list of integers, each 0..4095)"}},
+		{"partition with node", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: partition, for: 2s, servers: [0], nodes: [1], node: 1}"), 16, []string{"faults[0].node: kind partition does not take node (allowed: for, servers, nodes)"}},
+		{"failover lag negative", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: failover, node: 1, delay: 2s, lag: -1s}"), 16, []string{`faults[0].lag: "-1s" is out of range ` + anyDur}},
+		{"failover lag before the start", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 1s, kind: failover, node: 1, delay: 2s, lag: 2s}"), 16, []string{"faults[0].lag: 2s reaches back before the stream's start, 1s before the failover (allowed: a lag of at most 1s)"}},
+		{"failover delay past the end", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 65s, kind: failover, node: 1, delay: 10s}"), 16, []string{"faults[0].delay: 10s from 1m5s ends at 1m15s, after the stream's end (allowed: at most 5s"}},
+		{"failover without delay", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: failover, node: 1}"), 16, []string{`faults[0]: kind failover needs key "delay" (allowed: delay: how long until its replica answers, a duration)`}},
+		{"failover with for", tplus("cluster: {key_capacity: 1e4, nodes: 8}", "faults:", "  - {at: 30s, kind: failover, node: 1, delay: 1s, for: 1s}"), 16, []string{"faults[0].for: kind failover does not take for (allowed: node, delay, lag)"}},
 		{"node beyond one node", tplus("faults:", "  - {at: 30s, kind: node-loss, node: 1}", "cluster: {key_capacity: 1e4}"), 15, []string{"faults[0].node: 1 is out of range (allowed: 0..0, as cluster.nodes is 1)"}},
 
 		// Audiences.

@@ -102,7 +102,7 @@ func refKey(f *field, path, kinds string) KeyDoc {
 		}
 	case formParams:
 		d.Type = "mapping"
-	case formExpect:
+	case formExpect, formInts:
 		d.Type = "list"
 	case formSweep:
 		d.Type = "mapping"

@@ -7,6 +7,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,32 +66,72 @@ func (d *decoder) checkBody(b *body, g given, k *yaml.Node, path string, top boo
 	return nil
 }
 
-// check: an app crash names its server, a node loss its node.
+// faultKeys are the keys each kind of fault takes beside at and kind, the
+// required first (required counts them).
+var faultKeys = []struct {
+	kind     string
+	keys     []string
+	required int
+	what     []string // what each key is, for a missing one
+}{
+	{"app-crash", []string{"server"}, 1, []string{"the crashed app server's number, from 0"}},
+	{"node-loss", []string{"node"}, 1, []string{"the lost store node's number, from 0"}},
+	{"node-down", []string{"node", "for"}, 2, []string{"the store node's number, from 0", "how long it answers nothing, a duration"}},
+	{"node-slow", []string{"node", "for", "share"}, 3, []string{"the store node's number, from 0", "how long it is slow, a duration", "the share of its capacity it keeps, in (0,1)"}},
+	{"partition", []string{"for", "servers", "nodes"}, 3, []string{"how long it lasts, a duration", "the app servers cut off, a list of integers", "the store nodes they cannot reach, a list of integers"}},
+	{"failover", []string{"node", "delay", "lag"}, 2, []string{"the dying master's node number, from 0", "how long until its replica answers, a duration", "its replication lag, a duration (0: nothing lost)"}},
+}
+
+// faultTargetKeys are every kind's keys beside at and kind.
+var faultTargetKeys = []string{"server", "node", "for", "share", "servers", "nodes", "delay", "lag"}
+
+// check: each kind of fault takes its own keys, its required ones given,
+// a partition's sides not empty nor repeating a number.
 func (f *Fault) check(r *rule) error {
+	for _, fk := range faultKeys {
+		if fk.kind != f.Kind {
+			continue
+		}
+		for _, key := range faultTargetKeys {
+			if r.has(key) && !slices.Contains(fk.keys, key) {
+				return r.failKey(key, "kind %s does not take %s (allowed: %s)", f.Kind, key, strings.Join(fk.keys, ", "))
+			}
+		}
+		for i, key := range fk.keys[:fk.required] {
+			if !r.has(key) {
+				return r.failHere("kind %s needs key %q (allowed: %s: %s)", f.Kind, key, key, fk.what[i])
+			}
+		}
+	}
+	for _, side := range []struct {
+		key  string
+		nums []int
+	}{{"servers", f.Servers}, {"nodes", f.Nodes}} {
+		if !r.has(side.key) {
+			continue
+		}
+		if len(side.nums) == 0 {
+			return r.fail(side.key, "an empty list cuts nothing off (allowed: one or more numbers, from 0)")
+		}
+		for i, n := range side.nums {
+			if slices.Index(side.nums, n) < i {
+				return r.fail(side.key, "%d is listed twice (allowed: each number once)", n)
+			}
+		}
+	}
 	switch f.Kind {
 	case "app-crash":
-		if r.has("node") {
-			return r.failKey("node", "kind app-crash targets an app server (allowed: server, not node)")
-		}
-		if !r.has("server") {
-			return r.failHere("kind app-crash needs key \"server\" (allowed: server: the crashed app server's number, from 0)")
-		}
 		f.Target = f.Server
-	case "node-loss":
-		if r.has("server") {
-			return r.failKey("server", "kind node-loss targets a cluster node (allowed: node, not server)")
-		}
-		if !r.has("node") {
-			return r.failHere("kind node-loss needs key \"node\" (allowed: node: the lost cluster node's number, from 0)")
-		}
+	default:
 		f.Target = f.Node
 	}
 	return nil
 }
 
 // checkFaults checks the faults of s against the rest of it: they need a
-// timed stream, fall within it in time order, and name a server or node
-// that exists. path is "" at the top level and "steps[i]" in a step.
+// timed stream, fall within it in time order (those with a duration end
+// within it), and name servers and nodes that exist. path is "" at the top
+// level and "steps[i]" in a step.
 func (d *decoder) checkFaults(s *Scenario, path string) error {
 	if len(s.Faults) == 0 {
 		return nil
@@ -111,20 +152,42 @@ func (d *decoder) checkFaults(s *Scenario, path string) error {
 			return d.fail(node(i, "at"), join(path, "at"), "%v is before %v of %s[%d] at line %d (allowed: faults in time order)",
 				time.Duration(f.At), time.Duration(s.Faults[i-1].At), fpath, i-1, node(i-1, "at").Line)
 		}
-		switch f.Kind {
-		case "app-crash":
+		for _, key := range []string{"for", "delay"} {
+			long := map[string]int64{"for": f.For, "delay": f.Delay}[key]
+			if n := node(i, key); n != nil && f.At+long > total {
+				return d.fail(n, join(path, key), "%v from %v ends at %v, after the stream's end (allowed: at most %v, so that it ends within the phases' total duration of %v)",
+					time.Duration(long), time.Duration(f.At), time.Duration(f.At+long), time.Duration(total-f.At), time.Duration(total))
+			}
+		}
+		if n := node(i, "lag"); n != nil && f.Lag > f.At {
+			return d.fail(n, join(path, "lag"), "%v reaches back before the stream's start, %v before the failover (allowed: a lag of at most %v)",
+				time.Duration(f.Lag), time.Duration(f.At), time.Duration(f.At))
+		}
+		if f.Kind == "app-crash" {
 			if a := s.Assumptions.AppServers; a > 0 && float64(f.Target) >= a {
 				return d.fail(node(i, "server"), join(path, "server"), "%d is out of range (allowed: 0..%d, as assumptions.app_servers is %d)",
 					f.Target, int64(a)-1, int64(a))
 			}
-		case "node-loss":
-			c := s.Cluster
-			if c == nil {
-				return d.fail(node(i, "kind"), join(path, "kind"), "node-loss needs a cluster (allowed: add cluster:, or kind app-crash)")
+			continue
+		}
+		c := s.Cluster
+		if c == nil {
+			return d.fail(node(i, "kind"), join(path, "kind"), "%s needs a cluster (allowed: add cluster:, or kind app-crash)", f.Kind)
+		}
+		if f.Kind != "partition" && f.Target >= c.Nodes {
+			return d.fail(node(i, "node"), join(path, "node"), "%d is out of range (allowed: 0..%d, as cluster.nodes is %d)",
+				f.Target, c.Nodes-1, c.Nodes)
+		}
+		for j, n := range f.Nodes {
+			if n >= c.Nodes {
+				return d.fail(node(i, "nodes").Content[j], fmt.Sprintf("%s.nodes[%d]", path, j), "%d is out of range (allowed: 0..%d, as cluster.nodes is %d)",
+					n, c.Nodes-1, c.Nodes)
 			}
-			if f.Target >= c.Nodes {
-				return d.fail(node(i, "node"), join(path, "node"), "%d is out of range (allowed: 0..%d, as cluster.nodes is %d)",
-					f.Target, c.Nodes-1, c.Nodes)
+		}
+		for j, n := range f.Servers {
+			if a := s.Assumptions.AppServers; a > 0 && float64(n) >= a {
+				return d.fail(node(i, "servers").Content[j], fmt.Sprintf("%s.servers[%d]", path, j), "%d is out of range (allowed: 0..%d, as assumptions.app_servers is %d)",
+					n, int64(a)-1, int64(a))
 			}
 		}
 	}

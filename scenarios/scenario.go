@@ -146,15 +146,27 @@ func (s *Store) check(r *rule) error {
 }
 
 // Fault is one `faults:` entry: at simulated time At, an app server
-// crashes (kind "app-crash", target `server`) or a store node loses its
-// data (kind "node-loss", target `node`).
+// crashes (kind "app-crash", target `server`), or a store node fails: it
+// loses its data (node-loss), answers nothing for a time (node-down),
+// serves a share of its capacity for a time (node-slow), a partition cuts
+// app servers off nodes for a time (partition), or a master dies and its
+// replica takes over after a delay, losing its replication lag's writes
+// (failover). Each kind takes its own keys and refuses the others'
+// (rules.go).
 type Fault struct {
-	At     int64  `key:"at" type:"duration" range:">=0" required:"true" doc:"when, from the stream's start: before its end, in time order"`
-	Kind   string `key:"kind" oneof:"app-crash,node-loss" required:"true" doc:"app-crash: an app server loses what it holds; node-loss: a store node loses its data"`
-	Server int    `key:"server" range:"0..999999999" doc:"with app-crash: the app server, below assumptions.app_servers"`
-	Node   int    `key:"node" range:"0..4095" doc:"with node-loss: the store node, below cluster.nodes"`
-	Target int    // Server or Node, as the kind says
-	Pos    Pos    // the entry's position
+	At     int64   `key:"at" type:"duration" range:">=0" required:"true" doc:"when, from the stream's start: before its end, in time order"`
+	Kind   string  `key:"kind" oneof:"app-crash,node-loss,node-down,node-slow,partition,failover" required:"true" doc:"app-crash: an app server loses what it holds; node-loss: a store node loses its data; node-down: a store node answers nothing for a time (its writes not applied, its ops timing out); node-slow: a store node serves a share of its capacity for a time; partition: some app servers cannot reach some store nodes for a time; failover: a store master dies, its replica answers after a delay, and the writes of its replication lag are lost"`
+	Server int     `key:"server" range:"0..999999999" doc:"with app-crash: the app server, below assumptions.app_servers"`
+	Node   int     `key:"node" range:"0..4095" doc:"with node-loss, node-down, node-slow and failover: the store node, below cluster.nodes"`
+	For    int64   `key:"for" type:"duration" range:">0" doc:"with node-down, node-slow and partition: how long the fault lasts; it ends within the stream"`
+	Share  float64 `key:"share" range:"(0,1)" doc:"with node-slow: the share of its capacity (per key and per node) the slow node keeps"`
+	// Servers and Nodes are a partition's sides.
+	Servers []int `key:"servers" range:"0..999999999" doc:"with partition: the app servers cut off, each below assumptions.app_servers"`
+	Nodes   []int `key:"nodes" range:"0..4095" doc:"with partition: the store nodes those servers cannot reach, each below cluster.nodes"`
+	Delay   int64 `key:"delay" type:"duration" range:">0" doc:"with failover: from the master's death until its replica answers as the new master; it ends within the stream"`
+	Lag     int64 `key:"lag" type:"duration" range:">=0" doc:"with failover: the replication lag: the writes the master served in the lag before its death had not reached the replica and are lost"`
+	Target  int   // Server or Node, as the kind says
+	Pos     Pos   // the entry's position
 }
 
 // Strategy is one design entry of `strategies:`.

@@ -50,6 +50,7 @@ const (
 	formExpect                                      // []Expectation: a list of strings
 	formSweep                                       // *Sweep: one parameter and a list of its values
 	formRun                                         // Run: the kind of run, given by one of the kinds' keys
+	formInts                                        // []int: a list of integers, each in the field's range
 )
 
 // field is one key of a mapping: its tags as package schema reads them,
@@ -154,6 +155,9 @@ func newField(owner reflect.Type, sf reflect.StructField, index []int) *field {
 		f.form, f.elem = formStruct, schemaOf(t)
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
 		f.form, f.elem = formOptional, schemaOf(t.Elem())
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Int:
+		f.form, f.Noun = formInts, "an integer"
+		f.Allowed = "a list of integers, each " + f.Range
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		f.form, f.elem = formList, schemaOf(t.Elem())
 		if f.Entry == "" {

@@ -91,7 +91,8 @@ func newTimedRunner(h *engine.Harness, spec *scenarios.Timed, kk keyed) (*timedK
 	}
 	k := &timedKind{keyed: kk, feeder: h.Feeder, clusters: cl, twins: h.Twins, spec: spec}
 	for _, f := range h.Scn.Faults {
-		k.faults = append(k.faults, strategies.Fault{At: f.At, Kind: strategies.FaultKind(f.Kind), Target: f.Target})
+		k.faults = append(k.faults, strategies.Fault{At: f.At, Kind: strategies.FaultKind(f.Kind), Target: f.Target,
+			For: f.For, Share: f.Share, Servers: f.Servers, Nodes: f.Nodes, Delay: f.Delay, Lag: f.Lag})
 	}
 	return k, nil
 }

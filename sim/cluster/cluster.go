@@ -48,7 +48,8 @@ type Config struct {
 
 // Cluster is the simulated store behind the designs that live on servers:
 // it implements [strategies.Store] (and [strategies.Refuser],
-// [strategies.ByteReader], [strategies.Metered]). Each key lives on one
+// [strategies.ByteReader], [strategies.Metered], [strategies.FallibleStore]
+// and [strategies.Outages]: the store faults of faults.go). Each key lives on one
 // node, placed by its name as Redis Cluster places it (or by a hash mod
 // the nodes: [Placement]); every operation is accounted per key and per
 // node per simulated second, and what a key cannot serve in time queues.
@@ -144,6 +145,16 @@ type Cluster struct {
 	lagN          int64        // Gets answered at once
 	lagMax        int64
 	lagSum        float64
+
+	// The store faults (faults.go): those registered by Fault, in time
+	// order; faulty once there is one, which sends every Do call down the
+	// faulted path. The ids of the IncrByOnce writes remembered, and when
+	// each expires, in order.
+	faults   []*fault
+	faulty   bool
+	once     map[onceID]int64
+	onceQ    []onceEntry
+	onceHead int
 }
 
 // clusterKey is one key's server, its pending writes and its counters.
@@ -321,7 +332,16 @@ func (c *Cluster) arrive(at int64) int64 {
 // Redis Cluster refuses it (placement.go): it changes nothing, reads 0,
 // and Refused returns its error. The ops a call sends to one node are one
 // round trip to it.
+//
+// On a cluster with store faults (Fault) Do is DoClient from app server 0
+// with no timeout (faults.go); without, it takes runs of writes at once
+// (runs.go) and each other op by itself. An IncrByOnce is an IncrBy unless
+// its id is remembered (seen, faults.go).
 func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
+	if c.faulty {
+		c.doClient(strategies.Client{}, ops, vals, nil)
+		return
+	}
 	c.doCalls++
 	warm, warmed := len(c.keys) >= warmKeys, 0
 	for i := 0; i < len(ops); i++ {
@@ -356,13 +376,18 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			refused = c.crossSlot(op, k, args)
 		}
 		switch op.Kind {
-		case strategies.IncrBy, strategies.ZIncrBy, strategies.ZAdd, strategies.PFAdd, strategies.PFMerge, strategies.ZUnionStore:
+		case strategies.IncrBy, strategies.IncrByOnce, strategies.ZIncrBy, strategies.ZAdd, strategies.PFAdd, strategies.PFMerge, strategies.ZUnionStore:
 			ks.writes++
 			ns.writes++
 			k.writes++
 			c.writes++
 			delta := op.Delta
-			if op.Kind != strategies.IncrBy {
+			switch {
+			case op.Kind == strategies.IncrByOnce:
+				if c.seen(onceID{op.Key, op.Member}, at) {
+					delta = 0
+				}
+			case op.Kind != strategies.IncrBy:
 				delta = 0 // the design holds the set's members (strategies.Store)
 			}
 			switch {
@@ -445,9 +470,11 @@ func (c *Cluster) Refused() error {
 func (c *Cluster) Traffic() strategies.Traffic { return c.traffic }
 
 // Final is the value of key once every op sent to it has been served: the
-// sum of the deltas sent since its node last lost its data. An unknown key
-// is 0.
+// sum of the deltas sent since its node last lost its data, less what a
+// failover lost (every failover registered taken as happened). An unknown
+// key is 0.
 func (c *Cluster) Final(key uint64) int64 {
+	c.applyDue(math.MaxInt64)
 	i, ok := c.index.find(key)
 	if !ok {
 		return 0

@@ -76,6 +76,13 @@ func (c *Cluster) enqueue(k *clusterKey, t, delta int64) {
 		n.free = max(t, n.free) + c.nodeSvc
 		done = max(done, n.free)
 	}
+	c.push(k, t, done, delta)
+}
+
+// push appends to k's runs an op with delta arriving at tick t that
+// completes at tick done (its servers already taken), and records its
+// delay: enqueue's second half, and the faulted path's (faults.go).
+func (c *Cluster) push(k *clusterKey, t, done, delta int64) {
 	c.delay.Add(done - t - c.minResp)
 	k.maxDelay = max(k.maxDelay, done-t-c.minResp)
 	k.lastDone = done

@@ -208,6 +208,9 @@ func (c Clusters) Rows(s *Scorer, r *ClusterRun, i int, steady bool, end int64) 
 	if cs.Lost > 0 {
 		s.Add(metrics.LostOnNodeLoss, float64(cs.Lost), "events", nil, "counts a lost node held or had queued")
 	}
+	if outs := r.Clusters[i].Outages(); len(outs) > 0 {
+		c.FaultRows(s, r.Clusters[i], outs)
+	}
 	if r.Finished {
 		if _, ok := r.Designs[i].(strategies.Flusher); ok {
 			s.Add(metrics.ShutdownOps, float64(r.shutdown[i]), "ops", nil,
@@ -267,5 +270,89 @@ func NodeTable(s *Scorer, c *cluster.Cluster, duration float64) {
 	s.Rep.Tables = append(s.Rep.Tables, c.NodeTable(s.Scenario, s.D.Name(), duration))
 	if n := c.SpreadNote(s.D.Name()); n != "" {
 		s.Rep.Note(n)
+	}
+}
+
+// FaultRows reports what the store faults of outs (a node down, a slow
+// node, a partition, a failover) cost the design on its cluster cl: the
+// ops that failed, the counts a failover lost and the time to recover,
+// summed (the longest recovery) over the faults. A plan is given where
+// every fault has a closed form, worked out from the load the design put
+// on the fault's node in the simulated second before it (so a plan only
+// for a fault at 1 s or later, and only where that load is the load
+// during it, as in a steady stream):
+//
+//   - failed ops of a node down or a failover: the node's ops a second ×
+//     its window (For, or Delay) — every op sent to it then fails; none of
+//     a slow node or a partition (which fails only the ops that time out,
+//     or the cut servers' share);
+//   - lost on a failover: the node's writes a second × Lag;
+//   - recovery of a node down, a partition or a failover: 0, as the node
+//     queued nothing of its window; of a slow node at share σ of key
+//     capacity μ whose busiest key took λ writes a second: the backlog
+//     (λ − σμ)·For drained at μ − λ, that is (λ − σμ)·For/(μ − λ)
+//     (0 where λ ≤ σμ; none where λ ≥ μ, or with a node limit), the time
+//     to drain it whole, which a client with a timeout T sees sooner by
+//     T·μ/(μ − λ).
+func (c Clusters) FaultRows(s *Scorer, cl *cluster.Cluster, outs []strategies.Outage) {
+	var failed, lost, failedPlan, lostPlan, recPlan float64
+	recovery := 0.0
+	recovered, failedOK, lostOK, recOK, failovers := true, true, true, true, false
+	for _, o := range outs {
+		f := o.Fault
+		failed += float64(o.Failed)
+		lost += float64(o.Lost)
+		if o.Recovered < 0 {
+			recovered = false
+		} else {
+			recovery = max(recovery, float64(o.Recovered-f.End())/1e9)
+		}
+		sec := int(f.At/cluster.Second) - 1 // the whole second before the fault
+		var writes, ops float64
+		if sec >= 0 && f.Kind != strategies.Partition {
+			w, r := cl.NodeSecond(f.Target, sec)
+			writes, ops = float64(w), float64(w+r)
+		}
+		if sec < 0 {
+			failedOK, lostOK, recOK = false, false, false
+		}
+		switch f.Kind {
+		case strategies.NodeDown:
+			failedPlan += ops * float64(f.For) / 1e9
+		case strategies.Failover:
+			failovers = true
+			failedPlan += ops * float64(f.Delay) / 1e9
+			lostPlan += writes * float64(f.Lag) / 1e9
+		default:
+			failedOK = false
+		}
+		if f.Kind == strategies.NodeSlow {
+			mu, lambda, sigma := c.Cfg.KeyCapacity, float64(cl.BusiestKeyOn(f.Target, max(sec, 0))), f.Share
+			switch {
+			case c.Cfg.NodeCapacity > 0 || lambda >= mu:
+				recOK = false
+			case lambda > sigma*mu:
+				recPlan = max(recPlan, (lambda-sigma*mu)*float64(f.For)/1e9/(mu-lambda))
+			}
+		}
+	}
+	plan := func(ok bool, v float64) *float64 {
+		if !ok {
+			return nil
+		}
+		v = Round(v, 6)
+		return &v
+	}
+	s.Add(metrics.FaultFailedOps, failed, "ops", plan(failedOK, failedPlan),
+		"ops sent to the faulted nodes that timed out or were not applied, from each fault's start; plan: the node's ops a second before it × its window")
+	if failovers {
+		s.Add(metrics.LostOnFailover, lost, "events", plan(lostOK, lostPlan),
+			"counts the failed master had served in its replication lag, lost; plan: its writes a second before × the lag")
+	}
+	if recovered {
+		s.Add(metrics.FaultRecovery, Round(recovery, 6), "s", plan(recOK, recPlan),
+			"from each fault's end until no op to its nodes timed out, the longest; plan: 0 where the node queued nothing, a slow node's backlog over the spare capacity")
+	} else {
+		s.Rep.Note(fmt.Sprintf("%s: ops to a faulted node still timed out at the run's end: no recovery within the run", s.D.Name()))
 	}
 }

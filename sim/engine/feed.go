@@ -28,8 +28,11 @@ type Run struct {
 	Clusters []*cluster.Cluster // each design's own cluster; nil entries without one
 	Elapsed  []int64            // ns each design spent in Observe, by its lane's clock (laneClock)
 	Faults   []strategies.Fault
-	Next     []int    // the next fault to deliver, for each design
-	Names    []string // the designs' names, in order: their lanes'
+	Next     []int // the next fault to deliver, for each design
+	// faultsGiven: the store faults have been given to the clusters
+	// (storeFaults).
+	faultsGiven bool
+	Names       []string // the designs' names, in order: their lanes'
 	// FedUntil is the simulated time (At) of the last event the feed
 	// handed out: where a stopped stream stopped.
 	FedUntil int64
@@ -79,18 +82,43 @@ func (r *Run) Observe(i int, b []workload.Event) int64 {
 }
 
 // fault delivers design i's next fault: a crash to a design that holds
-// counts in app servers, a node loss to the design's cluster.
+// counts in app servers, a node loss to the design's cluster (Fault, which
+// loses the node at once); the other store faults reached the cluster
+// before the stream (storeFaults) and reach no design.
 func (r *Run) fault(i int) {
 	f := r.Faults[r.Next[i]]
 	r.Next[i]++
-	switch f.Kind {
-	case strategies.NodeLoss:
+	switch {
+	case f.Kind == strategies.NodeLoss:
 		if c := r.Clusters[i]; c != nil {
-			c.LoseNode(f.Target, f.At)
+			c.Fault(f)
 		}
+	case f.Kind.StoreFault():
 	default:
 		if fd, ok := r.Designs[i].(strategies.Faultable); ok {
 			fd.Fault(f)
+		}
+	}
+}
+
+// storeFaults gives each design's cluster, once, every store fault of the
+// run but the node losses (delivered at their time by fault): a cluster
+// applies a node down, a slow node, a partition or a failover by simulated
+// time, and must know of a failover before its lag begins, to tell which
+// writes its master serves in it (cluster.Fault).
+func (r *Run) storeFaults() {
+	if r.faultsGiven {
+		return
+	}
+	r.faultsGiven = true
+	for _, c := range r.Clusters {
+		if c == nil {
+			continue
+		}
+		for _, f := range r.Faults {
+			if f.Kind.StoreFault() && f.Kind != strategies.NodeLoss {
+				c.Fault(f)
+			}
 		}
 	}
 }
@@ -230,6 +258,7 @@ func (f Feeder) Feed(ctx context.Context, r *Run, src Source, batch int) (fedOut
 	if len(r.Elapsed) != len(r.Designs) {
 		r.Elapsed = make([]int64, len(r.Designs))
 	}
+	r.storeFaults()
 	var lanes []*lane
 	if r.Truth != nil {
 		byRank, _ := r.Truth.(RankObserver)
