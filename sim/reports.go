@@ -73,6 +73,7 @@ func (k *timedKind) Reports(d *engine.Design) []metrics.Metric {
 		return append([]metrics.Metric{metrics.Writes, metrics.Reads, metrics.Resends}, keyedTruthReports...)
 	}
 	ms := append(keyedReports(k.top, d), serverReports...)
+	ms = append(ms, clientReports...)
 	if d.Real != "" {
 		ms = append(ms, realReports...)
 	}

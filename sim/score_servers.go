@@ -120,6 +120,15 @@ func (k *timedKind) cluster(s *engine.Scorer, r *engine.ClusterRun, i int) {
 	k.clusters.Rows(s, r, i, k.spec.Steady(), r.End)
 }
 
+// clientReports is what a timed stream adds of a design that sends as a
+// client under store faults (clientRows).
+var clientReports = []metrics.Metric{
+	metrics.WritesFailed, metrics.FailedOverPlan, metrics.WritesRetried, metrics.WritesRerouted,
+	metrics.WritesLost, metrics.LostOverPlan, metrics.WritesCountedTwice, metrics.WriteAvailability,
+	metrics.OutageAvailability, metrics.FlushesResent, metrics.CountsDropped, metrics.ReadAvailability,
+	metrics.ReadsPartial, metrics.ReadsFailed, metrics.ShownAgeMax, metrics.ShownAgeP99,
+}
+
 // clientRows reports what design i's client did under the run's store
 // faults (issue 29), by its own account and against the truth, each beside
 // its plan where the design states one (strategies.FaultPlanner: a node
@@ -174,11 +183,11 @@ func (k *timedKind) clientRows(s *engine.Scorer, r *engine.ClusterRun, i int, fc
 	add(metrics.WritesCountedTwice, float64(max(0, final-want)), "events", "final − truth, where positive")
 	if c.Writes > 0 {
 		add(metrics.WriteAvailability, engine.Round(float64(c.FirstOK)/float64(c.Writes), 6), "share",
-			fmt.Sprintf("%s of %s writes answered on their first try within the timeout", metrics.Format(float64(c.FirstOK)), metrics.Format(float64(c.Writes))))
+			fmt.Sprintf("%s of %s store writes (a flush's INCRBY, with batching) answered on their first try within the timeout", metrics.Format(float64(c.FirstOK)), metrics.Format(float64(c.Writes))))
 	}
 	if w, f := k.outageWrites(c); w > 0 {
 		add(metrics.OutageAvailability, engine.Round(1-float64(f)/float64(w), 6), "share",
-			fmt.Sprintf("%s of %s writes sent in the seconds of the faults failed their first try", metrics.Format(float64(f)), metrics.Format(float64(w))))
+			fmt.Sprintf("%s of %s store writes sent in the seconds of the faults failed their first try", metrics.Format(float64(f)), metrics.Format(float64(w))))
 	}
 	if c.Resent > 0 || c.Dropped > 0 || plans[metrics.CountsDropped] > 0 {
 		add(metrics.FlushesResent, float64(c.Resent), "flushes", "failed flushes whose delta went with the next one")

@@ -3,6 +3,7 @@ package hot
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -707,7 +708,7 @@ func (s *Striped) afterSend(upto int64) {
 	cl := s.io.cl
 	for r := cl.next(upto); r != nil; r = cl.next(upto) {
 		if s.skipping() && r.m.slot >= 0 {
-			s.mark(&s.skips[r.m.slot], r)
+			s.mark(&s.state[r.m.slot], &s.skips[r.m.slot], r)
 		}
 		if r.ok || (int(r.m.tries) < cl.retries && r.m.flags&metaRerouted == 0) {
 			continue
@@ -729,10 +730,12 @@ func (s *Striped) afterSend(upto int64) {
 
 // mark applies a write's fate to its stripe: a failure skips it until
 // probe after the client learned of it; a probe answered makes it
-// available again.
-func (s *Striped) mark(sk *stripeSkip, r *writeResult) {
+// available again, with the least load of the available stripes this
+// second — else, having taken no writes while skipped, it would take
+// every write until it caught up, a burst far over a key's capacity.
+func (s *Striped) mark(st *stripeState, sk *stripeSkip, r *writeResult) {
 	j := r.m.j
-	if j >= int32(len(sk.skip)) {
+	if j >= int32(len(sk.skip)) || j >= st.k {
 		return
 	}
 	switch {
@@ -740,6 +743,15 @@ func (s *Striped) mark(sk *stripeSkip, r *writeResult) {
 		sk.skip[j] = 0
 		sk.skipped--
 		sk.uneven = true
+		least := uint32(math.MaxUint32)
+		for i := range st.k {
+			if sk.skip[i] == 0 && i != j {
+				least = min(least, st.loads[i])
+			}
+		}
+		if least != math.MaxUint32 {
+			st.loads[j] = max(st.loads[j], least)
+		}
 	case !r.ok && sk.skip[j] == 0:
 		sk.skip[j] = r.learn + s.probe
 		sk.skipped++
