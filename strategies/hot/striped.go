@@ -571,6 +571,25 @@ func (s *Striped) check() error {
 			}
 		}
 	}
+	if s.skips != nil {
+		if len(s.skips) != len(s.state) {
+			return fmt.Errorf("%s: %d skip states for %d keys", s.name, len(s.skips), len(s.state))
+		}
+		for slot, sk := range s.skips {
+			n := int32(0)
+			for _, t := range sk.skip {
+				if t != 0 {
+					n++
+				}
+			}
+			if n != sk.skipped || len(sk.skip) < int(s.state[slot].k) {
+				return fmt.Errorf("%s: key %d: %d stripes skipped, counted %d; %d skip states for %d stripes", s.name, s.keys.Keys[slot], n, sk.skipped, len(sk.skip), s.state[slot].k)
+			}
+		}
+	}
+	if err := s.io.cl.check(len(s.io.ops), len(s.io.refreshes)); err != nil {
+		return err
+	}
 	if s.dd != nil {
 		return s.dd.check()
 	}
