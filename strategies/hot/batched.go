@@ -367,6 +367,7 @@ func (b *Batched) startClient(cl *hotClient) {
 	}
 	b.io.cl = cl
 	cl.after = b.afterSend
+	cl.byServer = true
 }
 
 // afterSend acts on the flushes given up that the client learned of by

@@ -132,6 +132,9 @@ type hotClient struct {
 	partial bool
 	window  int64 // send the buffer before an op this much after its first
 	track   bool  // report every failure and probe answer (least-loaded)
+	// byServer sends each write from its app server, the slot of its meta
+	// (local batching); else every op goes from server 0.
+	byServer bool
 
 	meta   []opMeta // by op in io.ops
 	refs   []refMeta
@@ -161,6 +164,14 @@ func newHotClient(p ClientParams, store strategies.Store, force bool) *hotClient
 		window: int64(p.Timeout) + int64(p.Backoff),
 		last:   map[uint64]lastRead{},
 	}
+}
+
+// serverOf is the app server op i of the buffer goes from.
+func (cl *hotClient) serverOf(i int) int {
+	if m := &cl.meta[i]; m.flags&metaRead == 0 && m.slot >= 0 {
+		return int(m.slot)
+	}
+	return 0
 }
 
 // retryAt is when the (tries+1)-th retry of a write goes, the client
@@ -337,7 +348,24 @@ func (io *hotIO) sendClient(vals []int64) {
 		cl.status = make([]strategies.OpStatus, cap(io.ops))
 	}
 	st := cl.status[:n]
-	cl.store.DoClient(cl.c, io.ops, vals, st)
+	if !cl.byServer {
+		cl.store.DoClient(cl.c, io.ops, vals, st)
+	} else {
+		// One call a run of ops from one app server (a flush's INCRBYs
+		// are one run; reads go from server 0), so that a partition cuts
+		// the servers it names.
+		for i := 0; i < n; {
+			srv := cl.serverOf(i)
+			j := i + 1
+			for j < n && cl.serverOf(j) == srv {
+				j++
+			}
+			c := cl.c
+			c.Server = srv
+			cl.store.DoClient(c, io.ops[i:j], vals[i:j], st[i:j])
+			i = j
+		}
+	}
 	for i := range io.ops {
 		m := &cl.meta[i]
 		if m.flags&metaRead != 0 || !io.ops[i].Kind.Writes() {

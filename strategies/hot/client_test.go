@@ -22,6 +22,7 @@ type faultStore struct {
 	t       *testing.T
 	nodeOf  map[uint64]int
 	down    map[int][][2]int64
+	cut     map[int][][2]int64 // app server → windows it reaches no node
 	delay   map[int]int64
 	vals    map[uint64]int64
 	once    map[[2]uint64]bool
@@ -31,7 +32,7 @@ type faultStore struct {
 }
 
 func newFaultStore(t *testing.T) *faultStore {
-	return &faultStore{t: t, nodeOf: map[uint64]int{}, down: map[int][][2]int64{}, delay: map[int]int64{},
+	return &faultStore{t: t, nodeOf: map[uint64]int{}, down: map[int][][2]int64{}, cut: map[int][][2]int64{}, delay: map[int]int64{},
 		vals: map[uint64]int64{}, once: map[[2]uint64]bool{}}
 }
 
@@ -42,8 +43,10 @@ func (f *faultStore) place(key uint64, k, nodes int) {
 	}
 }
 
-func (f *faultStore) isDown(node int, at int64) bool {
-	for _, w := range f.down[node] {
+func (f *faultStore) isDown(node int, at int64) bool { return inWindows(f.down[node], at) }
+
+func inWindows(ws [][2]int64, at int64) bool {
+	for _, w := range ws {
 		if at >= w[0] && at < w[1] {
 			return true
 		}
@@ -63,7 +66,7 @@ func (f *faultStore) DoClient(c strategies.Client, ops []strategies.StoreOp, val
 		}
 		f.last = op.At
 		n := f.nodeOf[op.Key]
-		up := !f.isDown(n, op.At)
+		up := !f.isDown(n, op.At) && !inWindows(f.cut[c.Server], op.At)
 		ok := up && (c.Timeout == 0 || f.delay[n] <= c.Timeout)
 		status[i] = strategies.OpTimeout
 		if ok {
@@ -232,6 +235,33 @@ func TestBatchedOnFailure(t *testing.T) {
 				t.Errorf("resend: count %d, dropped %d, resent %d; want 3000, 0, 10", got, c.Dropped, c.Resent)
 			}
 		}
+	}
+}
+
+// TestBatchedPartition: app server 1 cut off every node for [1 s, 2 s)
+// loses, with drop, what node 1 down lost in TestBatchedOnFailure — the
+// flushes of server 1 (to stripe 1) then — since each flush goes from its
+// own server; the other servers' flushes to every node land.
+func TestBatchedPartition(t *testing.T) {
+	ev := writesEvery(3000, ms)
+	var held int64
+	for _, e := range ev {
+		if appServer(e.ID, 4) == 1 && e.At >= 900*ms && e.At < 1900*ms {
+			held++
+		}
+	}
+	st := newFaultStore(t)
+	st.place(1, 4, 4)
+	st.cut[1] = [][2]int64{{1000 * ms, 2000 * ms}}
+	b, err := NewBatched(BatchedParams{Servers: 4, Flush: 100 * time.Millisecond, Stripes: 4,
+		ClientParams: ClientParams{Timeout: 10 * time.Millisecond}}, st, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe(t, b, ev, 50)
+	b.Flush(3000 * ms)
+	if got, c := int64(b.Count(1)), b.ClientCounts(); got != 3000-held || c.Dropped != held || c.Failed != 10 {
+		t.Errorf("count %d, dropped %d, failed flushes %d; want %d, %d, 10", got, c.Dropped, c.Failed, 3000-held, held)
 	}
 }
 
