@@ -222,3 +222,50 @@ func TestFeedGivesEveryLaneItsFaults(t *testing.T) {
 		t.Errorf("the truth counted %d, want 10", got)
 	}
 }
+
+// A node down for 1 s under round-robin stripes at a steady 8,000 writes a
+// second: every write sent to the node in the window fails, exactly the
+// plan (the node's writes a second × 1 s), and the count is short by them;
+// a failover's lag loses the node's writes a second × the lag.
+func TestStoreFaultsOnTheCluster(t *testing.T) {
+	yaml := `name: outage
+workload:
+  keys: 1
+  phases:
+    - {duration: 4s, rate: 8000}
+cluster:
+  nodes: 4
+  key_capacity: 10000
+faults:
+  - {at: 1s, kind: node-down, node: 1, for: 1s}
+  - {at: 3s, kind: failover, node: 2, delay: 500ms, lag: 100ms}
+strategies:
+  - name: striped
+    type: striped
+    params: {stripes: 16, select: round-robin}
+`
+	rep, err := prepare(t, yaml, engine.Options{}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := find(t, rep.Results, "striped", "fault_failed_ops")
+	if r.Plan == nil || r.Number() <= 0 {
+		t.Fatalf("fault_failed_ops %v, plan %v: want a plan and failures", r.Number(), r.Plan)
+	}
+	// Each stripe takes 500 writes a second: the node down fails 500 a
+	// stripe it holds, the failover's 500 ms another 250 a stripe of its node.
+	if got, plan := r.Number(), *r.Plan; got != plan || int(got)%250 != 0 {
+		t.Errorf("fault_failed_ops: got %v, want the plan %v, a multiple of 250", got, plan)
+	}
+	lost := find(t, rep.Results, "striped", "lost_on_failover")
+	t.Logf("failed %v (plan %v), lost %v", r.Number(), *r.Plan, lost.Number())
+	if lost.Plan == nil || lost.Number() <= 0 || lost.Number() != *lost.Plan {
+		t.Errorf("lost_on_failover: got %v, plan %v: want them equal, above 0", lost.Number(), lost.Plan)
+	}
+	if got := find(t, rep.Results, "striped", "count_error").Number(); got != -(r.Number() + lost.Number()) {
+		t.Errorf("count_error: got %v, want −(%v failed + %v lost)", got, r.Number(), lost.Number())
+	}
+	if rec := find(t, rep.Results, "striped", "fault_recovery_s"); rec.Number() != 0 || rec.Plan == nil || *rec.Plan != 0 {
+		t.Errorf("fault_recovery_s: got %v, plan %v; want 0 = plan", rec.Number(), rec.Plan)
+	}
+}

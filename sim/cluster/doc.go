@@ -15,9 +15,15 @@
 // what the cluster measured over a stream — the load per key and per node
 // each simulated second, utilisation against capacity, the backlog and its
 // growth, queueing delays, what readers missed — and [Cluster.LoseNode]
-// injects a node's loss. The queueing model is stated on [Cluster];
-// placement.go places the keys, spread.go tells how a design's keys spread
-// over the nodes, hll.go holds the HyperLogLog keys.
+// injects a node's loss. [Cluster.Fault] injects the other store faults —
+// a node down, a slow node, a partition, a failover — which act by
+// simulated time; [Cluster.DoClient] sends ops as one app server with a
+// timeout and says of each whether it was answered in time
+// (strategies.FallibleStore), an IncrByOnce is deduplicated by its id, and
+// [Cluster.Outages] says what each fault cost (faults.go). The queueing
+// model is stated on [Cluster]; placement.go places the keys, spread.go
+// tells how a design's keys spread over the nodes, hll.go holds the
+// HyperLogLog keys.
 //
 // A Cluster is deterministic (the same ops and seed give the same numbers)
 // and not safe for concurrent use: a run gives each design a cluster of its

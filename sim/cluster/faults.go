@@ -37,6 +37,10 @@ type fault struct {
 	// or were not applied; lastFail is the latest one's send time (−1:
 	// none), okAfter the first op after it that answered in time (−1).
 	failed, lastFail, okAfter int64
+	// timeout is the client timeout of the ops it counts, when seen says
+	// they had one: 0 none counted yet, 1 one, 2 several (FaultTimeout).
+	timeout int64
+	seen    uint8
 }
 
 func (f *fault) touches(node int) bool { return slices.Contains(f.nodes, node) }
@@ -136,7 +140,8 @@ func cmpTime(a, b int64) int {
 
 // Outages is what the cluster saw of each fault registered by Fault, in
 // time order ([strategies.Outages]); a failover not yet reached is taken
-// as happened.
+// as happened. A node loss is not among them: LoseNode counts what it
+// lost in Stats.Lost.
 func (c *Cluster) Outages() []strategies.Outage {
 	c.applyDue(math.MaxInt64)
 	out := make([]strategies.Outage, len(c.faults))
@@ -211,7 +216,7 @@ func (c *Cluster) doClient(cl strategies.Client, ops []strategies.StoreOp, vals 
 				c.remember(onceID{op.Key, op.Member}, at)
 			}
 		}
-		c.note(node, at, st)
+		c.note(node, at, st, cl.Timeout)
 		if status != nil {
 			for j := i; j <= i+len(args); j++ {
 				status[j] = st
@@ -436,12 +441,18 @@ func (c *Cluster) applyDue(at int64) {
 	}
 }
 
-// note adds an op sent at at to node, answered st, to the account of
-// every fault touching node that it falls in.
-func (c *Cluster) note(node int, at int64, st strategies.OpStatus) {
+// note adds an op sent at at to node with a client timeout, answered st,
+// to the account of every fault touching node that it falls in.
+func (c *Cluster) note(node int, at int64, st strategies.OpStatus, timeout int64) {
 	for _, f := range c.faults {
 		if at < f.f.At || at >= f.stop || !f.touches(node) {
 			continue
+		}
+		switch {
+		case f.seen == 0:
+			f.timeout, f.seen = timeout, 1
+		case f.timeout != timeout:
+			f.seen = 2
 		}
 		if st == strategies.OpTimeout {
 			f.failed++
@@ -490,6 +501,14 @@ func (c *Cluster) remember(id onceID, at int64) {
 
 // OnceIDs is how many idempotency ids the cluster remembers now.
 func (c *Cluster) OnceIDs() int { return len(c.once) }
+
+// FaultTimeout is the client timeout (ns; 0: none) of every op counted in
+// the account of the i-th fault of Outages, and whether they all had that
+// one: false when they differ, or when none was sent.
+func (c *Cluster) FaultTimeout(i int) (int64, bool) {
+	f := c.faults[i]
+	return f.timeout, f.seen == 1
+}
 
 // NodeSecond is the writes and reads node took in simulated second sec (0
 // for a second it did not see).

@@ -289,16 +289,17 @@ func NodeTable(s *Scorer, c *cluster.Cluster, duration float64) {
 //   - lost on a failover: the node's writes a second × Lag;
 //   - recovery of a node down, a partition or a failover: 0, as the node
 //     queued nothing of its window; of a slow node at share σ of key
-//     capacity μ whose busiest key took λ writes a second: the backlog
-//     (λ − σμ)·For drained at μ − λ, that is (λ − σμ)·For/(μ − λ)
-//     (0 where λ ≤ σμ; none where λ ≥ μ, or with a node limit), the time
-//     to drain it whole, which a client with a timeout T sees sooner by
-//     T·μ/(μ − λ).
+//     capacity μ whose busiest key took λ writes a second, under clients
+//     of one timeout T: the backlog Q = (λ − σμ)·For drains at μ − λ, and
+//     an op times out while more than T·μ are queued before it, so
+//     (Q − T·μ)/(μ − λ), at least 0 (0 where λ ≤ σμ or T = 0: no timeout;
+//     none where λ ≥ μ, with a node limit, or with clients of several
+//     timeouts).
 func (c Clusters) FaultRows(s *Scorer, cl *cluster.Cluster, outs []strategies.Outage) {
 	var failed, lost, failedPlan, lostPlan, recPlan float64
 	recovery := 0.0
 	recovered, failedOK, lostOK, recOK, failovers := true, true, true, true, false
-	for _, o := range outs {
+	for j, o := range outs {
 		f := o.Fault
 		failed += float64(o.Failed)
 		lost += float64(o.Lost)
@@ -332,7 +333,14 @@ func (c Clusters) FaultRows(s *Scorer, cl *cluster.Cluster, outs []strategies.Ou
 			case c.Cfg.NodeCapacity > 0 || lambda >= mu:
 				recOK = false
 			case lambda > sigma*mu:
-				recPlan = max(recPlan, (lambda-sigma*mu)*float64(f.For)/1e9/(mu-lambda))
+				t, one := cl.FaultTimeout(j)
+				switch {
+				case !one:
+					recOK = false
+				case t > 0:
+					q := (lambda - sigma*mu) * float64(f.For) / 1e9
+					recPlan = max(recPlan, (q-float64(t)/1e9*mu)/(mu-lambda))
+				}
 			}
 		}
 	}
