@@ -69,6 +69,9 @@ func NewOutboxIdempotent(items, reviews, seed uint64) *OutboxIdempotent {
 func (a *OutboxIdempotent) Observe(batch []workload.Event) {
 	for i := range batch {
 		e := &batch[i]
+		if e.Op != workload.Write {
+			continue
+		}
 		r := workload.ReviewOf(e)
 		n, added := a.reviews.Slot(r.Review, a.seed)
 		s := &a.reviews.Vals[n]

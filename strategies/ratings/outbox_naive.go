@@ -35,10 +35,13 @@ func NewOutboxNaive(items, seed uint64) *OutboxNaive {
 	return &OutboxNaive{t: newRatingTally(items, seed)}
 }
 
-// Observe applies each event's sum and count deltas.
+// Observe applies each Write event's sum and count deltas; other events
+// are ignored.
 func (a *OutboxNaive) Observe(batch []workload.Event) {
 	for i := range batch {
-		applyDelta(&a.t, &batch[i])
+		if e := &batch[i]; e.Op == workload.Write {
+			applyDelta(&a.t, e)
+		}
 	}
 }
 

@@ -89,6 +89,9 @@ func (a *OutboxRecount) Observe(batch []workload.Event) {
 			a.recount(a.next)
 			a.next += a.every
 		}
+		if e.Op != workload.Write {
+			continue
+		}
 		applyDelta(&a.t, e)
 		a.dirty.Slot(e.Key, a.seed)
 	}
