@@ -28,7 +28,10 @@ import (
 // What is left after the last recount, at t: a change committed before t
 // whose delivery (first or second) comes at or after t is applied on top
 // of a table that already held it, and a duplicate delivered at or after t
-// is applied twice, as by the naive consumer. So each item's count drift
+// is applied twice, as by the naive consumer. The first is a race of the
+// recount with the outbox, and it makes drift where the naive consumer
+// alone has none: without any redelivery, a change in flight at a recount
+// is counted by the table and again on arrival. So each item's count drift
 // is at most the creates and deletes delivered at or after t that were
 // committed before t or are second deliveries; the runner plans that
 // number from the outbox's delay law (sim/ratings_outbox.go).
