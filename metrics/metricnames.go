@@ -315,3 +315,27 @@ var (
 	FlushesResent      = declare("flushes_resent")            // failed flushes whose delta was kept for the next
 	CountsDropped      = declare("counts_dropped")            // counts failed flushes let go
 )
+
+// Aggregates under redelivery (issue 29): a review outbox's consumers
+// against the review table.
+var (
+	ReviewCreates    = declare("review_creates")      // lifecycle events that created a review
+	ReviewEdits      = declare("review_edits")        // that edited one (old → new stars, the next version)
+	ReviewDeletes    = declare("review_deletes")      // that deleted one
+	ReviewsLive      = declare("reviews_live")        // reviews live after every event: the true total count
+	Redelivered      = declare("outbox_redelivered")  // events the outbox delivered twice
+	OutOfOrder       = declare("outbox_out_of_order") // deliveries of an event committed before one delivered earlier
+	AggCountExcess   = declare("agg_count_excess")    // Σ over items of (count − true count), signed
+	AggSumExcess     = declare("agg_sum_excess")      // Σ over items of (sum − true sum), signed, in stars
+	AggCountDrift    = declare("agg_count_drift")     // Σ over items of |count − true count|
+	AggSumDrift      = declare("agg_sum_drift")       // Σ over items of |sum − true sum|, in stars
+	AggCountDriftMax = declare("agg_count_drift_max") // the most |count − true count| of an item
+	AggSumDriftMax   = declare("agg_sum_drift_max")   // the most |sum − true sum| of an item
+	AggItemsDrifted  = declare("agg_items_drifted")   // items whose sum or count is not the truth's
+	RankMoved        = declare("rank_moved_top")      // places 1..K of the ranking where the design's item is not the truth's
+	RankMissed       = declare("rank_missed_top")     // items of the true top K missing from the design's top K
+	Recounts         = declare("recounts")            // recounts done
+	RecountRows      = declare("recount_rows_read")   // review rows the recounts read
+	ReviewEntries    = declare("review_entries")      // per-review entries an idempotent consumer holds
+	OutboxDropped    = declare("outbox_dropped")      // deliveries an idempotent consumer dropped as not newer
+)

@@ -165,6 +165,13 @@ var headlines = []headline{
 	{metrics.LatencyP99, "real store, latency p99, s"},
 	{metrics.StoreRanks, "ranks wrong on the real store"},
 	{metrics.SigmaLargeN, "σ at large n, %"},
+	{metrics.AggCountExcess, "count excess, Σ (count − truth)"},
+	{metrics.AggCountDrift, "reviews miscounted, Σ |count − truth|"},
+	{metrics.AggSumDrift, "stars misadded, Σ |sum − truth|"},
+	{metrics.AggItemsDrifted, "items drifted"},
+	{metrics.RankMoved, "top-K places moved"},
+	{metrics.RecountRows, "recount rows read"},
+	{metrics.ReviewEntries, "review entries held"},
 }
 
 // Cell is one design's answer to one question of the summary.

@@ -76,3 +76,43 @@ func TestRatingsPlanAndCheck(t *testing.T) {
 		t.Errorf("check ratings: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// The rating-outbox built-in: check holds its bounds and shows its traps;
+// a share sum above 1 or a redelivery probability of 2 exits 2 at its line
+// with nothing written; list names the recount's metrics beside its
+// parameter.
+func TestRatingOutboxCheckAndBadInput(t *testing.T) {
+	out, errOut, code := cli(t, "check", "rating-outbox")
+	if code != 0 || !strings.Contains(out, "7 passed, 0 failed; 3 shown, 0 not shown") {
+		t.Errorf("check rating-outbox: exit %d\n%s%s", code, out, errOut)
+	}
+	src, err := scenarios.BuiltinSource("rating-outbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{"delete_share: 0.1", "delete_share: 0.9", "bad.yaml:35: workload.reviews.delete_share: edit_share 0.2 + delete_share 0.9 = 1.1 is above 1"},
+		{"redeliver: 0.01", "redeliver: 2", "bad.yaml:37: workload.outbox.redeliver: 2 is out of range (allowed: a number in [0,1])"},
+		{"every: 20_000", "every: 0", "bad.yaml:70: strategies[2].params.every: 0 is out of range (allowed: 1..1e12)"},
+	} {
+		if !bytes.Contains(src, []byte(c.old)) {
+			t.Fatalf("rating-outbox.yaml has no %q", c.old)
+		}
+		p := filepath.Join(t.TempDir(), "bad.yaml")
+		if err := os.WriteFile(p, bytes.Replace(src, []byte(c.old), []byte(c.new), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "reports")
+		_, errOut, code := cli(t, "run", "-out", dir, p)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, %q; want 2 and %q", c.new, code, errOut, c.want)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("run wrote %s on bad input", dir)
+		}
+	}
+	out, _, code = cli(t, "list", "outbox-recount")
+	if code != 0 || !strings.Contains(out, "recount_rows_read") || !strings.Contains(out, "agg_count_drift") || !strings.Contains(out, "\n  every ") {
+		t.Errorf("list outbox-recount:\n%s", out)
+	}
+}

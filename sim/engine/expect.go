@@ -122,7 +122,8 @@ func metricNames() []string {
 // (stream_plant.go); 1 beside an exact design's
 // top-K recall and precision; the share above the guarantee beside a
 // guaranteeing design's recall; the truth beside a design's final count,
-// its error and what its dedup dropped).
+// its error and what its dedup dropped; a rating outbox's bounds,
+// sim/ratings_outbox.go).
 func (d Design) hasPlanFor(m metrics.Metric) bool {
 	switch m {
 	case metrics.MaxOverestimate, metrics.PlantedExcess:
@@ -136,6 +137,10 @@ func (d Design) hasPlanFor(m metrics.Metric) bool {
 		return d.Planned(metrics.Failure) != nil // δ, over trials
 	case metrics.FinalCount, metrics.CountError, metrics.DedupDropped:
 		return true // the truth's count, 0, the resends: beside every such row
+	case metrics.AggCountDrift, metrics.RecountRows: // a rating outbox's recount: the bound after its last, a full recount's rows each time
+		return d.Planned(m) != nil || d.Typ.Answers(strategies.FamilyRecount)
+	case metrics.ReviewEntries: // the reviews created, beside a consumer keyed by review
+		return d.Typ.Answers(strategies.FamilyReviewKeyed)
 	}
 	return d.Planned(m) != nil
 }
