@@ -23,8 +23,8 @@ run: build
 ## README's rendered figures (docs/readme.md) among them, is not stale
 ## (make docs-check: render -check of each, about a minute together)
 test: needs fmt-check vet
-	$(GO) test -race -short -shuffle=on -count=1 $(PKGS)
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -race -short -shuffle=on -count=1 -timeout 25m $(PKGS)
+	$(GO) test -count=1 -timeout 25m $(PKGS)
 	$(GO) run ./cmd/countsim check
 	$(MAKE) -s docs-check
 
