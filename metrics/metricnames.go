@@ -294,3 +294,24 @@ var (
 	LostOnFailover = declare("lost_on_failover") // served counts a failover lost: the writes of its replication lag
 	FaultRecovery  = declare("fault_recovery_s") // from a fault's end until no op to its nodes timed out
 )
+
+// Clients under store faults (issue 29): what a design's client did when a
+// node failed, by its own account and against the truth.
+var (
+	WritesFailed       = declare("writes_failed")             // writes given up, retries (and a reroute) spent
+	WritesRetried      = declare("writes_retried")            // retries sent
+	WritesRerouted     = declare("writes_rerouted")           // writes sent to another stripe after their retries failed
+	WritesLost         = declare("writes_lost")               // truth − final, where positive
+	WritesCountedTwice = declare("writes_counted_twice")      // final − truth, where positive
+	WriteAvailability  = declare("write_availability")        // writes answered on their first try within the timeout / writes
+	OutageAvailability = declare("outage_write_availability") // the same over the seconds of the faults
+	FailedOverPlan     = declare("writes_failed_over_plan")   // writes_failed / its plan
+	LostOverPlan       = declare("writes_lost_over_plan")     // writes_lost / its plan
+	ReadAvailability   = declare("read_availability")         // reads every stripe answered / reads sent
+	ReadsPartial       = declare("reads_partial")             // reads shown the sum of the stripes that answered
+	ReadsFailed        = declare("reads_failed")              // reads shown the last total instead
+	ShownAgeMax        = declare("shown_age_max_s")           // the oldest total a failed read showed
+	ShownAgeP99        = declare("shown_age_p99_s")           // over the failed reads
+	FlushesResent      = declare("flushes_resent")            // failed flushes whose delta was kept for the next
+	CountsDropped      = declare("counts_dropped")            // counts failed flushes let go
+)

@@ -1700,6 +1700,13 @@ func checkAccepted(t *testing.T, s *Scenario, seen map[string]bool) {
 			ok = ok && (s.Assumptions.AppServers == 0 || float64(fl.Target) < s.Assumptions.AppServers)
 		case "node-loss":
 			ok = ok && c != nil && fl.Target < c.Nodes
+		case "node-down", "node-slow":
+			ok = ok && c != nil && fl.Target < c.Nodes && fl.For > 0 && fl.At+fl.For <= s.Run.Duration() &&
+				(fl.Kind == "node-down" || fl.Share > 0 && fl.Share < 1)
+		case "partition":
+			ok = ok && c != nil && fl.For > 0 && fl.At+fl.For <= s.Run.Duration() && len(fl.Servers) > 0 && len(fl.Nodes) > 0
+		case "failover":
+			ok = ok && c != nil && fl.Target < c.Nodes && fl.Delay > 0 && fl.Lag >= 0 && fl.At+fl.Delay <= s.Run.Duration()
 		default:
 			ok = false
 		}

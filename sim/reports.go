@@ -2,6 +2,7 @@ package sim
 
 import (
 	"countsim/metrics"
+	"countsim/sim/clientrows"
 	"countsim/sim/engine"
 	"countsim/strategies"
 )
@@ -73,6 +74,7 @@ func (k *timedKind) Reports(d *engine.Design) []metrics.Metric {
 		return append([]metrics.Metric{metrics.Writes, metrics.Reads, metrics.Resends}, keyedTruthReports...)
 	}
 	ms := append(keyedReports(k.top, d), serverReports...)
+	ms = append(ms, clientrows.Reports...)
 	if d.Real != "" {
 		ms = append(ms, realReports...)
 	}

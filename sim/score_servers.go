@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"countsim/metrics"
+	"countsim/sim/clientrows"
 	"countsim/sim/engine"
 	"countsim/strategies"
 	"fmt"
@@ -49,6 +50,9 @@ func (k *timedKind) servers(ctx context.Context, rep *engine.Report, s *engine.S
 	if dd, ok := built.(strategies.Deduper); ok && dd.Deduplicating() && k.spec.Resend > 0 {
 		s.Add(metrics.DedupDropped, float64(dd.Dropped()), "events", metrics.PlanOf(float64(tr.Dups)),
 			"resent writes the dedup window dropped; plan: every resend in the stream")
+	}
+	if fc, ok := built.(strategies.FaultClient); ok && fc.Clienting() {
+		clientrows.Rows(s, r.Clusters[i], fc, k.faults, k.spec.Duration(), tr.Counts, final, want)
 	}
 	if l, ok := built.(strategies.Lossy); ok && k.crashes() {
 		s.Add(metrics.LostOnCrash, float64(max(0, want-final)), "events", s.Plan(metrics.LostOnCrash),

@@ -3,6 +3,7 @@ package hot
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -66,13 +67,52 @@ type BatchedParams struct {
 	Read  ReadPath      `key:"read" default:"sum" doc:"what a Read event shows: sum (one GET per stripe at the read's time, summed) or cache (the total cached per key, refreshed by a read that finds it ttl old or older); reads see only flushed, served counts"`
 	TTL   time.Duration `key:"ttl" range:">0" doc:"with read: cache, how long a cached total is shown"`
 	Dedup time.Duration `key:"dedup" range:">=0" defaultdoc:"0: off" doc:"dedup window: drop a write whose ID was seen less than this long before"`
+	// ClientParams: timeout, retries, backoff, idempotent flushes, partial
+	// reads (client.go).
+	ClientParams
+	// OnFailure is what a server does with a flush's INCRBY whose retries
+	// all failed.
+	OnFailure FailurePolicy `key:"on_failure" default:"drop" doc:"what a server does with a flushed delta whose INCRBY failed, its retries spent: drop (the counts are lost) or resend (kept and sent again with the server's next flush)"`
+}
+
+// FailurePolicy is what local batching does with a failed flush.
+type FailurePolicy uint8
+
+const (
+	// FailDrop: the delta of a failed flush is lost.
+	FailDrop FailurePolicy = iota
+	// FailResend: it is kept and sent with the server's next flush.
+	FailResend
+)
+
+var failureNames = []string{"drop", "resend"}
+
+// String returns "drop" or "resend".
+func (f FailurePolicy) String() string { return strategies.EnumString(f, "on_failure", failureNames) }
+
+// Names lists the policies' names.
+func (FailurePolicy) Names() []string { return slices.Clone(failureNames) }
+
+// MarshalText returns the policy's name.
+func (f FailurePolicy) MarshalText() ([]byte, error) {
+	return strategies.MarshalEnum(f, "failure policy", failureNames)
+}
+
+// UnmarshalText reads a policy by name.
+func (f *FailurePolicy) UnmarshalText(text []byte) error {
+	return strategies.UnmarshalEnum(f, "failure policy", failureNames, text)
 }
 
 const batchedMaxServers = 100_000
 
 // Validate checks the read path with the ttl; servers 0 stands for the
 // assumptions' app_servers, resolved when the design is built.
-func (p BatchedParams) Validate() error { return checkReads(p.Read, p.TTL) }
+func (p BatchedParams) Validate() error {
+	if err := p.ClientParams.check(); err != nil {
+		return err
+	}
+	return checkReads(p.Read, p.TTL)
+}
 
 // Batched is local batching in front of a Store: a PointCounter (Count is
 // what was flushed, once served), a Reader, a Flusher, Faultable (app-server
@@ -97,6 +137,9 @@ type Batched struct {
 
 	lost    int64 // counts dropped by crashes
 	flushes int64 // server flushes that sent something
+
+	cp     ClientParams // for a client a store fault turns on
+	resend bool         // on_failure: resend
 }
 
 // batchServer is one app server's unflushed sums: the keys it holds in
@@ -133,6 +176,8 @@ func NewBatched(p BatchedParams, store strategies.Store, seed uint64) (*Batched,
 	if o.dedup > 0 {
 		b.dd = newDedupWindow(o.dedup, seed)
 	}
+	b.cp, b.resend = p.ClientParams, p.OnFailure == FailResend
+	b.startClient(newHotClient(p.ClientParams, store, false))
 	return b, nil
 }
 
@@ -165,6 +210,9 @@ func (b *Batched) Observe(batch []workload.Event) {
 		}
 		if len(b.heap) > 0 && b.due[b.heap[0]] <= e.At {
 			b.flushDue(e.At)
+		}
+		if b.io.cl != nil && e.Op == workload.Read {
+			b.io.advance(e.At)
 		}
 		switch e.Op {
 		case workload.Read:
@@ -205,9 +253,16 @@ func (b *Batched) flushServer(s int, at int64) {
 	v := &b.servers[s]
 	j := s % b.k
 	sent := false
+	if b.io.cl != nil {
+		b.io.advance(at)
+	}
 	for i, key := range v.sums.Keys {
 		if d := v.sums.Vals[i]; d != 0 {
-			b.io.incr(at, key, j, d)
+			if b.io.cl != nil {
+				b.io.incrClient(at, key, j, d, flushID(s, at, key), int32(s), 0)
+			} else {
+				b.io.incr(at, key, j, d)
+			}
 			sent = true
 		}
 	}
@@ -220,19 +275,49 @@ func (b *Batched) flushServer(s int, at int64) {
 
 // Flush sends the flushes due by now at their times, then everything still
 // held, at now; then hands the ops to the store.
+//
+// With the client, a flush that fails at the end is resent (on_failure:
+// resend) at the next flush time, T later, and so on for at most
+// batchedEndRounds flushes; what is still held then is dropped (Dropped).
 func (b *Batched) Flush(now int64) {
 	b.flushDue(now)
 	now = max(now, b.io.last)
-	for len(b.heap) > 0 {
-		b.flushServer(int(b.pop()), now)
+	for round := 0; ; round++ {
+		for len(b.heap) > 0 {
+			b.flushServer(int(b.pop()), now)
+		}
+		b.io.drain()
+		if len(b.heap) == 0 {
+			return
+		}
+		if round == batchedEndRounds {
+			for len(b.heap) > 0 {
+				s := int(b.pop())
+				for _, d := range b.servers[s].sums.Vals {
+					b.io.cl.counts.Dropped += d
+				}
+				b.servers[s].clear()
+				b.held[s] = false
+			}
+			return
+		}
+		now = max(now+b.t, b.io.last)
 	}
-	b.io.send()
 }
+
+// batchedEndRounds bounds the flushes after the stream's end that resend
+// what failed.
+const batchedEndRounds = 64
 
 // Fault crashes app server f.Target (kind AppCrash) after the flushes due
 // at or before f.At, which it sends: what the server holds then is lost.
 // Other kinds, and targets ≥ A, are ignored.
 func (b *Batched) Fault(f strategies.Fault) {
+	if f.Kind.StoreFault() && f.Kind != strategies.NodeLoss && b.io.cl == nil {
+		b.io.send()
+		b.startClient(newHotClient(b.cp, b.io.store, true))
+		return
+	}
 	if f.Kind != strategies.AppCrash || f.Target < 0 || f.Target >= b.a {
 		return
 	}
@@ -274,6 +359,55 @@ func (b *Batched) Count(key uint64) uint64 {
 
 // Shown returns the value shown for each Read event, in stream order.
 func (b *Batched) Shown() []int64 { return b.io.shown }
+
+// startClient puts the client cl (nil: none) in place.
+func (b *Batched) startClient(cl *hotClient) {
+	if cl == nil {
+		return
+	}
+	b.io.cl = cl
+	cl.after = b.afterSend
+	cl.byServer = true
+}
+
+// afterSend acts on the flushes given up that the client learned of by
+// upto: the delta kept
+// for the server's next flush (resend) or lost (drop).
+func (b *Batched) afterSend(upto int64) {
+	cl := b.io.cl
+	for r := cl.next(upto); r != nil; r = cl.next(upto) {
+		if r.ok {
+			continue
+		}
+		cl.counts.Failed++
+		if !b.resend {
+			cl.counts.Dropped += r.op.Delta
+			continue
+		}
+		cl.counts.Resent++
+		s := int(r.m.slot)
+		*b.servers[s].sums.Ref(r.m.key, b.seed) += r.op.Delta
+		if !b.held[s] {
+			b.held[s] = true
+			b.due[s] = b.nextFlush(s, max(r.learn, b.io.last))
+			b.push(int32(s))
+		}
+	}
+}
+
+// Clienting reports whether the design sends with DoClient.
+func (b *Batched) Clienting() bool { return b.io.cl != nil }
+
+// ClientCounts returns the client's own counts (client.go).
+func (b *Batched) ClientCounts() strategies.ClientCounts { return b.io.clientCounts() }
+
+// StoreKeys appends the store keys of key's K stripes, with their Tag.
+func (b *Batched) StoreKeys(key uint64, dst []uint64) ([]uint64, uint64) {
+	for j := range b.k {
+		dst = append(dst, stripeKey(key, j))
+	}
+	return dst, 0
+}
 
 // Deduplicating reports whether the design drops resends (Deduper).
 func (b *Batched) Deduplicating() bool { return b.dd != nil }
@@ -397,6 +531,7 @@ var (
 	_ strategies.Flusher      = (*Batched)(nil)
 	_ strategies.Faultable    = (*Batched)(nil)
 	_ strategies.Lossy        = (*Batched)(nil)
+	_ strategies.FaultClient  = (*Batched)(nil)
 )
 
 func init() {

@@ -78,6 +78,9 @@ type hotIO struct {
 	shown     []int64 // one value per Read event, in stream order
 
 	gets, refreshed int64 // GETs and refreshes sent so far
+
+	// cl is the fallible client (client.go); nil: ops go by Store.Do.
+	cl *hotClient
 }
 
 func newHotIO(store strategies.Store, o hotOpts) hotIO {
@@ -93,6 +96,10 @@ func (io *hotIO) addKey() {
 
 // incr appends an INCRBY of delta on stripe j of key at time at.
 func (io *hotIO) incr(at int64, key uint64, j int, delta int64) {
+	if io.cl != nil {
+		io.incrClient(at, key, j, delta, 0, -1, 0)
+		return
+	}
 	io.last = at
 	io.ops = append(io.ops, strategies.StoreOp{At: at, Kind: strategies.IncrBy, Key: stripeKey(key, j), Delta: delta, Tag: io.tagOf(key)})
 }
@@ -116,7 +123,12 @@ func (io *hotIO) read(at int64, key uint64, k int, slot int32) {
 	e := &io.entries[slot]
 	switch {
 	case !e.ok || at-e.at >= io.ttl:
+		prevVal, prevAt, prevOK := e.val, e.at, e.ok
 		e.ref = io.refresh(at, key, k, slot)
+		if io.cl != nil {
+			rm := &io.cl.refs[len(io.cl.refs)-1]
+			rm.prevVal, rm.prevAt, rm.prevOK, rm.cached = prevVal, prevAt, prevOK, true
+		}
 		e.at, e.ok = at, true
 		io.pend(e.ref)
 	case e.ref >= 0:
@@ -134,6 +146,12 @@ func (io *hotIO) refresh(at int64, key uint64, k int, slot int32) int32 {
 		io.ops = append(io.ops, strategies.StoreOp{At: at, Kind: strategies.Get, Key: stripeKey(key, j), Tag: io.tagOf(key)})
 	}
 	io.refreshes = append(io.refreshes, readRefresh{start: int32(start), n: int32(k), slot: slot})
+	if io.cl != nil {
+		for range k {
+			io.cl.meta = append(io.cl.meta, opMeta{key: key, flags: metaRead})
+		}
+		io.cl.refs = append(io.cl.refs, refMeta{key: key, at: at})
+	}
 	io.gets += int64(k)
 	io.refreshed++
 	return int32(len(io.refreshes) - 1)
@@ -158,7 +176,11 @@ func (io *hotIO) send() {
 		io.vals = make([]int64, cap(io.ops))
 	}
 	vals := io.vals[:len(io.ops)]
-	io.store.Do(io.ops, vals)
+	if io.cl != nil {
+		io.sendClient(vals)
+	} else {
+		io.store.Do(io.ops, vals)
+	}
 	for i := range io.refreshes {
 		r := &io.refreshes[i]
 		var t int64
@@ -174,6 +196,9 @@ func (io *hotIO) send() {
 		io.shown[p.shown] = io.refreshes[p.ref].total
 	}
 	io.ops, io.refreshes, io.pending = io.ops[:0], io.refreshes[:0], io.pending[:0]
+	if io.cl != nil {
+		io.cl.meta, io.cl.refs = io.cl.meta[:0], io.cl.refs[:0]
+	}
 }
 
 // bytes is the memory of the buffers and the cache; the values shown to
@@ -183,13 +208,16 @@ func (io *hotIO) bytes() int64 {
 	return int64(cap(io.ops))*int64(unsafe.Sizeof(strategies.StoreOp{})) + int64(cap(io.vals))*8 +
 		int64(cap(io.entries))*int64(unsafe.Sizeof(readCache{})) +
 		int64(cap(io.refreshes))*int64(unsafe.Sizeof(readRefresh{})) +
-		int64(cap(io.pending))*int64(unsafe.Sizeof(readPending{}))
+		int64(cap(io.pending))*int64(unsafe.Sizeof(readPending{})) + io.cl.bytes()
 }
 
 // check, between batches: the buffer is empty and every cached total known.
 func (io *hotIO) check(keys int) error {
 	if len(io.ops) != 0 || len(io.refreshes) != 0 || len(io.pending) != 0 {
 		return fmt.Errorf("hot io: %d ops, %d refreshes, %d reads left unsent", len(io.ops), len(io.refreshes), len(io.pending))
+	}
+	if err := io.cl.check(len(io.ops), len(io.refreshes)); err != nil {
+		return err
 	}
 	if !io.cache {
 		if len(io.entries) != 0 {

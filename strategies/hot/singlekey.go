@@ -27,10 +27,17 @@ type SingleKeyParams struct {
 	Read  ReadPath      `key:"read" default:"sum" doc:"what a Read event shows: sum (one GET of the key at the read's time) or cache (the total cached per key, refreshed by a read that finds it ttl old or older)"`
 	TTL   time.Duration `key:"ttl" range:">0" doc:"with read: cache, how long a cached total is shown"`
 	Dedup time.Duration `key:"dedup" range:">=0" defaultdoc:"0: off" doc:"dedup window: drop a write whose ID was seen less than this long before"`
+	// ClientParams: timeout, retries, backoff, idempotent writes (client.go).
+	ClientParams
 }
 
-// Validate checks the read path with the ttl.
-func (p SingleKeyParams) Validate() error { return checkReads(p.Read, p.TTL) }
+// Validate checks the read path with the ttl, and the client parameters.
+func (p SingleKeyParams) Validate() error {
+	if err := p.ClientParams.check(); err != nil {
+		return err
+	}
+	return checkReads(p.Read, p.TTL)
+}
 
 // SingleKey is a single-key counter on a Store: a PointCounter (Count is the
 // key's value once every write is served) and a Reader. Observe costs one
@@ -45,7 +52,7 @@ func NewSingleKey(p SingleKeyParams, store strategies.Store, seed uint64) (*Sing
 	if err := strategies.ValidateWith("single-key", &p); err != nil {
 		return nil, err
 	}
-	s, err := newStriped("single-key", StripedParams{Stripes: 1, Read: p.Read, TTL: p.TTL, Dedup: p.Dedup}, store, seed)
+	s, err := newStriped("single-key", StripedParams{Stripes: 1, Read: p.Read, TTL: p.TTL, Dedup: p.Dedup, ClientParams: p.ClientParams}, store, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -72,10 +79,25 @@ func (c *SingleKey) Bytes() int64 { return c.s.Bytes() }
 
 func (c *SingleKey) check() error { return c.s.check() }
 
+// Fault turns the client on when the store fails (Striped.Fault).
+func (c *SingleKey) Fault(f strategies.Fault) { c.s.Fault(f) }
+
+// Clienting reports whether the design sends with DoClient.
+func (c *SingleKey) Clienting() bool { return c.s.Clienting() }
+
+// ClientCounts returns the client's own counts (client.go).
+func (c *SingleKey) ClientCounts() strategies.ClientCounts { return c.s.ClientCounts() }
+
+// StoreKeys appends the key's one store key, with its Tag.
+func (c *SingleKey) StoreKeys(key uint64, dst []uint64) ([]uint64, uint64) {
+	return c.s.StoreKeys(key, dst)
+}
+
 var (
 	_ strategies.PointCounter = (*SingleKey)(nil)
 	_ strategies.Reader       = (*SingleKey)(nil)
 	_ strategies.Deduper      = (*SingleKey)(nil)
+	_ strategies.FaultClient  = (*SingleKey)(nil)
 )
 
 func init() {

@@ -3,6 +3,7 @@ package hot
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -101,6 +102,12 @@ type StripedParams struct {
 	// ProtectedFactor scales a protected post's followers in the
 	// prediction: its likes come from its followers only.
 	ProtectedFactor float64 `key:"protected_factor" range:"(0,1]" defaultdoc:"1: as a public post's" doc:"with predict or per_followers: a protected post's (followers only) followers count as this many times as many in the prediction"`
+	// ClientParams: timeout, retries, backoff, idempotent writes, partial
+	// reads (client.go).
+	ClientParams
+	// Probe is how long least-loaded selection skips a stripe whose write
+	// failed before it sends that stripe one probe write.
+	Probe time.Duration `key:"probe" range:">0" defaultdoc:"1s" doc:"with select: least-loaded and the client on, how long a stripe whose write failed is skipped before one probe write is sent to it"`
 }
 
 // predictRule is the parameters' rule of a key's first K, or nil.
@@ -179,6 +186,9 @@ func (p StripedParams) Validate() error {
 			return strategies.ParamErrorf("max_stripes", "%d not in stripes..%d = %d..%d", m, hotMaxStripes, p.Stripes, hotMaxStripes)
 		}
 	}
+	if err := p.ClientParams.check(); err != nil {
+		return err
+	}
 	return checkReads(p.Read, p.TTL)
 }
 
@@ -203,11 +213,17 @@ type Striped struct {
 	keys    ds.DenseKeys // numbers of the keys with state or a cache entry
 	keySeed uint64       // keys' hash seed
 	state   []stripeState
+	skips   []stripeSkip // by slot, with the client and least-loaded
 	io      hotIO
 	dd      *dedupWindow // nil: no dedup
 
 	grows, shrinks int64 // K changes so far, over all keys
 	grown          int64 // Σ over keys of live K − first K
+
+	cp       ClientParams // the client parameters, for a client a store fault turns on
+	probe    int64        // ns: least-loaded's skip of a failed stripe
+	probing  bool         // the last pick was a probe
+	lastSlot int32        // the slot of the last pick's key (-1: none kept)
 }
 
 // stripeState is what a striped counter keeps per key.
@@ -217,6 +233,17 @@ type stripeState struct {
 	k     int32    // live stripes
 	top   int32    // the most stripes the key has had: Count sums 0..top-1
 	next  int32    // round-robin / least-loaded pick
+}
+
+// stripeSkip is, with the client and least-loaded, what a key keeps of its
+// failed stripes (beside its stripeState): skip[j] is 0 for an available
+// stripe, t > 0 for one skipped until t, −1 for one whose probe is in
+// flight; skipped counts the stripes not available, and uneven is set when
+// a skip has left this second's loads off the m+1 / m pattern.
+type stripeSkip struct {
+	skip    []int64
+	skipped int32
+	uneven  bool
 }
 
 // NewStriped returns a striped counter on store with the parameters p; seed
@@ -258,6 +285,8 @@ func newStriped(name string, p StripedParams, store strategies.Store, seed uint6
 	if o.dedup > 0 {
 		s.dd = newDedupWindow(o.dedup, seed)
 	}
+	s.cp, s.probe = p.ClientParams, int64(cmp.Or(p.Probe, time.Second))
+	s.startClient(newHotClient(p.ClientParams, store, false))
 	return s, nil
 }
 
@@ -278,6 +307,9 @@ func (s *Striped) slot(e *workload.Event) int32 {
 				st.loads = make([]uint32, k)
 			}
 			s.state = append(s.state, st)
+			if s.skipping() {
+				s.skips = append(s.skips, stripeSkip{skip: make([]int64, k)})
+			}
 		}
 	}
 	return i
@@ -290,6 +322,9 @@ func (s *Striped) Observe(batch []workload.Event) {
 		e := &batch[i]
 		if s.io.full() {
 			s.io.send()
+		}
+		if s.io.cl != nil {
+			s.io.advance(e.At)
 		}
 		switch e.Op {
 		case workload.Read:
@@ -306,7 +341,16 @@ func (s *Striped) Observe(batch []workload.Event) {
 			if e.Delta <= 0 || (s.dd != nil && s.dd.seen(e.ID, e.At)) {
 				continue
 			}
-			s.io.incr(e.At, e.Key, s.pick(e), e.Delta)
+			j := s.pick(e)
+			if s.io.cl == nil {
+				s.io.incr(e.At, e.Key, j, e.Delta)
+				continue
+			}
+			var flags uint8
+			if s.probing {
+				flags, s.probing = metaProbe, false
+			}
+			s.io.incrClient(e.At, e.Key, j, e.Delta, e.ID, s.lastSlot, flags)
 		}
 	}
 	s.io.send()
@@ -315,6 +359,7 @@ func (s *Striped) Observe(batch []workload.Event) {
 // pick chooses the stripe of a write.
 func (s *Striped) pick(e *workload.Event) int {
 	if !s.perKey {
+		s.lastSlot = -1
 		switch {
 		case s.base == 1:
 			return 0
@@ -325,9 +370,17 @@ func (s *Striped) pick(e *workload.Event) int {
 		}
 	}
 	slot := s.slot(e)
+	s.lastSlot = slot
 	s.roll(slot, e.Key, e.At)
 	st := &s.state[slot]
 	var j int32
+	if s.skips != nil {
+		if sk := &s.skips[slot]; sk.skipped > 0 || sk.uneven {
+			j = s.pickAround(st, sk, e.At)
+			st.loads[j]++
+			return int(j)
+		}
+	}
 	switch s.sel {
 	case SelectRandom:
 		j = int32(ds.Reduce(s.rng.Uint64(), uint64(st.k)))
@@ -363,6 +416,9 @@ func (s *Striped) roll(slot int32, key uint64, at int64) {
 	if s.sel == SelectLeastLoaded {
 		st.next = 0
 	}
+	if s.skips != nil {
+		s.skips[slot].uneven = false
+	}
 	st.sec = sec
 }
 
@@ -389,6 +445,10 @@ func (s *Striped) adapt(slot int32, key uint64, at, sec int64) {
 		if len(st.loads) < nk {
 			st.loads = append(st.loads, make([]uint32, nk-len(st.loads))...)
 		}
+		if s.skips != nil && len(s.skips[slot].skip) < nk {
+			sk := &s.skips[slot]
+			sk.skip = append(sk.skip, make([]int64, nk-len(sk.skip))...)
+		}
 		st.top = max(st.top, int32(nk))
 		s.grows++
 	case nk < k:
@@ -412,6 +472,7 @@ func (s *Striped) adapt(slot int32, key uint64, at, sec int64) {
 // Count returns the key's count once every operation sent is served: the
 // sum of its stripes' final values (0 if negative).
 func (s *Striped) Count(key uint64) uint64 {
+	s.finish()
 	top := s.base
 	if s.perKey {
 		if slot := s.keys.Find(key, s.keySeed); slot >= 0 {
@@ -436,7 +497,10 @@ func (s *Striped) stripesOf(key uint64) int {
 }
 
 // Shown returns the value shown for each Read event, in stream order.
-func (s *Striped) Shown() []int64 { return s.io.shown }
+func (s *Striped) Shown() []int64 {
+	s.finish()
+	return s.io.shown
+}
 
 // Deduplicating reports whether the design drops resends (Deduper).
 func (s *Striped) Deduplicating() bool { return s.dd != nil }
@@ -455,6 +519,12 @@ func (s *Striped) Bytes() int64 {
 	b := s.io.bytes() + s.keys.Bytes() + int64(cap(s.state))*int64(unsafe.Sizeof(stripeState{}))
 	for i := range s.state {
 		b += int64(cap(s.state[i].loads)) * 4
+	}
+	if s.skips != nil {
+		b += int64(cap(s.skips)) * int64(unsafe.Sizeof(stripeSkip{}))
+		for i := range s.skips {
+			b += int64(cap(s.skips[i].skip)) * 8
+		}
 	}
 	if s.dd != nil {
 		b += s.dd.bytes()
@@ -487,7 +557,7 @@ func (s *Striped) check() error {
 		if s.loads != (st.loads != nil) || (s.loads && len(st.loads) < k) {
 			return fmt.Errorf("%s: key %d: %d loads for %d stripes", s.name, key, len(st.loads), k)
 		}
-		if s.sel == SelectLeastLoaded {
+		if s.sel == SelectLeastLoaded && (s.skips == nil || !s.skips[slot].uneven && s.skips[slot].skipped == 0) {
 			m := st.loads[k-1]
 			for j, l := range st.loads[:k] {
 				if want := m + stripeBit(int32(j) < st.next); l != want {
@@ -500,6 +570,25 @@ func (s *Striped) check() error {
 				return fmt.Errorf("%s: key %d: removed stripe %d holds %d", s.name, key, j, v)
 			}
 		}
+	}
+	if s.skips != nil {
+		if len(s.skips) != len(s.state) {
+			return fmt.Errorf("%s: %d skip states for %d keys", s.name, len(s.skips), len(s.state))
+		}
+		for slot, sk := range s.skips {
+			n := int32(0)
+			for _, t := range sk.skip {
+				if t != 0 {
+					n++
+				}
+			}
+			if n != sk.skipped || len(sk.skip) < int(s.state[slot].k) {
+				return fmt.Errorf("%s: key %d: %d stripes skipped, counted %d; %d skip states for %d stripes", s.name, s.keys.Keys[slot], n, sk.skipped, len(sk.skip), s.state[slot].k)
+			}
+		}
+	}
+	if err := s.io.cl.check(len(s.io.ops), len(s.io.refreshes)); err != nil {
+		return err
 	}
 	if s.dd != nil {
 		return s.dd.check()
@@ -518,6 +607,8 @@ var (
 	_ strategies.PointCounter = (*Striped)(nil)
 	_ strategies.Reader       = (*Striped)(nil)
 	_ strategies.Deduper      = (*Striped)(nil)
+	_ strategies.Faultable    = (*Striped)(nil)
+	_ strategies.FaultClient  = (*Striped)(nil)
 )
 
 func init() {
@@ -566,4 +657,171 @@ func hotReadPlan(o hotOpts, k, readRate float64, hold int64) []strategies.PlanLi
 		lines = append(lines, strategies.PlanLine{Metric: metrics.StalenessMaxSec, Value: float64(o.ttl+hold) / 1e9, Unit: "s", Note: note})
 	}
 	return lines
+}
+
+// The striped counter as a client under store faults (client.go). With
+// select: least-loaded the selection routes around a failed stripe: a
+// stripe one of whose writes failed (its timeout, or a refusal) is skipped
+// from the time the client learned of it for probe (default 1 s); then the
+// next write of the key goes to it as a probe, and the stripe stays skipped
+// until the probe's answer — available again if it was answered, skipped
+// for another probe if not. While a stripe is skipped, or a skip has ended
+// within the current second, a write goes to the least-loaded stripe of
+// those available (lowest index on ties, O(K)); with every stripe skipped,
+// to the usual pick. A least-loaded write whose retries all failed is
+// rerouted once: sent again (the same idempotency id) to the least-loaded
+// available stripe other than its own, at the time its next retry would
+// have gone (Rerouted); if that fails too, it is given up (Failed). A
+// reroute of a write that had landed on a slow node counts it twice even
+// when idempotent: the store's idempotency is per key. Random, round-robin
+// and hash keep picking a failed stripe, and so fail about the share of
+// the stripes on a failed node.
+
+// startClient puts the client cl (nil: none) in place.
+func (s *Striped) startClient(cl *hotClient) {
+	if cl == nil {
+		return
+	}
+	s.io.cl = cl
+	cl.track = s.sel == SelectLeastLoaded
+	cl.after = s.afterSend
+	if s.skipping() {
+		s.skips = make([]stripeSkip, len(s.state), cap(s.state))
+		for i := range s.state {
+			s.skips[i].skip = make([]int64, max(len(s.state[i].loads), int(s.state[i].k)))
+		}
+	}
+}
+
+// skipping reports whether the selection routes around failed stripes.
+func (s *Striped) skipping() bool { return s.io.cl != nil && s.sel == SelectLeastLoaded }
+
+// pickAround is least-loaded's pick while a stripe is skipped: a probe of
+// a stripe whose skip is over, else the least-loaded available stripe.
+func (s *Striped) pickAround(st *stripeState, sk *stripeSkip, at int64) int32 {
+	k := st.k
+	best := int32(-1)
+	for j := range k {
+		switch t := sk.skip[j]; {
+		case t > 0 && t <= at:
+			sk.skip[j] = -1
+			s.probing = true
+			return j
+		case t == 0 && (best < 0 || st.loads[j] < st.loads[best]):
+			best = j
+		}
+	}
+	if best < 0 {
+		best = st.next
+		if st.next++; st.next == st.k {
+			st.next = 0
+		}
+	}
+	return best
+}
+
+// afterSend acts on the writes' fates the client learned by upto, in the
+// order it learned them: a failed stripe skipped, a probe's answer, a
+// write given up rerouted or failed.
+func (s *Striped) afterSend(upto int64) {
+	cl := s.io.cl
+	for r := cl.next(upto); r != nil; r = cl.next(upto) {
+		if s.skipping() && r.m.slot >= 0 {
+			s.mark(&s.state[r.m.slot], &s.skips[r.m.slot], r)
+		}
+		if r.ok || (int(r.m.tries) < cl.retries && r.m.flags&metaRerouted == 0) {
+			continue
+		}
+		if s.skipping() && r.m.slot >= 0 && r.m.flags&metaRerouted == 0 {
+			if j := s.rerouteTo(&s.state[r.m.slot], &s.skips[r.m.slot], r.m.j); j >= 0 {
+				op := s.io.incrOp(0, r.m.key, int(j), r.op.Delta, r.op.Member)
+				op.At = max(cl.retryAt(r.learn, r.m.tries), s.io.last)
+				m := r.m
+				m.j, m.flags = j, metaRerouted
+				cl.push(op, m)
+				cl.counts.Rerouted++
+				continue
+			}
+		}
+		cl.counts.Failed++
+	}
+}
+
+// mark applies a write's fate to its stripe: a failure skips it until
+// probe after the client learned of it; a probe answered makes it
+// available again, with the least load of the available stripes this
+// second — else, having taken no writes while skipped, it would take
+// every write until it caught up, a burst far over a key's capacity.
+func (s *Striped) mark(st *stripeState, sk *stripeSkip, r *writeResult) {
+	j := r.m.j
+	if j >= int32(len(sk.skip)) || j >= st.k {
+		return
+	}
+	switch {
+	case r.ok && sk.skip[j] == -1:
+		sk.skip[j] = 0
+		sk.skipped--
+		sk.uneven = true
+		least := uint32(math.MaxUint32)
+		for i := range st.k {
+			if sk.skip[i] == 0 && i != j {
+				least = min(least, st.loads[i])
+			}
+		}
+		if least != math.MaxUint32 {
+			st.loads[j] = max(st.loads[j], least)
+		}
+	case !r.ok && sk.skip[j] == 0:
+		sk.skip[j] = r.learn + s.probe
+		sk.skipped++
+	case !r.ok:
+		sk.skip[j] = max(sk.skip[j], r.learn+s.probe)
+	}
+}
+
+// rerouteTo is the least-loaded available stripe other than j, or −1.
+func (s *Striped) rerouteTo(st *stripeState, sk *stripeSkip, j int32) int32 {
+	best := int32(-1)
+	for i := range st.k {
+		if i != j && sk.skip[i] == 0 && (best < 0 || st.loads[i] < st.loads[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// finish sends what the client still has queued, at its times: the
+// retries due after the stream's last event, before the design answers.
+func (s *Striped) finish() {
+	if cl := s.io.cl; cl != nil && (len(cl.queue) > 0 || len(s.io.ops) > 0 || cl.done < len(cl.results)) {
+		s.io.drain()
+	}
+}
+
+// Fault turns the client on when the store fails (a store fault), so that
+// the design sees the failures even with no client parameter given: no
+// timeout, no retry. Other faults are not the design's.
+func (s *Striped) Fault(f strategies.Fault) {
+	if !f.Kind.StoreFault() || f.Kind == strategies.NodeLoss || s.io.cl != nil {
+		return
+	}
+	s.io.send()
+	s.startClient(newHotClient(s.cp, s.io.store, true))
+}
+
+// Clienting reports whether the design sends with DoClient.
+func (s *Striped) Clienting() bool { return s.io.cl != nil }
+
+// ClientCounts returns the client's own counts (client.go).
+func (s *Striped) ClientCounts() strategies.ClientCounts {
+	s.finish()
+	return s.io.clientCounts()
+}
+
+// StoreKeys appends the store keys of key's live stripes, with their Tag.
+func (s *Striped) StoreKeys(key uint64, dst []uint64) ([]uint64, uint64) {
+	for j := range s.stripesOf(key) {
+		dst = append(dst, stripeKey(key, j))
+	}
+	return dst, s.io.tagOf(key)
 }
