@@ -186,6 +186,15 @@ func TestFailoverSideBySide(t *testing.T) {
 				t.Errorf("%s: %s: real %g outside [%g, %g] (%s) about the simulated %g", name, l, rv, r.lo, r.hi, r.why, sv)
 			}
 		}
+		var md strings.Builder
+		if err := metrics.WriteTableMarkdown(&md, tb); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s (report.md):\n%s", tb.Title, md.String())
+		if !strings.Contains(md.String(), "simulated") || !strings.Contains(md.String(), "real") {
+			t.Errorf("%s: the report's table has no simulated and real columns:\n%s", name, md.String())
+		}
+		t.Logf("%s@redis: store_writes_extra %g (no simulated twin)", name, value(t, rep, name+"@redis", metrics.StoreExtra))
 		// What the simulation itself promises at lag 0 and no queue.
 		for _, l := range []string{"acknowledged writes lost (replication lag)", "writes counted twice (final - truth)"} {
 			if simv[l] != 0 {
