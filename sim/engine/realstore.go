@@ -47,6 +47,7 @@ type RealRun struct {
 	Faults []strategies.Fault
 	Stores []strategies.RealStore
 	names  []string // the twins' names, for the node tables
+	sims   []string // the names of the designs they twin, for the side-by-side tables
 	fail   func(error)
 }
 
@@ -59,7 +60,7 @@ func (rr *RealRun) Open(ctx context.Context, i int, d Design, paced bool) (strat
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.Name(), err)
 	}
-	rr.Stores[i], rr.names[i] = s, d.Name()
+	rr.Stores[i], rr.names[i], rr.sims[i] = s, d.Name(), d.Spec.Name
 	if err := rr.storeFaults(s); err != nil {
 		return nil, fmt.Errorf("%s: %w", d.Name(), err)
 	}
@@ -108,7 +109,7 @@ func (rr *RealRun) Close() error {
 // return.
 func (tw Twins) Start(ctx context.Context, n int) (context.Context, *RealRun, func(error) error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	rr := &RealRun{Twins: tw, Stores: make([]strategies.RealStore, n), names: make([]string, n), fail: func(err error) { cancel(err) }}
+	rr := &RealRun{Twins: tw, Stores: make([]strategies.RealStore, n), names: make([]string, n), sims: make([]string, n), fail: func(err error) { cancel(err) }}
 	cause := func(err error) error {
 		if err != nil {
 			if c := context.Cause(ctx); c != nil && c != context.Canceled {
@@ -206,8 +207,10 @@ func (rr *RealRun) scoreFaults(s *Scorer, i int, rs strategies.RealStats) {
 
 // Table adds the keys and ops each node of a real store took, per twin
 // design, its nodes in the order of their first slots: node j is the
-// simulated cluster's node j (nodeTable) where redis-cli made the cluster.
+// simulated cluster's node j (nodeTable) where redis-cli made the cluster;
+// and the side-by-side tables of a run with a store fault (sideBySide).
 func (rr *RealRun) Table(rep *Report) {
+	defer rr.sideBySide(rep)
 	for i, s := range rr.Stores {
 		if s == nil {
 			continue
@@ -222,5 +225,88 @@ func (rr *RealRun) Table(rep *Report) {
 			t.Rows = append(t.Rows, []float64{float64(j), float64(n.Keys), float64(n.Ops), Round(float64(n.Ops)/max(rs.Wall.Seconds(), 1e-9), 1)})
 		}
 		rep.Tables = append(rep.Tables, t)
+	}
+}
+
+// twinRows pairs a simulated row with its twin's on the real store, by
+// metric: the simulated cluster's account of the faults and the client's
+// rows against the truth, beside what the real store measured of the same
+// (scoreFaults) or the same rows scored against the truth.
+var twinRows = []struct {
+	label     string
+	sim, real metrics.Metric
+}{
+	{"ops failed in the faults", metrics.FaultFailedOps, metrics.StoreFailed},
+	{"writes given up by the client", metrics.WritesFailed, metrics.WritesFailed},
+	{"retries sent", metrics.WritesRetried, metrics.WritesRetried},
+	{"acknowledged writes lost (replication lag)", metrics.LostOnFailover, metrics.StoreLost},
+	{"writes lost (truth - final)", metrics.WritesLost, metrics.WritesLost},
+	{"writes counted twice (final - truth)", metrics.WritesCountedTwice, metrics.WritesCountedTwice},
+	{"final count - truth", metrics.CountError, metrics.CountError},
+}
+
+// sideBySide adds, for each twin whose real store heard of failed ops
+// (strategies.RealStats.Fallible) in a run with store faults, a table
+// sidebyside-DESIGN: each of twinRows measured on the simulated cluster
+// beside the same on the real store, and, where the run's one store fault
+// is a failover, the recovery from the kill — simulated: the fault's delay
+// plus fault_recovery_s (from the replica's answer until no op timed out);
+// real: store_recovery_s. A row either side lacks is left out. The real
+// store's rows with no simulated twin (store_writes_extra: writes that
+// timed out and had landed, which the simulated cluster's failover never
+// has, its dead master applying nothing; the latency and rates) stay in
+// the results only, and a note says so.
+func (rr *RealRun) sideBySide(rep *Report) {
+	var stores []strategies.Fault
+	for _, f := range rr.Faults {
+		if f.Kind.StoreFault() && f.Kind != strategies.NodeLoss {
+			stores = append(stores, f)
+		}
+	}
+	if len(stores) == 0 {
+		return
+	}
+	one := func(design string, m metrics.Metric) (float64, bool) {
+		for _, r := range metrics.Select(rep.Results, design, m, metrics.Sim) {
+			if r.Value != nil {
+				return *r.Value, true
+			}
+		}
+		return 0, false
+	}
+	noted := false
+	for i, s := range rr.Stores {
+		if s == nil || !s.Stats().Fallible {
+			continue
+		}
+		t := metrics.Table{Scenario: rr.scenario, Name: "sidebyside-" + rr.sims[i],
+			Title:       rr.sims[i] + ": the simulated cluster's figures beside the real store's (" + rr.names[i] + ")",
+			LabelColumn: "row", Columns: []string{"simulated", "real"}}
+		for _, tr := range twinRows {
+			sv, ok1 := one(rr.sims[i], tr.sim)
+			rv, ok2 := one(rr.names[i], tr.real)
+			if ok1 && ok2 {
+				t.Labels = append(t.Labels, tr.label)
+				t.Rows = append(t.Rows, []float64{sv, rv})
+			}
+		}
+		if len(stores) == 1 && stores[0].Kind == strategies.Failover {
+			sv, ok1 := one(rr.sims[i], metrics.FaultRecovery)
+			rv, ok2 := one(rr.names[i], metrics.StoreRecovery)
+			if ok1 && ok2 {
+				t.Labels = append(t.Labels, "recovery from the kill, s (simulated: delay + fault_recovery_s)")
+				t.Rows = append(t.Rows, []float64{Round(float64(stores[0].Delay)/1e9+sv, 3), rv})
+			}
+		}
+		if len(t.Rows) == 0 {
+			continue
+		}
+		rep.Tables = append(rep.Tables, t)
+		if !noted {
+			noted = true
+			*rr.notes = append(*rr.notes, "The sidebyside tables put each real store's fault rows beside their simulated twins. "+
+				"store_writes_extra (writes that timed out but had landed) and the latency and rate rows have no simulated twin: "+
+				"the simulated failover's dead master applies nothing, and the simulated cluster has no wall clock.")
+		}
 	}
 }
