@@ -377,10 +377,7 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 		}
 		switch op.Kind {
 		case strategies.IncrBy, strategies.IncrByOnce, strategies.ZIncrBy, strategies.ZAdd, strategies.PFAdd, strategies.PFMerge, strategies.ZUnionStore:
-			ks.writes++
-			ns.writes++
-			k.writes++
-			c.writes++
+			c.tally(ks, ns, k, true)
 			delta := op.Delta
 			switch {
 			case op.Kind == strategies.IncrByOnce:
@@ -390,46 +387,24 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 			case op.Kind != strategies.IncrBy:
 				delta = 0 // the design holds the set's members (strategies.Store)
 			}
-			switch {
-			case refused:
-			case op.Kind == strategies.PFAdd:
-				c.hll(op.Key).Insert(op.Member)
-			case op.Kind == strategies.PFMerge:
-				c.pfMerge(op.Key, args)
-			}
+			c.effect(op, args, refused)
 			c.enqueue(k, t, delta)
 		case strategies.ZRead, strategies.PFCount:
-			ks.reads++
-			ns.reads++
-			k.reads++
-			c.reads++
-			c.traffic.ReplyBytes += 8
+			c.tally(ks, ns, k, false)
 			if c.cfg.GetsQueue {
 				c.enqueue(k, t, 0)
 			}
 			if op.Kind == strategies.PFCount {
-				vals[i] = 0
-				if !refused {
-					vals[i] = c.pfCount(op.Key, args)
-				}
+				vals[i] = c.pfRead(op, args, refused)
 			}
 		case strategies.Get:
-			ks.reads++
-			ns.reads++
-			k.reads++
-			c.reads++
-			c.traffic.ReplyBytes += 8
+			c.tally(ks, ns, k, false)
 			if c.cfg.GetsQueue {
 				c.enqueue(k, t, 0)
 				vals[i] = k.sent
 				continue
 			}
-			c.advance(k, t)
-			vals[i] = k.value
-			lag := k.sent - k.value
-			c.lagN++
-			c.lagSum += float64(lag)
-			c.lagMax = max(c.lagMax, lag)
+			vals[i] = c.readNow(k, t)
 		case strategies.KeyArg:
 			panic(fmt.Sprintf("cluster: a KeyArg at op %d follows no multi-key command", i))
 		default:
@@ -437,6 +412,54 @@ func (c *Cluster) Do(ops []strategies.StoreOp, vals []int64) {
 		}
 		i += len(args)
 	}
+}
+
+// tally counts one op of key k in its second ks and its node's second ns:
+// a write, or a read (whose reply carries a number, 8 bytes).
+func (c *Cluster) tally(ks *clusterKeySecond, ns *clusterCount, k *clusterKey, write bool) {
+	if write {
+		ks.writes++
+		ns.writes++
+		k.writes++
+		c.writes++
+		return
+	}
+	ks.reads++
+	ns.reads++
+	k.reads++
+	c.reads++
+	c.traffic.ReplyBytes += 8
+}
+
+// effect applies what a write does beyond its delta, unless it was
+// refused: a PFADD's element, a PFMERGE's sources.
+func (c *Cluster) effect(op *strategies.StoreOp, args []strategies.StoreOp, refused bool) {
+	switch {
+	case refused:
+	case op.Kind == strategies.PFAdd:
+		c.hll(op.Key).Insert(op.Member)
+	case op.Kind == strategies.PFMerge:
+		c.pfMerge(op.Key, args)
+	}
+}
+
+// pfRead is a PFCOUNT's estimate: 0 when it was refused.
+func (c *Cluster) pfRead(op *strategies.StoreOp, args []strategies.StoreOp, refused bool) int64 {
+	if refused {
+		return 0
+	}
+	return c.pfCount(op.Key, args)
+}
+
+// readNow is a Get of k answered at once at tick t: what k has served by
+// then, its lag behind what was sent recorded.
+func (c *Cluster) readNow(k *clusterKey, t int64) int64 {
+	c.advance(k, t)
+	lag := k.sent - k.value
+	c.lagN++
+	c.lagSum += float64(lag)
+	c.lagMax = max(c.lagMax, lag)
+	return k.value
 }
 
 // GetBytes is a GET of key's value as a string ([strategies.ByteReader]),

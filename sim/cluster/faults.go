@@ -299,10 +299,7 @@ func (c *Cluster) serve(op *strategies.StoreOp, k *clusterKey, t, at int64, args
 	}
 	switch op.Kind {
 	case strategies.IncrBy, strategies.IncrByOnce, strategies.ZIncrBy, strategies.ZAdd, strategies.PFAdd, strategies.PFMerge, strategies.ZUnionStore:
-		ks.writes++
-		ns.writes++
-		k.writes++
-		c.writes++
+		c.tally(ks, ns, k, true)
 		delta := op.Delta
 		switch {
 		case op.Kind == strategies.IncrByOnce:
@@ -312,46 +309,24 @@ func (c *Cluster) serve(op *strategies.StoreOp, k *clusterKey, t, at int64, args
 		case op.Kind != strategies.IncrBy:
 			delta = 0
 		}
-		switch {
-		case refused:
-		case op.Kind == strategies.PFAdd:
-			c.hll(op.Key).Insert(op.Member)
-		case op.Kind == strategies.PFMerge:
-			c.pfMerge(op.Key, args)
-		}
+		c.effect(op, args, refused)
 		take(delta)
 	case strategies.ZRead, strategies.PFCount:
-		ks.reads++
-		ns.reads++
-		k.reads++
-		c.reads++
-		c.traffic.ReplyBytes += 8
+		c.tally(ks, ns, k, false)
 		if c.cfg.GetsQueue {
 			take(0)
 		}
 		if op.Kind == strategies.PFCount {
-			vals[i] = 0
-			if !refused {
-				vals[i] = c.pfCount(op.Key, args)
-			}
+			vals[i] = c.pfRead(op, args, refused)
 		}
 	case strategies.Get:
-		ks.reads++
-		ns.reads++
-		k.reads++
-		c.reads++
-		c.traffic.ReplyBytes += 8
+		c.tally(ks, ns, k, false)
 		if c.cfg.GetsQueue {
 			take(0)
 			vals[i] = k.sent
 			break
 		}
-		c.advance(k, t)
-		vals[i] = k.value
-		lag := k.sent - k.value
-		c.lagN++
-		c.lagSum += float64(lag)
-		c.lagMax = max(c.lagMax, lag)
+		vals[i] = c.readNow(k, t)
 	default:
 		panic(fmt.Sprintf("cluster: unknown store op kind %d", op.Kind))
 	}
