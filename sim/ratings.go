@@ -6,6 +6,7 @@ import (
 	"countsim/metrics"
 	"countsim/scenarios"
 	"countsim/sim/engine"
+	_ "countsim/sim/outbox" // the rating-outbox kind (issue 29), registered when its room loads
 	"countsim/strategies"
 	"countsim/workload"
 	"fmt"

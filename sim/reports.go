@@ -53,12 +53,11 @@ func (k *streamKind) Reports(d *engine.Design) []metrics.Metric {
 var serverReports = []metrics.Metric{
 	metrics.BacklogEnd, metrics.BacklogGrowth, metrics.BacklogGrowthPeak, metrics.CountError,
 	metrics.DedupDropped, metrics.DelayMax, metrics.DelayP99, metrics.DrainedAfter,
-	metrics.FaultFailedOps, metrics.FaultRecovery, metrics.FinalCount, metrics.IncrementsPerSec,
-	metrics.KeysUsed, metrics.LostOnCrash, metrics.LostOnFailover, metrics.LostOnNodeLoss,
-	metrics.MaxKeyOps, metrics.MaxNodeOps, metrics.MeanKeyOps, metrics.P99KeyOps,
-	metrics.ReadOpsPerSec, metrics.ReadsAnswered, metrics.ShutdownOps, metrics.Staleness,
-	metrics.StalenessMaxSec, metrics.StalenessP99, metrics.StalenessP99Sec, metrics.Utilisation,
-	metrics.UtilisationMax,
+	metrics.FaultFailedOps, metrics.FaultRecovery, metrics.FinalCount, metrics.IncrementsPerSec, metrics.KeysUsed,
+	metrics.LostOnCrash, metrics.LostOnFailover, metrics.LostOnNodeLoss, metrics.MaxKeyOps, metrics.MaxNodeOps,
+	metrics.MeanKeyOps, metrics.P99KeyOps, metrics.ReadOpsPerSec, metrics.ReadsAnswered, metrics.ShutdownOps,
+	metrics.Staleness, metrics.StalenessMaxSec, metrics.StalenessP99, metrics.StalenessP99Sec,
+	metrics.Utilisation, metrics.UtilisationMax,
 }
 
 // realReports is what a twin on a real store adds (realstore.go).
