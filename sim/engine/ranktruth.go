@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"math"
+	"runtime"
 
 	"countsim/workload"
 )
@@ -60,9 +61,13 @@ func NewRankTruth(src *workload.Stream) TallyObserver {
 	cfg := src.Config()
 	scr := workload.NewScrambler(cfg.Seed)
 	if cfg.Events <= math.MaxUint32 {
-		return &RankTruth[uint32]{src: src, scr: scr, scramble: cfg.Scramble, At: make([]uint32, cfg.Keys)}
+		t := &RankTruth[uint32]{src: src, scr: scr, scramble: cfg.Scramble}
+		t.At = bigArray[uint32](t, cfg.Keys)
+		return t
 	}
-	return &RankTruth[uint64]{src: src, scr: scr, scramble: cfg.Scramble, At: make([]uint64, cfg.Keys)}
+	t := &RankTruth[uint64]{src: src, scr: scr, scramble: cfg.Scramble}
+	t.At = bigArray[uint64](t, cfg.Keys)
+	return t
 }
 
 // RankTruthBytes is the memory of the rank truth of a stream.
@@ -136,6 +141,7 @@ func (t *RankTruth[C]) Count(key uint64) uint64 {
 }
 
 func (t *RankTruth[C]) Distinct(ctx context.Context) (int, error) {
+	defer runtime.KeepAlive(t) // its array is freed with it (bigArray)
 	n := 0
 	for i, c := range t.At {
 		if Stopped(ctx, i) {
