@@ -23,14 +23,14 @@ const hugeFrom = 64 << 20
 // slower.
 func bigArray[C uint32 | uint64, T any](owner *T, n uint64) []C {
 	size := n * uint64(unsafe.Sizeof(C(0)))
-	if size < hugeFrom || size > 1<<46 {
+	if size < hugeFrom {
 		return make([]C, n)
 	}
 	mem, err := syscall.Mmap(-1, 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return make([]C, n)
 	}
-	if err := syscall.Madvise(mem, 14 /* MADV_HUGEPAGE */); err != nil {
+	if err := syscall.Madvise(mem, syscall.MADV_HUGEPAGE); err != nil {
 		syscall.Munmap(mem)
 		return make([]C, n)
 	}

@@ -43,7 +43,8 @@ type RankObserver interface {
 // array of C, 4 bytes a key when no count can pass 2^32−1 (the stream has
 // fewer events than that), else 8. An event costs one inverse of the
 // stream's scrambler and one increment; the array shares no code with the
-// designs it judges. 400,000,000 keys take 1.6 GB.
+// designs it judges. 400,000,000 keys take 1.6 GB, in huge pages where
+// the system gives them (bigArray): At is valid while its truth is reachable.
 type RankTruth[C uint32 | uint64] struct {
 	src      *workload.Stream
 	scr      workload.Scrambler // the stream's: KeyOf(r) = scr.Key(r) when it scrambles
@@ -58,15 +59,16 @@ const rankTruthMaxBytesPerKey = 8
 // NewRankTruth returns the rank truth of src: 4 bytes a key when its events
 // fit a uint32 count, else 8.
 func NewRankTruth(src *workload.Stream) TallyObserver {
-	cfg := src.Config()
-	scr := workload.NewScrambler(cfg.Seed)
-	if cfg.Events <= math.MaxUint32 {
-		t := &RankTruth[uint32]{src: src, scr: scr, scramble: cfg.Scramble}
-		t.At = bigArray[uint32](t, cfg.Keys)
-		return t
+	if src.Config().Events <= math.MaxUint32 {
+		return newRankTruth[uint32](src)
 	}
-	t := &RankTruth[uint64]{src: src, scr: scr, scramble: cfg.Scramble}
-	t.At = bigArray[uint64](t, cfg.Keys)
+	return newRankTruth[uint64](src)
+}
+
+func newRankTruth[C uint32 | uint64](src *workload.Stream) *RankTruth[C] {
+	cfg := src.Config()
+	t := &RankTruth[C]{src: src, scr: workload.NewScrambler(cfg.Seed), scramble: cfg.Scramble}
+	t.At = bigArray[C](t, cfg.Keys)
 	return t
 }
 
