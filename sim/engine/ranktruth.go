@@ -4,8 +4,8 @@ import (
 	"context"
 	"iter"
 	"math"
-	"runtime"
 
+	"countsim/internal/hugepages"
 	"countsim/workload"
 )
 
@@ -44,7 +44,7 @@ type RankObserver interface {
 // fewer events than that), else 8. An event costs one inverse of the
 // stream's scrambler and one increment; the array shares no code with the
 // designs it judges. 400,000,000 keys take 1.6 GB, in huge pages where
-// the system gives them (bigArray): At is valid while its truth is reachable.
+// the system gives them (hugepages.Make).
 type RankTruth[C uint32 | uint64] struct {
 	src      *workload.Stream
 	scr      workload.Scrambler // the stream's: KeyOf(r) = scr.Key(r) when it scrambles
@@ -68,7 +68,7 @@ func NewRankTruth(src *workload.Stream) TallyObserver {
 func newRankTruth[C uint32 | uint64](src *workload.Stream) *RankTruth[C] {
 	cfg := src.Config()
 	t := &RankTruth[C]{src: src, scr: workload.NewScrambler(cfg.Seed), scramble: cfg.Scramble}
-	t.At = bigArray[C](t, cfg.Keys)
+	t.At = hugepages.Make[C](int(cfg.Keys))
 	return t
 }
 
@@ -143,7 +143,6 @@ func (t *RankTruth[C]) Count(key uint64) uint64 {
 }
 
 func (t *RankTruth[C]) Distinct(ctx context.Context) (int, error) {
-	defer runtime.KeepAlive(t) // its array is freed with it (bigArray)
 	n := 0
 	for i, c := range t.At {
 		if Stopped(ctx, i) {
